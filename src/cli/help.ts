@@ -1,0 +1,49 @@
+/** `mcpkit --help`, generated from the same option declarations the parser reads. */
+import type { OptionSpec } from "../core/options.ts";
+import type { ToolsetModule } from "../core/toolset-module.ts";
+import { NAME, VERSION } from "../version.ts";
+
+export interface HelpSection {
+  title: string;
+  options: readonly OptionSpec[];
+}
+
+export function helpText(core: HelpSection, modules: readonly ToolsetModule[], extra: readonly HelpSection[]): string {
+  const lines = [
+    `${NAME} ${VERSION}: one MCP server with toolsets for Bank of Japan statistics, online-judge problems and time-based file search.`,
+    "",
+    "Usage:",
+    "  mcpkit [options]                      serve MCP over stdio (what desktop clients launch)",
+    "  mcpkit --http [HOST:]PORT [options]   serve MCP over Streamable HTTP at /mcp",
+    "  mcpkit tools [options]                list the enabled tools: name and title",
+    "  mcpkit call TOOL [JSON] [options]     run one tool once and print its result as JSON",
+    "                                        (JSON '-' reads stdin; exit 0 ok, 1 tool error, 2 usage/protocol error)",
+    "  mcpkit --version | --help",
+    "",
+    "A flag beats its environment variable (shown in brackets).",
+    "",
+    ...section(core),
+  ];
+  for (const module of modules) lines.push(...section({ title: `${module.name}: ${module.summary}`, options: module.options }));
+  for (const part of extra) lines.push(...section(part));
+  return `${lines.join("\n")}\n`;
+}
+
+function section({ title, options }: HelpSection): string[] {
+  if (options.length === 0) return [];
+  const rows = options.map((option) => {
+    const value = option.kind === "boolean" ? "" : ` ${option.valueName ?? "VALUE"}`;
+    const flag = `  --${option.name}${value}${option.kind === "list" ? " (repeatable)" : ""}`;
+    const env = option.env ? ` [${option.env}]` : "";
+    const fallback = option.defaultText ? ` Default: ${option.defaultText}.` : "";
+    return [flag, `${option.help}${env}${fallback}`] as const;
+  });
+  const width = Math.min(34, Math.max(...rows.map(([flag]) => flag.length)) + 2);
+  const out = [`${title}:`];
+  for (const [flag, text] of rows) {
+    if (flag.length + 2 > width) out.push(flag, `${" ".repeat(width)}${text}`);
+    else out.push(`${flag.padEnd(width)}${text}`);
+  }
+  out.push("");
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * Runs one tool call: argument checks, the handler, and the mapping of unexpected failures.
+ * Shared by the MCP server and `mcpkit call`, so both behave the same way.
+ */
+import * as v from "valibot";
+import { ErrorCode, ProtocolError, type ToolContext, type ToolDefinition, type ToolResult, type Toolset, errorResult } from "./tool.ts";
+
+export async function invokeTool(
+  toolset: Toolset,
+  tool: ToolDefinition,
+  rawArguments: unknown,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const args = rawArguments ?? {};
+  if (typeof args !== "object" || Array.isArray(args)) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Invalid request: "arguments" of ${tool.name} must be a JSON object, got ${Array.isArray(args) ? "an array" : typeof args}.`,
+    );
+  }
+  const parsed = v.safeParse(tool.input, args);
+  if (!parsed.success) {
+    const message = describeArgumentIssues(tool, parsed.issues);
+    return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : errorResult(message);
+  }
+  try {
+    return await tool.handler(parsed.output, context);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${tool.name} was cancelled.`);
+    context.log.error("tool failed", { tool: tool.name, error: error instanceof Error ? error.message : String(error) });
+    throw new ProtocolError(ErrorCode.InternalError, `Internal error in ${tool.name}; the server log has details.`);
+  }
+}
+
+/**
+ * One sentence per problem, each naming the argument and what would be accepted, e.g.
+ * `Invalid arguments for fs.search_by_time: "limit" must be at most 1000 (got 5000).`
+ */
+export function describeArgumentIssues(tool: ToolDefinition, issues: readonly v.BaseIssue<unknown>[]): string {
+  const allowed = allowedKeys(tool.input);
+  const sentences = issues.slice(0, 5).map((issue) => {
+    const path = (issue.path ?? []).map((item) => String(item.key)).join(".");
+    if (issue.type === "strict_object" || issue.expected === "never") {
+      return `unknown argument "${path}"${allowed ? ` (allowed: ${allowed.join(", ")})` : ""}`;
+    }
+    if (issue.received === "undefined" && issue.kind === "schema") {
+      return `missing required argument "${path}"`;
+    }
+    const got = issue.kind === "schema" ? "" : ` (got ${short(issue.input)})`;
+    return path ? `"${path}": ${lowerFirst(issue.message)}${got}` : `${lowerFirst(issue.message)}${got}`;
+  });
+  return `Invalid arguments for ${tool.name}: ${sentences.join("; ")}. Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
+}
+
+function allowedKeys(schema: unknown): string[] | undefined {
+  let current = schema as { type?: string; entries?: Record<string, unknown>; pipe?: unknown[] } | undefined;
+  if (current?.pipe) current = current.pipe[0] as typeof current;
+  return current?.entries ? Object.keys(current.entries) : undefined;
+}
+
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function lowerFirst(text: string): string {
+  return text.length > 1 && /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
+}

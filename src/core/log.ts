@@ -1,0 +1,87 @@
+/**
+ * A small leveled logger that writes to stderr only: in stdio mode stdout belongs to JSON-RPC.
+ *
+ * Secrets registered with `redact` are replaced wherever they appear in a line, as a last line of
+ * defence: code should not log them in the first place.
+ */
+export const LOG_LEVELS = ["off", "error", "warn", "info", "debug", "trace"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Logger {
+  readonly level: LogLevel;
+  error(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  debug(message: string, fields?: Record<string, unknown>): void;
+  trace(message: string, fields?: Record<string, unknown>): void;
+  /** Never print this value (a token, a password). */
+  redact(secret: string): void;
+  enabled(level: Exclude<LogLevel, "off">): boolean;
+}
+
+export function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/**
+ * Reads an env_logger-style `RUST_LOG` value (`info`, `warn,oj=debug`, `off`): the bare level
+ * wins; with only `target=level` pairs, the most verbose of them applies.
+ */
+export function levelFromRustLog(value: string): LogLevel | undefined {
+  let bare: LogLevel | undefined;
+  let mostVerbose: LogLevel | undefined;
+  for (const part of value.split(",").map((p) => p.trim().toLowerCase())) {
+    const [target, level] = part.includes("=") ? part.split("=", 2) : [undefined, part];
+    if (!level || !isLogLevel(level)) continue;
+    if (target === undefined) bare = level;
+    else if (!mostVerbose || LOG_LEVELS.indexOf(level) > LOG_LEVELS.indexOf(mostVerbose)) mostVerbose = level;
+  }
+  return bare ?? mostVerbose;
+}
+
+export function createLogger(level: LogLevel, write: (line: string) => void = writeStderr): Logger {
+  const secrets = new Set<string>();
+  const rank = LOG_LEVELS.indexOf(level);
+  const enabled = (at: Exclude<LogLevel, "off">) => rank >= LOG_LEVELS.indexOf(at);
+
+  const emit = (at: Exclude<LogLevel, "off">, message: string, fields?: Record<string, unknown>) => {
+    if (!enabled(at)) return;
+    let line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} mcpkit: ${message}`;
+    if (fields) {
+      for (const [key, value] of Object.entries(fields)) {
+        line += ` ${key}=${typeof value === "string" ? JSON.stringify(value) : safeJson(value)}`;
+      }
+    }
+    for (const secret of secrets) line = line.replaceAll(secret, "[redacted]");
+    write(`${line}\n`);
+  };
+
+  return {
+    level,
+    enabled,
+    error: (m, f) => emit("error", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    info: (m, f) => emit("info", m, f),
+    debug: (m, f) => emit("debug", m, f),
+    trace: (m, f) => emit("trace", m, f),
+    redact: (secret) => {
+      if (secret.length > 0) secrets.add(secret);
+    },
+  };
+}
+
+function safeJson(value: unknown): string {
+  if (value instanceof Error) return JSON.stringify(value.message);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function writeStderr(line: string): void {
+  process.stderr.write(line);
+}
+
+/** A logger that drops everything (tests, library use). */
+export const silentLogger: Logger = createLogger("off");

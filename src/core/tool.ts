@@ -1,0 +1,204 @@
+/**
+ * The contract between toolsets and the servers that expose them.
+ *
+ * A toolset is plain code: a list of tool definitions whose handlers build MCP results directly
+ * (seed 001). Nothing here imports the MCP SDK; `src/mcp/` translates these shapes to it, and
+ * `mcpkit call` runs the same definitions without any protocol at all.
+ */
+import type * as v from "valibot";
+import type { Logger } from "./log.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Results (the MCP 2025-11-25 shapes, restated so toolsets stay SDK-free)
+
+export interface TextContent {
+  type: "text";
+  text: string;
+}
+export interface ResourceLinkContent {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+}
+export type Content = TextContent | ResourceLinkContent;
+
+export interface ToolResult {
+  content: Content[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** JSON-RPC error codes used across mcpkit (seed 002's table). */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  Unauthorized: -32001,
+  ResourceNotFound: -32002,
+} as const;
+
+/**
+ * Thrown by a handler when the toolset's contract demands a JSON-RPC error instead of an
+ * `isError` result (for example `boj` validation errors, or `oj` network failures).
+ * `message` is shown to the client, so it must never contain a secret.
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "ProtocolError";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a handler sees
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface ToolContext {
+  /** Fires when the client cancels the request (`notifications/cancelled`) or the session ends. */
+  signal: AbortSignal;
+  /** Sends `notifications/progress` when the request carried a progressToken; otherwise a no-op. */
+  reportProgress(progress: Progress): void;
+  /**
+   * The client's roots as absolute local paths (file:// URIs only), or `undefined` when the client
+   * does not offer roots (or there is no client, as in `mcpkit call`). Cached per session and
+   * refreshed on `notifications/roots/list_changed`.
+   */
+  clientRoots(): Promise<string[] | undefined>;
+  log: Logger;
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+// biome-ignore lint: valibot's generic schema types need `any` for the issue type parameter
+export type AnySchema = v.GenericSchema<any, any, any>;
+
+export interface ToolDefinition<Input extends AnySchema = AnySchema> {
+  name: string;
+  title: string;
+  /** What the tool does, written for a language model: when to use it, what comes back. */
+  description: string;
+  /** Arguments schema. Its input type is what `tools/list` shows; its output type is what the handler gets. */
+  input: Input;
+  /** Shape of `structuredContent`; `tools/list` shows it as `outputSchema`. */
+  output?: AnySchema;
+  annotations: ToolAnnotations;
+  /** The OAuth scope a caller needs over HTTP, e.g. `fs:read`. */
+  scope: string;
+  handler(args: v.InferOutput<Input>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Identity function that keeps the handler's argument type tied to its schema. */
+export function defineTool<Input extends AnySchema>(tool: ToolDefinition<Input>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources, prompts and completions (only toolsets that offer them declare these)
+
+export interface ResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+}
+
+export interface ResourceDefinition {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  read(): Promise<ResourceContents[]> | ResourceContents[];
+}
+
+export interface ResourceTemplateDefinition {
+  /** RFC 6570 level-1 template, e.g. `boj://catalog/parameters/{endpoint}`. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Concrete resources to list in `resources/list` (may be empty). */
+  list?(): ResourceDefinition[];
+  /** Returns the contents for a URI matching the template, or `undefined` when no such resource exists (→ -32002). */
+  read(variables: Record<string, string>, uri: string): Promise<ResourceContents[] | undefined> | ResourceContents[] | undefined;
+  /** Completion values per template variable. */
+  complete?: Record<string, (value: string) => string[]>;
+}
+
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface PromptMessage {
+  role: "user" | "assistant";
+  content: TextContent;
+}
+
+export interface PromptDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: PromptArgument[];
+  /** Throw `ProtocolError(InvalidParams, …)` for a missing or bad argument. */
+  get(args: Record<string, string>): { description?: string; messages: PromptMessage[] };
+  /** Completion values per argument name. */
+  complete?: Record<string, (value: string) => string[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Toolsets
+
+export interface Toolset {
+  name: string;
+  tools: ToolDefinition[];
+  resources?: ResourceDefinition[];
+  resourceTemplates?: ResourceTemplateDefinition[];
+  prompts?: PromptDefinition[];
+  /**
+   * How this toolset answers arguments that break a tool's input schema. Default: an `isError`
+   * result carrying `message` (MCP 2025-11-25, seeds 003 and 004). `boj` throws a ProtocolError
+   * instead (seed 000).
+   */
+  rejectArguments?(message: string, tool: ToolDefinition): ToolResult;
+  /**
+   * Whether the toolset is offered to a client with these capabilities. Default: always.
+   * `fs` without configured roots is offered only to clients that have roots.
+   */
+  offeredTo?(client: { roots: boolean }): boolean;
+  /** Releases timers, sockets and the like when the process shuts down. */
+  close?(): void | Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small builders that every handler uses
+
+export function textResult(text: string, structuredContent?: Record<string, unknown>): ToolResult {
+  return structuredContent === undefined
+    ? { content: [{ type: "text", text }] }
+    : { content: [{ type: "text", text }], structuredContent };
+}
+
+export function errorResult(text: string): ToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}

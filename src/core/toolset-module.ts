@@ -1,0 +1,39 @@
+/**
+ * A toolset module: the options a toolset owns, how it reads them, and how it builds its tools.
+ * `src/toolsets/index.ts` lists the modules; the CLI and both transports only go through this.
+ */
+import type { Logger } from "./log.ts";
+import type { OptionSpec, OptionValues } from "./options.ts";
+import type { Toolset } from "./tool.ts";
+
+export interface Runtime {
+  log: Logger;
+  /** `serve` for stdio/HTTP, `call` for a one-shot `mcpkit call` (no client, so no client roots). */
+  mode: "serve" | "call";
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
+/** Returned by `configure` when the configuration the toolset requires is absent. */
+export interface MissingConfig {
+  /** How to supply it, e.g. `--oj-base-url URL (or OJ_BASE_URL)`. */
+  missing: string;
+}
+
+export interface ToolsetModule<Config = unknown> {
+  name: string;
+  /** One line for --help. */
+  summary: string;
+  options: readonly OptionSpec[];
+  /** Reads this toolset's options; throws ConfigError for a bad value, returns MissingConfig when required ones are absent. */
+  configure(values: OptionValues, runtime: Runtime): Config | MissingConfig;
+  create(config: Config, runtime: Runtime): Toolset;
+}
+
+export function isMissingConfig(value: unknown): value is MissingConfig {
+  return typeof value === "object" && value !== null && "missing" in value && Object.keys(value).length === 1;
+}
+
+export function defineToolsetModule<Config>(module: ToolsetModule<Config>): ToolsetModule {
+  return module as unknown as ToolsetModule;
+}

@@ -1,0 +1,198 @@
+/**
+ * Verifies JWT access tokens the way an OAuth 2.1 resource server must (MCP 2025-11-25
+ * "Token Handling", RFC 8707 audience): signature against the issuer's JWKS, an asymmetric
+ * `alg` from a fixed allow-list, `iss`, `aud`, `exp`, `nbf`, with a small clock skew.
+ *
+ * Messages produced here go to clients in `error_description`, so they name the failed check
+ * and never echo the token or its claims.
+ */
+import * as jose from "jose";
+import type { Logger } from "../../core/log.ts";
+
+/**
+ * Asymmetric algorithms only. `none` is never accepted, and no HMAC (`HS*`) either: with a
+ * public JWKS an HMAC "signature" could be forged using the public key as the shared secret.
+ */
+export const ALLOWED_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+
+/** Tolerated clock difference between this server and the authorization server. */
+export const CLOCK_SKEW_SECONDS = 30;
+
+/** Unknown `kid`s trigger at most one JWKS refetch per this interval (key rotation without a DoS lever). */
+const JWKS_COOLDOWN_MS = 1000;
+const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
+const FETCH_TIMEOUT_MS = 5000;
+
+export interface VerifiedToken {
+  token: string;
+  subject: string;
+  clientId: string;
+  scopes: string[];
+  expiresAt?: number;
+}
+
+/** Why a token was refused. `unavailable` means we could not check it (JWKS unreachable), not that it is bad. */
+export class TokenRejected extends Error {
+  constructor(
+    message: string,
+    readonly unavailable = false,
+  ) {
+    super(message);
+    this.name = "TokenRejected";
+  }
+}
+
+export interface TokenVerifierSettings {
+  issuer: string;
+  audience: string[];
+  jwksUrl?: string;
+  log: Logger;
+}
+
+export interface TokenVerifier {
+  verify(token: string): Promise<VerifiedToken>;
+  /** Fetches the issuer metadata and keys ahead of the first request; failures are only logged. */
+  warmUp(): Promise<void>;
+}
+
+export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVerifierSettings): TokenVerifier {
+  let keySet: Promise<ReturnType<typeof jose.createRemoteJWKSet>> | undefined;
+
+  const keys = () => {
+    keySet ??= (async () => {
+      const url = jwksUrl ?? (await discoverJwksUrl(issuer));
+      log.debug("using JWKS", { url });
+      return jose.createRemoteJWKSet(new URL(url), {
+        cooldownDuration: JWKS_COOLDOWN_MS,
+        cacheMaxAge: JWKS_MAX_AGE_MS,
+        timeoutDuration: FETCH_TIMEOUT_MS,
+      });
+    })().catch((error: unknown) => {
+      keySet = undefined; // try discovery again on the next request
+      throw error;
+    });
+    return keySet;
+  };
+
+  return {
+    async verify(token) {
+      log.redact(token);
+      let getKey: Awaited<ReturnType<typeof keys>>;
+      try {
+        getKey = await keys();
+      } catch (error) {
+        log.warn("cannot load the authorization server's keys", { issuer, error: describe(error) });
+        throw new TokenRejected("The authorization server's signing keys could not be loaded; try again shortly.", true);
+      }
+      try {
+        const { payload } = await jose.jwtVerify(token, getKey, {
+          issuer,
+          audience,
+          algorithms: ALLOWED_ALGORITHMS,
+          clockTolerance: CLOCK_SKEW_SECONDS,
+          requiredClaims: ["exp"],
+        });
+        const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp) ?? "";
+        const subject = payload.sub ?? clientId;
+        if (!subject) throw new TokenRejected("The access token names no subject (sub) or client (client_id).");
+        return { token, subject, clientId, scopes: scopesOf(payload), expiresAt: payload.exp };
+      } catch (error) {
+        if (error instanceof TokenRejected) throw error;
+        const unavailable = isKeyFetchFailure(error);
+        if (unavailable) log.warn("cannot load the authorization server's keys", { issuer, error: describe(error) });
+        throw new TokenRejected(explain(error), unavailable);
+      }
+    },
+    async warmUp() {
+      try {
+        const getKey = await keys();
+        await getKey.reload();
+      } catch (error) {
+        log.warn("authorization server not reachable yet; will retry on the first request", { issuer, error: describe(error) });
+      }
+    },
+  };
+}
+
+/** OAuth scopes from `scope` (RFC 9068, space-separated) or `scp` (array or string, as some IdPs send). */
+function scopesOf(payload: jose.JWTPayload): string[] {
+  const raw = payload.scope ?? payload.scp;
+  if (typeof raw === "string") return raw.split(/\s+/).filter(Boolean);
+  if (Array.isArray(raw)) return raw.filter((item): item is string => typeof item === "string");
+  return [];
+}
+
+function stringClaim(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/**
+ * The issuer's metadata names its JWKS: OpenID Connect discovery first, then RFC 8414
+ * (path-inserted for issuers with a path), as MCP clients try them.
+ */
+async function discoverJwksUrl(issuer: string): Promise<string> {
+  const base = new URL(issuer);
+  const path = base.pathname.replace(/\/+$/, "");
+  const candidates = [
+    `${base.origin}${path}/.well-known/openid-configuration`,
+    `${base.origin}/.well-known/oauth-authorization-server${path}`,
+    `${base.origin}/.well-known/openid-configuration${path}`,
+  ];
+  const failures: string[] = [];
+  for (const url of candidates) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
+      if (!response.ok) {
+        failures.push(`${url}: HTTP ${response.status}`);
+        continue;
+      }
+      const metadata = (await response.json()) as { jwks_uri?: unknown };
+      if (typeof metadata.jwks_uri === "string") return metadata.jwks_uri;
+      failures.push(`${url}: no jwks_uri`);
+    } catch (error) {
+      failures.push(`${url}: ${describe(error)}`);
+    }
+  }
+  throw new Error(`no jwks_uri found (${failures.join("; ")}); pass --jwks-url`);
+}
+
+function isKeyFetchFailure(error: unknown): boolean {
+  if (error instanceof jose.errors.JWKSTimeout || error instanceof jose.errors.JWKSInvalid) return true;
+  if (!(error instanceof jose.errors.JOSEError)) return !(error instanceof TypeError && /Invalid|JWS|JWT/.test(error.message)) && isNetworkError(error);
+  return error.code === "ERR_JOSE_GENERIC" && /JSON Web Key Set/i.test(error.message);
+}
+
+function isNetworkError(error: unknown): boolean {
+  return error instanceof Error && /fetch|connect|ECONNREFUSED|network|socket|timed? ?out/i.test(error.message);
+}
+
+/** One sentence per failed check; no claim values, no token. */
+function explain(error: unknown): string {
+  if (error instanceof jose.errors.JWTExpired) return "The access token has expired; obtain a new one.";
+  if (error instanceof jose.errors.JWTClaimValidationFailed) {
+    switch (error.claim) {
+      case "iss":
+        return "The access token was issued by a different authorization server than this server trusts.";
+      case "aud":
+        return "The access token was not issued for this server (aud does not name this resource); request it with the resource parameter set to this server's URL.";
+      case "nbf":
+        return "The access token is not valid yet (nbf is in the future).";
+      case "exp":
+        return "The access token has no expiry (exp); this server only accepts expiring tokens.";
+      default:
+        return `The access token's ${error.claim} claim is invalid.`;
+    }
+  }
+  if (error instanceof jose.errors.JOSEAlgNotAllowed || error instanceof jose.errors.JOSENotSupported) {
+    return `The access token's signing algorithm is not accepted; use one of ${ALLOWED_ALGORITHMS.join(", ")}.`;
+  }
+  if (error instanceof jose.errors.JWKSNoMatchingKey) return "The access token was signed with a key the authorization server does not publish.";
+  if (error instanceof jose.errors.JWSSignatureVerificationFailed) return "The access token's signature is invalid.";
+  if (error instanceof jose.errors.JWKSMultipleMatchingKeys) return "The access token does not say which signing key it uses (kid).";
+  if (isKeyFetchFailure(error)) return "The authorization server's signing keys could not be loaded; try again shortly.";
+  return "The access token is malformed: expected a signed JWT (three base64url parts).";
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,238 @@
+/**
+ * The options of `mcpkit --http` (declared as data for the CLI) and how they are read.
+ *
+ * `readHttpConfig` returns `undefined` when `--http` is absent, so the CLI can tell the
+ * transports apart with one call; every rule that can be checked before binding a socket
+ * (for example "no authorization on a public address") is checked here, at start-up.
+ */
+import * as v from "valibot";
+import { ConfigError, type OptionSpec, type OptionValues, httpUrlOption, integerOption, readOptions } from "../core/options.ts";
+
+export const httpOptions: OptionSpec[] = [
+  {
+    name: "http",
+    env: "MCPKIT_HTTP",
+    kind: "string",
+    valueName: "[HOST:]PORT",
+    help: "serve MCP over Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free port)",
+  },
+  {
+    name: "public-url",
+    env: "MCPKIT_PUBLIC_URL",
+    kind: "string",
+    valueName: "URL",
+    help: "the URL clients use to reach this server (behind a proxy); the OAuth resource is URL/mcp",
+    defaultText: "http://HOST:PORT",
+  },
+  {
+    name: "allowed-origins",
+    env: "MCPKIT_ALLOWED_ORIGINS",
+    kind: "string",
+    valueName: "LIST",
+    help: "comma list of browser origins allowed to call /mcp, or * for any",
+    defaultText: "loopback origins when bound to loopback, else the public URL's origin",
+  },
+  {
+    name: "allowed-hosts",
+    env: "MCPKIT_ALLOWED_HOSTS",
+    kind: "string",
+    valueName: "LIST",
+    help: "comma list of Host header values (name or name:port) accepted on /mcp, or * for any",
+    defaultText: "loopback names when bound to loopback, else the public URL's and the bound host",
+  },
+  {
+    name: "max-sessions",
+    env: "MCPKIT_MAX_SESSIONS",
+    kind: "string",
+    valueName: "N",
+    help: "most sessions open at once; beyond it initialize gets 503 with Retry-After",
+    defaultText: "1000",
+  },
+  {
+    name: "session-idle-ms",
+    env: "MCPKIT_SESSION_IDLE_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "a session with no request for this long is ended (its id then gets 404)",
+    defaultText: "1800000",
+  },
+  {
+    name: "max-body-bytes",
+    env: "MCPKIT_MAX_BODY_BYTES",
+    kind: "string",
+    valueName: "BYTES",
+    help: "largest accepted request body; larger bodies get 413",
+    defaultText: "1048576",
+  },
+  {
+    name: "stateless",
+    env: "MCPKIT_STATELESS",
+    kind: "boolean",
+    help: "no sessions: every request is served on its own, so instances can sit behind any load balancer",
+  },
+  {
+    name: "auth",
+    env: "MCPKIT_AUTH",
+    kind: "string",
+    valueName: "none|jwt",
+    help: "jwt: require OAuth 2.1 bearer tokens (JWT access tokens checked against the issuer's JWKS)",
+    defaultText: "none",
+  },
+  {
+    name: "issuer",
+    env: "MCPKIT_ISSUER",
+    kind: "string",
+    valueName: "URL",
+    help: "the authorization server's issuer URL (required with --auth jwt; must equal the tokens' iss)",
+  },
+  {
+    name: "audience",
+    env: "MCPKIT_AUDIENCE",
+    kind: "string",
+    valueName: "LIST",
+    help: "comma list of accepted token audiences (aud)",
+    defaultText: "the public URL + /mcp",
+  },
+  {
+    name: "jwks-url",
+    env: "MCPKIT_JWKS_URL",
+    kind: "string",
+    valueName: "URL",
+    help: "where the issuer publishes its signing keys",
+    defaultText: "jwks_uri from the issuer's OpenID/OAuth metadata",
+  },
+  {
+    name: "required-scopes",
+    env: "MCPKIT_REQUIRED_SCOPES",
+    kind: "string",
+    valueName: "LIST",
+    help: "comma list of scopes every token must carry, on top of each tool's own scope",
+  },
+];
+
+export type HttpAuthConfig =
+  | { kind: "none" }
+  | { kind: "jwt"; issuer: string; audience?: string[]; jwksUrl?: string; requiredScopes: string[] };
+
+export interface HttpConfig {
+  host: string;
+  port: number;
+  publicUrl?: string;
+  /** `undefined` means "the default for the bound address"; `["*"]` means any. */
+  allowedOrigins?: string[];
+  allowedHosts?: string[];
+  maxSessions: number;
+  sessionIdleMs: number;
+  maxBodyBytes: number;
+  stateless: boolean;
+  auth: HttpAuthConfig;
+}
+
+const commaList = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((text) =>
+      text
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    ),
+  ),
+);
+
+const schema = v.object({
+  http: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check((text) => parseListenAddress(text) !== undefined, "expected [HOST:]PORT with PORT from 0 to 65535, e.g. 8080 or 127.0.0.1:8080"),
+    ),
+  ),
+  "public-url": httpUrlOption(),
+  "allowed-origins": commaList,
+  "allowed-hosts": commaList,
+  "max-sessions": integerOption(1, 1_000_000, 1000, "sessions"),
+  "session-idle-ms": integerOption(1000, 604_800_000, 1_800_000, "milliseconds"),
+  "max-body-bytes": integerOption(1024, 1_073_741_824, 1_048_576, "bytes"),
+  // A switch: `true` from the flag; the environment may say 1/true/yes/on.
+  stateless: v.optional(
+    v.union([v.boolean(), v.pipe(v.string(), v.transform((text) => /^(1|true|yes|on)$/i.test(text.trim())))]),
+    false,
+  ),
+  auth: v.optional(v.picklist(["none", "jwt"], 'expected "none" or "jwt"'), "none"),
+  issuer: httpUrlOption(),
+  audience: commaList,
+  "jwks-url": httpUrlOption(),
+  "required-scopes": commaList,
+});
+
+/** `8080`, `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`. The host defaults to 127.0.0.1. */
+export function parseListenAddress(text: string): { host: string; port: number } | undefined {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:\s[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port > 65535) return undefined;
+  const host = match[1] ? match[1].replace(/^\[|\]$/g, "") : "127.0.0.1";
+  return { host, port };
+}
+
+/** Whether an address or name only reaches this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return name === "localhost" || name === "::1" || /^127(?:\.\d{1,3}){3}$/.test(name);
+}
+
+export function isWildcardHost(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "";
+}
+
+/** Reads the HTTP options; `undefined` when `--http` was not given (serve stdio). */
+export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
+  const options = readOptions(schema, httpOptions, values);
+  if (options.http === undefined) return undefined;
+  const { host, port } = parseListenAddress(options.http) as { host: string; port: number };
+
+  let auth: HttpAuthConfig = { kind: "none" };
+  if (options.auth === "jwt") {
+    if (!options.issuer) {
+      throw new ConfigError(
+        "--auth jwt needs --issuer URL (MCPKIT_ISSUER): the authorization server whose tokens this server accepts, e.g. --issuer https://login.example.com/realms/team.",
+      );
+    }
+    auth = {
+      kind: "jwt",
+      issuer: options.issuer,
+      audience: options.audience?.length ? options.audience : undefined,
+      jwksUrl: options["jwks-url"],
+      requiredScopes: options["required-scopes"] ?? [],
+    };
+  } else {
+    const authOnly = (["issuer", "audience", "jwks-url", "required-scopes"] as const).filter((name) => options[name] !== undefined);
+    if (authOnly.length > 0) {
+      throw new ConfigError(`--${authOnly[0]} only applies with --auth jwt; add --auth jwt (MCPKIT_AUTH=jwt) or drop --${authOnly[0]}.`);
+    }
+    if (!isLoopbackHost(host)) {
+      throw new ConfigError(
+        `refusing to serve ${host} without authorization: anyone who can reach it could call every tool. Bind to loopback (--http 127.0.0.1:${port}) or add --auth jwt --issuer URL.`,
+      );
+    }
+  }
+  if (auth.kind === "jwt" && isWildcardHost(host) && !options["public-url"] && !auth.audience) {
+    throw new ConfigError(
+      `--http ${options.http} listens on every interface, so this server cannot tell which URL clients use: pass --public-url URL (MCPKIT_PUBLIC_URL), e.g. --public-url https://mcp.example.com, so tokens are checked for that audience.`,
+    );
+  }
+
+  return {
+    host,
+    port,
+    publicUrl: options["public-url"],
+    allowedOrigins: options["allowed-origins"]?.map((origin) => origin.replace(/\/+$/, "").toLowerCase()),
+    allowedHosts: options["allowed-hosts"]?.map((name) => name.toLowerCase()),
+    maxSessions: options["max-sessions"],
+    sessionIdleMs: options["session-idle-ms"],
+    maxBodyBytes: options["max-body-bytes"],
+    stateless: options.stateless,
+    auth,
+  };
+}

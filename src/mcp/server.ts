@@ -1,0 +1,244 @@
+/**
+ * Builds one MCP server (one per stdio process or per HTTP session) from the enabled toolsets,
+ * on the SDK's low-level `Server`: our own registry turns valibot schemas into JSON Schema and
+ * runs tools through `invokeTool`, the same path `mcpkit call` takes.
+ */
+import { fileURLToPath } from "node:url";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListRootsResultSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { invokeTool } from "../core/invoke.ts";
+import type { Logger } from "../core/log.ts";
+import {
+  ErrorCode,
+  ProtocolError,
+  type ResourceTemplateDefinition,
+  type ToolContext,
+  type ToolDefinition,
+  type Toolset,
+} from "../core/tool.ts";
+import { NAME, VERSION } from "../version.ts";
+import { jsonSchemaOf } from "./json-schema.ts";
+import { isScopeGranted } from "./scopes.ts";
+
+export interface McpServerOptions {
+  toolsets: readonly Toolset[];
+  log: Logger;
+}
+
+interface RegisteredTool {
+  toolset: Toolset;
+  tool: ToolDefinition;
+  listing: Tool;
+}
+
+/** Tool listings are computed once per set of toolsets, not once per session. */
+const registryCache = new WeakMap<readonly Toolset[], Map<string, RegisteredTool>>();
+
+function registryOf(toolsets: readonly Toolset[]): Map<string, RegisteredTool> {
+  let registry = registryCache.get(toolsets);
+  if (registry) return registry;
+  registry = new Map();
+  for (const toolset of toolsets) {
+    for (const tool of toolset.tools) {
+      if (registry.has(tool.name)) throw new Error(`two toolsets define the tool ${tool.name}`);
+      const listing: Tool = {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: jsonSchemaOf(tool.input, "input") as Tool["inputSchema"],
+        annotations: tool.annotations,
+      };
+      if (tool.output) listing.outputSchema = jsonSchemaOf(tool.output, "output") as Tool["outputSchema"];
+      registry.set(tool.name, { toolset, tool, listing });
+    }
+  }
+  registryCache.set(toolsets, registry);
+  return registry;
+}
+
+/** The union of what the enabled toolsets offer. */
+export function capabilitiesOf(toolsets: readonly Toolset[]): ServerCapabilities {
+  const capabilities: ServerCapabilities = { tools: { listChanged: false } };
+  const hasResources = toolsets.some((t) => (t.resources?.length ?? 0) + (t.resourceTemplates?.length ?? 0) > 0);
+  const hasPrompts = toolsets.some((t) => (t.prompts?.length ?? 0) > 0);
+  const hasCompletions = toolsets.some(
+    (t) => t.prompts?.some((p) => p.complete) || t.resourceTemplates?.some((r) => r.complete),
+  );
+  if (hasResources) capabilities.resources = { listChanged: false };
+  if (hasPrompts) capabilities.prompts = { listChanged: false };
+  if (hasCompletions) capabilities.completions = {};
+  return capabilities;
+}
+
+export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
+  const registry = registryOf(toolsets);
+  const server = new Server(
+    { name: NAME, version: VERSION },
+    {
+      capabilities: capabilitiesOf(toolsets),
+      instructions: `mcpkit tools: ${toolsets.map((t) => t.name).join(", ")}. Each tool's description says when to use it; errors say how to fix the call.`,
+    },
+  );
+  server.onerror = (error) => log.debug("protocol error", { error: error.message });
+
+  const offered = (toolset: Toolset) =>
+    toolset.offeredTo ? toolset.offeredTo({ roots: Boolean(server.getClientCapabilities()?.roots) }) : true;
+  const permitted = (tool: ToolDefinition, scopes: readonly string[] | undefined) =>
+    scopes === undefined || isScopeGranted(scopes, tool.scope);
+
+  // Client roots, cached for the session; `notifications/roots/list_changed` drops the cache.
+  let roots: Promise<string[]> | undefined;
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    roots = undefined;
+    log.debug("client roots changed");
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const scopes = extra.authInfo?.scopes;
+    const tools: Tool[] = [];
+    for (const { toolset, tool, listing } of registry.values()) {
+      if (offered(toolset) && permitted(tool, scopes)) tools.push(listing);
+    }
+    return { tools };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    const entry = registry.get(name);
+    if (!entry || !offered(entry.toolset)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: "${name}". Call tools/list to see the tools this server offers.`);
+    }
+    if (!permitted(entry.tool, extra.authInfo?.scopes)) {
+      throw new ProtocolError(ErrorCode.Unauthorized, `Insufficient scope: ${name} needs the scope "${entry.tool.scope}".`);
+    }
+    const progressToken = request.params._meta?.progressToken;
+    const context: ToolContext = {
+      signal: extra.signal,
+      log,
+      reportProgress: (progress) => {
+        if (progressToken === undefined) return;
+        extra
+          .sendNotification({ method: "notifications/progress", params: { progressToken, ...progress } })
+          .catch((error: Error) => log.debug("progress not delivered", { error: error.message }));
+      },
+      clientRoots: async () => {
+        if (!server.getClientCapabilities()?.roots) return undefined;
+        roots ??= extra
+          .sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: 10_000 })
+          .then((result) => result.roots.filter((root) => root.uri.startsWith("file://")).map((root) => fileURLToPath(root.uri)))
+          .catch((error: Error) => {
+            roots = undefined;
+            log.warn("could not read the client's roots", { error: error.message });
+            return [];
+          });
+        return roots;
+      },
+    };
+    log.debug("tools/call", { tool: name });
+    return invokeTool(entry.toolset, entry.tool, args, context);
+  });
+
+  installResourceHandlers(server, toolsets);
+  return server;
+}
+
+function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): void {
+  const resources = toolsets.flatMap((t) => t.resources ?? []);
+  const templates = toolsets.flatMap((t) => t.resourceTemplates ?? []);
+  const prompts = toolsets.flatMap((t) => t.prompts ?? []);
+  const capabilities = capabilitiesOf(toolsets);
+
+  if (capabilities.resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+      resources: [...resources, ...templates.flatMap((template) => template.list?.() ?? [])].map(
+        ({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }),
+      ),
+    }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: templates.map(({ uriTemplate, name, title, description, mimeType }) => ({
+        uriTemplate,
+        name,
+        title,
+        description,
+        mimeType,
+      })),
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      const { uri } = request.params;
+      const fixed = resources.find((resource) => resource.uri === uri);
+      if (fixed) return { contents: await fixed.read() };
+      for (const template of templates) {
+        const variables = matchTemplate(template, uri);
+        if (!variables) continue;
+        const contents = await template.read(variables, uri);
+        if (contents) return { contents };
+      }
+      throw new ProtocolError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}. Call resources/list or resources/templates/list for valid URIs.`, { uri });
+    });
+  }
+
+  if (capabilities.prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
+    }));
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      const prompt = prompts.find((candidate) => candidate.name === request.params.name);
+      if (!prompt) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: "${request.params.name}". Call prompts/list to see the prompts.`);
+      }
+      return prompt.get(request.params.arguments ?? {});
+    });
+  }
+
+  if (capabilities.completions) {
+    server.setRequestHandler(CompleteRequestSchema, async (request) => {
+      const { ref, argument } = request.params;
+      let complete: ((value: string) => string[]) | undefined;
+      if (ref.type === "ref/prompt") {
+        complete = prompts.find((prompt) => prompt.name === ref.name)?.complete?.[argument.name];
+      } else if (ref.type === "ref/resource") {
+        complete = templates.find((template) => template.uriTemplate === ref.uri)?.complete?.[argument.name];
+      }
+      const values = complete ? complete(argument.value) : [];
+      return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+    });
+  }
+}
+
+const templatePatterns = new WeakMap<ResourceTemplateDefinition, { regex: RegExp; names: string[] }>();
+
+/** Level-1 RFC 6570 matching: each `{name}` matches one non-empty path segment. */
+function matchTemplate(template: ResourceTemplateDefinition, uri: string): Record<string, string> | undefined {
+  let pattern = templatePatterns.get(template);
+  if (!pattern) {
+    const names: string[] = [];
+    const source = template.uriTemplate
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        if (part.startsWith("{") && part.endsWith("}")) {
+          names.push(part.slice(1, -1));
+          return "([^/?#]+)";
+        }
+        return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      })
+      .join("");
+    pattern = { regex: new RegExp(`^${source}$`), names };
+    templatePatterns.set(template, pattern);
+  }
+  const match = pattern.regex.exec(uri);
+  if (!match) return undefined;
+  return Object.fromEntries(pattern.names.map((name, i) => [name, decodeURIComponent(match[i + 1])]));
+}

@@ -1,0 +1,68 @@
+/**
+ * The four failure kinds of seed 000 §4 and their JSON-RPC mapping:
+ * VALIDATION_ERROR → invalid_params; TRANSPORT_ERROR, DECODE_ERROR → internal_error;
+ * API_ERROR → invalid_params for status 400, internal_error otherwise. `data` keeps the
+ * diagnostic context (status, message_id, message).
+ */
+import { ErrorCode, ProtocolError } from "../../core/tool.ts";
+import { findMessage } from "./catalog.ts";
+
+export type BojErrorType = "VALIDATION_ERROR" | "TRANSPORT_ERROR" | "DECODE_ERROR" | "API_ERROR";
+
+export class BojError extends Error {
+  constructor(
+    readonly type: BojErrorType,
+    message: string,
+    readonly details: { status?: number; message_id?: string | null; field?: string; attempts?: number } = {},
+  ) {
+    super(message);
+    this.name = "BojError";
+  }
+}
+
+export const validationError = (field: string, message: string) => new BojError("VALIDATION_ERROR", message, { field });
+export const transportError = (message: string) => new BojError("TRANSPORT_ERROR", message);
+export const decodeError = (message: string) => new BojError("DECODE_ERROR", message);
+export const apiError = (status: number, messageId: string | null, message: string) =>
+  new BojError("API_ERROR", message, { status, message_id: messageId });
+
+/** Whether seed §5 allows another attempt after this failure. */
+export function isRetryable(error: BojError): boolean {
+  if (error.type === "TRANSPORT_ERROR") return true;
+  return error.type === "API_ERROR" && (error.details.status === 500 || error.details.status === 503);
+}
+
+export function toProtocolError(error: BojError, tool: string): ProtocolError {
+  switch (error.type) {
+    case "VALIDATION_ERROR":
+      return new ProtocolError(ErrorCode.InvalidParams, `Invalid arguments for ${tool}: ${error.message}`, {
+        error_type: error.type,
+        field: error.details.field ?? null,
+        message: error.message,
+      });
+    case "TRANSPORT_ERROR":
+      return new ProtocolError(ErrorCode.InternalError, `Transport error while calling the BOJ API: ${error.message}`, {
+        error_type: error.type,
+        message: error.message,
+        attempts: error.details.attempts ?? null,
+      });
+    case "DECODE_ERROR":
+      return new ProtocolError(ErrorCode.InternalError, `Failed to decode the BOJ API response: ${error.message}`, {
+        error_type: error.type,
+        message: error.message,
+      });
+    case "API_ERROR": {
+      const status = error.details.status ?? 0;
+      const messageId = error.details.message_id ?? null;
+      const hint = findMessage(messageId)?.note;
+      const label = messageId ? `${status} ${messageId}` : `HTTP ${status}`;
+      const text = `The BOJ API answered ${label}: ${error.message}${hint ? ` (${hint})` : ""}`;
+      return new ProtocolError(status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError, text, {
+        error_type: error.type,
+        status,
+        message_id: messageId,
+        message: error.message,
+      });
+    }
+  }
+}

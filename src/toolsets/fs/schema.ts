@@ -1,0 +1,96 @@
+/**
+ * Argument and result schemas of `fs.search_by_time`, written to produce exactly the JSON Schema of
+ * seed 004 (§2.1.2 inputSchema, §2.1.3 outputSchema) through `@valibot/to-json-schema`.
+ */
+import * as v from "valibot";
+
+export const TIME_FIELDS = ["modified", "created"] as const;
+export const SORT_ORDERS = ["time_desc", "time_asc", "path_asc"] as const;
+export const MAX_LIMIT = 1000;
+
+const DATE_TIME_HINT = "must be an ISO 8601 date-time with a time zone, e.g. 2025-12-15T00:00:00Z or 2025-12-15T09:00:00+09:00";
+
+/** An ISO 8601 date-time with an explicit offset; shown as `format: "date-time"`. */
+const dateTime = (description: string) => v.optional(v.pipe(v.string(), v.isoTimestamp(DATE_TIME_HINT), v.description(description)));
+
+export const searchInput = v.strictObject({
+  root: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("Search root. Must be one of the roots the server allows (allowed roots). When omitted, the default root is used."),
+    ),
+  ),
+  path: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("Start path below root (a relative path). Defaults to the root itself (the empty string)."),
+    ),
+  ),
+  timeField: v.pipe(
+    v.picklist(TIME_FIELDS, `must be "modified" or "created"`),
+    v.description("Which time to search by"),
+  ),
+  from: dateTime("Start of the time range (inclusive). Optional."),
+  to: dateTime("End of the time range (exclusive). Optional."),
+  glob: v.optional(
+    v.pipe(v.string(), v.description("Glob pattern (e.g. **/*.md). When omitted, every entry matches.")),
+  ),
+  recursive: v.optional(v.boolean(), true),
+  maxDepth: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be a whole number"),
+      v.minValue(0, "must be 0 or more"),
+      v.description(
+        "Maximum depth for a recursive search. Ignored when recursive=false. When omitted there is no limit (the server's own default limit still applies).",
+      ),
+    ),
+  ),
+  includeFiles: v.optional(v.boolean(), true),
+  includeDirectories: v.optional(v.boolean(), false),
+  sort: v.optional(v.picklist(SORT_ORDERS, `must be "time_desc", "time_asc" or "path_asc"`), "time_desc"),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be a whole number"),
+      v.minValue(1, `must be from 1 to ${MAX_LIMIT}`),
+      v.maxValue(MAX_LIMIT, `must be from 1 to ${MAX_LIMIT}`),
+    ),
+    100,
+  ),
+  cursor: v.optional(v.pipe(v.string(), v.description("Pagination cursor (opaque)."))),
+  includeUnknownTime: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Whether to include entries whose created time the OS/file system does not provide (default false).",
+      ),
+    ),
+    false,
+  ),
+});
+
+export type SearchArguments = v.InferOutput<typeof searchInput>;
+
+const isoOrNull = v.nullable(v.pipe(v.string(), v.isoTimestamp()));
+
+export const searchMatch = v.strictObject({
+  path: v.string(),
+  isDirectory: v.boolean(),
+  sizeBytes: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  modifiedAt: v.pipe(v.string(), v.isoTimestamp()),
+  createdAt: isoOrNull,
+});
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const searchOutput = v.strictObject({
+  timeField: v.picklist(TIME_FIELDS),
+  range: v.strictObject({ from: isoOrNull, to: isoOrNull }),
+  matches: v.array(searchMatch),
+  nextCursor: v.nullable(v.string()),
+  stats: v.strictObject({ scannedFiles: count, scannedDirectories: count, returned: count }),
+});
+
+export type SearchOutput = v.InferOutput<typeof searchOutput>;
+export type SearchMatch = v.InferOutput<typeof searchMatch>;

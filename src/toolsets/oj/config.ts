@@ -1,0 +1,108 @@
+/**
+ * The `oj` toolset's options (seed 003 S1, adapted to mcpkit's flag names) and their validation.
+ *
+ * `--oj-base-url` must be an origin only: the reference server appends literal absolute paths
+ * (`{base}/api/v1/daily?...`) to it, so a path, query or fragment would silently produce wrong
+ * URLs. Credentials are refused too, because they would end up in logs and error messages.
+ */
+import * as v from "valibot";
+import { ConfigError, type OptionSpec, type OptionValues, describeOption, integerOption, readOptions } from "../../core/options.ts";
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface OjConfig {
+  /** The origin, never ending in `/` (S1.1), e.g. `https://craboj.zeabur.app`. */
+  baseUrl: string;
+  /** Bearer token for every request; `undefined` sends no Authorization header (S1.2). */
+  token?: string;
+  /** Whole-request timeout; seed 003 S2.1 says 30 s, tests may lower it. */
+  timeoutMs: number;
+}
+
+export const ojOptions = [
+  {
+    name: "oj-base-url",
+    env: "OJ_BASE_URL",
+    kind: "string",
+    valueName: "URL",
+    help: "origin of the craboj (oj-api-rs) server, e.g. https://craboj.zeabur.app; enables the oj toolset",
+  },
+  {
+    name: "oj-token",
+    env: "OJ_TOKEN",
+    kind: "string",
+    valueName: "TOKEN",
+    help: "bearer token sent to the craboj server (needed by get_platform_status); never logged",
+  },
+  {
+    name: "oj-timeout-ms",
+    env: "OJ_TIMEOUT_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "timeout of each request to the craboj server, in milliseconds (at most 30000)",
+    defaultText: String(DEFAULT_TIMEOUT_MS),
+  },
+] as const satisfies readonly OptionSpec[];
+
+const [baseUrlSpec, tokenSpec] = ojOptions;
+
+export type BaseUrlCheck = { ok: true; baseUrl: string } | { ok: false; reason: string };
+
+/**
+ * S1.1: accept `http(s)://host[:port]` with an empty or `/` path and nothing else; return it
+ * without the trailing `/`. The reason for a refusal completes "invalid --oj-base-url: …".
+ */
+export function checkBaseUrl(text: string): BaseUrlCheck {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: "not a valid URL; give an origin such as https://craboj.zeabur.app" };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return { ok: false, reason: `the scheme must be http or https, not ${url.protocol.slice(0, -1)}` };
+  }
+  if (url.username !== "" || url.password !== "") {
+    return { ok: false, reason: "the URL must not carry a user name or password; pass a token with --oj-token instead" };
+  }
+  if (url.pathname !== "/") {
+    return { ok: false, reason: `the URL must be an origin without a path (found "${url.pathname}"); drop everything after the host and port` };
+  }
+  // WHATWG URL reports an empty `?` or `#` as "", so look at the serialization too.
+  if (url.search !== "" || url.hash !== "" || url.href !== `${url.origin}/`) {
+    return { ok: false, reason: "the URL must be an origin without a query or fragment; drop everything after the host and port" };
+  }
+  return { ok: true, baseUrl: url.href.replace(/\/+$/, "") };
+}
+
+const timeoutSchema = v.object({ "oj-timeout-ms": integerOption(1, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, "milliseconds") });
+
+/** Reads the options; `undefined` means no base URL was given (the toolset stays off by default). */
+export function readOjConfig(values: OptionValues): OjConfig | undefined {
+  // The timeout is checked even without a base URL so that a typo is never silently ignored.
+  const { "oj-timeout-ms": timeoutMs } = readOptions(timeoutSchema, ojOptions, values);
+  const token = readToken(values[tokenSpec.name]);
+  const rawBaseUrl = values[baseUrlSpec.name];
+  if (rawBaseUrl === undefined) return undefined;
+  if (typeof rawBaseUrl !== "string") throw new ConfigError(`invalid ${describeOption(baseUrlSpec)}: expected one URL`);
+  const checked = checkBaseUrl(rawBaseUrl.trim());
+  if (!checked.ok) throw new ConfigError(`invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(rawBaseUrl)})`);
+  return { baseUrl: checked.baseUrl, token, timeoutMs };
+}
+
+/**
+ * An empty value counts as "no token" (an `OJ_TOKEN=` line in a config file). A value that
+ * cannot travel in an HTTP header is refused at start-up, without echoing it.
+ */
+function readToken(raw: OptionValues[string]): string | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string") throw new ConfigError(`invalid ${describeOption(tokenSpec)}: expected one token`);
+  const token = raw.trim();
+  if (token === "") return undefined;
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new ConfigError(
+      `invalid ${describeOption(tokenSpec)}: the token must be printable ASCII without spaces or control characters (value not shown)`,
+    );
+  }
+  return token;
+}

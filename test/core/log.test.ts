@@ -1,0 +1,35 @@
+import { describe, expect, test } from "bun:test";
+import { createLogger, levelFromRustLog } from "../../src/core/log.ts";
+
+describe("RUST_LOG compatibility", () => {
+  test.each([
+    ["info", "info"],
+    ["off", "off"],
+    ["TRACE", "trace"],
+    ["warn,oj_mcp=debug", "warn"],
+    ["oj_mcp=debug,hyper=info", "debug"],
+    ["nonsense", undefined],
+  ])("%p reads as %p", (value, level) => {
+    expect(levelFromRustLog(value)).toBe(level as never);
+  });
+});
+
+describe("logger", () => {
+  test("filters by level and never prints a redacted secret", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", (line) => lines.push(line));
+    log.redact("s3cr3t-token");
+    log.debug("hidden");
+    log.info("calling with s3cr3t-token", { header: "Bearer s3cr3t-token" });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain("s3cr3t-token");
+    expect(lines[0]).toContain("[redacted]");
+  });
+
+  test("off writes nothing", () => {
+    const lines: string[] = [];
+    const log = createLogger("off", (line) => lines.push(line));
+    log.error("x");
+    expect(lines).toEqual([]);
+  });
+});

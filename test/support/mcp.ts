@@ -1,0 +1,113 @@
+/**
+ * Starts mcpkit as a real process and talks to it the way MCP clients do.
+ *
+ * The process is `bun src/main.ts`, or the compiled binary when MCPKIT_BIN is set (CI runs the
+ * smoke tests against `dist/mcpkit` that way). The environment is scrubbed of mcpkit's variables,
+ * and BOJ_BASE_URL points at a closed local port, so no test can reach the real services by accident.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+export const REPO_ROOT = resolve(import.meta.dir, "../..");
+
+/** The command that runs mcpkit: the compiled binary under MCPKIT_BIN, else the sources. */
+export function mcpkitCommand(): string[] {
+  const bin = process.env.MCPKIT_BIN;
+  return bin ? [resolve(REPO_ROOT, bin)] : [process.execPath, resolve(REPO_ROOT, "src/main.ts")];
+}
+
+const SCRUBBED = /^(MCPKIT_|BOJ_|OJ_|LOG_LEVEL$|RUST_LOG$)/;
+
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !SCRUBBED.test(key)) env[key] = value;
+  }
+  env.BOJ_BASE_URL = "http://127.0.0.1:9";
+  return { ...env, ...extra };
+}
+
+export interface StartOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  /** Directories the client offers as roots; omit for a client without the roots capability. */
+  roots?: string[];
+}
+
+export interface RunningServer {
+  client: Client;
+  transport: StdioClientTransport;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  /** Replace the client's roots and notify the server (`notifications/roots/list_changed`). */
+  setRoots(dirs: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startStdioServer(options: StartOptions = {}): Promise<RunningServer> {
+  const [command, ...baseArgs] = mcpkitCommand();
+  const transport = new StdioClientTransport({
+    command,
+    args: [...baseArgs, ...(options.args ?? [])],
+    env: testEnv(options.env),
+    cwd: REPO_ROOT,
+    stderr: "pipe",
+  });
+  let stderrText = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderrText += chunk.toString("utf8");
+  });
+
+  let roots = options.roots ?? [];
+  const client = new Client(
+    { name: "mcpkit-tests", version: "1.0.0" },
+    { capabilities: options.roots ? { roots: { listChanged: true } } : {} },
+  );
+  if (options.roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })),
+    }));
+  }
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    stderr: () => stderrText,
+    setRoots: async (dirs) => {
+      roots = dirs;
+      await client.sendRootsListChanged();
+    },
+    close: () => client.close(),
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `mcpkit ARGS…` to completion. */
+export async function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const child = Bun.spawn([...mcpkitCommand(), ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: testEnv(options.env),
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => child.kill(), options.timeoutMs ?? 20_000);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
