@@ -73,7 +73,7 @@ function fromEnvironment(spec: OptionSpec, env: Record<string, string | undefine
 }
 
 function explainParseError(error: Error & { code?: string }): string {
-  const option = /'(-[^']*)'/.exec(error.message)?.[1];
+  const option = /'(-[^' ]*)/.exec(error.message)?.[1];
   switch (error.code) {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
       return `unknown option ${option ?? ""}; run 'mcpkit --help' for the options`;

@@ -4,6 +4,8 @@ import { ConfigError, describeOption } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
 import { serveStdio } from "../mcp/stdio.ts";
+import { httpOptions, readHttpConfig } from "../mcp/http-options.ts";
+import { serveHttp } from "../mcp/http.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools } from "./call.ts";
@@ -24,10 +26,10 @@ export async function run(argv: readonly string[], env: Env): Promise<number> {
 }
 
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
-  const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options)];
+  const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
   const { values, positionals, help, version } = parseCommandLine(argv, env, specs);
   if (version) return print(`${NAME} ${VERSION}\n`);
-  if (help) return print(helpText({ title: "Options", options: coreOptions }, toolsetModules, []));
+  if (help) return print(helpText({ title: "Options", options: coreOptions }, toolsetModules, [{ title: "HTTP (--http)", options: httpOptions }]));
 
   const [command, ...rest] = positionals;
   if (command !== undefined && command !== "tools" && command !== "call") {
@@ -50,6 +52,12 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       const outcome = await callTool(toolsets, rest[0], rest[1], log, aborter.signal);
       await print(outcome.stdout);
       return outcome.code;
+    }
+    const http = readHttpConfig(values);
+    if (http) {
+      const server = await serveHttp(http, { toolsets, log });
+      await server.closed;
+      return EXIT_OK;
     }
     keepStdoutForProtocol();
     await serveStdio(toolsets, log);

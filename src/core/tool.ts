@@ -11,24 +11,25 @@ import type { Logger } from "./log.ts";
 // ---------------------------------------------------------------------------------------------
 // Results (the MCP 2025-11-25 shapes, restated so toolsets stay SDK-free)
 
-export interface TextContent {
+// Type aliases rather than interfaces: they stay assignable to the SDK's index-signature types.
+export type TextContent = {
   type: "text";
   text: string;
-}
-export interface ResourceLinkContent {
+};
+export type ResourceLinkContent = {
   type: "resource_link";
   uri: string;
   name: string;
   mimeType?: string;
   description?: string;
-}
+};
 export type Content = TextContent | ResourceLinkContent;
 
-export interface ToolResult {
+export type ToolResult = {
   content: Content[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
+};
 
 /** JSON-RPC error codes used across mcpkit (seed 002's table). */
 export const ErrorCode = {

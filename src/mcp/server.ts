@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
+  type CallToolResult,
   CallToolRequestSchema,
   CompleteRequestSchema,
   GetPromptRequestSchema,
@@ -17,8 +18,13 @@ import {
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
   type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { z } from "zod";
 import { invokeTool } from "../core/invoke.ts";
 import type { Logger } from "../core/log.ts";
 import {
@@ -83,6 +89,31 @@ export function capabilitiesOf(toolsets: readonly Toolset[]): ServerCapabilities
   return capabilities;
 }
 
+/**
+ * Registers a request handler whose params are checked here rather than by the SDK: the SDK
+ * reports a malformed request as -32603 (internal error), but it is the client's mistake, -32602.
+ */
+type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> } & z.ZodRawShape>;
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+function onRequest<S extends RequestSchema>(
+  server: Server,
+  schema: S,
+  handler: (request: z.infer<S>, extra: Extra) => Promise<ServerResult>,
+): void {
+  const method = schema.shape.method.value;
+  const methodOnly = schema.pick({ method: true } as never).loose() as unknown as S;
+  server.setRequestHandler(methodOnly, async (raw, extra) => {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues?.[0];
+      const where = issue?.path?.length ? issue.path.join(".") : "params";
+      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "${where}": ${issue?.message ?? "malformed"}.`);
+    }
+    return handler(parsed.data, extra);
+  });
+}
+
 export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
   const registry = registryOf(toolsets);
   const server = new Server(
@@ -106,7 +137,7 @@ export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
     log.debug("client roots changed");
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+  onRequest(server, ListToolsRequestSchema, async (_request, extra) => {
     const scopes = extra.authInfo?.scopes;
     const tools: Tool[] = [];
     for (const { toolset, tool, listing } of registry.values()) {
@@ -115,7 +146,7 @@ export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
     return { tools };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  onRequest(server, CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const entry = registry.get(name);
     if (!entry || !offered(entry.toolset)) {
@@ -148,7 +179,8 @@ export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
       },
     };
     log.debug("tools/call", { tool: name });
-    return invokeTool(entry.toolset, entry.tool, args, context);
+    const result: CallToolResult = await invokeTool(entry.toolset, entry.tool, args, context);
+    return result;
   });
 
   installResourceHandlers(server, toolsets);
@@ -162,12 +194,12 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
   const capabilities = capabilitiesOf(toolsets);
 
   if (capabilities.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    onRequest(server, ListResourcesRequestSchema, async () => ({
       resources: [...resources, ...templates.flatMap((template) => template.list?.() ?? [])].map(
         ({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }),
       ),
     }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    onRequest(server, ListResourceTemplatesRequestSchema, async () => ({
       resourceTemplates: templates.map(({ uriTemplate, name, title, description, mimeType }) => ({
         uriTemplate,
         name,
@@ -176,7 +208,7 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
         mimeType,
       })),
     }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    onRequest(server, ReadResourceRequestSchema, async (request) => {
       const { uri } = request.params;
       const fixed = resources.find((resource) => resource.uri === uri);
       if (fixed) return { contents: await fixed.read() };
@@ -191,10 +223,10 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
   }
 
   if (capabilities.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    onRequest(server, ListPromptsRequestSchema, async () => ({
       prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
     }));
-    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    onRequest(server, GetPromptRequestSchema, async (request) => {
       const prompt = prompts.find((candidate) => candidate.name === request.params.name);
       if (!prompt) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: "${request.params.name}". Call prompts/list to see the prompts.`);
@@ -204,7 +236,7 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
   }
 
   if (capabilities.completions) {
-    server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    onRequest(server, CompleteRequestSchema, async (request) => {
       const { ref, argument } = request.params;
       let complete: ((value: string) => string[]) | undefined;
       if (ref.type === "ref/prompt") {

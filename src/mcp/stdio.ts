@@ -27,6 +27,7 @@ export class LineTransport implements Transport {
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
+    private readonly log?: Logger,
   ) {}
 
   async start(): Promise<void> {
@@ -37,6 +38,7 @@ export class LineTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
+    if (this.log?.enabled("trace")) this.log.trace("send", summarize(message));
     const line = `${JSON.stringify(message)}\n`;
     if (!this.output.write(line)) await new Promise<void>((resolve) => this.output.once("drain", resolve));
   }
@@ -98,6 +100,7 @@ export class LineTransport implements Transport {
       this.reject(ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.", json);
       return;
     }
+    if (this.log?.enabled("trace")) this.log.trace("receive", summarize(parsed.data));
     this.onmessage?.(parsed.data);
   }
 
@@ -111,10 +114,19 @@ export class LineTransport implements Transport {
   }
 }
 
+/** What trace logs show of a message: its kind, never its params (they may hold anything). */
+function summarize(message: JSONRPCMessage): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if ("id" in message) fields.id = message.id;
+  if ("method" in message) fields.method = message.method;
+  if ("error" in message) fields.error = message.error.code;
+  return fields;
+}
+
 /** Serves MCP on this process's stdin/stdout until stdin closes; resolves when it has. */
 export async function serveStdio(toolsets: readonly Toolset[], log: Logger): Promise<void> {
   const server = createMcpServer({ toolsets, log });
-  const transport = new LineTransport(process.stdin, process.stdout);
+  const transport = new LineTransport(process.stdin, process.stdout, log);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

@@ -41,7 +41,7 @@ export function toProtocolError(error: BojError, tool: string): ProtocolError {
         message: error.message,
       });
     case "TRANSPORT_ERROR":
-      return new ProtocolError(ErrorCode.InternalError, `Transport error while calling the BOJ API: ${error.message}`, {
+      return new ProtocolError(ErrorCode.InternalError, `Transport error while calling the BOJ API${attemptsText(error)}: ${error.message}`, {
         error_type: error.type,
         message: error.message,
         attempts: error.details.attempts ?? null,
@@ -65,4 +65,9 @@ export function toProtocolError(error: BojError, tool: string): ProtocolError {
       });
     }
   }
+}
+
+function attemptsText(error: BojError): string {
+  const attempts = error.details.attempts;
+  return attempts && attempts > 1 ? ` (${attempts} attempts)` : "";
 }

@@ -1,0 +1,195 @@
+/**
+ * Start-up benchmark: how long from spawning a stdio MCP server until it has answered `initialize`
+ * and, once the client closes stdin, exited. That is what a desktop client pays each time it
+ * launches a server. Three contenders run in the same rounds, interleaved so that machine load
+ * hits each alike:
+ *
+ *   mcpkit        dist/mcpkit (or --mcpkit PATH), with boj and fs enabled (--root DIR)
+ *   node-fs       the official @modelcontextprotocol/server-filesystem on Node
+ *   minimal-bun   scripts/bench/fixtures/minimal-server.ts (SDK McpServer, one tool), compiled with
+ *                 the same flags as the release, into a temporary directory
+ *
+ * Targets: mcpkit ≤ 0.25× node-fs and ≤ 1.2× minimal-bun (median time to exit).
+ *
+ *   bun scripts/bench/startup.ts [--rounds N] [--mcpkit PATH] [--mcpkit-args ARGS] [--compare-bytecode] [--check]
+ *
+ * --mcpkit-args is split on spaces; {root} stands for the temporary directory every server serves. *
+ * --compare-bytecode also compiles mcpkit with and without --bytecode and times both.
+ * --check exits 1 when a target is missed.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { COMPILE_FLAGS, compile } from "../release/compile.ts";
+
+const REPO_ROOT = resolve(import.meta.dir, "../..");
+const WARMUP_ROUNDS = 2;
+const EXIT_GRACE_MS = 5_000;
+const INITIALIZE =
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "mcpkit-startup-bench", version: "1.0.0" },
+    },
+  }) + "\n";
+
+interface Contender {
+  name: string;
+  command: string[];
+  /** Size of the file a user installs, when it is one file. */
+  bytes?: number;
+}
+
+interface Sample {
+  answeredMs: number;
+  exitedMs: number;
+}
+
+/** One launch: spawn, send initialize, wait for its answer, close stdin, wait for exit. */
+async function launchOnce(contender: Contender): Promise<Sample> {
+  const started = performance.now();
+  const child = Bun.spawn(contender.command, { stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: REPO_ROOT });
+  const stderr = new Response(child.stderr).text();
+  const killer = setTimeout(() => child.kill(), 20_000);
+  try {
+    child.stdin.write(INITIALIZE);
+    await child.stdin.flush();
+    const line = await firstLine(child.stdout).catch(async (error: Error) => {
+      throw new Error(`${contender.name}: ${error.message}; its stderr: ${(await stderr).slice(0, 500)}`);
+    });
+    const answeredMs = performance.now() - started;
+    const reply = JSON.parse(line) as { id?: number; result?: { serverInfo?: { name?: string } } };
+    if (reply.id !== 1 || !reply.result?.serverInfo) {
+      throw new Error(`${contender.name} did not answer initialize: ${line.slice(0, 200)}`);
+    }
+    await child.stdin.end();
+    const grace = setTimeout(() => child.kill(), EXIT_GRACE_MS);
+    await child.exited;
+    clearTimeout(grace);
+    return { answeredMs, exitedMs: performance.now() - started };
+  } finally {
+    clearTimeout(killer);
+    child.kill();
+  }
+}
+
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) text += decoder.decode(value, { stream: true });
+    const newline = text.indexOf("\n");
+    if (newline >= 0) {
+      reader.releaseLock();
+      return text.slice(0, newline);
+    }
+    if (done) throw new Error(`the server closed stdout before answering (got ${JSON.stringify(text.slice(0, 200))})`);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: {
+      rounds: { type: "string", default: "15" },
+      mcpkit: { type: "string", default: "dist/mcpkit" },
+      "mcpkit-args": { type: "string", default: "--root {root}" },
+      "compare-bytecode": { type: "boolean", default: false },
+      check: { type: "boolean", default: false },
+    },
+  });
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 200) {
+    throw new Error(`--rounds must be a whole number from 1 to 200 (got ${JSON.stringify(values.rounds)})`);
+  }
+  const mcpkitPath = resolve(REPO_ROOT, values.mcpkit);
+  if (!existsSync(mcpkitPath)) {
+    throw new Error(`${values.mcpkit} does not exist; build it first with 'bun run build' or pass --mcpkit PATH`);
+  }
+  const nodeServer = join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+  if (!existsSync(nodeServer)) throw new Error(`${nodeServer} is missing; run 'bun install' (it is a dev dependency)`);
+
+  const work = mkdtempSync(join(tmpdir(), "mcpkit-startup-"));
+  try {
+    const root = join(work, "root");
+    await Bun.write(join(root, "hello.txt"), "hello\n");
+    console.error("compiling the minimal SDK server with the release flags…");
+    const minimalBin = join(work, "minimal-server");
+    await compile({ entry: "scripts/bench/fixtures/minimal-server.ts", outfile: minimalBin, cwd: REPO_ROOT });
+
+    const mcpkitArgs = values["mcpkit-args"].split(" ").filter(Boolean).map((arg) => arg.replaceAll("{root}", root));
+    const contenders: Contender[] = [
+      { name: "mcpkit", command: [mcpkitPath, ...mcpkitArgs], bytes: statSync(mcpkitPath).size },
+      { name: "node-fs", command: ["node", nodeServer, root] },
+      { name: "minimal-bun", command: [minimalBin], bytes: statSync(minimalBin).size },
+    ];
+    if (values["compare-bytecode"]) {
+      console.error("compiling mcpkit with and without --bytecode…");
+      for (const [name, flags] of [
+        ["mcpkit+bytecode", COMPILE_FLAGS],
+        ["mcpkit-plain", COMPILE_FLAGS.filter((flag) => flag !== "--bytecode" && flag !== "--format=esm")],
+      ] as const) {
+        const outfile = join(work, name);
+        await compile({ entry: "src/main.ts", outfile, cwd: REPO_ROOT, flags });
+        contenders.push({ name, command: [outfile, ...mcpkitArgs], bytes: statSync(outfile).size });
+      }
+    }
+
+    const samples = new Map<string, Sample[]>(contenders.map((c) => [c.name, []]));
+    console.error(`${WARMUP_ROUNDS} warm-up + ${rounds} measured rounds on ${navigator.hardwareConcurrency} cores…`);
+    for (let round = 0; round < WARMUP_ROUNDS + rounds; round++) {
+      for (const contender of contenders) {
+        const sample = await launchOnce(contender);
+        if (round >= WARMUP_ROUNDS) samples.get(contender.name)!.push(sample);
+      }
+    }
+
+    const medians = new Map(
+      contenders.map((c) => {
+        const list = samples.get(c.name)!;
+        return [c.name, { answered: median(list.map((s) => s.answeredMs)), exited: median(list.map((s) => s.exitedMs)) }];
+      }),
+    );
+    console.log(`start-up: spawn → initialize answered → exit, median of ${rounds} rounds`);
+    console.log("contender          answered    exited      binary");
+    for (const c of contenders) {
+      const m = medians.get(c.name)!;
+      console.log(
+        `${c.name.padEnd(18)} ${ms(m.answered).padEnd(11)} ${ms(m.exited).padEnd(11)} ${c.bytes ? mb(c.bytes) : "(node + node_modules)"}`,
+      );
+    }
+    const mine = medians.get("mcpkit")!.exited;
+    const vsNode = mine / medians.get("node-fs")!.exited;
+    const vsMinimal = mine / medians.get("minimal-bun")!.exited;
+    const nodeOk = vsNode <= 0.25;
+    const minimalOk = vsMinimal <= 1.2;
+    console.log(`mcpkit / node-fs     = ${vsNode.toFixed(2)}× (target ≤ 0.25×) ${nodeOk ? "met" : "MISSED"}`);
+    console.log(`mcpkit / minimal-bun = ${vsMinimal.toFixed(2)}× (target ≤ 1.20×) ${minimalOk ? "met" : "MISSED"}`);
+    if (values["compare-bytecode"]) {
+      const withBytecode = medians.get("mcpkit+bytecode")!.exited;
+      const plain = medians.get("mcpkit-plain")!.exited;
+      console.log(`bytecode / plain     = ${(withBytecode / plain).toFixed(2)}× (below 1 means --bytecode helps)`);
+    }
+    return values.check && !(nodeOk && minimalOk) ? 1 : 0;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+process.exit(await main());

@@ -1,0 +1,131 @@
+/**
+ * bun run release [--targets all|host|LIST] [--out DIR]
+ *
+ * Builds mcpkit for each target with `bun build --compile`, packs mcpkit-<version>-<os>-<arch>.tar.gz
+ * (.zip for Windows) holding the binary, README.md and LICENSE, writes SHA256SUMS, and generates the
+ * Homebrew formula (DIR/mcpkit.rb, and Formula/mcpkit.rb when every Homebrew platform was built).
+ *
+ *   --targets  all (default), host (this machine's target), or a comma list of
+ *              linux-x64, linux-arm64, darwin-x64, darwin-arm64, windows-x64
+ *   --out      where archives, SHA256SUMS and mcpkit.rb go (default: release/ in the project)
+ *
+ * The version comes from package.json alone; download URLs point at the GitHub repository in
+ * GITHUB_REPOSITORY (set in GitHub Actions) or else DEFAULT_REPOSITORY in scripts/release/project.ts.
+ * Other targets' Bun runtimes are downloaded by bun build on first use, so cross builds need a network.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { packArchive } from "./release/archive.ts";
+import { sha256File, sha256sums } from "./release/checksums.ts";
+import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
+import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
+import { archiveName, archiveStem, binaryName, downloadUrl, readVersion, releaseRepository } from "./release/project.ts";
+
+const PROJECT_DIR = resolve(import.meta.dir, "..");
+const DOCUMENTS = ["README.md", "LICENSE"];
+const STALE_OUTPUT = /^(mcpkit-.+\.(tar\.gz|zip)|SHA256SUMS|mcpkit\.rb)$/;
+
+/** Turns the --targets value into target names; throws a message naming the bad entry. */
+export function parseTargets(value: string, host: TargetName | null = hostTarget() ?? null): TargetName[] {
+  const wanted = value.trim();
+  if (wanted === "all") return [...TARGET_NAMES];
+  if (wanted === "host") {
+    if (!host) throw new Error(`--targets host: mcpkit has no release target for ${process.platform}-${process.arch}; name targets explicitly`);
+    return [host];
+  }
+  const names = wanted.split(",").map((name) => name.trim()).filter(Boolean);
+  if (names.length === 0) throw new Error(`--targets is empty; use all, host, or a comma list of ${TARGET_NAMES.join(", ")}`);
+  for (const name of names) {
+    if (!(TARGET_NAMES as string[]).includes(name)) {
+      throw new Error(`--targets: unknown target "${name}"; use all, host, or a comma list of ${TARGET_NAMES.join(", ")}`);
+    }
+  }
+  return [...new Set(names)] as TargetName[];
+}
+
+interface Built {
+  target: TargetName;
+  archive: string;
+  sha256: string;
+}
+
+async function release(targets: TargetName[], outDir: string): Promise<void> {
+  const version = readVersion(PROJECT_DIR);
+  const repository = releaseRepository(process.env);
+  const documents = DOCUMENTS.map((name) => join(PROJECT_DIR, name));
+  for (const document of documents) {
+    if (!existsSync(document)) throw new Error(`${relative(PROJECT_DIR, document)} is missing; every release archive carries it, so add it first`);
+  }
+
+  mkdirSync(outDir, { recursive: true });
+  // Old archives left in DIR would be uploaded with the new ones and missing from SHA256SUMS.
+  for (const name of readdirSync(outDir)) if (STALE_OUTPUT.test(name)) rmSync(join(outDir, name));
+  const buildDir = join(outDir, ".build");
+  rmSync(buildDir, { recursive: true, force: true });
+
+  const built: Built[] = [];
+  try {
+    for (const target of targets) {
+      const started = performance.now();
+      const binary = join(buildDir, target, binaryName(target));
+      await compile({ entry: "src/main.ts", outfile: binary, cwd: PROJECT_DIR, target });
+      if (target === hostTarget()) await checkVersion(binary, version);
+      const archive = await packArchive({
+        binary,
+        binaryName: binaryName(target),
+        documents,
+        stem: archiveStem(version, target),
+        format: isWindows(target) ? "zip" : "tar.gz",
+        outDir,
+      });
+      const sha256 = await sha256File(archive);
+      built.push({ target, archive, sha256 });
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.error(`${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB  ${seconds} s`);
+    }
+  } finally {
+    rmSync(buildDir, { recursive: true, force: true });
+  }
+
+  writeFileSync(join(outDir, "SHA256SUMS"), sha256sums(built.map(({ archive, sha256 }) => ({ file: archive, sha256 }))));
+  const formula = renderFormula({
+    version,
+    repository,
+    archives: built
+      .filter((b) => HOMEBREW_TARGETS.includes(b.target))
+      .map((b) => ({ target: b.target, sha256: b.sha256, url: downloadUrl(repository, version, archiveName(version, b.target)) })),
+  });
+  writeFileSync(join(outDir, "mcpkit.rb"), formula);
+  const complete = HOMEBREW_TARGETS.every((target) => built.some((b) => b.target === target));
+  if (complete) {
+    mkdirSync(join(PROJECT_DIR, "Formula"), { recursive: true });
+    writeFileSync(join(PROJECT_DIR, "Formula", "mcpkit.rb"), formula);
+  }
+  console.error(
+    `mcpkit ${version}: ${built.length} archive(s), SHA256SUMS and mcpkit.rb in ${outDir}` +
+      (complete ? "; Formula/mcpkit.rb updated" : "; Formula/mcpkit.rb left alone (not every Homebrew platform was built)"),
+  );
+}
+
+/** The host binary must report the version it is released as; a stale build would not. */
+async function checkVersion(binary: string, version: string): Promise<void> {
+  const child = Bun.spawn([binary, "--version"], { stdout: "pipe", stderr: "pipe" });
+  const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  if (code !== 0 || stdout.trim() !== `mcpkit ${version}`) {
+    throw new Error(`the built binary answers --version with ${JSON.stringify(stdout.trim())} (exit ${code}), expected "mcpkit ${version}"`);
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const { values } = parseArgs({
+      args: Bun.argv.slice(2),
+      options: { targets: { type: "string", default: "all" }, out: { type: "string" } },
+    });
+    await release(parseTargets(values.targets), values.out ? resolve(process.cwd(), values.out) : join(PROJECT_DIR, "release"));
+  } catch (error) {
+    console.error(`release: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}

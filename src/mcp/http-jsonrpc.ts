@@ -1,0 +1,111 @@
+/**
+ * The JSON-RPC edge of the HTTP transport: reading a capped body, telling parse errors (-32700)
+ * from invalid requests (-32600), and building error responses that are JSON-RPC bodies with
+ * the right HTTP status.
+ *
+ * We parse the body ourselves (and hand `parsedBody` to the SDK transport) because routing
+ * needs it first: an `initialize` opens a session, and a `tools/call` is checked against the
+ * token's scopes before any tool runs.
+ */
+import { ErrorCode } from "../core/tool.ts";
+
+export type JsonRpcId = string | number | null;
+
+export interface ErrorOptions {
+  id?: JsonRpcId;
+  headers?: Record<string, string>;
+  data?: unknown;
+}
+
+export function jsonRpcErrorResponse(status: number, code: number, message: string, options: ErrorOptions = {}): Response {
+  const error: Record<string, unknown> = { code, message };
+  if (options.data !== undefined) error.data = options.data;
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: options.id ?? null, error }), {
+    status,
+    headers: { "content-type": "application/json", ...options.headers },
+  });
+}
+
+/** One JSON-RPC message as the router needs to see it. */
+export interface IncomingMessage {
+  body: Record<string, unknown>;
+  /** Present for requests; absent for notifications and responses. */
+  method?: string;
+  id?: JsonRpcId;
+  isRequest: boolean;
+}
+
+export type BodyReadResult = { ok: true; message: IncomingMessage } | { ok: false; response: Response };
+
+/** Reads at most `maxBytes`; answers 413 beyond, 400/-32700 for bad JSON, 400/-32600 for non-JSON-RPC. */
+export async function readJsonRpcBody(request: Request, maxBytes: number): Promise<BodyReadResult> {
+  const tooLarge = () => ({
+    ok: false as const,
+    response: jsonRpcErrorResponse(
+      413,
+      ErrorCode.InvalidRequest,
+      `Payload Too Large: request bodies are limited to ${maxBytes} bytes (--max-body-bytes); send a smaller message.`,
+    ),
+  });
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
+
+  let text = "";
+  if (request.body) {
+    const reader = request.body.getReader();
+    const decoder = new TextDecoder();
+    let received = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        received += value.byteLength;
+        if (received > maxBytes) {
+          await reader.cancel().catch(() => {});
+          return tooLarge();
+        }
+        text += decoder.decode(value, { stream: true });
+      }
+      text += decoder.decode();
+    } finally {
+      reader.releaseLock();
+    }
+  }
+
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      response: jsonRpcErrorResponse(400, ErrorCode.ParseError, "Parse error: the request body is not valid JSON. Send one JSON-RPC 2.0 message as a JSON object."),
+    };
+  }
+  const invalid = (why: string, id: JsonRpcId = null) => ({
+    ok: false as const,
+    response: jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, { id }),
+  });
+  if (Array.isArray(parsed)) {
+    return invalid("JSON-RPC batches are not supported (MCP 2025-06-18 and later); send one message per POST.");
+  }
+  if (typeof parsed !== "object" || parsed === null) return invalid("expected a JSON-RPC 2.0 message object.");
+  const body = parsed as Record<string, unknown>;
+  const id = body.id;
+  const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+  const echoId = validId ? (id as string | number) : null;
+  if (body.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0".', echoId);
+  if ("method" in body) {
+    if (typeof body.method !== "string" || body.method.length === 0) return invalid('"method" must be a non-empty string.', echoId);
+    if ("params" in body && (typeof body.params !== "object" || body.params === null || Array.isArray(body.params))) {
+      return invalid('"params" must be an object.', echoId);
+    }
+    if ("id" in body) {
+      if (!validId) return invalid('"id" must be a string or a number.');
+      return { ok: true, message: { body, method: body.method, id: id as string | number, isRequest: true } };
+    }
+    return { ok: true, message: { body, method: body.method, isRequest: false } };
+  }
+  // A response to one of our requests (roots/list, …).
+  if (("result" in body || "error" in body) && "id" in body) return { ok: true, message: { body, isRequest: false } };
+  return invalid('expected "method" (a request or notification) or "result"/"error" (a response).', echoId);
+}

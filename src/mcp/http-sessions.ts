@@ -1,0 +1,115 @@
+/**
+ * The sessions of a sessionful `mcpkit --http`: one SDK server + transport per `mcp-session-id`,
+ * a cap on how many exist, expiry of idle ones, and the subject each one is bound to.
+ *
+ * "Idle" means no JSON-RPC request in flight and none started for `idleMs`; an open GET stream
+ * alone does not keep a session alive (its client re-initializes after a 404, as the spec says).
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../core/log.ts";
+
+export interface Session {
+  readonly id: string;
+  readonly server: Server;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** The token subject that opened the session (undefined without authorization). */
+  readonly subject: string | undefined;
+  lastActive: number;
+  /** Requests received on this session whose response has not been sent yet. */
+  readonly pending: Set<string | number>;
+}
+
+export class SessionStore {
+  private readonly sessions = new Map<string, Session>();
+  /** Initialize requests admitted but whose session id is not issued yet (counted against the cap). */
+  private reserved = 0;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly maxSessions: number,
+    private readonly idleMs: number,
+    private readonly log: Logger,
+  ) {
+    // Check often enough that a session never outlives its idle time by more than a quarter.
+    const every = Math.min(60_000, Math.max(250, Math.floor(idleMs / 4)));
+    this.sweeper = setInterval(() => this.expireIdle(), every);
+    this.sweeper.unref?.();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Requests in flight across every session (for graceful shutdown). */
+  get pendingRequests(): number {
+    let total = 0;
+    for (const session of this.sessions.values()) total += session.pending.size;
+    return total;
+  }
+
+  /** Claims room for one more session; false when the cap is reached. Pair with `add` or `release`. */
+  reserve(): boolean {
+    if (this.sessions.size + this.reserved >= this.maxSessions) return false;
+    this.reserved++;
+    return true;
+  }
+
+  release(): void {
+    if (this.reserved > 0) this.reserved--;
+  }
+
+  /** Registers a session whose id was just issued (consumes the reservation). */
+  add(session: Session): void {
+    this.release();
+    this.sessions.set(session.id, session);
+    this.log.debug("session opened", { session: session.id.slice(0, 8), open: this.sessions.size });
+  }
+
+  get(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** Forgets a session (called when its transport closed, whatever closed it). */
+  forget(id: string): void {
+    if (this.sessions.delete(id)) this.log.debug("session closed", { session: id.slice(0, 8), open: this.sessions.size });
+  }
+
+  async close(session: Session): Promise<void> {
+    this.forget(session.id);
+    await session.server.close().catch(() => {});
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((session) => this.close(session)));
+  }
+
+  private expireIdle(): void {
+    const cutoff = Date.now() - this.idleMs;
+    for (const session of this.sessions.values()) {
+      if (session.pending.size === 0 && session.lastActive < cutoff) {
+        this.log.info("session expired after being idle", { session: session.id.slice(0, 8), idleMs: this.idleMs });
+        void this.close(session);
+      }
+    }
+  }
+}
+
+/**
+ * Watches a transport's outgoing responses so the session knows which requests are still in
+ * flight: the SDK writes SSE responses after `handleRequest` has returned.
+ */
+export function trackResponses(transport: WebStandardStreamableHTTPServerTransport, pending: Set<string | number>, onSettled: () => void): void {
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage, options) => {
+    try {
+      return await send(message, options);
+    } finally {
+      if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) {
+        if (pending.delete(message.id as string | number)) onSettled();
+      }
+    }
+  };
+}

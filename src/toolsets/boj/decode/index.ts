@@ -1,0 +1,54 @@
+/**
+ * From a raw HTTP answer to structured output, whatever BOJ (or a gateway in front of it) sent:
+ * JSON is decoded as JSON even when CSV was asked for (BOJ's errors are always JSON); a non-JSON
+ * body with HTTP ≥ 500 is a transport failure, so it is retried; with HTTP 4xx it is an
+ * API_ERROR carrying the HTTP status and an excerpt.
+ */
+import { apiError, decodeError, transportError } from "../errors.ts";
+import type { MetadataOutput } from "../schemas.ts";
+import type { BojRequest } from "../validation.ts";
+import { decodeCsvText, decodeUtf8, excerpt, looksLikeJson, type RawBody } from "./body.ts";
+import { decodeDataCsv, decodeMetadataCsv } from "./csv.ts";
+import { type DecodedData, decodeDataJson, decodeMetadataJson } from "./json.ts";
+import type { DataKind } from "./shape.ts";
+
+export type { RawBody } from "./body.ts";
+
+export interface Decoded<T> {
+  output: T;
+  /** The decoded body text, for `include_raw`. */
+  raw: string;
+}
+
+type Route = { as: "json"; text: string } | { as: "csv"; text: string };
+
+function route(body: RawBody, request: BojRequest): Route {
+  if (looksLikeJson(body.bytes)) {
+    const text = decodeUtf8(body.bytes, "The JSON body");
+    if (body.httpStatus >= 500) {
+      // A gateway may answer 5xx with something JSON-looking but not BOJ's; only a parsable body counts.
+      try {
+        JSON.parse(text);
+      } catch {
+        throw transportError(`HTTP ${body.httpStatus} with an unparsable body: ${excerpt(body.bytes)}`);
+      }
+    }
+    return { as: "json", text };
+  }
+  if (body.httpStatus >= 500) throw transportError(`HTTP ${body.httpStatus} with a non-JSON body: ${excerpt(body.bytes)}`);
+  if (body.httpStatus >= 400) throw apiError(body.httpStatus, null, excerpt(body.bytes));
+  if (request.format === "csv") return { as: "csv", text: decodeCsvText(body, request.lang) };
+  throw decodeError(`Expected a JSON body (HTTP ${body.httpStatus}, ${body.contentType || "no content type"}) but got: ${excerpt(body.bytes, 200)}`);
+}
+
+export function decodeDataBody(body: RawBody, request: BojRequest, kind: DataKind): Decoded<DecodedData> {
+  const routed = route(body, request);
+  const output = routed.as === "json" ? decodeDataJson(routed.text, kind) : decodeDataCsv(routed.text, kind);
+  return { output, raw: routed.text };
+}
+
+export function decodeMetadataBody(body: RawBody, request: BojRequest): Decoded<Omit<MetadataOutput, "raw">> {
+  const routed = route(body, request);
+  const output = routed.as === "json" ? decodeMetadataJson(routed.text) : decodeMetadataCsv(routed.text);
+  return { output, raw: routed.text };
+}

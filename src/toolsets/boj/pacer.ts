@@ -1,0 +1,17 @@
+/**
+ * Spacing between requests to one BOJ host, shared by every session of the process: BOJ forbids
+ * high-frequency access and may cut off or suspend a client that does it (manual p.2, p.11).
+ * Each request reserves the next free slot, so concurrent callers queue in arrival order.
+ */
+import { sleep } from "./sleep.ts";
+
+const nextFreeSlot = new Map<string, number>();
+
+/** Waits until a request to `origin` may start, at least `intervalMs` after the previous one. */
+export async function awaitTurn(origin: string, intervalMs: number, signal: AbortSignal): Promise<void> {
+  if (intervalMs <= 0) return;
+  const now = performance.now();
+  const slot = Math.max(now, nextFreeSlot.get(origin) ?? 0);
+  nextFreeSlot.set(origin, slot + intervalMs);
+  if (slot > now) await sleep(slot - now, signal);
+}

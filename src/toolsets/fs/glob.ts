@@ -1,0 +1,83 @@
+/**
+ * fast-glob's own matching, applied to our walk.
+ *
+ * We walk the tree ourselves (no symlinks, bounded memory, a time budget), but `glob` must mean
+ * exactly what it means to fast-glob. So we build fast-glob's tasks and its entry and deep filters
+ * (the code `fg.glob` runs) and ask them about each entry, with fast-glob's default options
+ * (`dot: false`, braces, extglobs, globstar, case-sensitive) relative to the start path.
+ */
+import type { Dirent } from "node:fs";
+import { generate, type Task } from "fast-glob/out/managers/tasks.js";
+import DeepFilter from "fast-glob/out/providers/filters/deep.js";
+import EntryFilter from "fast-glob/out/providers/filters/entry.js";
+import Settings from "fast-glob/out/settings.js";
+import { isAbsolute as isAbsolutePattern } from "fast-glob/out/utils/pattern.js";
+import type { EntryFilterFunction, MicromatchOptions } from "fast-glob/out/types/index.js";
+
+export interface GlobMatcher {
+  /** Whether the entry at `path` (relative to the start, `/`-separated) is a match. */
+  matches(path: string, dirent: Dirent): boolean;
+  /** Whether anything below the directory at `path` can still match (fast-glob's pruning). */
+  mayMatchBelow(path: string, dirent: Dirent): boolean;
+}
+
+interface CompiledTask {
+  /** "" for the start itself, else the directory the task's patterns are anchored in. */
+  base: string;
+  entry: EntryFilterFunction;
+  deep: EntryFilterFunction;
+}
+
+/** Returns a matcher, or a sentence saying why the pattern cannot be used. */
+export function compileGlob(pattern: string): GlobMatcher | string {
+  if (pattern.trim() === "") return "'glob' must not be empty; omit it to match every entry.";
+  if (isAbsolutePattern(pattern) || /^[A-Za-z]:[\\/]/.test(pattern)) {
+    return `'glob' must be relative to the start path (got an absolute pattern "${pattern}"); use e.g. "**/*.md" and set 'path' to choose the directory.`;
+  }
+  if (/(^|\/)\.\.(\/|$)/.test(pattern)) {
+    return `'glob' must not contain '..' segments (got "${pattern}"); patterns only match below the start path.`;
+  }
+  // Everything else is fast-glob's business: an unusual pattern simply matches nothing, as with fg.glob.
+  const settings = new Settings({ unique: false, onlyFiles: false, followSymbolicLinks: false });
+  const micromatchOptions: MicromatchOptions = {
+    dot: settings.dot,
+    matchBase: settings.baseNameMatch,
+    nobrace: !settings.braceExpansion,
+    nocase: !settings.caseSensitiveMatch,
+    noext: !settings.extglob,
+    noglobstar: !settings.globstar,
+    posix: true,
+    strictSlashes: false,
+  };
+  const entryFilter = new EntryFilter(settings, micromatchOptions);
+  const deepFilter = new DeepFilter(settings, micromatchOptions);
+  const tasks: CompiledTask[] = generate([pattern], settings).map((task: Task) => {
+    const base = task.base === "." ? "" : task.base;
+    return { base, entry: entryFilter.getFilter(task.positive, task.negative), deep: deepFilter.getFilter(base, task.positive, task.negative) };
+  });
+  return new FastGlobMatcher(tasks);
+}
+
+class FastGlobMatcher implements GlobMatcher {
+  constructor(private readonly tasks: CompiledTask[]) {}
+
+  matches(path: string, dirent: Dirent): boolean {
+    for (const task of this.tasks) {
+      if (isBelow(path, task.base) && task.entry({ path, name: dirent.name, dirent })) return true;
+    }
+    return false;
+  }
+
+  mayMatchBelow(path: string, dirent: Dirent): boolean {
+    for (const task of this.tasks) {
+      // fast-glob starts reading at the task's base, so the directories leading to it are walked.
+      if (task.base === path || task.base.startsWith(`${path}/`)) return true;
+      if (isBelow(path, task.base) && task.deep({ path, name: dirent.name, dirent })) return true;
+    }
+    return false;
+  }
+}
+
+function isBelow(path: string, base: string): boolean {
+  return base === "" || path.startsWith(`${base}/`);
+}

@@ -1,0 +1,93 @@
+/**
+ * Allowed roots and containment, always decided on real paths (CVE-2025-53109/53110 in the
+ * reference filesystem server came from checking names instead): a start path is accepted only
+ * when its realpath is the root's realpath or lies below it at a path-separator boundary.
+ */
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+
+export interface AllowedRoot {
+  /** As configured or as the client sent it (what a caller is likely to pass as `root`). */
+  given: string;
+  /** Its realpath; every check uses this. */
+  real: string;
+}
+
+/** Resolves a directory to an allowed root, or returns a sentence saying what is wrong with it. */
+export function resolveRoot(given: string, base: string): AllowedRoot | string {
+  const absolute = resolve(base, given);
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    return `root directory "${given}" does not exist`;
+  }
+  try {
+    if (!statSync(real).isDirectory()) return `root "${given}" is not a directory`;
+  } catch {
+    return `root directory "${given}" cannot be read`;
+  }
+  return { given: absolute, real };
+}
+
+/** Whether `candidate` (a real path) is `root` (a real path) or inside it. */
+export function isInside(root: string, candidate: string): boolean {
+  if (candidate === root) return true;
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return candidate.startsWith(prefix);
+}
+
+export interface StartPoint {
+  root: AllowedRoot;
+  /** Real absolute path of the directory the walk starts in. */
+  directory: string;
+  /** That directory relative to the root, `/`-separated; "" for the root itself. */
+  relative: string;
+}
+
+/** Picks the root named by the `root` argument (default: the first allowed one). */
+export function chooseRoot(requested: string | undefined, roots: readonly AllowedRoot[]): AllowedRoot | string {
+  if (requested === undefined || requested === "") return roots[0];
+  const byName = roots.find((root) => root.given === requested || root.real === requested);
+  if (byName) return byName;
+  let real: string | undefined;
+  try {
+    real = isAbsolute(requested) ? realpathSync(requested) : undefined;
+  } catch {
+    real = undefined;
+  }
+  const byRealPath = real === undefined ? undefined : roots.find((root) => root.real === real);
+  if (byRealPath) return byRealPath;
+  const list = roots.map((root) => root.given).join(", ");
+  return `'root' "${requested}" is not an allowed root. Use one of: ${list} (or omit 'root' to search ${roots[0].given}).`;
+}
+
+/** Resolves the `path` argument below a root, refusing anything whose real path leaves it. */
+export function resolveStart(root: AllowedRoot, path: string | undefined): StartPoint | string {
+  const requested = path ?? "";
+  if (requested.includes("\0")) return "'path' must not contain NUL characters.";
+  if (isAbsolute(requested) || /^[A-Za-z]:/.test(requested) || requested.startsWith("\\")) {
+    return `'path' must be relative to the root (got the absolute path "${requested}"). Pass a path below the root such as "docs/notes", or "" for the root itself; use 'root' to pick another allowed root.`;
+  }
+  const segments = requested.split(/[\\/]+/).filter((segment) => segment !== "" && segment !== ".");
+  if (segments.includes("..")) {
+    return `'path' must stay inside the root: ".." segments are not allowed (got "${requested}"). Pass a path below the root, or "" for the root itself.`;
+  }
+  const joined = join(root.real, ...segments);
+  let real: string;
+  try {
+    real = realpathSync(joined);
+  } catch {
+    return `'path' "${requested}" does not exist under the root ${root.given}. Pass an existing directory below the root, or "" for the root itself.`;
+  }
+  if (!isInside(root.real, real)) {
+    return `'path' "${requested}" resolves (through a symbolic link) to a location outside the root ${root.given}; only directories inside an allowed root can be searched.`;
+  }
+  try {
+    if (!statSync(real).isDirectory()) return `'path' "${requested}" is not a directory. Pass the directory to search in, and use 'glob' to select files.`;
+  } catch {
+    return `'path' "${requested}" cannot be read.`;
+  }
+  const rel = relative(root.real, real).split(sep).join("/");
+  return { root, directory: real, relative: rel };
+}

@@ -1,0 +1,62 @@
+/**
+ * How an HTTP error status from the craboj server becomes the text of an `isError` result
+ * (seed 003 S4.3 and S4.4).
+ */
+import { type UpstreamResponse, bodyText } from "./http.ts";
+
+/** S4.4: the fallback message keeps at most this many Unicode scalar values of the body. */
+export const MAX_FALLBACK_SCALARS = 500;
+
+/**
+ * `[{status}] {title}: {detail}` when the body is RFC 7807 JSON with a `title`; otherwise
+ * `[{http status}] {body}` with the body cut to 500 scalar values. A body whose Content-Type is
+ * not JSON is never parsed (S2.3).
+ */
+export function formatApiError(response: UpstreamResponse): string {
+  const text = bodyText(response);
+  if (response.isJson) {
+    const problem = parseProblemDetails(text);
+    if (problem) return `[${problem.status ?? response.status}] ${problem.title}: ${problem.detail ?? ""}`;
+  }
+  return `[${response.status}] ${takeScalars(text, MAX_FALLBACK_SCALARS)}`;
+}
+
+interface ProblemDetails {
+  status?: number;
+  title: string;
+  detail?: string;
+}
+
+/** The reference's `Rfc7807 { status: Option<u16>, title: Option<String>, detail: Option<String> }`, title required to use it. */
+export function parseProblemDetails(text: string): ProblemDetails | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { status, title, detail } = value as Record<string, unknown>;
+  if (typeof title !== "string") return undefined;
+  const statusOk = status === undefined || status === null || (Number.isInteger(status) && (status as number) >= 0 && (status as number) <= 65535);
+  const detailOk = detail === undefined || detail === null || typeof detail === "string";
+  if (!statusOk || !detailOk) return undefined;
+  return {
+    title,
+    status: typeof status === "number" ? status : undefined,
+    detail: typeof detail === "string" ? detail : undefined,
+  };
+}
+
+/** The first `limit` Unicode scalar values (code points) of `text`, never splitting one. */
+export function takeScalars(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let count = 0;
+  let end = 0;
+  for (const scalar of text) {
+    if (count === limit) break;
+    count++;
+    end += scalar.length;
+  }
+  return text.slice(0, end);
+}

@@ -1,0 +1,122 @@
+/**
+ * The Markdown the tools return (research oj.md §4) and the matching `structuredContent`
+ * shapes, which `tools/list` shows as each tool's `outputSchema`.
+ */
+import * as v from "valibot";
+import { formatFixed, formatNumber, truncateOutput } from "./format.ts";
+import { htmlToMarkdown } from "./html/to-markdown.ts";
+import type { UpstreamProblem } from "./upstream.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Structured shapes
+
+export const ProblemShape = v.object({
+  source: v.pipe(v.string(), v.description("Platform: leetcode, codeforces, atcoder, luogu or spoj.")),
+  id: v.pipe(v.string(), v.description("Problem id on that platform.")),
+  title: v.string(),
+  slug: v.nullable(v.string()),
+  difficulty: v.nullable(v.string()),
+  tags: v.array(v.string()),
+  link: v.nullable(v.string()),
+  ac_rate: v.pipe(v.nullable(v.number()), v.description("Acceptance rate in percent, e.g. 57.08.")),
+  rating: v.nullable(v.number()),
+  content: v.pipe(v.string(), v.description("The statement as Markdown (converted from HTML when needed).")),
+});
+export type ProblemView = v.InferOutput<typeof ProblemShape>;
+
+export const SimilarShape = v.object({
+  query: v.pipe(v.string(), v.description("The query the server searched with (its rewritten query when it has one).")),
+  results: v.array(
+    v.object({
+      rank: v.number(),
+      source: v.string(),
+      id: v.string(),
+      title: v.nullable(v.string()),
+      difficulty: v.nullable(v.string()),
+      link: v.nullable(v.string()),
+      similarity: v.pipe(v.number(), v.description("0 to 1; the text shows it as a percentage.")),
+    }),
+  ),
+});
+export type SimilarView = v.InferOutput<typeof SimilarShape>;
+
+export const StatusShape = v.object({
+  version: v.string(),
+  platforms: v.array(v.object({ source: v.string(), total: v.number(), missing_content: v.number(), not_embedded: v.number() })),
+});
+export type StatusView = v.InferOutput<typeof StatusShape>;
+
+// ---------------------------------------------------------------------------------------------
+// Problems
+
+const blank = (value: string | null | undefined): value is null | undefined | "" => value == null || value.trim() === "";
+
+/**
+ * Fills the gaps the upstream may leave: no `source` on daily payloads (→ `leetcode`), and a
+ * `null` title (→ Chinese title, slug, then id; research §9).
+ */
+export function toProblemView(problem: UpstreamProblem, fallbackSource = "leetcode"): ProblemView {
+  const title = [problem.title, problem.title_cn, problem.slug].find((candidate) => !blank(candidate)) ?? problem.id;
+  const content = blank(problem.content) ? (problem.content_cn ?? "") : problem.content;
+  return {
+    source: blank(problem.source) ? fallbackSource : problem.source,
+    id: problem.id,
+    title: title as string,
+    slug: problem.slug ?? null,
+    difficulty: problem.difficulty ?? null,
+    tags: problem.tags ?? [],
+    link: problem.link ?? null,
+    ac_rate: problem.ac_rate ?? null,
+    rating: problem.rating ?? null,
+    content: truncateOutput(htmlToMarkdown(content)),
+  };
+}
+
+/** Research §4.1, no trailing newline. */
+export function renderProblem(problem: ProblemView): string {
+  const tags = problem.tags.length > 0 ? problem.tags.join(", ") : "N/A";
+  const acRate = problem.ac_rate === null ? "N/A" : `${formatFixed(problem.ac_rate, 1)}%`;
+  return [
+    `# ${problem.title}`,
+    "",
+    `- Source: ${problem.source} | ID: ${problem.id} | Difficulty: ${problem.difficulty ?? "N/A"}`,
+    `- Tags: ${tags}`,
+    `- Link: ${problem.link ?? "N/A"}`,
+    `- AC Rate: ${acRate}`,
+    "",
+    "---",
+    "",
+    problem.content,
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Similar problems and platform status
+
+/** Research §4.2: rows numbered from 1, each ending in a newline; similarity as `{:.1}%`. */
+export function renderSimilar(similar: SimilarView): string {
+  let out = `# Similar Problems\n\nQuery: ${similar.query}\n\n`;
+  out += "| # | Source | ID | Title | Difficulty | Similarity | Link |\n";
+  out += "|---|--------|----|-------|------------|------------|------|\n";
+  for (const row of similar.results) {
+    const similarity = `${formatFixed(row.similarity * 100, 1)}%`;
+    out += `| ${row.rank} | ${row.source} | ${row.id} | ${cell(row.title ?? "N/A")} | ${row.difficulty ?? "N/A"} | ${similarity} | ${row.link ?? "N/A"} |\n`;
+  }
+  return out;
+}
+
+/** Research §4.3. */
+export function renderStatus(status: StatusView): string {
+  let out = `# OJ Platform Status (v${status.version})\n\n`;
+  out += "| Platform | Problems | Missing Content | Not Embedded |\n";
+  out += "|----------|----------|-----------------|--------------|\n";
+  for (const p of status.platforms) {
+    out += `| ${p.source} | ${formatNumber(p.total)} | ${formatNumber(p.missing_content)} | ${formatNumber(p.not_embedded)} |\n`;
+  }
+  return out;
+}
+
+/** A title with `|` would break the table (research §4.2 notes the reference does not escape it). */
+function cell(value: string): string {
+  return value.replaceAll("|", "\\|").replace(/\s*\n\s*/g, " ");
+}

@@ -1,0 +1,130 @@
+import * as v from "valibot";
+import { defineTool } from "../../../core/tool.ts";
+import { encodeComponent } from "../encode.ts";
+import { formatDecimal, utf8Length } from "../format.ts";
+import type { OjHttpClient, UpstreamResponse } from "../http.ts";
+import { SimilarShape, type SimilarView, renderSimilar } from "../render.ts";
+import { UpstreamSimilar, expectJson } from "../upstream.ts";
+import { type OjDeps, SCOPE, failure, readOnly, success } from "./shared.ts";
+
+/** The upstream's bounds for a text query, counted in UTF-8 bytes as it counts them (research §7.5). */
+export const QUERY_MIN_BYTES = 3;
+export const QUERY_MAX_BYTES = 2000;
+
+const LIMIT_MESSAGE = "limit must be between 1 and 50";
+const THRESHOLD_MESSAGE = "threshold must be between 0.0 and 1.0";
+
+const Input = v.strictObject({
+  source: v.optional(v.pipe(v.string(), v.description("Problem source for an ID-based search: leetcode, codeforces, atcoder or luogu (with id)"))),
+  id: v.optional(v.pipe(v.string(), v.description("Problem ID for an ID-based search, e.g. '1' (leetcode), '1A' (codeforces), 'abc001_1' (atcoder), 'P1001' (luogu)"))),
+  query: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("Free-text query for a semantic search (3-2000 UTF-8 bytes after trimming); takes priority over source + id"),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(`${LIMIT_MESSAGE} (a whole number)`),
+      v.minValue(1, LIMIT_MESSAGE),
+      v.maxValue(50, LIMIT_MESSAGE),
+      v.description("Maximum number of results, 1-50 (default 10)"),
+    ),
+    10,
+  ),
+  threshold: v.optional(
+    v.pipe(v.number(), v.minValue(0, THRESHOLD_MESSAGE), v.maxValue(1, THRESHOLD_MESSAGE), v.description("Minimum similarity, 0.0-1.0 (default 0.0)")),
+    0,
+  ),
+  source_filter: v.optional(
+    v.pipe(v.string(), v.description("Comma-separated platforms to search in, e.g. 'leetcode,codeforces'")),
+  ),
+});
+
+export function findSimilarProblems({ http }: OjDeps) {
+  // Newer craboj servers answer 405 to GET /api/v1/similar and take a JSON POST (research §6.5);
+  // once seen, go straight to POST.
+  const textSearch = { post: false };
+
+  return defineTool({
+    name: "find_similar_problems",
+    title: "Similar problems",
+    description:
+      "Find similar problems by problem ID or free-text query across LeetCode, Codeforces, AtCoder, and Luogu. " +
+      "Returns a ranked list with similarity scores. Provide either a text query, or a source + ID pair.",
+    input: Input,
+    output: SimilarShape,
+    annotations: readOnly("Similar problems"),
+    scope: SCOPE,
+    async handler(args, { signal }) {
+      const { limit, threshold } = args;
+      const filter = args.source_filter?.trim() || undefined;
+      const common = `limit=${limit}&threshold=${formatDecimal(threshold)}${filter ? `&source=${encodeComponent(filter)}` : ""}`;
+      const query = args.query?.trim() ?? "";
+
+      let response: UpstreamResponse;
+      let label: string;
+      if (query !== "") {
+        // Mode B. An invalid query is an error; it never falls back to source + id.
+        const bytes = utf8Length(withoutSurroundingQuotes(query));
+        if (bytes < QUERY_MIN_BYTES || bytes > QUERY_MAX_BYTES) {
+          return failure(
+            `query must be between ${QUERY_MIN_BYTES} and ${QUERY_MAX_BYTES} characters, counted as UTF-8 bytes like the server counts them (got ${bytes} bytes); ` +
+              (bytes < QUERY_MIN_BYTES ? "describe the problem in a few more words." : "shorten the query."),
+          );
+        }
+        response = await searchByText(http, textSearch, query, common, { limit, threshold, source: filter }, signal);
+        label = query;
+      } else {
+        const source = args.source?.trim() ?? "";
+        const id = args.id?.trim() ?? "";
+        if (source === "" || id === "") {
+          return failure(
+            "either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1').",
+          );
+        }
+        response = await http.request(`/api/v1/similar/${encodeComponent(source)}/${encodeComponent(id)}?${common}`, { signal });
+        label = `${source} ${id}`;
+      }
+
+      const outcome = expectJson(response, UpstreamSimilar);
+      if (!outcome.ok) return failure(outcome.message);
+      const rewritten = outcome.value.rewritten_query?.trim();
+      const similar: SimilarView = {
+        query: rewritten || label,
+        results: outcome.value.results.map((row, index) => ({
+          rank: index + 1,
+          source: row.source,
+          id: row.id,
+          title: row.title ?? null,
+          difficulty: row.difficulty ?? null,
+          link: row.link ?? null,
+          similarity: row.similarity,
+        })),
+      };
+      return success(renderSimilar(similar), similar);
+    },
+  });
+}
+
+async function searchByText(
+  http: OjHttpClient,
+  mode: { post: boolean },
+  query: string,
+  common: string,
+  body: { limit: number; threshold: number; source?: string },
+  signal: AbortSignal,
+): Promise<UpstreamResponse> {
+  if (!mode.post) {
+    const response = await http.request(`/api/v1/similar?q=${encodeComponent(query)}&${common}`, { signal });
+    if (response.status !== 405) return response;
+    mode.post = true;
+  }
+  return http.request("/api/v1/similar", { method: "POST", json: { query, ...body }, signal });
+}
+
+/** The upstream strips one pair of surrounding double quotes before it measures the query. */
+function withoutSurroundingQuotes(query: string): string {
+  return query.length >= 2 && query.startsWith('"') && query.endsWith('"') ? query.slice(1, -1) : query;
+}

@@ -1,0 +1,31 @@
+import * as v from "valibot";
+import { defineTool } from "../../../core/tool.ts";
+import { StatusShape, renderStatus } from "../render.ts";
+import { UpstreamStatus, expectJson } from "../upstream.ts";
+import { type OjDeps, SCOPE, failure, readOnly, success } from "./shared.ts";
+
+export function getPlatformStatus({ http, hasToken }: OjDeps) {
+  return defineTool({
+    name: "get_platform_status",
+    title: "Platform coverage",
+    description:
+      "Get problem counts and indexing coverage for each platform (LeetCode, Codeforces, AtCoder, Luogu). " +
+      "Returns total problems, missing content count, and un-embedded count per platform. Needs the server's token (--oj-token).",
+    input: v.strictObject({}),
+    output: StatusShape,
+    annotations: readOnly("Platform coverage"),
+    scope: SCOPE,
+    async handler(_args, { signal }) {
+      // The spec's guard (research §7.1): /status is behind the bearer gate, so do not even ask.
+      if (!hasToken) {
+        return failure(
+          "Authentication required: --oj-token (or OJ_TOKEN) must be provided to use get_platform_status. Restart mcpkit with the craboj API token.",
+        );
+      }
+      const outcome = expectJson(await http.request("/status", { signal }), UpstreamStatus);
+      if (!outcome.ok) return failure(outcome.message);
+      const status = { version: outcome.value.version ?? "unknown", platforms: outcome.value.platforms };
+      return success(renderStatus(status), status);
+    },
+  });
+}

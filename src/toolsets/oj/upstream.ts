@@ -1,0 +1,92 @@
+/**
+ * The craboj (oj-api-rs) response shapes (research oj.md §6.4, §6.5), and the one place that
+ * turns an HTTP response into either parsed data or the text of an `isError` result.
+ *
+ * Every field the upstream may send as `null` is nullable here (research §7.2): a problem with
+ * no title or a similar-search with no rewritten query must never become a protocol error.
+ */
+import * as v from "valibot";
+import { ErrorCode, ProtocolError } from "../../core/tool.ts";
+import { formatApiError } from "./errors.ts";
+import { type UpstreamResponse, decodeJsonBody } from "./http.ts";
+
+const text = v.nullish(v.string());
+/** Ids are strings, but the daily endpoint once sent the database integer. */
+const identifier = v.pipe(v.union([v.string(), v.number()]), v.transform(String));
+
+export const UpstreamProblem = v.object({
+  id: identifier,
+  source: text,
+  slug: text,
+  title: text,
+  title_cn: text,
+  difficulty: text,
+  ac_rate: v.nullish(v.number()),
+  rating: v.nullish(v.number()),
+  tags: v.nullish(v.array(v.string())),
+  link: text,
+  content: text,
+  content_cn: text,
+  /** Present on daily payloads. */
+  date: text,
+  domain: text,
+});
+export type UpstreamProblem = v.InferOutput<typeof UpstreamProblem>;
+
+/** Old daily: one DailyChallenge object. New daily (§6.5): `{source, date, problems[]}`. */
+export const UpstreamDaily = v.union([
+  v.object({ source: text, date: text, problems: v.array(UpstreamProblem) }),
+  UpstreamProblem,
+]);
+
+export const UpstreamDailyFetching = v.object({ retry_after: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+
+export const UpstreamSimilar = v.object({
+  rewritten_query: text,
+  results: v.array(
+    v.object({
+      source: v.string(),
+      id: identifier,
+      title: text,
+      difficulty: text,
+      link: text,
+      similarity: v.number(),
+    }),
+  ),
+});
+
+export const UpstreamResolve = v.object({
+  source: text,
+  id: v.nullish(identifier),
+  problem: v.nullish(UpstreamProblem),
+});
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+export const UpstreamStatus = v.object({
+  version: text,
+  platforms: v.array(v.object({ source: v.string(), total: count, missing_content: count, not_embedded: count })),
+});
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/**
+ * 200 with a JSON Content-Type → the parsed, validated body. Any other status → the S4.3/S4.4
+ * message. A 200 whose Content-Type is not JSON is never parsed (S2.3): it is reported with the
+ * fallback template like any non-RFC 7807 body.
+ */
+export function expectJson<S extends v.GenericSchema>(response: UpstreamResponse, schema: S): Outcome<v.InferOutput<S>> {
+  if (response.status !== 200 || !response.isJson) return { ok: false, message: formatApiError(response) };
+  return { ok: true, value: parseBody(response, schema) };
+}
+
+/** Decodes and validates a JSON body; anything that does not fit is a protocol error (S4.1). */
+export function parseBody<S extends v.GenericSchema>(response: UpstreamResponse, schema: S): v.InferOutput<S> {
+  const parsed = v.safeParse(schema, decodeJsonBody(response));
+  if (parsed.success) return parsed.output;
+  const issue = parsed.issues[0];
+  const path = (issue.path ?? []).map((item) => String(item.key)).join(".");
+  throw new ProtocolError(
+    ErrorCode.InternalError,
+    `invalid JSON from ${response.method} ${response.path}: ${path ? `"${path}": ` : ""}${issue.message}`,
+  );
+}

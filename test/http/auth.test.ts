@@ -1,0 +1,295 @@
+/**
+ * `--auth jwt`: mcpkit as an OAuth 2.1 resource server in front of a real authorization server
+ * (oauth2-mock-server on loopback, tokens from the authorization-code grant with PKCE).
+ * Covers the metadata, every way a token can be wrong, scopes with wildcards, and sessions
+ * bound to the token's subject.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as jose from "jose";
+import {
+  type AuthServer,
+  type HttpServerProcess,
+  MCP_HEADERS,
+  PROTOCOL_VERSION,
+  connectClient,
+  initializeBody,
+  messagesOf,
+  startAuthServer,
+  startHttpServer,
+} from "./support.ts";
+
+const FS_TOOL = "fs.search_by_time";
+const isBojTool = (name: string) => name.startsWith("boj_");
+
+let auth: AuthServer;
+let server: HttpServerProcess;
+let root: string;
+const issuedTokens: string[] = [];
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "mcpkit-http-auth-"));
+  writeFileSync(join(root, "a.txt"), "a");
+  auth = await startAuthServer();
+  server = await startHttpServer(["--toolsets", "boj,fs", "--root", root, "--auth", "jwt", "--issuer", auth.issuer, "--log-level", "trace"]);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await auth?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function token(scope: string, options: { resource?: string; mutate?: Parameters<AuthServer["token"]>[0]["mutate"] } = {}) {
+  const value = await auth.token({ scope, resource: options.resource ?? server.url, mutate: options.mutate });
+  issuedTokens.push(value);
+  return value;
+}
+
+function post(body: string, headers: Record<string, string> = {}) {
+  return fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body });
+}
+
+const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
+const now = () => Math.floor(Date.now() / 1000);
+
+async function expectUnauthorized(response: Response, tokenSent: boolean): Promise<string> {
+  expect(response.status).toBe(401);
+  const challenge = response.headers.get("www-authenticate") ?? "";
+  expect(challenge).toStartWith("Bearer ");
+  expect(challenge).toContain(`resource_metadata="${server.base}/.well-known/oauth-protected-resource/mcp"`);
+  expect(challenge).toContain('scope="');
+  expect(challenge.includes('error="invalid_token"')).toBe(tokenSent);
+  const body = (await response.json()) as { error: { code: number; message: string } };
+  expect(body.error.code).toBe(-32001);
+  return body.error.message;
+}
+
+async function toolNames(accessToken: string): Promise<string[]> {
+  const { client } = await connectClient(server.url, accessToken);
+  try {
+    return (await client.listTools()).tools.map((tool) => tool.name);
+  } finally {
+    await client.close();
+  }
+}
+
+describe("protected resource metadata (RFC 9728)", () => {
+  test("is served at the root and the path-inserted well-known URI, without a token", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const response = await fetch(`${server.base}${path}`);
+      expect(response.status).toBe(200);
+      const metadata = (await response.json()) as Record<string, unknown>;
+      expect(metadata.resource).toBe(server.url);
+      expect(metadata.authorization_servers).toEqual([auth.issuer]);
+      expect(metadata.scopes_supported).toEqual(expect.arrayContaining(["boj:read", "fs:read"]));
+      expect(metadata.bearer_methods_supported).toEqual(["header"]);
+    }
+  });
+
+  test("/healthz needs no token", async () => {
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
+  });
+});
+
+describe("tokens that are refused with 401", () => {
+  test("no token: a challenge naming the metadata and scopes, no error code", async () => {
+    const message = await expectUnauthorized(await post(initializeBody()), false);
+    expect(message).toContain("Bearer");
+    const challenge = (await post(initializeBody())).headers.get("www-authenticate") ?? "";
+    expect(challenge).toContain("boj:read");
+    expect(challenge).toContain("fs:read");
+  });
+
+  test("a malformed token or header", async () => {
+    await expectUnauthorized(await post(initializeBody(), bearer("not-a-jwt")), true);
+    await expectUnauthorized(await post(initializeBody(), { authorization: "Basic dXNlcjpwYXNz" }), true);
+  });
+
+  test("a bad signature (right kid, wrong key) and a key the issuer never published", async () => {
+    const { privateKey } = await jose.generateKeyPair("RS256");
+    const claims = { iss: auth.issuer, aud: server.url, sub: "mallory", scope: "*" };
+    const forgedKnownKid = await new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "key-1" }).setExpirationTime("1h").sign(privateKey);
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedKnownKid)), true)).toContain("signature");
+    const forgedUnknownKid = await new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "key-evil" }).setExpirationTime("1h").sign(privateKey);
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedUnknownKid)), true)).toContain("key");
+    // Tampering with a genuine token's payload breaks its signature too.
+    const genuine = await token("boj:read");
+    const [header, , signature] = genuine.split(".");
+    const widened = Buffer.from(JSON.stringify({ ...jose.decodeJwt(genuine), scope: "*" })).toString("base64url");
+    await expectUnauthorized(await post(initializeBody(), bearer(`${header}.${widened}.${signature}`)), true);
+  });
+
+  test("alg none, and HMAC keyed with the public key", async () => {
+    const claims = { iss: auth.issuer, aud: server.url, sub: "mallory", scope: "*", exp: now() + 3600 };
+    const unsecured = new jose.UnsecuredJWT(claims).encode();
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(unsecured)), true)).toContain("algorithm");
+    const jwks = (await (await fetch(`${auth.issuer}/jwks`)).json()) as { keys: { n: string }[] };
+    const secret = new TextEncoder().encode(jwks.keys[0].n);
+    const hmac = await new jose.SignJWT(claims).setProtectedHeader({ alg: "HS256", kid: "key-1" }).sign(secret);
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(hmac)), true)).toContain("algorithm");
+  });
+
+  test("wrong issuer, wrong audience", async () => {
+    const wrongIssuer = await token("*", { mutate: (_h, payload) => void (payload.iss = "http://127.0.0.1:9/other-issuer") });
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongIssuer)), true)).toContain("different authorization server");
+    const wrongAudience = await token("*", { resource: "http://127.0.0.1:9/mcp" });
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongAudience)), true)).toContain("not issued for this server");
+  });
+
+  test("expired, not yet valid, and no expiry at all; a few seconds of clock skew are tolerated", async () => {
+    const expired = await token("*", { mutate: (_h, payload) => void (payload.exp = now() - 3600) });
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(expired)), true)).toContain("expired");
+    const early = await token("*", { mutate: (_h, payload) => void (payload.nbf = now() + 3600) });
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(early)), true)).toContain("not valid yet");
+    const endless = await token("*", { mutate: (_h, payload) => void delete payload.exp });
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(endless)), true)).toContain("exp");
+    const justExpired = await token("*", { mutate: (_h, payload) => void (payload.exp = now() - 5) });
+    const accepted = await post(initializeBody(), bearer(justExpired));
+    expect(accepted.status).toBe(200);
+    await accepted.text();
+  });
+});
+
+describe("key rotation", () => {
+  test("a token signed with a newly published key (unknown kid) is accepted after a JWKS refetch", async () => {
+    // The server has fetched and cached the JWKS with key-1 only by now.
+    const before = await post(initializeBody(), bearer(await token("*")));
+    expect(before.status).toBe(200);
+    await before.text();
+    await auth.server.issuer.keys.generate("RS256", { kid: "key-2" });
+    let rotated = "";
+    for (let i = 0; i < 4 && !rotated; i++) {
+      // The mock signs round-robin (access token, then ID token); moving key-1 back puts key-2 first.
+      auth.server.issuer.keys.get("key-1");
+      const candidate = await token("*");
+      if (jose.decodeProtectedHeader(candidate).kid === "key-2") rotated = candidate;
+    }
+    expect(rotated).not.toBe("");
+    await Bun.sleep(1100); // the refetch cooldown that keeps unknown kids from hammering the issuer
+    const after = await post(initializeBody(), bearer(rotated));
+    expect(after.status).toBe(200);
+    await after.text();
+  });
+});
+
+describe("scopes", () => {
+  test("a full token sees and calls every tool", async () => {
+    const names = await toolNames(await token("boj:read fs:read"));
+    expect(names).toContain(FS_TOOL);
+    expect(names.some(isBojTool)).toBe(true);
+  });
+
+  test("tools/list shows only the tools the token may call", async () => {
+    const bojOnly = await toolNames(await token("boj:read"));
+    expect(bojOnly.length).toBeGreaterThan(0);
+    expect(bojOnly.every(isBojTool)).toBe(true);
+    const fsOnly = await toolNames(await token("fs:read"));
+    expect(fsOnly).toEqual([FS_TOOL]);
+  });
+
+  test("calling a tool outside the token's scopes gets 403 insufficient_scope naming the scope, with a -32001 body", async () => {
+    const accessToken = await token("boj:read");
+    const init = await post(initializeBody(), bearer(accessToken));
+    const sessionId = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    const headers = { ...bearer(accessToken), "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: FS_TOOL, arguments: { root } } });
+    const refused = await post(call, headers);
+    expect(refused.status).toBe(403);
+    const challenge = refused.headers.get("www-authenticate") ?? "";
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="fs:read"');
+    expect(challenge).toContain("resource_metadata=");
+    const body = (await refused.json()) as { id: number; error: { code: number; message: string } };
+    expect(body.id).toBe(5);
+    expect(body.error.code).toBe(-32001);
+    expect(body.error.message).toContain("fs:read");
+  });
+
+  test("a permitted call goes through to the tool", async () => {
+    const accessToken = await token("fs:read");
+    const { client } = await connectClient(server.url, accessToken);
+    const result = await client.callTool({ name: FS_TOOL, arguments: { root } });
+    expect(Array.isArray(result.content)).toBe(true);
+    await client.close();
+  });
+
+  const wildcardCases: [string, boolean, boolean][] = [
+    // granted scope, sees boj tools, sees the fs tool
+    ["*", true, true],
+    ["*:read", true, true],
+    ["boj:*", true, false],
+    ["fs:*", false, true],
+    ["*:write", false, false],
+    ["fs:re*", false, false],
+    ["boj", false, false],
+    ["boj:read:extra", false, false],
+    ["*:*", true, true],
+  ];
+  for (const [granted, boj, fs] of wildcardCases) {
+    test(`wildcard rule: "${granted}" ${boj ? "grants" : "does not grant"} boj:read and ${fs ? "grants" : "does not grant"} fs:read`, async () => {
+      const names = await toolNames(await token(granted));
+      expect(names.some(isBojTool)).toBe(boj);
+      expect(names.includes(FS_TOOL)).toBe(fs);
+    });
+  }
+});
+
+describe("sessions bound to the token's subject", () => {
+  test("the same session id with another subject's token gets 404; the owner keeps using it", async () => {
+    const owner = await token("*");
+    const init = await post(initializeBody(), bearer(owner));
+    const sessionId = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    const other = await token("*", { mutate: (_h, payload) => void (payload.sub = "someone-else") });
+    const ping = (accessToken: string) =>
+      post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
+        ...bearer(accessToken),
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": PROTOCOL_VERSION,
+      });
+    const hijack = await ping(other);
+    expect(hijack.status).toBe(404);
+    await hijack.text();
+    const stillMine = await ping(await token("boj:read"));
+    expect(stillMine.status).toBe(200);
+    expect(messagesOf(await stillMine.text(), stillMine.headers.get("content-type"))[0]).toMatchObject({ id: 1, result: {} });
+  });
+});
+
+describe("secrecy", () => {
+  test("no token ever appears in the server's log, even at trace level", async () => {
+    expect(issuedTokens.length).toBeGreaterThan(10);
+    const log = server.stderr();
+    expect(log).toContain("token refused");
+    for (const value of issuedTokens) {
+      expect(log.includes(value)).toBe(false);
+      expect(log.includes(value.split(".")[2])).toBe(false);
+    }
+  });
+});
+
+describe("--required-scopes", () => {
+  test("a token without a required scope gets 403 naming it; with it, the server answers", async () => {
+    const strict = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, "--required-scopes", "mcp:use"]);
+    try {
+      const missing = await auth.token({ scope: "boj:read", resource: strict.url });
+      const refused = await fetch(strict.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(missing) }, body: initializeBody() });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("www-authenticate")).toContain('scope="mcp:use"');
+      expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32001);
+      const unauthenticated = await fetch(strict.url, { method: "POST", headers: MCP_HEADERS, body: initializeBody() });
+      expect(unauthenticated.headers.get("www-authenticate")).toContain("mcp:use");
+      await unauthenticated.text();
+      const granted = await auth.token({ scope: "boj:read mcp:use", resource: strict.url });
+      const accepted = await fetch(strict.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(granted) }, body: initializeBody() });
+      expect(accepted.status).toBe(200);
+      await accepted.text();
+    } finally {
+      await strict.stop();
+    }
+  });
+});

@@ -1,0 +1,226 @@
+/**
+ * HTTP test harness: starts `mcpkit --http` as a real process on a free loopback port, and a
+ * real OAuth 2.1 authorization server (oauth2-mock-server) that issues JWTs through the
+ * authorization-code grant with PKCE (S256) and honours RFC 8707 `resource` as the audience.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Events, OAuth2Server } from "oauth2-mock-server";
+import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
+
+export const PROTOCOL_VERSION = "2025-11-25";
+export const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+/** The command that runs mcpkit; MCPKIT_HTTP_ENTRY lets a developer point at another entry file. */
+function command(): string[] {
+  const entry = process.env.MCPKIT_HTTP_ENTRY;
+  return entry ? [process.execPath, entry] : mcpkitCommand();
+}
+
+export interface HttpServerProcess {
+  /** e.g. `http://127.0.0.1:41234/mcp` */
+  url: string;
+  /** e.g. `http://127.0.0.1:41234` */
+  base: string;
+  port: number;
+  pid: number;
+  stderr(): string;
+  exited: Promise<number>;
+  kill(signal?: NodeJS.Signals): void;
+  /** SIGTERM, then wait for the exit (SIGKILL after 15 s). */
+  stop(): Promise<number>;
+}
+
+/** Starts `mcpkit --http HOST:0 ARGS…` and waits for its "listening on URL" line. */
+export async function startHttpServer(
+  args: string[],
+  options: { host?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<HttpServerProcess> {
+  const child = Bun.spawn([...command(), "--http", `${options.host ?? "127.0.0.1"}:0`, ...args], {
+    cwd: REPO_ROOT,
+    env: testEnv(options.env),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let stderrText = "";
+  let stdoutText = "";
+  const listening = Promise.withResolvers<string>();
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      stderrText += decoder.decode(chunk, { stream: true });
+      const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderrText);
+      if (match) listening.resolve(match[1]);
+    }
+    listening.reject(new Error(`mcpkit exited before listening:\n${stderrText}`));
+  })();
+  void new Response(child.stdout).text().then((text) => {
+    stdoutText = text;
+  });
+  const timer = setTimeout(() => listening.reject(new Error(`mcpkit did not start listening:\n${stderrText}`)), options.timeoutMs ?? 15_000);
+  let url: string;
+  try {
+    url = await listening.promise;
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  const parsed = new URL(url);
+  return {
+    url,
+    base: parsed.origin,
+    port: Number(parsed.port),
+    pid: child.pid,
+    stderr: () => stderrText + (stdoutText ? `\n[stdout]\n${stdoutText}` : ""),
+    exited: child.exited,
+    kill: (signal) => child.kill(signal),
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const timeout = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const code = await child.exited;
+      clearTimeout(timeout);
+      return code;
+    },
+  };
+}
+
+/** An SDK client connected over Streamable HTTP, optionally with a bearer token. */
+export async function connectClient(url: string, token?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : undefined,
+  });
+  const client = new Client({ name: "mcpkit-http-tests", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+export function initializeBody(id: number | string = 1): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "raw-test", version: "1" } },
+  });
+}
+
+/** POSTs a raw initialize; returns the session id (and drains the SSE answer). */
+export async function openRawSession(url: string, headers: Record<string, string> = {}): Promise<string> {
+  const response = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: initializeBody() });
+  const id = response.headers.get("mcp-session-id");
+  await response.text();
+  if (response.status !== 200 || !id) throw new Error(`initialize failed with HTTP ${response.status}`);
+  return id;
+}
+
+export async function deleteRawSession(url: string, sessionId: string, headers: Record<string, string> = {}): Promise<number> {
+  const response = await fetch(url, {
+    method: "DELETE",
+    headers: { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION, ...headers },
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** The JSON-RPC messages in an SSE body (`data:` lines) or a plain JSON body. */
+export function messagesOf(body: string, contentType: string | null): Record<string, unknown>[] {
+  if (contentType?.includes("text/event-stream")) {
+    return body
+      .split("\n")
+      .filter((line) => line.startsWith("data:") && line.slice(5).trim() !== "")
+      .map((line) => JSON.parse(line.slice(5)));
+  }
+  return body.trim() === "" ? [] : [JSON.parse(body)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The authorization server
+
+export interface TokenRequest {
+  scope: string;
+  /** RFC 8707 resource (becomes `aud`); the MCP URL of the server under test. */
+  resource: string;
+  /** Changes to the token just before it is signed (one token only). */
+  mutate?: (header: Record<string, unknown>, payload: Record<string, unknown>) => void;
+}
+
+export interface AuthServer {
+  issuer: string;
+  server: OAuth2Server;
+  /** A real authorization-code grant with PKCE (S256), as an MCP client performs it. */
+  token(request: TokenRequest): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const CLIENT_ID = "mcpkit-tests";
+const REDIRECT_URI = "http://127.0.0.1:9/callback";
+
+export async function startAuthServer(): Promise<AuthServer> {
+  const server = new OAuth2Server();
+  await server.issuer.keys.generate("RS256", { kid: "key-1" });
+  await server.start(0, "127.0.0.1");
+  const address = server.address();
+  server.issuer.url = `http://127.0.0.1:${address.port}`;
+  const issuer = server.issuer.url;
+
+  // RFC 8707: a real authorization server puts the requested resource in `aud`.
+  server.service.on(Events.BeforeTokenSigning, (token, req) => {
+    const resource = (req.body as Record<string, unknown>).resource;
+    if (typeof resource === "string") token.payload.aud = resource;
+  });
+
+  const base64url = (bytes: Buffer) => bytes.toString("base64url");
+
+  return {
+    issuer,
+    server,
+    async token({ scope, resource, mutate }) {
+      const verifier = base64url(randomBytes(32));
+      const challenge = base64url(createHash("sha256").update(verifier).digest());
+      const state = base64url(randomBytes(8));
+      const authorize = new URL(`${issuer}/authorize`);
+      for (const [key, value] of Object.entries({
+        response_type: "code",
+        client_id: CLIENT_ID,
+        redirect_uri: REDIRECT_URI,
+        scope,
+        state,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        resource,
+      })) {
+        authorize.searchParams.set(key, value);
+      }
+      const redirect = await fetch(authorize, { redirect: "manual" });
+      const location = new URL(redirect.headers.get("location") ?? "");
+      if (location.searchParams.get("state") !== state) throw new Error("authorization server lost the state");
+      const code = location.searchParams.get("code");
+      if (!code) throw new Error(`no authorization code: ${location}`);
+
+      if (mutate) {
+        server.service.once(Events.BeforeTokenSigning, (token) => mutate(token.header as Record<string, unknown>, token.payload));
+      }
+      const response = await fetch(`${issuer}/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: CLIENT_ID,
+          resource,
+          scope,
+        }),
+      });
+      const body = (await response.json()) as { access_token?: string };
+      if (!response.ok || !body.access_token) throw new Error(`token request failed: HTTP ${response.status} ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    stop: () => server.stop(),
+  };
+}

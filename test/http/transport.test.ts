@@ -1,0 +1,223 @@
+/**
+ * Streamable HTTP without authorization: sessions and every status code the transport answers,
+ * DNS-rebinding protection, body cap, session cap, idle expiry and start-up refusals.
+ * One real `mcpkit --http` process per scenario group, talked to over real sockets.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { runCli } from "../support/mcp.ts";
+import {
+  type HttpServerProcess,
+  MCP_HEADERS,
+  PROTOCOL_VERSION,
+  connectClient,
+  deleteRawSession,
+  initializeBody,
+  messagesOf,
+  openRawSession,
+  startHttpServer,
+} from "./support.ts";
+
+describe("a sessionful server", () => {
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServer(["--toolsets", "boj"]);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body });
+
+  test("GET /healthz answers 200 without any session or token", async () => {
+    const response = await fetch(`${server.base}/healthz`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { status: string }).status).toBe("ok");
+  });
+
+  test("an SDK client initializes, lists and calls tools, and DELETE ends its session (then 404)", async () => {
+    const { client, transport } = await connectClient(server.url);
+    const sessionId = transport.sessionId;
+    expect(sessionId).toMatch(/^[\x21-\x7e]{32,}$/);
+    const { tools } = await client.listTools();
+    expect(tools.length).toBeGreaterThan(0);
+    expect(tools.every((tool) => tool.name.startsWith("boj_"))).toBe(true);
+    await transport.terminateSession();
+    await client.close();
+    const after = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }), {
+      "mcp-session-id": sessionId as string,
+      "mcp-protocol-version": PROTOCOL_VERSION,
+    });
+    expect(after.status).toBe(404);
+    expect(((await after.json()) as { error: { code: number } }).error.code).toBe(-32001);
+  });
+
+  test("session ids are different and unguessable for each initialize", async () => {
+    const ids = await Promise.all([1, 2, 3].map(() => openRawSession(server.url)));
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) {
+      expect(Buffer.from(id, "base64url").length).toBeGreaterThanOrEqual(32);
+      expect(await deleteRawSession(server.url, id)).toBe(200);
+    }
+  });
+
+  test("a request without Mcp-Session-Id gets 400; an unknown one gets 404", async () => {
+    const listTools = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const missing = await post(listTools);
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain("Mcp-Session-Id");
+    const unknown = await post(listTools, { "mcp-session-id": "no-such-session", "mcp-protocol-version": PROTOCOL_VERSION });
+    expect(unknown.status).toBe(404);
+    const get = await fetch(server.url, { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(400);
+  });
+
+  test("an unsupported MCP-Protocol-Version gets 400; a supported one is served", async () => {
+    const sessionId = await openRawSession(server.url);
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" });
+    const bad = await post(body, { "mcp-session-id": sessionId, "mcp-protocol-version": "1999-01-01" });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("protocol version");
+    const good = await post(body, { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION });
+    expect(good.status).toBe(200);
+    expect(messagesOf(await good.text(), good.headers.get("content-type"))[0]).toMatchObject({ id: 3, result: {} });
+    await deleteRawSession(server.url, sessionId);
+  });
+
+  test("JSON-RPC errors: -32700 for broken JSON, -32600 for invalid requests and batches, -32601 for unknown methods", async () => {
+    const sessionId = await openRawSession(server.url);
+    const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
+
+    const parse = await post("{not json", headers);
+    expect(parse.status).toBe(400);
+    expect(((await parse.json()) as { error: { code: number } }).error.code).toBe(-32700);
+
+    for (const body of ['{"jsonrpc":"1.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","id":1,"method":42}', "17", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]']) {
+      const invalid = await post(body, headers);
+      expect(invalid.status).toBe(400);
+      expect(((await invalid.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    }
+
+    const unknown = await post(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "no/such/method" }), headers);
+    expect(unknown.status).toBe(200);
+    const [message] = messagesOf(await unknown.text(), unknown.headers.get("content-type"));
+    expect(message).toMatchObject({ id: 7, error: { code: -32601 } });
+    await deleteRawSession(server.url, sessionId);
+  });
+
+  test("GET opens the server-to-client SSE stream; a second one gets 409; other methods get 405", async () => {
+    const sessionId = await openRawSession(server.url);
+    const headers = { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
+    const aborter = new AbortController();
+    const stream = await fetch(server.url, { headers, signal: aborter.signal });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    const second = await fetch(server.url, { headers });
+    expect(second.status).toBe(409);
+    await second.text();
+    aborter.abort();
+    const put = await fetch(server.url, { method: "PUT", headers: MCP_HEADERS, body: "{}" });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toContain("POST");
+    await deleteRawSession(server.url, sessionId);
+  });
+
+  test("DNS rebinding: a foreign Host or Origin gets 403; loopback names and origins are served", async () => {
+    const badHost = await post(initializeBody(), { host: "evil.example.com" });
+    expect(badHost.status).toBe(403);
+    expect(await badHost.text()).toContain("Host");
+    const badOrigin = await post(initializeBody(), { origin: "http://evil.example.com" });
+    expect(badOrigin.status).toBe(403);
+    expect(await badOrigin.text()).toContain("origin");
+    const local = await post(initializeBody(), { host: `localhost:${server.port}`, origin: `http://localhost:${server.port}` });
+    expect(local.status).toBe(200);
+    expect(local.headers.get("access-control-allow-origin")).toBe(`http://localhost:${server.port}`);
+    await local.text();
+    await deleteRawSession(server.url, local.headers.get("mcp-session-id") as string);
+  });
+
+  test("unknown paths get 404 and name the MCP endpoint", async () => {
+    const response = await fetch(`${server.base}/nope`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain("/mcp");
+  });
+});
+
+describe("limits", () => {
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServer(["--toolsets", "boj", "--max-sessions", "3", "--session-idle-ms", "1000", "--max-body-bytes", "4096"]);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  test("a body over --max-body-bytes gets 413 (declared length and chunked alike)", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(10_000) } });
+    const declared = await fetch(server.url, { method: "POST", headers: MCP_HEADERS, body: big });
+    expect(declared.status).toBe(413);
+    expect(await declared.text()).toContain("4096");
+    const chunks = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode("x".repeat(1000)));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(server.url, { method: "POST", headers: MCP_HEADERS, body: chunks });
+    expect(chunked.status).toBe(413);
+  });
+
+  test("beyond --max-sessions initialize gets 503 with Retry-After; ending one makes room", async () => {
+    const ids = [await openRawSession(server.url), await openRawSession(server.url), await openRawSession(server.url)];
+    const refused = await fetch(server.url, { method: "POST", headers: MCP_HEADERS, body: initializeBody() });
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.text()).toContain("--max-sessions");
+    expect(await deleteRawSession(server.url, ids[0])).toBe(200);
+    const fourth = await openRawSession(server.url);
+    for (const id of [ids[1], ids[2], fourth]) await deleteRawSession(server.url, id);
+  });
+
+  test("a session idle longer than --session-idle-ms ends (404), an active one lives on", async () => {
+    const idle = await openRawSession(server.url);
+    const active = await openRawSession(server.url);
+    const ping = (id: string) =>
+      fetch(server.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-session-id": id, "mcp-protocol-version": PROTOCOL_VERSION },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+    for (let i = 0; i < 8; i++) {
+      await Bun.sleep(250);
+      const response = await ping(active);
+      expect(response.status).toBe(200);
+      await response.text();
+    }
+    const expired = await ping(idle);
+    expect(expired.status).toBe(404);
+    await deleteRawSession(server.url, active);
+    const health = (await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number };
+    expect(health.sessions).toBe(0);
+  });
+});
+
+describe("start-up", () => {
+  test("binding a non-loopback address without --auth jwt is refused with a way out", async () => {
+    const result = await runCli(["--toolsets", "fs", "--root", import.meta.dir, "--http", "0.0.0.0:0"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--auth jwt");
+    expect(result.stderr).toContain("127.0.0.1");
+  });
+
+  test("--auth jwt without --issuer is refused", async () => {
+    const result = await runCli(["--toolsets", "fs", "--root", import.meta.dir, "--http", "127.0.0.1:0", "--auth", "jwt"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--issuer");
+  });
+
+  test("a malformed --http value names the expected form", async () => {
+    const result = await runCli(["--toolsets", "fs", "--root", import.meta.dir, "--http", "localhost:99999"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("[HOST:]PORT");
+  });
+});

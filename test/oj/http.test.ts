@@ -1,0 +1,127 @@
+/**
+ * Seed 003 S2: the shared HTTP client against the fake craboj server over real sockets
+ * (body cap, Content-Type, bearer header, redirects, timeout, network failures).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { silentLogger } from "../../src/core/log.ts";
+import { ErrorCode, ProtocolError } from "../../src/core/tool.ts";
+import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { MAX_BODY_BYTES, OjHttpClient } from "../../src/toolsets/oj/http.ts";
+
+let fake: FakeCraboj;
+let other: FakeCraboj;
+beforeAll(() => {
+  fake = startFakeCraboj({ tokens: ["tok-123"] });
+  other = startFakeCraboj();
+});
+afterAll(async () => {
+  await fake.stop();
+  await other.stop();
+});
+
+const client = (token?: string, timeoutMs = 5_000) => new OjHttpClient({ baseUrl: fake.url, token, timeoutMs }, silentLogger);
+
+async function protocolErrorOf(promise: Promise<unknown>): Promise<ProtocolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ProtocolError) return error;
+    throw error;
+  }
+  throw new Error("expected a ProtocolError");
+}
+
+describe("S2.2 body cap", () => {
+  test("a 2 MiB body is read as exactly 1,048,576 bytes", async () => {
+    const response = await client("tok-123").request("/api/v1/problems/leetcode/big-error");
+    expect(response.status).toBe(500);
+    expect(response.body.byteLength).toBe(MAX_BODY_BYTES);
+    expect(MAX_BODY_BYTES).toBe(1_048_576);
+    expect(response.truncated).toBe(true);
+  });
+
+  test("a body of exactly 1 MiB is complete, not truncated", async () => {
+    fake.override("GET", "/exact", () => new Response(new Uint8Array(MAX_BODY_BYTES).fill(0x62), { status: 500 }));
+    const response = await client("tok-123").request("/exact");
+    expect(response.body.byteLength).toBe(MAX_BODY_BYTES);
+    expect(response.truncated).toBe(false);
+  });
+});
+
+describe("S2.3 Content-Type", () => {
+  test("only application/json and application/problem+json count as JSON", async () => {
+    const http = client("tok-123");
+    expect((await http.request("/api/v1/problems/leetcode/1")).isJson).toBe(true);
+    expect((await http.request("/api/v1/problems/leetcode/nope")).isJson).toBe(true); // problem+json 404
+    expect((await http.request("/api/v1/problems/leetcode/html-error")).isJson).toBe(false);
+    fake.override("GET", "/upper", () => new Response("{}", { headers: { "content-type": "Application/JSON; charset=utf-8" } }));
+    expect((await http.request("/upper")).isJson).toBe(true);
+  });
+});
+
+describe("S1.2 / S2.1 bearer token", () => {
+  test("with a token every request carries it; without one no Authorization header is sent", async () => {
+    fake.requests.length = 0;
+    await client("tok-123").request("/api/v1/problems/leetcode/1");
+    await client("tok-123").request("/api/v1/similar", { method: "POST", json: { query: "abc" } });
+    await client("tok-123").request("/status");
+    expect(fake.requests.map((r) => r.authorization)).toEqual(["Bearer tok-123", "Bearer tok-123", "Bearer tok-123"]);
+
+    fake.requests.length = 0;
+    const response = await client().request("/status");
+    expect(response.status).toBe(401);
+    expect(fake.requests.map((r) => r.authorization)).toEqual([null]);
+  });
+
+  test("redirects are followed with the token on the same origin, and without it elsewhere", async () => {
+    fake.requests.length = 0;
+    const same = await client("tok-123").request("/api/v1/problems/leetcode/redirect");
+    expect(same.status).toBe(200);
+    expect(fake.requests.map((r) => [r.target, r.authorization])).toEqual([
+      ["/api/v1/problems/leetcode/redirect", "Bearer tok-123"],
+      ["/api/v1/problems/leetcode/1", "Bearer tok-123"],
+    ]);
+
+    fake.override("GET", "/away", () => new Response(null, { status: 307, headers: { location: `${other.url}/health` } }));
+    other.requests.length = 0;
+    const away = await client("tok-123").request("/away");
+    expect(away.status).toBe(200);
+    expect(other.requests.map((r) => r.authorization)).toEqual([null]);
+  });
+
+  test("more than 10 redirects is a protocol error", async () => {
+    const error = await protocolErrorOf(client("tok-123").request("/api/v1/problems/leetcode/redirect-loop"));
+    expect(error.code).toBe(ErrorCode.InternalError);
+    expect(error.message).toContain("redirects");
+  });
+});
+
+describe("S2.1 timeout and S4.1 network failures", () => {
+  test("a server that never answers fails within the configured timeout", async () => {
+    const started = performance.now();
+    const error = await protocolErrorOf(client("tok-123", 300).request("/api/v1/problems/leetcode/hang"));
+    const elapsed = performance.now() - started;
+    expect(error.code).toBe(ErrorCode.InternalError);
+    expect(error.message).toContain("timed out");
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(1_300);
+  });
+
+  test("a refused connection is a protocol error naming the request", async () => {
+    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    const url = `http://127.0.0.1:${closed.port}`;
+    await closed.stop(true);
+    const http = new OjHttpClient({ baseUrl: url, timeoutMs: 5_000 }, silentLogger);
+    const error = await protocolErrorOf(http.request("/status"));
+    expect(error.code).toBe(ErrorCode.InternalError);
+    expect(error.message).toStartWith("request failed: GET /status");
+  });
+
+  test("a cancelled call stops the request", async () => {
+    const controller = new AbortController();
+    const pending = client("tok-123").request("/api/v1/problems/leetcode/hang", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const error = await protocolErrorOf(pending);
+    expect(error.message).toContain("cancelled");
+  });
+});
