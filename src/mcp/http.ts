@@ -22,7 +22,7 @@ import { isScopeGranted, toolScope } from "./scopes.ts";
 import { createMcpServer } from "./server.ts";
 
 /** SSE comment keep-alives, well under Bun's 10 s idle timeout, so quiet streams stay open. */
-const SSE_KEEP_ALIVE_MS = 60000;
+const SSE_KEEP_ALIVE_MS = 5000;
 /** How long SIGTERM waits for in-flight tool calls before closing sessions anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Seconds a client should wait before retrying when the session cap is reached. */

@@ -1,6 +1,7 @@
 /**
  * The `fs` toolset module: options, configuration and the toolset (`fs.search_by_time`).
  */
+import { delimiter } from "node:path";
 import * as v from "valibot";
 import { ConfigError, describeOption, integerOption, type OptionSpec, readOptions } from "../../core/options.ts";
 import { defineToolsetModule, type Runtime } from "../../core/toolset-module.ts";
@@ -14,7 +15,7 @@ export const DEFAULT_MAX_DEPTH = 64;
 export const DEFAULT_TIME_BUDGET_MS = 20_000;
 
 const options = [
-  { name: "root", env: "MCPKIT_ROOTS", kind: "list", valueName: "DIR", help: "directory fs.search_by_time may search; MCPKIT_ROOTS lists several separated by the path delimiter (:)" },
+  { name: "root", env: "MCPKIT_ROOTS", kind: "list", valueName: "DIR", help: `directory fs.search_by_time may search; MCPKIT_ROOTS lists several separated by "${delimiter}"` },
   { name: "fs-max-depth", env: "MCPKIT_FS_MAX_DEPTH", kind: "string", valueName: "N", help: "deepest directory level below the start path that fs.search_by_time reads", defaultText: String(DEFAULT_MAX_DEPTH) },
   { name: "fs-time-budget-ms", env: "MCPKIT_FS_TIME_BUDGET_MS", kind: "string", valueName: "MS", help: "time one fs.search_by_time call may walk before returning partial results", defaultText: String(DEFAULT_TIME_BUDGET_MS) },
   { name: "fs-cursor-secret", env: "MCPKIT_FS_CURSOR_SECRET", kind: "string", valueName: "SECRET", help: "key that signs page cursors, so several server instances accept each other's (default: random per process)" },

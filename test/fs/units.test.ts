@@ -1,0 +1,237 @@
+/**
+ * The pure parts of fs.search_by_time: date parsing and formatting, the total order and bounded
+ * top-k, cursors, fast-glob semantics, and the JSON Schemas against seed 004.
+ */
+import { describe, expect, test } from "bun:test";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { toJsonSchema } from "@valibot/to-json-schema";
+import fg from "fast-glob";
+import fc from "fast-check";
+import { type Candidate, type Position, collectorProgram } from "../../src/toolsets/fs/collector.ts";
+import { CURSOR_OTHER_QUERY, CURSOR_TAMPERED, CursorCodec, cursorKey } from "../../src/toolsets/fs/cursor.ts";
+import { compileGlob } from "../../src/toolsets/fs/glob.ts";
+import { searchInput, searchOutput } from "../../src/toolsets/fs/schema.ts";
+import { formatIso, parseDateTime } from "../../src/toolsets/fs/time.ts";
+import { walk } from "../../src/toolsets/fs/walk.ts";
+
+const program = collectorProgram(lstatSync);
+
+describe("dates", () => {
+  test("ISO 8601 date-times with an offset parse to the right instant", () => {
+    expect(parseDateTime("2025-12-15T00:00:00Z")).toBe(Date.UTC(2025, 11, 15));
+    expect(parseDateTime("2025-12-15T09:00:00+09:00")).toBe(Date.UTC(2025, 11, 15));
+    expect(parseDateTime("2025-12-14T19:00:00-0500")).toBe(Date.UTC(2025, 11, 15));
+    expect(parseDateTime("2025-12-15 00:00:00.250Z")).toBe(Date.UTC(2025, 11, 15) + 250);
+    expect(parseDateTime("2025-12-15T00:00:00.123456789Z")).toBe(Date.UTC(2025, 11, 15) + 123.456789);
+    expect(parseDateTime("2024-02-29T00:00:00Z")).toBe(Date.UTC(2024, 1, 29));
+  });
+
+  test("impossible days, missing offsets and free text are rejected", () => {
+    for (const text of ["2025-02-30T00:00:00Z", "2025-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-12-15T24:00:00Z", "2025-12-15T00:00:00", "2025-12-15", "yesterday", ""]) {
+      expect(parseDateTime(text)).toBeUndefined();
+    }
+  });
+
+  test("output is UTC ISO 8601, with milliseconds only when there are some", () => {
+    expect(formatIso(Date.UTC(2025, 11, 1))).toBe("2025-12-01T00:00:00Z");
+    expect(formatIso(Date.UTC(2025, 11, 1) + 5.9)).toBe("2025-12-01T00:00:00.005Z");
+  });
+});
+
+describe("order and top-k", () => {
+  const positions = fc.array(
+    fc.record({ time: fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }), path: fc.stringMatching(/^[ab/]{1,4}$/) }),
+    { maxLength: 40 },
+  );
+  const sorts = fc.constantFrom("time_desc", "time_asc", "path_asc" as const);
+
+  test("the order is total: only identical positions compare equal, and it is transitive", () => {
+    fc.assert(
+      fc.property(positions, sorts, (items, sort) => {
+        const compare = program.comparatorFor(sort);
+        for (const a of items) {
+          for (const b of items) {
+            const same = sort === "path_asc" ? a.path === b.path : a.path === b.path && a.time === b.time;
+            expect(compare(a, b) === 0).toBe(same);
+            expect(Math.sign(compare(a, b))).toBe(-Math.sign(compare(b, a)));
+          }
+        }
+        const sorted = [...items].sort(compare);
+        for (let i = 1; i < sorted.length; i++) expect(compare(sorted[i - 1], sorted[i])).toBeLessThanOrEqual(0);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test("unknown times come after every known time in both time orders", () => {
+    for (const sort of ["time_desc", "time_asc"] as const) {
+      const compare = program.comparatorFor(sort);
+      expect(compare({ time: null, path: "a" }, { time: 1, path: "z" })).toBeGreaterThan(0);
+      expect(compare({ time: 5, path: "z" }, { time: null, path: "a" })).toBeLessThan(0);
+    }
+  });
+
+  test("TopK keeps exactly the first k items of the sorted stream and counts all offers", () => {
+    fc.assert(
+      fc.property(positions, fc.integer({ min: 1, max: 10 }), sorts, (items, k, sort) => {
+        const compare = program.comparatorFor(sort);
+        const unique = [...new Map(items.map((item) => [`${item.time}|${item.path}`, item])).values()];
+        const top = new program.TopK<Position>(k, compare);
+        for (const item of unique) top.offer(item);
+        expect(top.offered).toBe(unique.length);
+        expect(top.heap.length).toBe(Math.min(k, unique.length));
+        expect([...top.heap].sort(compare)).toEqual([...unique].sort(compare).slice(0, k));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("cursors", () => {
+  const codec = new CursorCodec(cursorKey(undefined, false));
+  const state = { position: { time: 1765000000000.25, path: "docs/a b.md" }, since: 1765000001000 };
+
+  test("round-trip for the same query", () => {
+    const cursor = codec.encode("q1", state);
+    expect(codec.decode("q1", cursor)).toEqual({ ok: true, state });
+    expect(codec.decode("q1", codec.encode("q1", { ...state, position: { time: null, path: "x" } }))).toEqual({
+      ok: true,
+      state: { ...state, position: { time: null, path: "x" } },
+    });
+  });
+
+  test("another query, a modified cursor, garbage or another key are refused with a sentence", () => {
+    const cursor = codec.encode("q1", state);
+    expect(codec.decode("q2", cursor)).toEqual({ ok: false, message: CURSOR_OTHER_QUERY });
+    const flipped = cursor.slice(0, 5) + (cursor[5] === "A" ? "B" : "A") + cursor.slice(6);
+    for (const bad of [flipped, `${cursor}x`, cursor.slice(0, -2), "", ".", "not-a-cursor", `${cursor.split(".")[0]}.`]) {
+      expect(codec.decode("q1", bad)).toEqual({ ok: false, message: CURSOR_TAMPERED });
+    }
+    const other = new CursorCodec(cursorKey(undefined, false));
+    expect(other.decode("q1", cursor)).toEqual({ ok: false, message: CURSOR_TAMPERED });
+  });
+
+  test("keys: a shared secret and the stable `call` key are the same across instances; serve keys are random", () => {
+    const a = new CursorCodec(cursorKey("a shared secret of 32 characters", false));
+    const b = new CursorCodec(cursorKey("a shared secret of 32 characters", false));
+    expect(b.decode("q", a.encode("q", state)).ok).toBe(true);
+    const c1 = new CursorCodec(cursorKey(undefined, true));
+    const c2 = new CursorCodec(cursorKey(undefined, true));
+    expect(c2.decode("q", c1.encode("q", state)).ok).toBe(true);
+    expect(Buffer.from(cursorKey(undefined, false)).equals(Buffer.from(cursorKey(undefined, false)))).toBe(false);
+  });
+});
+
+describe("glob: fast-glob semantics relative to the start path", () => {
+  const names = ["a.md", "b.txt", ".hidden.md", "README", "x.test.ts", "notes.MD"];
+  const dirs = ["", "docs", "docs/deep", ".git", "src", "src/lib"];
+  const patterns = [
+    "**/*.md", "*.md", "*", "**", "**/*", "docs/**", "docs/*", "src/**/*.ts", "**/lib/*", "{docs,src}/**/*.md",
+    "**/*.{md,txt}", "README", "docs/deep/a.md", "**/.hidden.md", ".*", "**/.git/**", "?.md", "[ab].*", "!(*.md)",
+    "src/", "docs/**/", "**/deep", "*/deep/*", "./docs/*.md", "**/*.MD",
+  ];
+
+  test("matches exactly what fast-glob returns on the same tree (files and directories, no symlinks)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "mcpkit-fs-glob-"));
+    try {
+      for (const dir of dirs) {
+        mkdirSync(join(root, dir), { recursive: true });
+        for (const name of names) writeFileSync(join(root, dir, name), "x");
+      }
+      for (const pattern of patterns) {
+        const expected = fg.sync(pattern, { cwd: root, onlyFiles: false, followSymbolicLinks: false, unique: true }).map((p) => p.replace(/\/$/, ""));
+        const matcher = compileGlob(pattern);
+        if (typeof matcher === "string") throw new Error(matcher);
+        const found: string[] = [];
+        await walk({
+          start: root, maxDepth: Number.POSITIVE_INFINITY, maxDepthIsServerLimit: false, glob: matcher, includeFiles: true,
+          includeDirectories: true, budgetMs: 10_000, signal: new AbortController().signal,
+          accept: (_abs, rel, batch) => found.push(...batch.map((name) => rel + name)),
+        });
+        expect({ pattern, found: found.sort() }).toEqual({ pattern, found: expected.sort() });
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("absolute, '..' and empty patterns are refused with a sentence that says what to do", () => {
+    expect(compileGlob("/etc/*")).toContain("relative to the start path");
+    expect(compileGlob("../*.md")).toContain("'..'");
+    expect(compileGlob("docs/../../x")).toContain("'..'");
+    expect(compileGlob("")).toContain("omit it");
+  });
+});
+
+describe("JSON Schemas match seed 004", () => {
+  const seed = readFileSync(join(import.meta.dir, "../../../shared/seeds/004_d33d2f86c9904a47.txt"), "utf8");
+  const blocks = [...seed.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const seedInput = JSON.parse(blocks.find((b) => b.includes('"includeUnknownTime"') && b.includes('"required": ["timeField"]')) as string);
+  const seedOutput = JSON.parse(blocks.find((b) => b.includes('"scannedDirectories"') && b.includes('"nextCursor": {')) as string);
+
+  /** Drops what the seed leaves to the implementation: descriptions (translated to English) and $schema; folds nullable forms. */
+  function shape(schema: unknown): unknown {
+    if (Array.isArray(schema)) return schema.map(shape);
+    if (typeof schema !== "object" || schema === null) return schema;
+    const object = schema as Record<string, unknown>;
+    const anyOf = object.anyOf as Record<string, unknown>[] | undefined;
+    if (anyOf?.length === 2 && anyOf[1].type === "null") {
+      const { type, ...rest } = anyOf[0];
+      return shape({ ...rest, type: [type, "null"] });
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(object).sort()) {
+      if (key === "description" || key === "$schema") continue;
+      out[key] = key === "required" ? [...(object[key] as string[])].sort() : shape(object[key]);
+    }
+    return out;
+  }
+
+  function described(schema: { properties: Record<string, { description?: string }> }): string[] {
+    return Object.keys(schema.properties).filter((key) => schema.properties[key].description !== undefined);
+  }
+
+  test("inputSchema: same properties, types, enums, defaults, bounds, formats and required", () => {
+    const ours = toJsonSchema(searchInput, { target: "draft-2020-12", typeMode: "input" });
+    expect(shape(ours)).toEqual(shape(seedInput));
+    expect(described(ours as never)).toEqual(described(seedInput));
+  });
+
+  test("outputSchema: same shape (nullable written as anyOf)", () => {
+    const ours = toJsonSchema(searchOutput, { target: "draft-2020-12", typeMode: "output" });
+    expect(shape(ours)).toEqual(shape(seedOutput));
+  });
+});
+
+describe("walk", () => {
+  test("maxDepth counts levels below the start; symlinks are neither followed nor reported", async () => {
+    const root = mkdtempSync(join(tmpdir(), "mcpkit-fs-walk-"));
+    try {
+      for (const file of ["a", "d1/b", "d1/d2/c", "d1/d2/d3/d"]) {
+        mkdirSync(dirname(join(root, file)), { recursive: true });
+        writeFileSync(join(root, file), "x");
+      }
+      require("node:fs").symlinkSync(join(root, "d1"), join(root, "link"));
+      const run = async (maxDepth: number) => {
+        const found: string[] = [];
+        const outcome = await walk({
+          start: root, maxDepth, maxDepthIsServerLimit: true, glob: undefined, includeFiles: true, includeDirectories: false,
+          budgetMs: 10_000, signal: new AbortController().signal,
+          accept: (_abs, rel, batch) => found.push(...batch.map((name) => rel + name)),
+        });
+        return { found: found.sort(), depthLimited: outcome.depthLimited };
+      };
+      expect(await run(0)).toEqual({ found: [], depthLimited: false });
+      expect(await run(1)).toEqual({ found: ["a"], depthLimited: true });
+      expect(await run(2)).toEqual({ found: ["a", "d1/b"], depthLimited: true });
+      expect(await run(Number.POSITIVE_INFINITY)).toEqual({ found: ["a", "d1/b", "d1/d2/c", "d1/d2/d3/d"], depthLimited: false });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+// Keeps the Candidate type in use for readers of this file: it is what the collector returns.
+export type { Candidate };
