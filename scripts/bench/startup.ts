@@ -174,19 +174,26 @@ async function main(): Promise<number> {
         `${c.name.padEnd(18)} ${ms(m.answered).padEnd(11)} ${ms(m.exited).padEnd(11)} ${c.bytes ? mb(c.bytes) : "(node + node_modules)"}`,
       );
     }
-    const mine = medians.get("mcpkit")!.exited;
-    const vsNode = mine / medians.get("node-fs")!.exited;
-    const vsMinimal = mine / medians.get("minimal-bun")!.exited;
-    const nodeOk = vsNode <= 0.25;
-    const minimalOk = vsMinimal <= 1.2;
-    console.log(`mcpkit / node-fs     = ${vsNode.toFixed(2)}× (target ≤ 0.25×) ${nodeOk ? "met" : "MISSED"}`);
-    console.log(`mcpkit / minimal-bun = ${vsMinimal.toFixed(2)}× (target ≤ 1.20×) ${minimalOk ? "met" : "MISSED"}`);
+    // Targets are judged on the mcpkit under test; the --compare-bytecode builds get their ratios too.
+    const node = medians.get("node-fs")!.exited;
+    const minimal = medians.get("minimal-bun")!.exited;
+    let targetsMet = true;
+    for (const c of contenders.filter((c) => c.name.startsWith("mcpkit"))) {
+      const vsNode = medians.get(c.name)!.exited / node;
+      const vsMinimal = medians.get(c.name)!.exited / minimal;
+      const met = (ok: boolean) => (ok ? "met" : "MISSED");
+      console.log(
+        `${c.name.padEnd(18)} ${vsNode.toFixed(2)}× node-fs (target ≤ 0.25×, ${met(vsNode <= 0.25)}), ` +
+          `${vsMinimal.toFixed(2)}× minimal-bun (target ≤ 1.20×, ${met(vsMinimal <= 1.2)})`,
+      );
+      if (c.name === "mcpkit") targetsMet = vsNode <= 0.25 && vsMinimal <= 1.2;
+    }
     if (values["compare-bytecode"]) {
       const withBytecode = medians.get("mcpkit+bytecode")!.exited;
       const plain = medians.get("mcpkit-plain")!.exited;
-      console.log(`bytecode / plain     = ${(withBytecode / plain).toFixed(2)}× (below 1 means --bytecode helps)`);
+      console.log(`bytecode / plain = ${(withBytecode / plain).toFixed(2)}× (below 1 means --bytecode helps)`);
     }
-    return values.check && !(nodeOk && minimalOk) ? 1 : 0;
+    return values.check && !targetsMet ? 1 : 0;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

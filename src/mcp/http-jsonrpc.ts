@@ -51,7 +51,10 @@ export async function readJsonRpcBody(request: Request, maxBytes: number): Promi
   if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
 
   let text = "";
-  if (request.body) {
+  if (Number.isFinite(declared) && request.headers.has("content-length")) {
+    // The length is known and within the cap: let the runtime read it in one go.
+    text = await request.text();
+  } else if (request.body) {
     const reader = request.body.getReader();
     const decoder = new TextDecoder();
     let received = 0;

@@ -126,6 +126,8 @@ export interface HttpConfig {
   maxBodyBytes: number;
   stateless: boolean;
   auth: HttpAuthConfig;
+  /** How long SIGTERM waits for calls in flight (no flag; embedders and tests may shorten it). */
+  shutdownGraceMs?: number;
 }
 
 const commaList = v.optional(

@@ -9,6 +9,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../core/log.ts";
+import { ErrorCode } from "../core/tool.ts";
 
 export interface Session {
   readonly id: string;
@@ -81,9 +82,22 @@ export class SessionStore {
     await session.server.close().catch(() => {});
   }
 
-  async closeAll(): Promise<void> {
+  /**
+   * Ends every session. Calls still in flight get an error response first, so their clients
+   * hear that the call was cancelled instead of waiting on a stream that just ends.
+   */
+  async closeAll(reason: string): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.values()].map((session) => this.close(session)));
+    await Promise.all(
+      [...this.sessions.values()].map(async (session) => {
+        for (const id of [...session.pending]) {
+          await session.transport
+            .send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } })
+            .catch(() => {});
+        }
+        await this.close(session);
+      }),
+    );
   }
 
   private expireIdle(): void {

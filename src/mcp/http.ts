@@ -285,11 +285,11 @@ export async function serveHttp(config: HttpConfig, { toolsets, log }: HttpDepen
       stopping = true;
       log.info("shutting down: no new connections; waiting for calls in flight");
       void bun.stop(false);
-      const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+      const deadline = Date.now() + (config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
       const inFlight = () => (sessions?.pendingRequests ?? 0) + statelessInFlight;
       while (inFlight() > 0 && Date.now() < deadline) await Bun.sleep(25);
       if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
-      await sessions?.closeAll();
+      await sessions?.closeAll("The server is shutting down and cancelled this call; retry it once the server is back.");
       await bun.stop(true);
       log.info("stopped");
       resolveClosed();

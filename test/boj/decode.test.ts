@@ -198,7 +198,7 @@ describe("non-JSON bodies (§3.7 row 4)", () => {
 describe("CSV", () => {
   test("§3.7 row 2: the manual's Shift_JIS CSV decodes, and its literal null is a missing value", () => {
     const { output, raw } = decodeDataBody(body(sjis(MANUAL_CSV), 200, "text/csv"), csvJp, "code");
-    expect(raw).toContain("経常収支");
+    expect(raw()).toContain("経常収支");
     expect(output.meta).toEqual({ status: 200, message_id: "M181000I", message: "正常に終了しました。", date: "2025-12-02T13:32:22.441+09:00" });
     expect(output.parameter).toMatchObject({ format: "CSV", lang: null, db: "BP01", start_date: "202504", end_date: "202509", start_position: null });
     expect(output.next_position).toBeNull();

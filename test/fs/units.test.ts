@@ -55,7 +55,7 @@ describe("order and top-k", () => {
           for (const b of items) {
             const same = sort === "path_asc" ? a.path === b.path : a.path === b.path && a.time === b.time;
             expect(compare(a, b) === 0).toBe(same);
-            expect(Math.sign(compare(a, b))).toBe(-Math.sign(compare(b, a)));
+            expect(Math.sign(compare(a, b)) + Math.sign(compare(b, a))).toBe(0);
           }
         }
         const sorted = [...items].sort(compare);
@@ -77,7 +77,8 @@ describe("order and top-k", () => {
     fc.assert(
       fc.property(positions, fc.integer({ min: 1, max: 10 }), sorts, (items, k, sort) => {
         const compare = program.comparatorFor(sort);
-        const unique = [...new Map(items.map((item) => [`${item.time}|${item.path}`, item])).values()];
+        // Paths identify entries, so a real stream never holds one path twice.
+        const unique = [...new Map(items.map((item) => [item.path, item])).values()];
         const top = new program.TopK<Position>(k, compare);
         for (const item of unique) top.offer(item);
         expect(top.offered).toBe(unique.length);
@@ -141,7 +142,7 @@ describe("glob: fast-glob semantics relative to the start path", () => {
         for (const name of names) writeFileSync(join(root, dir, name), "x");
       }
       for (const pattern of patterns) {
-        const expected = fg.sync(pattern, { cwd: root, onlyFiles: false, followSymbolicLinks: false, unique: true }).map((p) => p.replace(/\/$/, ""));
+        const expected = fg.sync(pattern, { cwd: root, onlyFiles: false, followSymbolicLinks: false, unique: true }).map((p) => p.replace(/\/$/, "").replace(/^\.\//, ""));
         const matcher = compileGlob(pattern);
         if (typeof matcher === "string") throw new Error(matcher);
         const found: string[] = [];

@@ -8,6 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import * as jose from "jose";
 import {
   type AuthServer,
@@ -260,18 +265,6 @@ describe("sessions bound to the token's subject", () => {
   });
 });
 
-describe("secrecy", () => {
-  test("no token ever appears in the server's log, even at trace level", async () => {
-    expect(issuedTokens.length).toBeGreaterThan(10);
-    const log = server.stderr();
-    expect(log).toContain("token refused");
-    for (const value of issuedTokens) {
-      expect(log.includes(value)).toBe(false);
-      expect(log.includes(value.split(".")[2])).toBe(false);
-    }
-  });
-});
-
 describe("--required-scopes", () => {
   test("a token without a required scope gets 403 naming it; with it, the server answers", async () => {
     const strict = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, "--required-scopes", "mcp:use"]);
@@ -290,6 +283,94 @@ describe("--required-scopes", () => {
       await accepted.text();
     } finally {
       await strict.stop();
+    }
+  });
+});
+
+describe("an MCP client discovering authorization on its own", () => {
+  test("the SDK client follows the 401 challenge to the metadata and the issuer, runs the code flow with PKCE, and connects", async () => {
+    let tokens: OAuthTokens | undefined;
+    let verifier = "";
+    let code = "";
+    let authorizationUrl: URL | undefined;
+    const provider: OAuthClientProvider = {
+      redirectUrl: "http://127.0.0.1:9/callback",
+      clientMetadata: { client_name: "mcpkit-tests", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" },
+      clientInformation: () => ({ client_id: "mcpkit-tests" }),
+      tokens: () => tokens,
+      saveTokens: (saved) => {
+        tokens = saved;
+        issuedTokens.push(saved.access_token);
+      },
+      // The "browser": follow the authorization URL to the redirect and keep the code.
+      redirectToAuthorization: async (url) => {
+        authorizationUrl = url;
+        const response = await fetch(url, { redirect: "manual" });
+        code = new URL(response.headers.get("location") ?? "").searchParams.get("code") ?? "";
+      },
+      saveCodeVerifier: (value) => {
+        verifier = value;
+      },
+      codeVerifier: () => verifier,
+    };
+
+    const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
+    await expect(new Client({ name: "oauth-client", version: "1" }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(authorizationUrl?.origin).toBe(auth.issuer);
+    expect(authorizationUrl?.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(authorizationUrl?.searchParams.get("resource")).toBe(server.url);
+    expect(authorizationUrl?.searchParams.get("scope")).toContain("boj:read");
+    expect(code).not.toBe("");
+    await first.finishAuth(code);
+    expect(jose.decodeJwt(tokens?.access_token ?? "").aud).toBe(server.url);
+
+    const client = new Client({ name: "oauth-client", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider }));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain(FS_TOOL);
+    await client.close();
+  });
+});
+
+describe("--stateless with --auth jwt", () => {
+  test("every request is authorized and scoped on its own", async () => {
+    const stateless = await startHttpServer(["--toolsets", "boj,fs", "--root", root, "--stateless", "--auth", "jwt", "--issuer", auth.issuer]);
+    try {
+      const send = (body: object, accessToken?: string) =>
+        fetch(stateless.url, {
+          method: "POST",
+          headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION, ...(accessToken ? bearer(accessToken) : {}) },
+          body: JSON.stringify(body),
+        });
+      const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+      const anonymous = await send(list);
+      expect(anonymous.status).toBe(401);
+      await anonymous.text();
+      const bojToken = await auth.token({ scope: "boj:*", resource: stateless.url });
+      issuedTokens.push(bojToken);
+      const listed = await send(list, bojToken);
+      const names = ((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools.map((tool) => tool.name);
+      expect(names.length).toBeGreaterThan(0);
+      expect(names.every(isBojTool)).toBe(true);
+      const refused = await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: FS_TOOL, arguments: {} } }, bojToken);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("www-authenticate")).toContain('scope="fs:read"');
+      await refused.text();
+    } finally {
+      await stateless.stop();
+    }
+  });
+});
+
+// Last, so it sees every token the tests above obtained.
+describe("secrecy", () => {
+  test("no token ever appears in the server's log, even at trace level", async () => {
+    expect(issuedTokens.length).toBeGreaterThan(10);
+    const log = server.stderr();
+    expect(log).toContain("token refused");
+    for (const value of issuedTokens) {
+      expect(log.includes(value)).toBe(false);
+      expect(log.includes(value.split(".")[2])).toBe(false);
     }
   });
 });

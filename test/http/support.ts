@@ -12,10 +12,10 @@ import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 export const PROTOCOL_VERSION = "2025-11-25";
 export const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-/** The command that runs mcpkit; MCPKIT_HTTP_ENTRY lets a developer point at another entry file. */
-function command(): string[] {
-  const entry = process.env.MCPKIT_HTTP_ENTRY;
-  return entry ? [process.execPath, entry] : mcpkitCommand();
+/** The command that runs mcpkit, or a test fixture entry file; MCPKIT_HTTP_ENTRY overrides (development). */
+function command(entry?: string): string[] {
+  const file = entry ?? process.env.MCPKIT_HTTP_ENTRY;
+  return file ? [process.execPath, file] : mcpkitCommand();
 }
 
 export interface HttpServerProcess {
@@ -35,9 +35,9 @@ export interface HttpServerProcess {
 /** Starts `mcpkit --http HOST:0 ARGS…` and waits for its "listening on URL" line. */
 export async function startHttpServer(
   args: string[],
-  options: { host?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  options: { host?: string; env?: Record<string, string>; timeoutMs?: number; entry?: string } = {},
 ): Promise<HttpServerProcess> {
-  const child = Bun.spawn([...command(), "--http", `${options.host ?? "127.0.0.1"}:0`, ...args], {
+  const child = Bun.spawn([...command(options.entry), "--http", `${options.host ?? "127.0.0.1"}:0`, ...args], {
     cwd: REPO_ROOT,
     env: testEnv(options.env),
     stdin: "ignore",
@@ -167,10 +167,20 @@ export async function startAuthServer(): Promise<AuthServer> {
   server.issuer.url = `http://127.0.0.1:${address.port}`;
   const issuer = server.issuer.url;
 
-  // RFC 8707: a real authorization server puts the requested resource in `aud`.
+  // Two things a real authorization server does that the mock leaves out: the scope granted at
+  // /authorize carries over to the token, and RFC 8707's `resource` becomes the audience.
+  const scopeByCode = new Map<string, string>();
+  server.service.on(Events.BeforeAuthorizeRedirect, (redirect, req) => {
+    const scope = new URL(req.url ?? "", "http://localhost").searchParams.get("scope");
+    const code = redirect.url.searchParams.get("code");
+    if (scope && code) scopeByCode.set(code, scope);
+  });
   server.service.on(Events.BeforeTokenSigning, (token, req) => {
-    const resource = (req.body as Record<string, unknown>).resource;
-    if (typeof resource === "string") token.payload.aud = resource;
+    const body = req.body as Record<string, unknown>;
+    if (typeof body.resource === "string") token.payload.aud = body.resource;
+    if (typeof body.scope !== "string" && typeof body.code === "string" && scopeByCode.has(body.code)) {
+      token.payload.scope = scopeByCode.get(body.code);
+    }
   });
 
   const base64url = (bytes: Buffer) => bytes.toString("base64url");

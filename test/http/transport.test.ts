@@ -201,7 +201,36 @@ describe("limits", () => {
   });
 });
 
+describe("--allowed-hosts and --allowed-origins", () => {
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServer(["--toolsets", "boj", "--allowed-hosts", "mcp.example.test", "--allowed-origins", "https://app.example.test"]);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  test("replace the loopback defaults: only the named host and origin are served", async () => {
+    const post = (headers: Record<string, string>) => fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: initializeBody() });
+    const named = await post({ host: "mcp.example.test", origin: "https://app.example.test" });
+    expect(named.status).toBe(200);
+    await deleteRawSession(server.url, named.headers.get("mcp-session-id") as string, { host: "mcp.example.test" });
+    const loopbackHost = await post({});
+    expect(loopbackHost.status).toBe(403);
+    await loopbackHost.text();
+    const otherOrigin = await post({ host: "mcp.example.test", origin: `http://localhost:${server.port}` });
+    expect(otherOrigin.status).toBe(403);
+    await otherOrigin.text();
+  });
+});
+
 describe("start-up", () => {
+  test("--auth jwt on every interface without --public-url is refused (the audience would be unknown)", async () => {
+    const result = await runCli(["--toolsets", "fs", "--root", import.meta.dir, "--http", "0.0.0.0:0", "--auth", "jwt", "--issuer", "http://127.0.0.1:9"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--public-url");
+  });
+
   test("binding a non-loopback address without --auth jwt is refused with a way out", async () => {
     const result = await runCli(["--toolsets", "fs", "--root", import.meta.dir, "--http", "0.0.0.0:0"]);
     expect(result.code).toBe(2);

@@ -48,7 +48,8 @@ export function createResourceServer(settings: ResourceServerSettings): Resource
   const { resource, issuer, requiredScopes, scopesSupported, log } = settings;
   const resourceUrl = new URL(resource);
   const mcpPath = resourceUrl.pathname.replace(/\/+$/, "");
-  const metadataPaths = [PRM_ROOT_PATH, `${PRM_ROOT_PATH}${mcpPath}`];
+  // `…/mcp` is also served when the public URL has a path prefix that a proxy strips.
+  const metadataPaths = [...new Set([PRM_ROOT_PATH, `${PRM_ROOT_PATH}${mcpPath}`, `${PRM_ROOT_PATH}/mcp`])];
   // The path-inserted form is the one MCP clients try first (RFC 9728 §3.1).
   const metadataUrl = `${resourceUrl.origin}${PRM_ROOT_PATH}${mcpPath}`;
   const verifier: TokenVerifier = createTokenVerifier({ issuer, audience: settings.audience, jwksUrl: settings.jwksUrl, log });

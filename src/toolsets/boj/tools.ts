@@ -46,7 +46,7 @@ export function bojTools(client: BojClient): ToolDefinition[] {
         mapErrors("boj_get_data_code", async () => {
           const request = buildCodeRequest(args);
           const { output, raw } = await client.send(request, context.signal, (body) => decodeDataBody(body, request, "code"));
-          return structured(args.include_raw ? { ...output, raw } : { ...output });
+          return structured(args.include_raw ? { ...output, raw: raw() } : { ...output });
         }),
     }),
     defineTool({
@@ -61,7 +61,7 @@ export function bojTools(client: BojClient): ToolDefinition[] {
         mapErrors("boj_get_data_layer", async () => {
           const request = buildLayerRequest(args);
           const { output, raw } = await client.send(request, context.signal, (body) => decodeDataBody(body, request, "layer"));
-          return structured(args.include_raw ? { ...output, raw } : { ...output });
+          return structured(args.include_raw ? { ...output, raw: raw() } : { ...output });
         }),
     }),
     defineTool({
@@ -77,7 +77,7 @@ export function bojTools(client: BojClient): ToolDefinition[] {
         mapErrors("boj_get_metadata", async () => {
           const request = buildMetadataRequest(args);
           const { output, raw } = await client.send(request, context.signal, (body) => decodeMetadataBody(body, request));
-          return structured(args.include_raw ? { ...output, raw } : { ...output });
+          return structured(args.include_raw ? { ...output, raw: raw() } : { ...output });
         }),
     }),
     defineTool({

@@ -39,8 +39,9 @@ export class CursorCodec {
     const dot = cursor.indexOf(".");
     if (dot <= 0) return { ok: false, message: CURSOR_TAMPERED };
     const payload = cursor.slice(0, dot);
-    const given = Buffer.from(cursor.slice(dot + 1), "base64url");
-    const expected = Buffer.from(this.sign(payload), "base64url");
+    // Compared as text: base64url decoding would ignore stray trailing characters.
+    const given = Buffer.from(cursor.slice(dot + 1));
+    const expected = Buffer.from(this.sign(payload));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, message: CURSOR_TAMPERED };
     let data: { v?: unknown; q?: unknown; t?: unknown; p?: unknown; s?: unknown };
     try {

@@ -7,12 +7,16 @@
  * (`dot: false`, braces, extglobs, globstar, case-sensitive) relative to the start path.
  */
 import type { Dirent } from "node:fs";
-import { generate, type Task } from "fast-glob/out/managers/tasks.js";
-import DeepFilter from "fast-glob/out/providers/filters/deep.js";
-import EntryFilter from "fast-glob/out/providers/filters/entry.js";
-import Settings from "fast-glob/out/settings.js";
-import { isAbsolute as isAbsolutePattern } from "fast-glob/out/utils/pattern.js";
+import type { Task } from "fast-glob/out/managers/tasks.js";
 import type { EntryFilterFunction, MicromatchOptions } from "fast-glob/out/types/index.js";
+
+// fast-glob's internals are CommonJS modules exporting `default`. require() reads them the same way
+// from the sources and from the compiled binary, where a default import resolves differently.
+const { generate } = require("fast-glob/out/managers/tasks.js") as typeof import("fast-glob/out/managers/tasks.js");
+const DeepFilter = (require("fast-glob/out/providers/filters/deep.js") as typeof import("fast-glob/out/providers/filters/deep.js")).default;
+const EntryFilter = (require("fast-glob/out/providers/filters/entry.js") as typeof import("fast-glob/out/providers/filters/entry.js")).default;
+const Settings = (require("fast-glob/out/settings.js") as typeof import("fast-glob/out/settings.js")).default;
+const { isAbsolute: isAbsolutePattern } = require("fast-glob/out/utils/pattern.js") as typeof import("fast-glob/out/utils/pattern.js");
 
 export interface GlobMatcher {
   /** Whether the entry at `path` (relative to the start, `/`-separated) is a match. */
@@ -24,12 +28,16 @@ export interface GlobMatcher {
 interface CompiledTask {
   /** "" for the start itself, else the directory the task's patterns are anchored in. */
   base: string;
+  /** fast-glob reads a static pattern's path directly instead of walking below its base. */
+  dynamic: boolean;
   entry: EntryFilterFunction;
   deep: EntryFilterFunction;
 }
 
 /** Returns a matcher, or a sentence saying why the pattern cannot be used. */
-export function compileGlob(pattern: string): GlobMatcher | string {
+export function compileGlob(text: string): GlobMatcher | string {
+  // fast-glob echoes a leading "./" in its output paths; ours are root-relative, so drop it.
+  const pattern = text.replace(/^(\.\/)+/, "");
   if (pattern.trim() === "") return "'glob' must not be empty; omit it to match every entry.";
   if (isAbsolutePattern(pattern) || /^[A-Za-z]:[\\/]/.test(pattern)) {
     return `'glob' must be relative to the start path (got an absolute pattern "${pattern}"); use e.g. "**/*.md" and set 'path' to choose the directory.`;
@@ -53,7 +61,12 @@ export function compileGlob(pattern: string): GlobMatcher | string {
   const deepFilter = new DeepFilter(settings, micromatchOptions);
   const tasks: CompiledTask[] = generate([pattern], settings).map((task: Task) => {
     const base = task.base === "." ? "" : task.base;
-    return { base, entry: entryFilter.getFilter(task.positive, task.negative), deep: deepFilter.getFilter(base, task.positive, task.negative) };
+    return {
+      base,
+      dynamic: task.dynamic,
+      entry: entryFilter.getFilter(task.positive, task.negative),
+      deep: deepFilter.getFilter(base, task.positive, task.negative),
+    };
   });
   return new FastGlobMatcher(tasks);
 }
@@ -63,7 +76,7 @@ class FastGlobMatcher implements GlobMatcher {
 
   matches(path: string, dirent: Dirent): boolean {
     for (const task of this.tasks) {
-      if (isBelow(path, task.base) && task.entry({ path, name: dirent.name, dirent })) return true;
+      if ((!task.dynamic || isBelow(path, task.base)) && task.entry({ path, name: dirent.name, dirent })) return true;
     }
     return false;
   }

@@ -99,7 +99,10 @@ export async function searchByTime(
     if (!remote) throw new Error("the stat worker stopped unexpectedly");
     if (!outcome.cancelled) local.merge(remote);
   }
-  if (outcome.cancelled) throw new Error("search cancelled by the client");
+  if (outcome.cancelled) {
+    context.log.info("fs.search_by_time cancelled", { scannedFiles: outcome.scannedFiles, scannedDirectories: outcome.scannedDirectories });
+    throw new Error("search cancelled by the client");
+  }
 
   const collected = local.result();
   const unknownTimeSkipped = collected.unknownTimeSkipped;

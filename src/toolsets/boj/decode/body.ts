@@ -3,6 +3,7 @@
  * errors in JSON whatever `format` asked for, CSV in Shift_JIS (lang=jp) or UTF-8 (lang=en), and
  * a gateway in front of it may answer HTML; this module tells them apart before any parsing.
  */
+import { isUtf8 } from "node:buffer";
 import { decodeError } from "../errors.ts";
 
 export interface RawBody {
@@ -41,24 +42,50 @@ function charsetOf(contentType: string): string | undefined {
 }
 
 /**
- * CSV text: a UTF-8 BOM or an explicit charset wins; otherwise Shift_JIS for jp and UTF-8 for en
- * (manual p.12-13). If the expected encoding does not fit, the other one is tried before giving
- * up, so a server that changes its encoding does not break the tool.
+ * The encoding of a CSV body, decided once for the whole body: a UTF-8 BOM or an explicit charset
+ * wins; otherwise valid UTF-8 is UTF-8 and anything else is Shift_JIS. The manual says Shift_JIS
+ * for lang=jp and UTF-8 for lang=en, and that is what this finds for BOJ's bodies; checking the
+ * bytes instead of trusting `lang` keeps working if BOJ changes its encoding. (Real Shift_JIS
+ * text is practically never valid UTF-8, while UTF-8 Japanese often passes as Shift_JIS.)
+ * `skip` is the BOM length; the second decoder, if any, is the fallback.
  */
-export function decodeCsvText(body: RawBody, lang: "jp" | "en"): string {
-  if (hasUtf8Bom(body.bytes)) return decodeUtf8(body.bytes, "The CSV body");
+export function csvEncodings(body: RawBody, lang: "jp" | "en"): { skip: number; decoders: TextDecoder[] } {
+  void lang;
+  if (hasUtf8Bom(body.bytes)) return { skip: 3, decoders: [utf8] };
   const charset = charsetOf(body.contentType);
-  const declaredUtf8 = charset === "utf-8" || charset === "utf8";
-  const declaredSjis = charset !== undefined && /^(shift[_-]?jis|sjis|windows-31j|cp932|ms932|x-sjis)$/.test(charset);
-  const order = declaredUtf8 ? [utf8, shiftJis] : declaredSjis || lang === "jp" ? [shiftJis, utf8] : [utf8, shiftJis];
-  for (const decoder of order) {
+  if (charset === "utf-8" || charset === "utf8") return { skip: 0, decoders: [utf8, shiftJis] };
+  if (charset !== undefined && /^(shift[_-]?jis|sjis|windows-31j|cp932|ms932|x-sjis)$/.test(charset)) return { skip: 0, decoders: [shiftJis, utf8] };
+  return { skip: 0, decoders: [isUtf8(body.bytes) ? utf8 : shiftJis] };
+}
+
+/** Decodes bytes with the first decoder that accepts them. */
+export function decodeWith(decoders: readonly TextDecoder[], bytes: Uint8Array, what: string): string {
+  for (const decoder of decoders) {
     try {
-      return decoder.decode(body.bytes);
+      return decoder.decode(bytes);
     } catch {
       // try the next encoding
     }
   }
-  throw decodeError(`The CSV body is neither valid Shift_JIS nor valid UTF-8 (lang=${lang}).`);
+  throw decodeError(`${what} is neither valid Shift_JIS nor valid UTF-8.`);
+}
+
+/** The whole CSV body as text. */
+export function decodeCsvText(body: RawBody, lang: "jp" | "en"): string {
+  const { skip, decoders } = csvEncodings(body, lang);
+  return decodeWith(decoders, skip ? body.bytes.subarray(skip) : body.bytes, `The CSV body (lang=${lang})`);
+}
+
+
+/**
+ * One character per byte, whatever the bytes: offsets in this string are byte offsets. CSV
+ * structure (commas, line ends, quotes) is ASCII, and in both Shift_JIS and UTF-8 those bytes
+ * never occur inside a multi-byte character, so the structure can be read from this view and
+ * only the cells that hold text need real decoding.
+ */
+export function byteView(bytes: Uint8Array): string {
+  // Buffer's latin1 is a plain byte → code unit copy, much faster than TextDecoder's windows-1252.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
 /** A short, readable excerpt of a non-JSON body (an HTML error page, say): tags dropped, ≤ 500 characters. */

@@ -6,6 +6,7 @@
  */
 import { decodeError } from "../errors.ts";
 import type { MetadataOutput, Series } from "../schemas.ts";
+import { type RawBody, byteView, csvEncodings, decodeWith } from "./body.ts";
 import type { DecodedData } from "./json.ts";
 import { metadataEntry } from "./json.ts";
 import { nextPositionField, numberFromText, statusField, textField } from "./fields.ts";
@@ -116,8 +117,18 @@ function column(head: CsvHead, name: string, required: boolean): number {
   return index;
 }
 
-export function decodeDataCsv(text: string, kind: DataKind): DecodedData {
-  const rows = csvRows(text);
+/** Data CSV (code and layer APIs). */
+export function decodeDataCsv(body: RawBody, lang: "jp" | "en", kind: DataKind): DecodedData {
+  const { skip, decoders } = csvEncodings(body, lang);
+  const bytes = skip ? body.bytes.subarray(skip) : body.bytes;
+  const view = byteView(bytes);
+  // Quoted cells may hide commas and line breaks: read those bodies cell by cell.
+  if (view.includes('"')) return decodeDataRows(csvRows(decodeWith(decoders, bytes, "The CSV body")), kind);
+  return decodeDataLines(bytes, view, decoders, kind);
+}
+
+/** The general path: every row split into cells. */
+function decodeDataRows(rows: string[][], kind: DataKind): DecodedData {
   const head = readHead(rows);
   const meta = headMeta(head);
   const series: Series[] = [];
@@ -178,8 +189,98 @@ export function decodeDataCsv(text: string, kind: DataKind): DecodedData {
   };
 }
 
-export function decodeMetadataCsv(text: string): Omit<MetadataOutput, "raw"> {
-  const rows = csvRows(text);
+/**
+ * The fast path for BOJ's usual layout (SERIES_CODE first, SURVEY_DATES and VALUES last, no
+ * quotes). A page holds up to 60,000 rows that differ only in their last two cells, so each row is
+ * read from the byte view by its last two commas, and the text cells (names, units, categories)
+ * are decoded once per series, not once per row.
+ */
+function decodeDataLines(bytes: Uint8Array, view: string, decoders: TextDecoder[], kind: DataKind): DecodedData {
+  let headerStart = -1;
+  let headerEnd = view.length;
+  for (let start = 0; start < view.length; ) {
+    let end = view.indexOf("\n", start);
+    if (end < 0) end = view.length;
+    if (/^\s*series_code\s*(,|$)/i.test(view.slice(start, start + 16))) {
+      headerStart = start;
+      headerEnd = end;
+      break;
+    }
+    start = end + 1;
+  }
+  const headRows = csvRows(decodeWith(decoders, bytes.subarray(0, headerEnd), "The CSV body"));
+  const head = readHead(headRows);
+  const meta = headMeta(head);
+  const header = headRows[headRows.length - 1];
+  const width = header.length;
+  const column = (name: string) => (head.columns?.get(name) ?? -1);
+  if (headerStart < 0 || !head.columns) {
+    return { meta, parameter: parameterEcho(kind, head.parameters), next_position: nextPositionField(head.nextPosition), series_count: 0, series: [] };
+  }
+  if (column("SERIES_CODE") !== 0 || column("SURVEY_DATES") !== width - 2 || column("VALUES") !== width - 1) {
+    return decodeDataRows(csvRows(decodeWith(decoders, bytes, "The CSV body")), kind);
+  }
+  const textColumns = {
+    name_of_time_series_j: column("NAME_OF_TIME_SERIES_J"),
+    name_of_time_series: column("NAME_OF_TIME_SERIES"),
+    unit_j: column("UNIT_J"),
+    unit: column("UNIT"),
+    frequency: column("FREQUENCY"),
+    category_j: column("CATEGORY_J"),
+    category: column("CATEGORY"),
+    last_update: column("LAST_UPDATE"),
+  };
+  const rowNumber = (offset: number) => view.slice(0, offset).split("\n").length;
+  const series: Series[] = [];
+  const byCode = new Map<string, Series>();
+  let current: Series | undefined;
+  let currentPrefix = "";
+  for (let start = headerEnd + 1; start < view.length; ) {
+    let end = view.indexOf("\n", start);
+    if (end < 0) end = view.length;
+    const next = end + 1;
+    if (end > start && view.charCodeAt(end - 1) === 13) end--;
+    if (end === start || (view.charCodeAt(start) <= 32 && view.slice(start, end).trim() === "")) {
+      start = next;
+      continue;
+    }
+    if (current === undefined || !view.startsWith(currentPrefix, start)) {
+      const cells = view.slice(start, end).split(",");
+      const code = cells[0].trim();
+      if (!code) throw decodeError(`CSV row ${rowNumber(start)} has no SERIES_CODE.`);
+      currentPrefix = `${cells[0]},`;
+      current = byCode.get(code);
+      if (!current) {
+        const offsets: number[] = [];
+        for (let i = 0, at = start; i < cells.length; at += cells[i].length + 1, i++) offsets.push(at);
+        const cell = (index: number) =>
+          index < 0 || index >= cells.length
+            ? null
+            : textField(decodeWith(decoders, bytes.subarray(offsets[index], offsets[index] + cells[index].length), `A text cell of series ${code}`));
+        current = { series_code: code } as Series;
+        for (const [field, index] of Object.entries(textColumns)) (current as unknown as Record<string, string | null>)[field] = cell(index);
+        current.points = [];
+        byCode.set(code, current);
+        series.push(current);
+      }
+    }
+    const valueComma = view.lastIndexOf(",", end - 1);
+    const dateComma = view.lastIndexOf(",", valueComma - 1);
+    if (dateComma < start) throw decodeError(`CSV row ${rowNumber(start)} has fewer cells than the header.`);
+    const date = view.slice(dateComma + 1, valueComma).trim();
+    const code = current.series_code;
+    current.points.push({
+      survey_date: date === "" || date === "null" || date === "NULL" ? null : date,
+      value: numberFromText(view.slice(valueComma + 1, end), () => `CSV row ${rowNumber(start)} (series ${code})`),
+    });
+    start = next;
+  }
+  return { meta, parameter: parameterEcho(kind, head.parameters), next_position: nextPositionField(head.nextPosition), series_count: series.length, series };
+}
+
+export function decodeMetadataCsv(body: RawBody, lang: "jp" | "en"): Omit<MetadataOutput, "raw"> {
+  const { skip, decoders } = csvEncodings(body, lang);
+  const rows = csvRows(decodeWith(decoders, skip ? body.bytes.subarray(skip) : body.bytes, "The CSV body"));
   const head = readHead(rows);
   const meta = headMeta(head);
   const names = head.columns ? [...head.columns.keys()] : [];

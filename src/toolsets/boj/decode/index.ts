@@ -16,11 +16,11 @@ export type { RawBody } from "./body.ts";
 
 export interface Decoded<T> {
   output: T;
-  /** The decoded body text, for `include_raw`. */
-  raw: string;
+  /** The decoded body text, for `include_raw`; computed only when asked for. */
+  raw(): string;
 }
 
-type Route = { as: "json"; text: string } | { as: "csv"; text: string };
+type Route = { as: "json"; text: string } | { as: "csv" };
 
 function route(body: RawBody, request: BojRequest): Route {
   if (looksLikeJson(body.bytes)) {
@@ -37,18 +37,18 @@ function route(body: RawBody, request: BojRequest): Route {
   }
   if (body.httpStatus >= 500) throw transportError(`HTTP ${body.httpStatus} with a non-JSON body: ${excerpt(body.bytes)}`);
   if (body.httpStatus >= 400) throw apiError(body.httpStatus, null, excerpt(body.bytes));
-  if (request.format === "csv") return { as: "csv", text: decodeCsvText(body, request.lang) };
+  if (request.format === "csv") return { as: "csv" };
   throw decodeError(`Expected a JSON body (HTTP ${body.httpStatus}, ${body.contentType || "no content type"}) but got: ${excerpt(body.bytes, 200)}`);
 }
 
 export function decodeDataBody(body: RawBody, request: BojRequest, kind: DataKind): Decoded<DecodedData> {
   const routed = route(body, request);
-  const output = routed.as === "json" ? decodeDataJson(routed.text, kind) : decodeDataCsv(routed.text, kind);
-  return { output, raw: routed.text };
+  if (routed.as === "json") return { output: decodeDataJson(routed.text, kind), raw: () => routed.text };
+  return { output: decodeDataCsv(body, request.lang, kind), raw: () => decodeCsvText(body, request.lang) };
 }
 
 export function decodeMetadataBody(body: RawBody, request: BojRequest): Decoded<Omit<MetadataOutput, "raw">> {
   const routed = route(body, request);
-  const output = routed.as === "json" ? decodeMetadataJson(routed.text) : decodeMetadataCsv(routed.text);
-  return { output, raw: routed.text };
+  if (routed.as === "json") return { output: decodeMetadataJson(routed.text), raw: () => routed.text };
+  return { output: decodeMetadataCsv(body, request.lang), raw: () => decodeCsvText(body, request.lang) };
 }

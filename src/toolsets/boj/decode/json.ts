@@ -19,7 +19,8 @@ const envelopeSchema = v.looseObject({
   DB: scalar,
   PARAMETER: v.optional(v.nullable(v.record(v.string(), scalar))),
   NEXTPOSITION: scalar,
-  RESULTSET: v.optional(v.nullable(v.array(v.record(v.string(), v.unknown()), "RESULTSET must be an array of objects"))),
+  // Each row is checked by seriesSchema / metadataEntry; here only that it is a list.
+  RESULTSET: v.optional(v.nullable(v.array(v.unknown(), "RESULTSET must be an array"))),
 });
 
 const seriesSchema = v.looseObject({
@@ -32,14 +33,8 @@ const seriesSchema = v.looseObject({
   CATEGORY_J: scalar,
   CATEGORY: scalar,
   LAST_UPDATE: scalar,
-  VALUES: v.optional(
-    v.nullable(
-      v.looseObject({
-        SURVEY_DATES: v.optional(v.nullable(v.array(v.unknown(), "VALUES.SURVEY_DATES must be an array"))),
-        VALUES: v.optional(v.nullable(v.array(v.unknown(), "VALUES.VALUES must be an array"))),
-      }),
-    ),
-  ),
+  // Checked by hand in decodeSeries: validating 60,000 array items through a schema would only copy them.
+  VALUES: v.optional(v.unknown()),
 });
 
 type Envelope = v.InferOutput<typeof envelopeSchema>;
@@ -95,7 +90,8 @@ export function decodeDataJson(text: string, kind: DataKind): DecodedData {
   const meta = buildMeta(statusField(envelope.STATUS), envelope.MESSAGEID, envelope.MESSAGE, envelope.DATE);
   const rows = envelope.RESULTSET ?? [];
   const series: Series[] = new Array(rows.length);
-  for (let index = 0; index < rows.length; index++) series[index] = decodeSeries(rows[index], index);
+  const dateText = surveyDateCache();
+  for (let index = 0; index < rows.length; index++) series[index] = decodeSeries(rows[index], index, dateText);
   return {
     meta,
     parameter: parameterEcho(kind, Object.entries(envelope.PARAMETER ?? {})),
@@ -105,8 +101,13 @@ export function decodeDataJson(text: string, kind: DataKind): DecodedData {
   };
 }
 
-function decodeSeries(row: Record<string, unknown>, index: number): Series {
-  const upper = upperKeys(row);
+function asObject(row: unknown, where: string): Record<string, unknown> {
+  if (typeof row !== "object" || row === null || Array.isArray(row)) throw decodeError(`${where} is not an object.`);
+  return row as Record<string, unknown>;
+}
+
+function decodeSeries(row: unknown, index: number, dateText: (date: unknown) => string | null): Series {
+  const upper = upperKeys(asObject(row, `RESULTSET[${index}]`));
   if (typeof upper.VALUES === "object" && upper.VALUES !== null && !Array.isArray(upper.VALUES)) {
     upper.VALUES = upperKeys(upper.VALUES as Record<string, unknown>);
   }
@@ -114,8 +115,7 @@ function decodeSeries(row: Record<string, unknown>, index: number): Series {
   if (!parsed.success) throw decodeError(describe(`RESULTSET[${index}]`, parsed.issues));
   const item = parsed.output;
   const code = item.SERIES_CODE;
-  const dates = item.VALUES?.SURVEY_DATES ?? [];
-  const values = item.VALUES?.VALUES ?? [];
+  const { dates, values } = pointArrays(item.VALUES, code);
   if (dates.length !== values.length) {
     // Pairing them anyway would shift values onto the wrong dates.
     throw decodeError(`Series ${code} has ${dates.length} SURVEY_DATES but ${values.length} VALUES; they must pair up one to one.`);
@@ -124,7 +124,7 @@ function decodeSeries(row: Record<string, unknown>, index: number): Series {
   for (let i = 0; i < dates.length; i++) {
     const value = values[i];
     points[i] = {
-      survey_date: surveyDateField(dates[i]),
+      survey_date: dateText(dates[i]),
       value: typeof value === "number" ? value : valueField(value, () => `Series ${code}, point ${i + 1},`),
     };
   }
@@ -142,11 +142,31 @@ function decodeSeries(row: Record<string, unknown>, index: number): Series {
   };
 }
 
+/** The series of a page share their survey dates, so each numeric date is turned into text once. */
+function surveyDateCache(): (date: unknown) => string | null {
+  const cache = new Map<number, string>();
+  return (date) => {
+    if (typeof date !== "number") return surveyDateField(date);
+    let text = cache.get(date);
+    if (text === undefined) cache.set(date, (text = String(date)));
+    return text;
+  };
+}
+
+function pointArrays(container: unknown, code: string): { dates: unknown[]; values: unknown[] } {
+  if (container === null || container === undefined) return { dates: [], values: [] };
+  if (typeof container !== "object" || Array.isArray(container)) throw decodeError(`Series ${code}: VALUES must be an object with SURVEY_DATES and VALUES arrays.`);
+  const { SURVEY_DATES: dates = [], VALUES: values = [] } = container as Record<string, unknown>;
+  if (!Array.isArray(dates ?? [])) throw decodeError(`Series ${code}: VALUES.SURVEY_DATES must be an array.`);
+  if (!Array.isArray(values ?? [])) throw decodeError(`Series ${code}: VALUES.VALUES must be an array.`);
+  return { dates: (dates ?? []) as unknown[], values: (values ?? []) as unknown[] };
+}
+
 export function decodeMetadataJson(text: string): Omit<MetadataOutput, "raw"> {
   const envelope = parseEnvelope(text);
   const meta = buildMeta(statusField(envelope.STATUS), envelope.MESSAGEID, envelope.MESSAGE, envelope.DATE);
   const rows = envelope.RESULTSET ?? [];
-  const entries = rows.map((row, index) => metadataEntry(upperKeys(row), () => `RESULTSET[${index}]`));
+  const entries = rows.map((row, index) => metadataEntry(upperKeys(asObject(row, `RESULTSET[${index}]`)), () => `RESULTSET[${index}]`));
   return { meta, db: textField(envelope.DB), entries_count: entries.length, entries };
 }
 

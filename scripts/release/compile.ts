@@ -1,0 +1,65 @@
+/**
+ * How mcpkit is compiled into a single file, shared by the release script and the start-up
+ * benchmark so that the benchmark measures exactly what ships.
+ *
+ * `--bytecode` stores JavaScriptCore bytecode next to the source so the binary skips parsing at
+ * start-up; it needs `--format=esm` because main.ts uses top-level await. Measured with
+ * `scripts/bench/startup.ts --compare-bytecode` (Bun 1.4.4, linux-x64): spawn → initialize → exit
+ * takes about half as long (0.47–0.61×) for 3 MB more binary, so releases use it.
+ */
+
+/** The Bun targets mcpkit is released for, keyed by the os-arch suffix of the archive name. */
+export const TARGETS = {
+  "linux-x64": "bun-linux-x64",
+  "linux-arm64": "bun-linux-arm64",
+  "darwin-x64": "bun-darwin-x64",
+  "darwin-arm64": "bun-darwin-arm64",
+  "windows-x64": "bun-windows-x64",
+} as const;
+
+export type TargetName = keyof typeof TARGETS;
+export const TARGET_NAMES = Object.keys(TARGETS) as TargetName[];
+
+export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm"] as const;
+
+/** The release target of the machine running this, or undefined when mcpkit has no build for it. */
+export function hostTarget(): TargetName | undefined {
+  const os = process.platform === "win32" ? "windows" : process.platform;
+  const name = `${os}-${process.arch}`;
+  return name in TARGETS ? (name as TargetName) : undefined;
+}
+
+export function isWindows(target: TargetName): boolean {
+  return target.startsWith("windows-");
+}
+
+/**
+ * Compiles ENTRY into OUTFILE for TARGET (the host when omitted) with bun build, in CWD.
+ * Throws with bun's own output when the build fails, since that names the broken import.
+ */
+export async function compile(options: {
+  entry: string;
+  outfile: string;
+  cwd: string;
+  target?: TargetName;
+  flags?: readonly string[];
+}): Promise<void> {
+  const command = [
+    process.execPath,
+    "build",
+    options.entry,
+    ...(options.flags ?? COMPILE_FLAGS),
+    ...(options.target ? [`--target=${TARGETS[options.target]}`] : []),
+    "--outfile",
+    options.outfile,
+  ];
+  const child = Bun.spawn(command, { cwd: options.cwd, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  if (code !== 0) {
+    throw new Error(`bun build failed for ${options.target ?? "the host"} (exit ${code}):\n${stderr || stdout}`);
+  }
+}

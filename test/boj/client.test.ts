@@ -1,0 +1,174 @@
+/**
+ * The HTTP client against the fake BOJ server: gzip, retries (which, how many, how far apart),
+ * timeouts, gateway pages, capped bodies, cancellation and the spacing between requests.
+ */
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { silentLogger } from "../../src/core/log.ts";
+import { BojClient, type BojClientConfig } from "../../src/toolsets/boj/client.ts";
+import { decodeDataBody } from "../../src/toolsets/boj/decode/index.ts";
+import { BojError } from "../../src/toolsets/boj/errors.ts";
+import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { buildCodeRequest } from "../../src/toolsets/boj/validation.ts";
+
+const fake = startFakeBoj();
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+function client(overrides: Partial<BojClientConfig> = {}): BojClient {
+  return new BojClient(
+    { baseUrl: fake.url, timeoutMs: 2000, retryMax: 2, retryBackoffMs: 40, minIntervalMs: 0, maxBodyBytes: 64 * 1024 * 1024, userAgent: "mcpkit-test", ...overrides },
+    silentLogger,
+  );
+}
+
+const request = buildCodeRequest({ db: "CO", codes: ["TK99F1000601GCQ01000"], start_date: "202401", end_date: "202504" });
+
+function fetchCo(c: BojClient, signal = new AbortController().signal) {
+  return c.send(request, signal, (body) => decodeDataBody(body, request, "code").output);
+}
+
+async function failure(promise: Promise<unknown>): Promise<BojError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof BojError) return error;
+    throw error;
+  }
+  throw new Error("expected a BojError");
+}
+
+function gaps(): number[] {
+  return fake.requests.slice(1).map((r, i) => r.at - fake.requests[i].at);
+}
+
+test("asks for gzip, gets a gzipped body, and decodes it", async () => {
+  const output = await fetchCo(client());
+  expect(output.series[0].points.map((p) => p.value)).toEqual([11, 13, 13, 14, 12, 13, 14, null]);
+  expect(fake.requests).toHaveLength(1);
+  expect(fake.requests[0].acceptEncoding).toContain("gzip");
+  expect(fake.requests[0].gzipped).toBe(true);
+  expect(fake.requests[0].userAgent).toBe("mcpkit-test");
+  expect(fake.requests[0].query.get("code")).toBe("TK99F1000601GCQ01000");
+});
+
+describe("retries (seed §5)", () => {
+  test("BOJ 500 then 503 are retried with backoff 40 ms then 80 ms, and the third attempt succeeds", async () => {
+    fake.enqueue({ kind: "status", status: 500 }, { kind: "status", status: 503 });
+    const output = await fetchCo(client());
+    expect(output.meta.status).toBe(200);
+    expect(fake.requests).toHaveLength(3);
+    const [first, second] = gaps();
+    expect(first).toBeGreaterThanOrEqual(36);
+    expect(second).toBeGreaterThanOrEqual(76);
+    expect(second).toBeGreaterThan(first);
+  });
+
+  test("gives up after retry_max retries with the last API error and the attempt count", async () => {
+    fake.enqueue({ kind: "status", status: 503 }, { kind: "status", status: 503 }, { kind: "status", status: 503 }, { kind: "status", status: 503 });
+    const error = await failure(fetchCo(client()));
+    expect(error.type).toBe("API_ERROR");
+    expect(error.details).toMatchObject({ status: 503, message_id: "M181091S", attempts: 3 });
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  test("retry_max 0 means one attempt", async () => {
+    fake.enqueue({ kind: "status", status: 500 });
+    expect((await failure(fetchCo(client({ retryMax: 0 })))).details.attempts).toBe(1);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("a 400 is not retried", async () => {
+    const bad = buildCodeRequest({ db: "CO", codes: ["NOPE"] });
+    const error = await failure(client().send(bad, new AbortController().signal, (body) => decodeDataBody(body, bad, "code")));
+    expect(error.details).toMatchObject({ status: 400, message_id: "M181013E" });
+    expect(error.message).toContain("1番目のコード");
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("a gateway's HTML 502 is a transport failure: retried, then the real answer", async () => {
+    fake.enqueue({ kind: "html", status: 502 });
+    expect((await fetchCo(client())).series_count).toBe(1);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  test("HTML 502 on every attempt ends as TRANSPORT_ERROR with an excerpt", async () => {
+    fake.enqueue({ kind: "html", status: 502 }, { kind: "html", status: 502 }, { kind: "html", status: 502 });
+    const error = await failure(fetchCo(client()));
+    expect(error.type).toBe("TRANSPORT_ERROR");
+    expect(error.message).toContain("502 Bad Gateway");
+    expect(error.details.attempts).toBe(3);
+  });
+
+  test("an HTML 4xx is an API_ERROR with the HTTP status and is not retried", async () => {
+    fake.enqueue({ kind: "raw", status: 403, body: "<html><body>Forbidden by WAF</body></html>", contentType: "text/html" });
+    const error = await failure(fetchCo(client()));
+    expect(error.type).toBe("API_ERROR");
+    expect(error.details).toMatchObject({ status: 403, message_id: null });
+    expect(error.message).toBe("Forbidden by WAF");
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("a connection dropped mid-body is retried", async () => {
+    fake.enqueue({ kind: "drop" });
+    expect((await fetchCo(client())).series_count).toBe(1);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  test("an unreachable host is a TRANSPORT_ERROR after all attempts", async () => {
+    const error = await failure(fetchCo(client({ baseUrl: "http://127.0.0.1:9", retryBackoffMs: 1 })));
+    expect(error.type).toBe("TRANSPORT_ERROR");
+    expect(error.message).toContain("could not reach http://127.0.0.1:9");
+    expect(error.details.attempts).toBe(3);
+  });
+});
+
+test("a slow answer times out per attempt and is retried", async () => {
+  fake.enqueue({ kind: "delay", ms: 600 });
+  const started = performance.now();
+  expect((await fetchCo(client({ timeoutMs: 150, retryMax: 1 }))).series_count).toBe(1);
+  expect(performance.now() - started).toBeLessThan(600);
+  expect(fake.requests).toHaveLength(2);
+
+  fake.reset();
+  fake.enqueue({ kind: "delay", ms: 600 });
+  const error = await failure(fetchCo(client({ timeoutMs: 150, retryMax: 0 })));
+  expect(error.type).toBe("TRANSPORT_ERROR");
+  expect(error.message).toContain("within 150 ms (--boj-timeout-ms)");
+});
+
+test("a body over the cap is a DECODE_ERROR, read no further than the cap, and not retried", async () => {
+  fake.enqueue({ kind: "oversize", bytes: 50 * 1024 * 1024 });
+  const error = await failure(fetchCo(client({ maxBodyBytes: 1024 * 1024 })));
+  expect(error.type).toBe("DECODE_ERROR");
+  expect(error.message).toContain("1048576-byte cap (--boj-max-body-bytes)");
+  expect(fake.requests).toHaveLength(1);
+});
+
+describe("cancellation", () => {
+  test("aborts a backoff wait at once", async () => {
+    fake.enqueue({ kind: "status", status: 500 });
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error("cancelled by client")), 100);
+    await expect(fetchCo(client({ retryBackoffMs: 5000 }), controller.signal)).rejects.toThrow("cancelled by client");
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("aborts a request in flight", async () => {
+    fake.enqueue({ kind: "delay", ms: 3000 });
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error("cancelled by client")), 100);
+    await expect(fetchCo(client({ timeoutMs: 10_000 }), controller.signal)).rejects.toThrow("cancelled by client");
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+test("requests to one host are spaced by the minimum interval, even when issued together", async () => {
+  const c = client({ minIntervalMs: 150 });
+  const other = client({ minIntervalMs: 150 }); // a second session of the same process shares the spacing
+  await Promise.all([fetchCo(c), fetchCo(other), fetchCo(c)]);
+  expect(fake.requests).toHaveLength(3);
+  for (const gap of gaps()) expect(gap).toBeGreaterThanOrEqual(140);
+});

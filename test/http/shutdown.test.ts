@@ -1,0 +1,43 @@
+/**
+ * Graceful shutdown on SIGTERM: the listener closes at once, calls in flight finish (up to a
+ * grace period), then sessions close and the process exits 0.
+ */
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { connectClient, startHttpServer } from "./support.ts";
+
+const FIXTURE = join(import.meta.dir, "fixtures/slow-server.ts");
+
+test("SIGTERM lets a call in flight finish, refuses new connections, then exits 0", async () => {
+  const server = await startHttpServer([], { entry: FIXTURE });
+  const { client } = await connectClient(server.url);
+  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 1200 } }, undefined, { timeout: 8000 });
+  await Bun.sleep(200);
+  server.kill("SIGTERM");
+  await Bun.sleep(100);
+  const refused = await fetch(`${server.base}/healthz`).then(
+    (response) => response.status,
+    () => "refused",
+  );
+  expect([503, "refused"]).toContain(refused);
+  const result = await call;
+  expect(result.content).toEqual([{ type: "text", text: "slept 1200 ms" }]);
+  expect(await server.exited).toBe(0);
+  expect(server.stderr()).toContain("stopped");
+});
+
+test("a call longer than the grace period is cancelled and the process still exits promptly", async () => {
+  const server = await startHttpServer([], { entry: FIXTURE, env: { GRACE_MS: "300" } });
+  const { client } = await connectClient(server.url);
+  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 30_000 } }, undefined, { timeout: 8000 }).then(
+    () => "answered",
+    (error: Error) => error.message,
+  );
+  await Bun.sleep(200);
+  const started = Date.now();
+  server.kill("SIGTERM");
+  expect(await server.exited).toBe(0);
+  expect(Date.now() - started).toBeLessThan(5000);
+  expect(await call).toContain("shutting down");
+  expect(server.stderr()).toContain("grace period over");
+});

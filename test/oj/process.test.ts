@@ -1,0 +1,213 @@
+/**
+ * What the `oj` toolset looks like from outside the process: start-up validation (seed 003 S1),
+ * initialize and tools/list (S3, with mcpkit's own name), logging (S6), and `mcpkit call`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import packageJson from "../../package.json" with { type: "json" };
+import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { runCli, startStdioServer } from "../support/mcp.ts";
+import { isJsonRpcLine, startRawServer } from "../support/raw-stdio.ts";
+
+const TOKEN = crypto.randomUUID();
+const OJ_TOOLS = ["find_similar_problems", "get_daily_challenge", "get_platform_status", "get_problem", "resolve_problem"];
+let fake: FakeCraboj;
+
+beforeAll(() => {
+  fake = startFakeCraboj({ tokens: [TOKEN] });
+});
+afterAll(async () => {
+  await fake?.stop();
+});
+
+describe("S1.1 --oj-base-url at start-up", () => {
+  const rejected = ["https://example.com/api/v1", "https://example.com?foo=1", "ftp://example.com", "not a url", "https://example.com#x", "https://user:pw@example.com"];
+  const accepted = ["https://example.com", "https://example.com/", "http://127.0.0.1:8080/"];
+
+  test("the seed's rejections stop start-up with one stderr line and a non-zero exit", async () => {
+    const results = await Promise.all(rejected.map((url) => runCli(["tools", "--oj-base-url", url])));
+    for (const [i, result] of results.entries()) {
+      expect(result.code, rejected[i]).not.toBe(0);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trimEnd().split("\n"), rejected[i]).toHaveLength(1);
+      expect(result.stderr).toContain("--oj-base-url");
+    }
+  });
+
+  test("the seed's acceptances start (with or without the trailing slash), also from OJ_BASE_URL", async () => {
+    const results = await Promise.all([
+      ...accepted.map((url) => runCli(["tools", "--toolsets", "oj", "--oj-base-url", url])),
+      runCli(["tools", "--toolsets", "oj"], { env: { OJ_BASE_URL: "https://example.com/" } }),
+    ]);
+    for (const result of results) {
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim().split("\n").map((line) => line.split(/\s+/)[0]).sort()).toEqual(OJ_TOOLS);
+    }
+  });
+
+  test("for any origin-or-not URL: the process accepts exactly the origins", async () => {
+    const parts = fc.record({
+      scheme: fc.constantFrom("http", "https", "ftp"),
+      port: fc.constantFrom("", ":8080"),
+      path: fc.constantFrom("", "/", "/api"),
+      query: fc.constantFrom("", "?a=1"),
+    });
+    await fc.assert(
+      fc.asyncProperty(parts, async (p) => {
+        const result = await runCli(["tools", "--toolsets", "oj", "--oj-base-url", `${p.scheme}://example.com${p.port}${p.path}${p.query}`]);
+        const valid = p.scheme !== "ftp" && (p.path === "" || p.path === "/") && p.query === "";
+        expect(result.code === 0).toBe(valid);
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  test("a rejected URL stops the stdio server before any MCP traffic", async () => {
+    const raw = startRawServer(["--oj-base-url", "https://example.com/api/v1"]);
+    const code = await raw.exited;
+    expect(code).not.toBe(0);
+    expect(raw.lines().filter((line) => line !== "")).toEqual([]);
+  });
+
+  test("--toolsets oj without a base URL names the missing flag; by default oj stays off", async () => {
+    const named = await runCli(["tools", "--toolsets", "oj"]);
+    expect(named.code).not.toBe(0);
+    expect(named.stderr).toContain("--oj-base-url URL (or OJ_BASE_URL)");
+    const byDefault = await runCli(["tools"]);
+    expect(byDefault.stdout).not.toContain("get_problem");
+  });
+
+  test("a bad --oj-timeout-ms is a start-up error naming the flag", async () => {
+    const result = await runCli(["tools", "--oj-base-url", "https://example.com", "--oj-timeout-ms", "60000"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("--oj-timeout-ms");
+  });
+});
+
+describe("S3 initialize and tools/list", () => {
+  test("mcpkit identity, tools capability only, exactly the 5 read-only tools with schemas", async () => {
+    const server = await startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url] });
+    try {
+      expect(server.client.getServerVersion()).toMatchObject({ name: "mcpkit", version: packageJson.version });
+      const capabilities = server.client.getServerCapabilities() ?? {};
+      expect(capabilities.tools).toBeDefined();
+      expect(capabilities.resources).toBeUndefined();
+      expect(capabilities.prompts).toBeUndefined();
+      expect(capabilities.logging).toBeUndefined();
+
+      const { tools } = await server.client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(OJ_TOOLS);
+      for (const tool of tools) {
+        expect(tool.annotations?.readOnlyHint).toBe(true);
+        expect(tool.annotations?.destructiveHint).toBe(false);
+        expect(tool.outputSchema?.type).toBe("object");
+        expect(tool.inputSchema.type).toBe("object");
+        expect(tool.description?.length).toBeGreaterThan(40);
+      }
+      // Research §7.7: the daily tool takes a date; similar search has no required field and limit defaults to 10.
+      const daily = tools.find((t) => t.name === "get_daily_challenge");
+      expect(Object.keys(daily?.inputSchema.properties ?? {}).sort()).toEqual(["date", "domain"]);
+      const similar = tools.find((t) => t.name === "find_similar_problems");
+      expect(similar?.inputSchema.required ?? []).toEqual([]);
+      expect((similar?.inputSchema.properties as Record<string, { default?: unknown }>).limit.default).toBe(10);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("--version prints mcpkit <version>", async () => {
+    const result = await runCli(["--version"]);
+    expect(result.stdout.trim()).toBe(`mcpkit ${packageJson.version}`);
+  });
+});
+
+describe("S6 logging", () => {
+  const exercise = async (args: string[], env: Record<string, string>) => {
+    const server = await startStdioServer({ args, env });
+    try {
+      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "1" } });
+      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "404404" } });
+      await server.client.callTool({ name: "get_platform_status", arguments: {} });
+      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "big-error" } });
+      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "bad-json" } }).catch(() => {});
+      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "" } });
+    } finally {
+      await server.close();
+    }
+    return server.stderr();
+  };
+
+  test("the token never appears in stderr at trace level; its presence is logged", async () => {
+    const stderr = await exercise(["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN], { RUST_LOG: "trace" });
+    expect(stderr).toContain("token: configured");
+    expect(stderr).toContain(`base_url=${JSON.stringify(fake.url)}`);
+    expect(stderr).not.toContain(TOKEN);
+    // S2.2 seen from outside: the 2 MiB body was read up to the cap and no further.
+    expect(stderr).toMatch(/path="\/api\/v1\/problems\/leetcode\/big-error" status=500 bytes=1048576 truncated=true/);
+
+    const viaEnv = await exercise(["--toolsets", "oj"], { LOG_LEVEL: "trace", OJ_BASE_URL: fake.url, OJ_TOKEN: TOKEN });
+    expect(viaEnv).not.toContain(TOKEN);
+    const cli = await runCli(["call", "get_platform_status", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--log-level", "trace"]);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout + cli.stderr).not.toContain(TOKEN);
+  });
+
+  test("without a token: 'token: not configured'", async () => {
+    const server = await startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url] });
+    await server.close();
+    expect(server.stderr()).toContain("token: not configured");
+    expect(server.stderr()).not.toContain("token: configured");
+  });
+
+  test("RUST_LOG=off: nothing on stderr", async () => {
+    const stderr = await exercise(["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN], { RUST_LOG: "off" });
+    expect(stderr).toBe("");
+  });
+
+  test("stdout carries JSON-RPC messages only, even at trace level and on errors", async () => {
+    const raw = startRawServer(["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "300"], { RUST_LOG: "trace" });
+    try {
+      await raw.initialize();
+      const calls: [string, Record<string, unknown>][] = [
+        ["get_problem", { source: "leetcode", id: "1" }],
+        ["get_problem", { source: "leetcode", id: "html-error" }],
+        ["get_problem", { source: "leetcode", id: "hang" }],
+        ["get_problem", { source: "leetcode", id: "bad-utf8" }],
+        ["find_similar_problems", { query: "ab" }],
+        ["get_daily_challenge", { date: "2020-04-02" }],
+      ];
+      calls.forEach(([name, args], id) => raw.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }));
+      const replies = await Promise.all(calls.map((_, id) => raw.response(id)));
+      expect(replies.map((r) => ("error" in r ? (r.error as { code: number }).code : "result"))).toEqual(["result", "result", -32603, -32603, "result", "result"]);
+      const lines = raw.lines().filter((line) => line !== "");
+      expect(lines.length).toBeGreaterThanOrEqual(7);
+      for (const line of lines) expect(isJsonRpcLine(line)).toBe(true);
+      expect(raw.stderr()).toContain("TRACE");
+    } finally {
+      raw.closeStdin();
+      await raw.exited;
+    }
+  });
+});
+
+describe("mcpkit call", () => {
+  test("exit 0 on success, 1 on isError, 2 on a protocol error (network failure)", async () => {
+    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    const unreachable = `http://127.0.0.1:${closed.port}`;
+    await closed.stop(true);
+    const [ok, isError, protocol, timeout] = await Promise.all([
+      runCli(["call", "resolve_problem", '{"query":"cf1A"}', "--oj-base-url", fake.url, "--oj-token", TOKEN]),
+      runCli(["call", "get_problem", '{"source":"leetcode","id":"404404"}', "--oj-base-url", fake.url, "--oj-token", TOKEN]),
+      runCli(["call", "get_problem", '{"source":"leetcode","id":"1"}', "--oj-base-url", unreachable]),
+      runCli(["call", "get_problem", '{"source":"leetcode","id":"hang"}', "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "400"]),
+    ]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).content[0].text).toStartWith("# Theatre Square");
+    expect(isError.code).toBe(1);
+    expect(JSON.parse(isError.stdout).content[0].text).toBe("[404] Not Found: problem not found");
+    expect(protocol.code).toBe(2);
+    expect(protocol.stdout + protocol.stderr).toContain("-32603");
+    expect(timeout.code).toBe(2);
+    expect(timeout.stdout + timeout.stderr).toContain("timed out");
+  });
+});

@@ -1,0 +1,456 @@
+/**
+ * The five `oj` tools end to end: a real `mcpkit` process over stdio, talking to the fake craboj
+ * server over loopback. Covers seed 003 S2/S4/S5 and the per-tool properties of research §8,
+ * plus each reference defect of research §7.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
+import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { type RunningServer, startStdioServer } from "../support/mcp.ts";
+
+const TOKEN = "tok-0123456789abcdef";
+let fake: FakeCraboj;
+let server: RunningServer; // with the token
+let anonymous: RunningServer; // without a token
+
+beforeAll(async () => {
+  fake = startFakeCraboj({ tokens: [TOKEN] });
+  [server, anonymous] = await Promise.all([
+    startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "800"] }),
+    startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", `${fake.url}/`] }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([server?.close(), anonymous?.close()]);
+  await fake?.stop();
+});
+
+interface Called {
+  isError: boolean;
+  text: string;
+  structured: Record<string, unknown> | undefined;
+}
+
+async function call(name: string, args: Record<string, unknown> = {}, on: RunningServer = server): Promise<Called> {
+  const result = (await on.client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: { type: string; text: string }[];
+    structuredContent?: Record<string, unknown>;
+  };
+  expect(result.content).toHaveLength(1);
+  expect(result.content[0].type).toBe("text");
+  return { isError: result.isError === true, text: result.content[0].text, structured: result.structuredContent };
+}
+
+async function protocolError(name: string, args: Record<string, unknown>, on: RunningServer = server): Promise<McpError> {
+  try {
+    await on.client.callTool({ name, arguments: args });
+  } catch (error) {
+    if (error instanceof McpError) return error;
+    throw error;
+  }
+  throw new Error(`${name} did not fail with a JSON-RPC error`);
+}
+
+/** Runs `body` and returns the request targets the fake saw meanwhile. */
+async function targetsDuring(body: () => Promise<unknown>): Promise<string[]> {
+  const before = fake.requests.length;
+  await body();
+  return fake.requests.slice(before).map((r) => `${r.method} ${r.target}`);
+}
+
+const utcToday = () => new Date().toISOString().slice(0, 10);
+const cnToday = () => new Date(Date.now() + 8 * 3_600_000).toISOString().slice(0, 10);
+
+describe("get_daily_challenge (T1)", () => {
+  test("defaults: domain=com and today's UTC date; renders the problem template", async () => {
+    const before = utcToday();
+    let result: Called | undefined;
+    const targets = await targetsDuring(async () => (result = await call("get_daily_challenge")));
+    expect([`GET /api/v1/daily?domain=com&date=${before}`, `GET /api/v1/daily?domain=com&date=${utcToday()}`]).toContain(targets[0]);
+    const lines = (result as Called).text.split("\n");
+    expect(lines[0]).toBe("# Two Sum");
+    expect(lines[2]).toContain("Source: leetcode");
+    expect((result as Called).structured).toMatchObject({ status: "ready", domain: "com", problems: [{ source: "leetcode", id: "1", title: "Two Sum" }] });
+  });
+
+  test("cn defaults to today in UTC+8, not the UTC date (research §7.3)", async () => {
+    const before = cnToday();
+    const targets = await targetsDuring(() => call("get_daily_challenge", { domain: "cn" }));
+    expect([`GET /api/v1/daily?domain=cn&date=${before}`, `GET /api/v1/daily?domain=cn&date=${cnToday()}`]).toContain(targets[0]);
+  });
+
+  test("202 fetching is a success result that says when to retry", async () => {
+    const result = await call("get_daily_challenge", { date: "2020-04-02" });
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe("The daily challenge is currently being fetched. Please retry after 30 seconds.");
+    expect(result.structured).toMatchObject({ status: "fetching", retry_after: 30, problems: [] });
+
+    fake.override("GET", "/api/v1/daily", () => new Response("busy", { status: 202, headers: { "content-type": "text/plain" } }));
+    try {
+      const later = await call("get_daily_challenge", { date: "2021-01-01" });
+      expect(later.isError).toBe(false);
+      expect(later.text).toContain("Please retry later.");
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
+  test("HTML content converts: <b>bold</b> → **bold**", async () => {
+    fake.override("GET", "/api/v1/daily", () =>
+      Response.json({ date: "2024-01-01", domain: "com", id: 42, slug: "bold", title: "Bold", tags: [], content: "<b>bold</b>" }),
+    );
+    try {
+      const result = await call("get_daily_challenge", { date: "2024-01-01" });
+      expect(result.text.endsWith("\n\n---\n\n**bold**")).toBe(true);
+      expect(result.text).toContain("ID: 42"); // the integer id of older payloads
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
+  test("the newer {source, date, problems[]} wrapper works too (research §6.5)", async () => {
+    fake.shape = "new";
+    try {
+      const result = await call("get_daily_challenge", { date: "2024-03-02" });
+      expect(result.isError).toBe(false);
+      expect(result.text.split("\n")[0]).toBe("# Longest Substring Without Repeating Characters");
+      expect(result.structured).toMatchObject({ date: "2024-03-02", problems: [{ source: "leetcode", id: "3" }] });
+    } finally {
+      fake.shape = "old";
+    }
+  });
+
+  test("bad dates and domains are isError results naming the field, with no request", async () => {
+    const targets = await targetsDuring(async () => {
+      for (const args of [{ date: "2024/01/01" }, { date: "2023-02-29" }, { domain: "COM" }, { domain: "jp" }]) {
+        const result = await call("get_daily_challenge", args);
+        expect(result.isError).toBe(true);
+        expect(result.text).toContain(Object.keys(args)[0]);
+      }
+    });
+    expect(targets).toEqual([]);
+    expect((await call("get_daily_challenge", { date: "2024/01/01" })).text).toContain("invalid date format, expected YYYY-MM-DD");
+  });
+
+  test("the upstream's own 400 comes back as an RFC 7807 isError", async () => {
+    const result = await call("get_daily_challenge", { date: "2019-01-01" });
+    expect(result).toMatchObject({ isError: true, text: "[400] Bad Request: date must be >= 2020-04-01" });
+  });
+});
+
+describe("get_problem (T2)", () => {
+  test("renders '# Two Sum' and the parsed fields", async () => {
+    const result = await call("get_problem", { source: "leetcode", id: "1" });
+    expect(result.isError).toBe(false);
+    expect(result.text.startsWith("# Two Sum\n\n- Source: leetcode | ID: 1 | Difficulty: Easy\n- Tags: Array, Hash Table\n")).toBe(true);
+    expect(result.text).toContain("- AC Rate: 57.1%");
+    expect(result.text).toContain("- `2 <= nums.length <= 10^4`");
+    expect(result.structured?.problem).toMatchObject({ ac_rate: 57.08, tags: ["Array", "Hash Table"], rating: null });
+  });
+
+  test("path segments are trimmed and percent-encoded: a/b, c d → a%2Fb/c%20d", async () => {
+    const targets = await targetsDuring(() => call("get_problem", { source: " a/b ", id: "c d" }));
+    expect(targets).toEqual(["GET /api/v1/problems/a%2Fb/c%20d"]);
+  });
+
+  test("empty or blank source or id → isError, no request", async () => {
+    const targets = await targetsDuring(async () => {
+      for (const args of [{ source: "", id: "1" }, { source: "  ", id: "1" }, { source: "leetcode", id: "" }, { source: "leetcode", id: " \t" }, { source: "leetcode" }]) {
+        const result = await call("get_problem", args);
+        expect(result.isError).toBe(true);
+        expect(result.text).toMatch(/"(source|id)"/);
+      }
+    });
+    expect(targets).toEqual([]);
+  });
+
+  test("404 RFC 7807 → [404] Not Found: problem not found", async () => {
+    expect(await call("get_problem", { source: "leetcode", id: "404404" })).toMatchObject({ isError: true, text: "[404] Not Found: problem not found" });
+  });
+
+  test("a null title falls back to the slug instead of failing (research §7.2)", async () => {
+    const result = await call("get_problem", { source: "leetcode", id: "9999" });
+    expect(result.isError).toBe(false);
+    expect(result.text).toStartWith("# mystery-problem\n");
+    expect(result.text.endsWith("No description available.")).toBe(true);
+  });
+
+  test("Markdown statements (Codeforces, Luogu) pass through unchanged", async () => {
+    const result = await call("get_problem", { source: "luogu", id: "P1001" });
+    expect(result.text.endsWith("## 题目描述\n\n输入两个整数 $a, b$，输出它们的和（$|a|,|b| \\le {10}^9$）。")).toBe(true);
+  });
+});
+
+describe("find_similar_problems (T3)", () => {
+  test("by source and id: rewritten_query null → 'Query: source id', percentages, null title → N/A", async () => {
+    let result: Called | undefined;
+    const targets = await targetsDuring(async () => (result = await call("find_similar_problems", { source: "leetcode", id: "3" })));
+    expect(targets).toEqual(["GET /api/v1/similar/leetcode/3?limit=10&threshold=0"]);
+    const text = (result as Called).text;
+    expect(text).toStartWith("# Similar Problems\n\nQuery: leetcode 3\n\n| # | Source | ID | Title | Difficulty | Similarity | Link |\n");
+    expect(text).toContain("| 1 | leetcode | 1 | Two Sum | Easy | 100.0% | https://leetcode.com/problems/two-sum/ |\n");
+    expect(text).toContain("| 2 | leetcode | 15 | 3Sum | Medium | 79.1% |");
+    expect(text).toContain("| 4 | luogu | P1001 | N/A | 入门 | 25.0% |");
+    expect(text.endsWith("|\n")).toBe(true);
+  });
+
+  test("a query wins over source + id; limit, threshold and source_filter are sent", async () => {
+    const targets = await targetsDuring(() =>
+      call("find_similar_problems", { query: "  two numbers adding up  ", source: "leetcode", id: "1", limit: 5, threshold: 0.5, source_filter: "leetcode,luogu" }),
+    );
+    expect(targets).toEqual(["GET /api/v1/similar?q=two%20numbers%20adding%20up&limit=5&threshold=0.5&source=leetcode%2Cluogu"]);
+  });
+
+  test("query bounds: 'ab' and 2001 bytes are refused with no request (no fallback to source + id); 3 and 2000 are sent", async () => {
+    const refused = await targetsDuring(async () => {
+      for (const query of ["ab", "x".repeat(2001), "中".repeat(700)]) {
+        const result = await call("find_similar_problems", { query, source: "leetcode", id: "1" });
+        expect(result.isError).toBe(true);
+        expect(result.text).toContain("query must be between 3 and 2000");
+      }
+    });
+    expect(refused).toEqual([]);
+    const sent = await targetsDuring(async () => {
+      for (const query of ["abc", "x".repeat(2000), "两数"]) expect((await call("find_similar_problems", { query })).isError).toBe(false);
+    });
+    expect(sent).toHaveLength(3);
+  });
+
+  test("a two-character CJK query (6 bytes) is accepted, as the upstream accepts it (research §7.5)", async () => {
+    const result = await call("find_similar_problems", { query: "两数" });
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain("Query: problems about 两数");
+  });
+
+  test("missing pair → isError; invalid limit and threshold → isError; none reach the server", async () => {
+    const targets = await targetsDuring(async () => {
+      for (const args of [{}, { source: "leetcode" }, { id: "1" }, { source: " ", id: "1" }, { query: "   ", id: "1" }]) {
+        const result = await call("find_similar_problems", args);
+        expect(result).toMatchObject({ isError: true });
+        expect(result.text).toContain("either 'query' or both 'source' and 'id' must be provided");
+      }
+      for (const [args, message] of [
+        [{ query: "abc", limit: 0 }, "limit must be between 1 and 50"],
+        [{ query: "abc", limit: 51 }, "limit must be between 1 and 50"],
+        [{ query: "abc", limit: 2.5 }, "limit must be between 1 and 50"],
+        [{ query: "abc", threshold: 1.01 }, "threshold must be between 0.0 and 1.0"],
+        [{ query: "abc", threshold: -0.1 }, "threshold must be between 0.0 and 1.0"],
+      ] as const) {
+        const result = await call("find_similar_problems", args);
+        expect(result.isError).toBe(true);
+        expect(result.text).toContain(message);
+      }
+    });
+    expect(targets).toEqual([]);
+  });
+
+  test("path segments encoded: a b / c/d → a%20b/c%2Fd", async () => {
+    const targets = await targetsDuring(() => call("find_similar_problems", { source: "a b", id: "c/d" }));
+    expect(targets).toEqual(["GET /api/v1/similar/a%20b/c%2Fd?limit=10&threshold=0"]);
+  });
+
+  test("a server that answers 405 to GET gets a JSON POST, and keeps getting it (research §6.5)", async () => {
+    fake.shape = "new";
+    try {
+      let first: Called | undefined;
+      const targets = await targetsDuring(async () => {
+        first = await call("find_similar_problems", { query: "graph shortest path", limit: 3 });
+        await call("find_similar_problems", { query: "another query" });
+      });
+      expect(first?.isError).toBe(false);
+      expect(first?.text).toContain("Query: problems about graph shortest path");
+      expect(targets).toEqual([
+        "GET /api/v1/similar?q=graph%20shortest%20path&limit=3&threshold=0",
+        "POST /api/v1/similar",
+        "POST /api/v1/similar",
+      ]);
+      const body = JSON.parse(fake.requests.at(-2)?.body ?? "{}");
+      expect(body).toEqual({ query: "graph shortest path", limit: 3, threshold: 0 });
+    } finally {
+      fake.shape = "old";
+    }
+  });
+});
+
+describe("resolve_problem (T4)", () => {
+  test("the whole query is percent-encoded; the nested problem is rendered", async () => {
+    let result: Called | undefined;
+    const targets = await targetsDuring(async () => (result = await call("resolve_problem", { query: "https://leetcode.com/problems/two-sum" })));
+    expect(targets).toEqual(["GET /api/v1/resolve/https%3A%2F%2Fleetcode.com%2Fproblems%2Ftwo-sum"]);
+    expect(result?.text).toStartWith("# Two Sum\n");
+    expect(result?.structured).toMatchObject({ resolved: { source: "leetcode", id: "two-sum" }, problem: { id: "1" } });
+  });
+
+  test("the nested problem's source wins over the top-level one", async () => {
+    fake.override("GET", "/api/v1/resolve/cf1A", () =>
+      Response.json({ source: "luogu", id: "CF1A", problem: { id: "1A", source: "codeforces", slug: "1A", title: "Theatre Square", tags: [] } }),
+    );
+    try {
+      const result = await call("resolve_problem", { query: "cf1A" });
+      expect(result.text.split("\n")[2]).toStartWith("- Source: codeforces | ID: 1A");
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
+  test("problem: null → isError 'problem not found (…)', not a protocol error (research §7.2)", async () => {
+    const result = await call("resolve_problem", { query: "no-such-problem-slug" });
+    expect(result).toMatchObject({ isError: true });
+    expect(result.text).toStartWith("problem not found (leetcode:no-such-problem-slug)");
+  });
+
+  test("leetcode/two-sum resolves (sent as leetcode:two-sum)", async () => {
+    const targets = await targetsDuring(async () => expect((await call("resolve_problem", { query: "leetcode/two-sum" })).text).toStartWith("# Two Sum"));
+    expect(targets).toEqual(["GET /api/v1/resolve/leetcode%3Atwo-sum"]);
+  });
+
+  test("an empty query → isError, no request (research §7.9)", async () => {
+    const targets = await targetsDuring(async () => {
+      expect((await call("resolve_problem", { query: "" })).isError).toBe(true);
+      expect((await call("resolve_problem", { query: "   " })).isError).toBe(true);
+    });
+    expect(targets).toEqual([]);
+  });
+});
+
+describe("get_platform_status (T5)", () => {
+  test("with the token: version header, 4 columns, one row per platform, grouped counts", async () => {
+    const result = await call("get_platform_status");
+    const lines = result.text.trimEnd().split("\n");
+    expect(lines[0]).toBe("# OJ Platform Status (v1.2.3)");
+    expect(lines[2]).toBe("| Platform | Problems | Missing Content | Not Embedded |");
+    expect(lines.slice(4)).toEqual([
+      "| atcoder | 8,356 | 320 | 339 |",
+      "| codeforces | 12,984 | 106 | 127 |",
+      "| leetcode | 3,760 | 729 | 729 |",
+      "| luogu | 15,393 | 2 | 13,358 |",
+    ]);
+    expect(result.structured).toMatchObject({ version: "1.2.3", platforms: [{ source: "atcoder", total: 8356 }, {}, {}, {}] });
+  });
+
+  test("without a token: isError and no request (research §7.1)", async () => {
+    const targets = await targetsDuring(async () => {
+      const result = await call("get_platform_status", {}, anonymous);
+      expect(result.isError).toBe(true);
+      expect(result.text).toContain("--oj-token");
+    });
+    expect(targets).toEqual([]);
+  });
+});
+
+describe("bearer token (S1.2, S2.1)", () => {
+  test("every request carries the token when configured, none without", async () => {
+    const withToken = fake.requests.length;
+    await call("get_problem", { source: "leetcode", id: "1" });
+    await call("find_similar_problems", { query: "abc" });
+    await call("get_daily_challenge", { date: "2024-01-01" });
+    expect(fake.requests.slice(withToken).map((r) => r.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+
+    const without = fake.requests.length;
+    const denied = await call("get_problem", { source: "leetcode", id: "1" }, anonymous);
+    expect(fake.requests.slice(without).map((r) => [r.target, r.authorization])).toEqual([["/api/v1/problems/leetcode/1", null]]);
+    // The base URL was given with a trailing "/": it was stripped, so no "//api".
+    expect(denied).toEqual({ isError: true, text: "[401] Unauthorized: missing or invalid token", structured: undefined });
+  });
+});
+
+describe("S4 error classification", () => {
+  test("for any 4xx/5xx response: an isError result, never a JSON-RPC error", async () => {
+    const bodies = fc.oneof(
+      fc.record({ status: fc.integer({ min: 400, max: 599 }), title: fc.string(), detail: fc.string() }).map((b) => ({ body: JSON.stringify(b), type: "application/problem+json" })),
+      fc.string({ maxLength: 700 }).map((body) => ({ body, type: "text/plain; charset=utf-8" })),
+      fc.string({ maxLength: 50 }).map((body) => ({ body: `<html><body>${body}</body></html>`, type: "text/html" })),
+      fc.constant({ body: "", type: "" }),
+      fc.string({ maxLength: 100 }).map((body) => ({ body, type: "application/json" })),
+    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 400, max: 599 }), bodies, async (status, { body, type }) => {
+          fake.override("GET", "/api/v1/problems/leetcode/any", () => new Response(body || null, { status, headers: type ? { "content-type": type } : {} }));
+          const result = await call("get_problem", { source: "leetcode", id: "any" });
+          expect(result.isError).toBe(true);
+          expect(result.text).toMatch(/^\[\d+\] /);
+        }),
+        { numRuns: 40 },
+      );
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
+  test("500 plain text of 1000 chars → isError with at most 500 chars of body", async () => {
+    const result = await call("get_problem", { source: "leetcode", id: "plain-500" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toBe(`[500] ${"x".repeat(500)}`);
+  });
+
+  test("499 ASCII + a 4-byte emoji: cut on the character boundary", async () => {
+    const result = await call("get_problem", { source: "leetcode", id: "emoji-500" });
+    expect(result.text).toBe(`[500] ${"a".repeat(499)}😀`);
+  });
+
+  test("text/html is never parsed as JSON: fallback template, for an error and for a 200 (S2.3, research §7.4)", async () => {
+    const error = await call("get_problem", { source: "leetcode", id: "html-error" });
+    expect(error).toMatchObject({ isError: true });
+    expect(error.text).toStartWith("[502] <html><head><title>502 Bad Gateway</title>");
+    const ok = await call("get_problem", { source: "leetcode", id: "html-ok" });
+    expect(ok).toMatchObject({ isError: true, text: "[200] <html><body>maintenance</body></html>" });
+  });
+
+  test("unknown routes answer axum's empty 404: '[404] '", async () => {
+    fake.override("GET", "/status", () => new Response(null, { status: 404 }));
+    try {
+      expect(await call("get_platform_status")).toMatchObject({ isError: true, text: "[404] " });
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
+  test("undecodable success bodies → JSON-RPC -32603", async () => {
+    for (const id of ["bad-json", "bad-utf8", "wrong-shape", "big-body"]) {
+      const error = await protocolError("get_problem", { source: "leetcode", id });
+      expect(error.code).toBe(-32603);
+    }
+    expect((await protocolError("get_problem", { source: "leetcode", id: "big-body" })).message).toContain("1048576 bytes");
+  });
+
+  test("a never-answering server → -32603 within the (lowered) timeout", async () => {
+    const started = performance.now();
+    const error = await protocolError("get_problem", { source: "leetcode", id: "hang" });
+    const elapsed = performance.now() - started;
+    expect(error.code).toBe(-32603);
+    expect(error.message).toContain("timed out");
+    expect(elapsed).toBeGreaterThanOrEqual(750);
+    expect(elapsed).toBeLessThan(3_000);
+  });
+});
+
+describe("S5 output cap", () => {
+  test("200 KiB of Markdown → at most 102,400 + 17 bytes, valid UTF-8, ends with the suffix", async () => {
+    const result = await call("get_problem", { source: "leetcode", id: "huge-statement" });
+    const bytes = Buffer.byteLength(result.text, "utf8");
+    expect(bytes).toBeLessThanOrEqual(102_400 + 17);
+    expect(bytes).toBeGreaterThan(102_400 - 4);
+    expect(result.text.toWellFormed()).toBe(result.text);
+    expect(result.text.endsWith("\n\n... (truncated)")).toBe(true);
+  });
+
+  test("for any statement size: the text stays within the cap", async () => {
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 90_000, max: 120_000 }), fc.constantFrom("a", "é", "中", "😀"), async (size, unit) => {
+          const content = unit.repeat(Math.ceil(size / Buffer.byteLength(unit)));
+          fake.override("GET", "/api/v1/problems/leetcode/sized", () => Response.json({ id: "sized", source: "leetcode", slug: "s", title: "S", content }));
+          const result = await call("get_problem", { source: "leetcode", id: "sized" });
+          expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(102_417);
+          expect(result.text.toWellFormed()).toBe(result.text);
+        }),
+        { numRuns: 12 },
+      );
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+});

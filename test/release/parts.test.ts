@@ -1,0 +1,158 @@
+/**
+ * The release script's parts that need no compiler: target selection, the complete Homebrew
+ * formula (all four platforms, which a host-only build cannot produce), Windows zips and
+ * reproducible archives. System tools (ruby, sha256sum, unzip) check the output.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseTargets } from "../../scripts/release.ts";
+import { packArchive } from "../../scripts/release/archive.ts";
+import { sha256File, sha256sums } from "../../scripts/release/checksums.ts";
+import { TARGET_NAMES } from "../../scripts/release/compile.ts";
+import { HOMEBREW_TARGETS, renderFormula } from "../../scripts/release/formula.ts";
+import { archiveName, downloadUrl, releaseRepository } from "../../scripts/release/project.ts";
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "mcpkit-release-parts-"));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+async function exec(command: string[], cwd?: string) {
+  let child;
+  try {
+    child = Bun.spawn(command, { cwd, stdout: "pipe", stderr: "pipe" });
+  } catch {
+    throw new Error(`'${command[0]}' is not installed (Debian/Ubuntu: apt-get install -y ${command[0]})`);
+  }
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+describe("--targets", () => {
+  test("all is the five release targets; host is the machine's own", () => {
+    expect(parseTargets("all")).toEqual(["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "windows-x64"]);
+    expect(parseTargets("host", "darwin-arm64")).toEqual(["darwin-arm64"]);
+  });
+
+  test("a comma list keeps its order and drops repeats", () => {
+    expect(parseTargets("windows-x64, linux-x64,windows-x64")).toEqual(["windows-x64", "linux-x64"]);
+  });
+
+  test("an unknown or empty list is refused with the valid names", () => {
+    expect(() => parseTargets("linux-x64,freebsd-x64")).toThrow('unknown target "freebsd-x64"; use all, host, or a comma list of linux-x64');
+    expect(() => parseTargets(" , ")).toThrow("--targets is empty");
+    expect(() => parseTargets("host", null)).toThrow("has no release target");
+  });
+});
+
+describe("release names", () => {
+  test("archives are mcpkit-<version>-<os>-<arch>, .zip for Windows only", () => {
+    expect(TARGET_NAMES.map((target) => archiveName("1.2.3", target))).toEqual([
+      "mcpkit-1.2.3-linux-x64.tar.gz",
+      "mcpkit-1.2.3-linux-arm64.tar.gz",
+      "mcpkit-1.2.3-darwin-x64.tar.gz",
+      "mcpkit-1.2.3-darwin-arm64.tar.gz",
+      "mcpkit-1.2.3-windows-x64.zip",
+    ]);
+  });
+
+  test("the repository comes from GITHUB_REPOSITORY when set, and must be owner/name", () => {
+    expect(releaseRepository({})).toBe("mcpkit-dev/mcpkit");
+    expect(releaseRepository({ GITHUB_REPOSITORY: "someone/mcpkit-fork" })).toBe("someone/mcpkit-fork");
+    expect(() => releaseRepository({ GITHUB_REPOSITORY: "no-slash" })).toThrow('GITHUB_REPOSITORY must look like "owner/name"');
+  });
+});
+
+describe("the complete Homebrew formula", () => {
+  const sha = (target: string) => new Bun.CryptoHasher("sha256").update(target).digest("hex");
+  const archives = HOMEBREW_TARGETS.map((target) => ({
+    target,
+    sha256: sha(target),
+    url: downloadUrl("mcpkit-dev/mcpkit", "2.0.0", archiveName("2.0.0", target)),
+  }));
+  const formula = renderFormula({ version: "2.0.0", repository: "mcpkit-dev/mcpkit", archives });
+
+  test("nests on_arm/on_intel in on_macos/on_linux, each with its own url and sha256", () => {
+    const block = (os: string, arch: string) => {
+      const osBody = new RegExp(`  ${os} do\\n([\\s\\S]*?)\\n  end\\n`).exec(formula)?.[1] ?? "";
+      return new RegExp(`    ${arch} do\\n      url "([^"]+)"\\n      sha256 "([0-9a-f]{64})"\\n    end`).exec(osBody)?.slice(1);
+    };
+    expect(block("on_macos", "on_arm")).toEqual([archives[0].url, sha("darwin-arm64")]);
+    expect(block("on_macos", "on_intel")).toEqual([archives[1].url, sha("darwin-x64")]);
+    expect(block("on_linux", "on_arm")).toEqual([archives[2].url, sha("linux-arm64")]);
+    expect(block("on_linux", "on_intel")).toEqual([archives[3].url, sha("linux-x64")]);
+    expect(archives[0].url).toBe("https://github.com/mcpkit-dev/mcpkit/releases/download/v2.0.0/mcpkit-2.0.0-darwin-arm64.tar.gz");
+  });
+
+  test("installs the binary, tests --version, and passes ruby -c", async () => {
+    expect(formula).toContain('bin.install "mcpkit"');
+    expect(formula).toMatch(/test do\n\s+assert_match "mcpkit #\{version\}", shell_output\("#\{bin\}\/mcpkit --version"\)/);
+    const file = join(work, "mcpkit.rb");
+    writeFileSync(file, formula);
+    expect(await exec(["ruby", "-c", file])).toMatchObject({ code: 0, stdout: "Syntax OK\n" });
+  });
+
+  test("refuses a checksum that is not 64 hex digits", () => {
+    expect(() =>
+      renderFormula({ version: "2.0.0", repository: "a/b", archives: [{ ...archives[0], sha256: "abc" }] }),
+    ).toThrow("sha256 of darwin-arm64 must be 64 hex digits");
+  });
+});
+
+describe("archives", () => {
+  async function fixture(name: string) {
+    const dir = mkdtempSync(join(work, `${name}-`));
+    const files = { binary: join(dir, "bin"), readme: join(dir, "README.md"), license: join(dir, "LICENSE") };
+    writeFileSync(files.binary, "#!/bin/sh\necho fake\n");
+    writeFileSync(files.readme, "# readme\n");
+    writeFileSync(files.license, "MIT\n");
+    return { dir, files };
+  }
+
+  test("the Windows zip holds mcpkit.exe, README.md and LICENSE under its folder", async () => {
+    const { dir, files } = await fixture("zip");
+    const zip = await packArchive({
+      binary: files.binary,
+      binaryName: "mcpkit.exe",
+      documents: [files.readme, files.license],
+      stem: "mcpkit-9.9.9-windows-x64",
+      format: "zip",
+      outDir: dir,
+    });
+    expect(zip).toBe(join(dir, "mcpkit-9.9.9-windows-x64.zip"));
+    const listing = await exec(["unzip", "-Z1", zip]);
+    expect(listing.stdout.trim().split("\n").sort()).toEqual(
+      ["mcpkit-9.9.9-windows-x64/", "mcpkit-9.9.9-windows-x64/LICENSE", "mcpkit-9.9.9-windows-x64/README.md", "mcpkit-9.9.9-windows-x64/mcpkit.exe"],
+    );
+  });
+
+  test("packing the same files twice gives the same bytes, so checksums survive a re-run", async () => {
+    const { dir, files } = await fixture("repro");
+    const pack = async () =>
+      sha256File(
+        await packArchive({ binary: files.binary, binaryName: "mcpkit", documents: [files.readme, files.license], stem: "mcpkit-1.0.0-linux-x64", format: "tar.gz", outDir: dir }),
+      );
+    const first = await pack();
+    await Bun.sleep(1100); // a later wall-clock second must not leak into the archive
+    expect(await pack()).toBe(first);
+  });
+
+  test("SHA256SUMS lines are what sha256sum -c reads, and it catches a changed file", async () => {
+    const { dir, files } = await fixture("sums");
+    const archive = await packArchive({ binary: files.binary, binaryName: "mcpkit", documents: [files.readme], stem: "mcpkit-1.0.0-linux-arm64", format: "tar.gz", outDir: dir });
+    writeFileSync(join(dir, "SHA256SUMS"), sha256sums([{ file: archive, sha256: await sha256File(archive) }]));
+    // Byte for byte what sha256sum itself prints (hash, two spaces, name), computed independently.
+    const reference = await exec(["sha256sum", "mcpkit-1.0.0-linux-arm64.tar.gz"], dir);
+    expect(readFileSync(join(dir, "SHA256SUMS"), "utf8")).toBe(reference.stdout);
+    expect(await exec(["sha256sum", "-c", "SHA256SUMS"], dir)).toMatchObject({ code: 0, stdout: "mcpkit-1.0.0-linux-arm64.tar.gz: OK\n" });
+    renameSync(files.binary, archive); // a different file under the archive's name
+    expect((await exec(["sha256sum", "-c", "SHA256SUMS"], dir)).code).not.toBe(0);
+  });
+});
