@@ -162,7 +162,14 @@ const schema = v.object({
     false,
   ),
   auth: v.optional(v.picklist(["none", "jwt"], 'expected "none" or "jwt"'), "none"),
-  issuer: httpUrlOption(),
+  // Kept exactly as given: it must equal the tokens' `iss`, trailing slash included (Auth0 has one).
+  issuer: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check((text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text), "expected the issuer's absolute http:// or https:// URL, exactly as tokens carry it in iss"),
+    ),
+  ),
   audience: commaList,
   "jwks-url": httpUrlOption(),
   "required-scopes": commaList,

@@ -332,6 +332,25 @@ describe("an MCP client discovering authorization on its own", () => {
   });
 });
 
+describe("an unreachable authorization server", () => {
+  test("a well-formed token gets 503 with Retry-After (not 401: the token may be fine); a malformed one still gets 401", async () => {
+    const lonely = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", "http://127.0.0.1:9"]);
+    try {
+      const { privateKey } = await jose.generateKeyPair("RS256");
+      const wellFormed = await new jose.SignJWT({ sub: "x", scope: "*" }).setProtectedHeader({ alg: "RS256", kid: "k" }).setExpirationTime("1h").sign(privateKey);
+      const unavailable = await fetch(lonely.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(wellFormed) }, body: initializeBody() });
+      expect(unavailable.status).toBe(503);
+      expect(Number(unavailable.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await unavailable.text()).toContain("signing keys could not be loaded");
+      const malformed = await fetch(lonely.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer("garbage") }, body: initializeBody() });
+      expect(malformed.status).toBe(401);
+      await malformed.text();
+    } finally {
+      await lonely.stop();
+    }
+  });
+});
+
 describe("--stateless with --auth jwt", () => {
   test("every request is authorized and scoped on its own", async () => {
     const stateless = await startHttpServer(["--toolsets", "boj,fs", "--root", root, "--stateless", "--auth", "jwt", "--issuer", auth.issuer]);

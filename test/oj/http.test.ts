@@ -117,6 +117,22 @@ describe("S2.1 timeout and S4.1 network failures", () => {
     expect(error.message).toStartWith("request failed: GET /status");
   });
 
+  test("a connection closed before any response is a protocol error", async () => {
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: { open: (socket) => void socket.end(), data: () => {} },
+    });
+    try {
+      const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${listener.port}`, timeoutMs: 5_000 }, silentLogger);
+      const error = await protocolErrorOf(http.request("/api/v1/daily?domain=com&date=2024-01-01"));
+      expect(error.code).toBe(ErrorCode.InternalError);
+      expect(error.message).toStartWith("request failed: GET /api/v1/daily");
+    } finally {
+      listener.stop(true);
+    }
+  });
+
   test("a cancelled call stops the request", async () => {
     const controller = new AbortController();
     const pending = client("tok-123").request("/api/v1/problems/leetcode/hang", { signal: controller.signal });

@@ -77,6 +77,16 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
   return {
     async verify(token) {
       log.redact(token);
+      // Refuse what cannot be a token before touching the network, so a broken token is a 401
+      // even while the issuer is unreachable.
+      let algorithm: string | undefined;
+      try {
+        algorithm = jose.decodeProtectedHeader(token).alg;
+        jose.decodeJwt(token);
+      } catch {
+        throw new TokenRejected(explain(new jose.errors.JWTInvalid("malformed")));
+      }
+      if (!algorithm || !ALLOWED_ALGORITHMS.includes(algorithm)) throw new TokenRejected(explain(new jose.errors.JOSEAlgNotAllowed("alg")));
       let getKey: Awaited<ReturnType<typeof keys>>;
       try {
         getKey = await keys();

@@ -54,7 +54,12 @@ export function toProtocolError(error: BojError, tool: string): ProtocolError {
     case "API_ERROR": {
       const status = error.details.status ?? 0;
       const messageId = error.details.message_id ?? null;
-      const hint = findMessage(messageId)?.note;
+      const hint =
+        findMessage(messageId)?.note ??
+        // A 400/414 without BOJ's JSON comes from in front of the API; over-long URLs are the known cause.
+        (!messageId && (status === 400 || status === 414)
+          ? "not a BOJ message: the request URL may be too long; send fewer or shorter codes per call, e.g. batches of 100"
+          : undefined);
       const label = messageId ? `${status} ${messageId}` : `HTTP ${status}`;
       const text = `The BOJ API answered ${label}: ${error.message}${hint ? ` (${hint})` : ""}`;
       return new ProtocolError(status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError, text, {

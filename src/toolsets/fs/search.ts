@@ -16,6 +16,8 @@ import { walk } from "./walk.ts";
 const program = collectorProgram(lstatSync);
 /** A walk still running after this long hands part of its stat calls to the worker thread. */
 const HELPER_AFTER_MS = 25;
+/** Longest lag of the kernel's coarse clock behind the real time (one tick at HZ=100), plus margin. */
+const CLOCK_TICK_MS = 12;
 
 export const INVALID_RANGE = "Invalid range: 'from' must be earlier than 'to'.";
 
@@ -57,7 +59,9 @@ export async function searchByTime(
     if (!decoded.ok) return errorResult(decoded.message);
     resume = decoded.state;
   }
-  const since = resume?.since ?? Date.now();
+  // Entries whose inode changes (ctime) at or after `since` are left out of later pages. +1: every
+  // entry that existed unchanged before this call has a ctime below it.
+  const since = resume?.since ?? Date.now() + 1;
 
   const collectorConfig: CollectorConfig = {
     timeField: args.timeField,
@@ -116,6 +120,13 @@ export async function searchByTime(
   }));
   const last = kept.at(-1);
   const nextCursor = collected.offered > args.limit && last ? cursors.encode(query, { position: { time: last.time, path: last.path }, since }) : null;
+  if (!resume && nextCursor !== null) {
+    // File systems stamp ctime from a clock that lags by up to one kernel tick, so a change made
+    // right after this page could carry a ctime below `since`. Answering no sooner than one tick
+    // after `since` makes every later change's ctime land at or after it.
+    const settle = since + CLOCK_TICK_MS - Date.now();
+    if (settle > 0) await Bun.sleep(settle);
+  }
   const structured: SearchOutput = {
     timeField: args.timeField,
     range: { from: from === null ? null : formatIso(from), to: to === null ? null : formatIso(to) },

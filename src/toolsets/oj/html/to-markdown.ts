@@ -27,7 +27,7 @@ export function htmlToMarkdown(content: string): string {
   if (content.trim() === "") return NO_DESCRIPTION;
   if (!looksLikeHtml(content)) return content;
   try {
-    const markdown = renderBlocks(parseHtml(content).children, { pre: false }).join("\n\n").trim();
+    const markdown = renderBlocks(parseHtml(content).children).join("\n\n").trim();
     return markdown === "" ? NO_DESCRIPTION : markdown;
   } catch {
     return escapeMarkup(content);
@@ -41,10 +41,6 @@ export function escapeMarkup(text: string): string {
 
 // ---------------------------------------------------------------------------------------------
 
-interface Context {
-  pre: boolean;
-}
-
 const BLOCK = new Set([
   "address", "article", "aside", "blockquote", "center", "dd", "details", "div", "dl", "dt", "fieldset", "figcaption",
   "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre",
@@ -53,7 +49,7 @@ const BLOCK = new Set([
 const DROPPED = new Set(["script", "style", "head", "template", "noscript", "title", "meta", "link", "button", "input", "textarea", "select"]);
 
 /** Renders a sequence of nodes in block context: paragraphs of inline content between blocks. */
-function renderBlocks(nodes: HtmlNode[], context: Context): string[] {
+function renderBlocks(nodes: HtmlNode[]): string[] {
   const blocks: string[] = [];
   let inline = "";
   const flush = () => {
@@ -65,16 +61,16 @@ function renderBlocks(nodes: HtmlNode[], context: Context): string[] {
     if (node.type === "element" && DROPPED.has(node.tag)) continue;
     if (node.type === "element" && (BLOCK.has(node.tag) || containsBlock(node))) {
       flush();
-      blocks.push(...renderBlock(node, context));
+      blocks.push(...renderBlock(node));
     } else {
-      inline += renderInline(node, context);
+      inline += renderInline(node);
     }
   }
   flush();
   return blocks;
 }
 
-function renderBlock(node: ElementNode, context: Context): string[] {
+function renderBlock(node: ElementNode): string[] {
   switch (node.tag) {
     case "h1":
     case "h2":
@@ -82,7 +78,7 @@ function renderBlock(node: ElementNode, context: Context): string[] {
     case "h4":
     case "h5":
     case "h6": {
-      const text = tidyInline(inlineOf(node, context)).replaceAll("\n", " ");
+      const text = tidyInline(inlineOf(node)).replaceAll("\n", " ");
       return text === "" ? [] : [`${"#".repeat(Number(node.tag[1]))} ${text}`];
     }
     case "hr":
@@ -91,50 +87,50 @@ function renderBlock(node: ElementNode, context: Context): string[] {
       return [fencedCode(node)];
     case "ul":
     case "ol":
-      return renderList(node, context);
+      return renderList(node);
     case "blockquote": {
-      const inner = renderBlocks(node.children, context).join("\n\n");
+      const inner = renderBlocks(node.children).join("\n\n");
       return inner === "" ? [] : [inner.split("\n").map((line) => (line === "" ? ">" : `> ${line}`)).join("\n")];
     }
     case "table":
-      return renderTable(node, context);
+      return renderTable(node);
     default:
       // p, div, section, li outside a list, inline elements wrapping blocks, …: their content.
-      return renderBlocks(node.children, context);
+      return renderBlocks(node.children);
   }
 }
 
-function renderInline(node: HtmlNode, context: Context): string {
-  if (node.type === "text") return context.pre ? node.text : node.text.replace(/[ \t\n\r\f]+/g, " ");
+function renderInline(node: HtmlNode): string {
+  if (node.type === "text") return node.text.replace(/[ \t\n\r\f]+/g, " ");
   if (DROPPED.has(node.tag)) return "";
   switch (node.tag) {
     case "br":
       return "\n";
     case "strong":
     case "b":
-      return wrap(inlineOf(node, context), "**");
+      return wrap(inlineOf(node), "**");
     case "em":
     case "i":
-      return wrap(inlineOf(node, context), "*");
+      return wrap(inlineOf(node), "*");
     case "del":
     case "s":
     case "strike":
-      return wrap(inlineOf(node, context), "~~");
+      return wrap(inlineOf(node), "~~");
     case "code":
     case "kbd":
     case "tt":
     case "samp":
       return inlineCode(textOf(node));
     case "sup": {
-      const text = tidyInline(inlineOf(node, context));
+      const text = tidyInline(inlineOf(node));
       return text === "" ? "" : `^${text}`;
     }
     case "sub": {
-      const text = tidyInline(inlineOf(node, context));
+      const text = tidyInline(inlineOf(node));
       return text === "" ? "" : `_${text}`;
     }
     case "a": {
-      const text = tidyInline(inlineOf(node, context)).replaceAll("\n", " ");
+      const text = tidyInline(inlineOf(node)).replaceAll("\n", " ");
       const href = (node.attrs.href ?? "").trim();
       if (href === "" || /^(?:javascript|data|vbscript):/i.test(href)) return text;
       return `[${text === "" ? href : text}](${linkTarget(href)})`;
@@ -145,13 +141,13 @@ function renderInline(node: HtmlNode, context: Context): string {
       return `![${(node.attrs.alt ?? "").replace(/[\[\]\n]/g, " ").trim()}](${linkTarget(src)})`;
     }
     default:
-      return inlineOf(node, context);
+      return inlineOf(node);
   }
 }
 
-function inlineOf(node: ElementNode, context: Context): string {
+function inlineOf(node: ElementNode): string {
   let out = "";
-  for (const child of node.children) out += renderInline(child, context);
+  for (const child of node.children) out += renderInline(child);
   return out;
 }
 
@@ -210,7 +206,7 @@ function linkTarget(url: string): string {
   return /[\s()<>]/.test(url) ? `<${url.replace(/[<>]/g, encodeURIComponent)}>` : url;
 }
 
-function renderList(list: ElementNode, context: Context): string[] {
+function renderList(list: ElementNode): string[] {
   const ordered = list.tag === "ol";
   let number = Math.max(0, Number.parseInt(list.attrs.start ?? "1", 10) || 1);
   const items: string[] = [];
@@ -219,15 +215,15 @@ function renderList(list: ElementNode, context: Context): string[] {
     if (child.type === "element" && (child.tag === "li" || child.tag === "ul" || child.tag === "ol")) {
       if (child.tag !== "li") {
         // A list nested directly in a list (invalid but common): indent it under the previous item.
-        const nested = renderList(child, context).join("\n");
+        const nested = renderList(child).join("\n");
         if (nested !== "") items.push(indent(nested, "  "));
         continue;
       }
       const marker = ordered ? `${number++}. ` : "- ";
-      const body = renderBlocks(child.children, context).join("\n");
+      const body = renderBlocks(child.children).join("\n");
       items.push(`${marker}${indent(body, " ".repeat(marker.length)).trimStart()}`);
     } else if (child.type === "text" ? child.text.trim() !== "" : !DROPPED.has(child.tag)) {
-      pendingInline += renderInline(child, context);
+      pendingInline += renderInline(child);
     }
   }
   const stray = tidyInline(pendingInline);
@@ -242,7 +238,7 @@ function indent(text: string, prefix: string): string {
     .join("\n");
 }
 
-function renderTable(table: ElementNode, context: Context): string[] {
+function renderTable(table: ElementNode): string[] {
   const rows: string[][] = [];
   const collect = (node: ElementNode) => {
     for (const child of node.children) {
@@ -250,7 +246,7 @@ function renderTable(table: ElementNode, context: Context): string[] {
       if (child.tag === "tr") {
         const cells = child.children
           .filter((cell): cell is ElementNode => cell.type === "element" && (cell.tag === "td" || cell.tag === "th"))
-          .map((cell) => cellText(cell, context));
+          .map((cell) => cellText(cell));
         if (cells.length > 0) rows.push(cells);
       } else if (child.tag === "thead" || child.tag === "tbody" || child.tag === "tfoot") {
         collect(child);
@@ -265,6 +261,6 @@ function renderTable(table: ElementNode, context: Context): string[] {
   return [[line(header), `|${" --- |".repeat(width)}`, ...body.map(line)].join("\n")];
 }
 
-function cellText(cell: ElementNode, context: Context): string {
-  return renderBlocks(cell.children, context).join(" ").replace(/\s*\n\s*/g, " ").replaceAll("|", "\\|").trim();
+function cellText(cell: ElementNode): string {
+  return renderBlocks(cell.children).join(" ").replace(/\s*\n\s*/g, " ").replaceAll("|", "\\|").trim();
 }

@@ -1,0 +1,133 @@
+/**
+ * Benchmark: `mcpkit call fs.search_by_time` against `find` and `fd` on the same tree, whole
+ * processes, warm cache, interleaved rounds, medians and ratios; then the next page via its cursor,
+ * and peak RSS at 200,000 vs 1,000,000 files.
+ *
+ *   bun run build && bun scripts/bench/fs-search.ts [--rounds N] [--bin dist/mcpkit] [--million] [--dir /tmp]
+ *
+ * Peers: `find` (findutils) and `fdfind`/`fd` (Debian/Ubuntu: `apt-get install -y fd-find`;
+ * macOS: `brew install fd`). A missing peer is skipped. `--million` also builds a 1,000,000-file
+ * tree (one-off, a minute or more; about 1 GB of inodes) to compare peak memory.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureTree } from "./fs-tree.ts";
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "9" },
+    bin: { type: "string", default: "dist/mcpkit" },
+    million: { type: "boolean", default: false },
+    dir: { type: "string", default: "/tmp" },
+  },
+});
+const rounds = Number(flags.rounds);
+const bin = resolve(flags.bin as string);
+if (!existsSync(bin)) {
+  console.error(`${bin} does not exist; run 'bun run build' first (or pass --bin PATH).`);
+  process.exit(2);
+}
+
+interface Run {
+  ms: number;
+  stdout: string;
+}
+
+function run(command: string[]): Run {
+  const started = performance.now();
+  const child = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - started;
+  if (child.exitCode !== 0) throw new Error(`${command.join(" ")} exited ${child.exitCode}: ${child.stderr.toString().slice(0, 300)}`);
+  return { ms, stdout: child.stdout.toString() };
+}
+
+const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+
+/** Peak resident set size of one run in MB, via GNU time (`%M`, kilobytes); undefined without it. */
+function peakRssMb(command: string[]): number | undefined {
+  if (!gnuTime) return undefined;
+  const child = Bun.spawnSync([gnuTime, "-f", "%M", ...command], { stdout: "ignore", stderr: "pipe" });
+  const kb = Number(child.stderr.toString().trim().split("\n").at(-1));
+  return Number.isFinite(kb) ? kb / 1024 : undefined;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function mcpkitCall(tree: string, args: Record<string, unknown>): string[] {
+  return [bin, "call", "fs.search_by_time", JSON.stringify(args), "--root", tree];
+}
+
+const fdBinary = Bun.which("fdfind") ?? Bun.which("fd");
+const findBinary = Bun.which("find");
+if (!fdBinary) console.error("fd not found: skipping it (install with 'apt-get install -y fd-find' or 'brew install fd').");
+if (!findBinary) console.error("find not found: skipping it.");
+
+function benchTree(tree: string, label: string): { firstPageMs: number; nextPageMs: number; findMs?: number; peakRssMb?: number } {
+  const from = new Date(Date.now() - 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const firstArgs = { timeField: "modified", from };
+  // One call to learn the cursor of page 2 (the cursor is bound to these exact arguments).
+  const first = JSON.parse(run(mcpkitCall(tree, firstArgs)).stdout);
+  const cursor = first.structuredContent.nextCursor as string;
+  const commands: Record<string, string[]> = {
+    "mcpkit (page 1)": mcpkitCall(tree, firstArgs),
+    "mcpkit (page 2, cursor)": mcpkitCall(tree, { ...firstArgs, cursor }),
+  };
+  if (findBinary) commands.find = [findBinary, tree, "-type", "f", "-newermt", "-30 days"];
+  if (fdBinary) commands.fd = [fdBinary, "-t", "f", "--changed-within", "30d", ".", tree];
+
+  // Warm the cache: each command once, untimed.
+  for (const command of Object.values(commands)) run(command);
+  const times: Record<string, number[]> = {};
+  for (let round = 0; round < rounds; round++) {
+    // Interleaved, in a rotating order, so drift in machine load hits every command alike.
+    const names = Object.keys(commands);
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    for (const name of order) {
+      const result = run(commands[name]);
+      (times[name] ??= []).push(result.ms);
+    }
+  }
+  const findMs = times.find ? median(times.find) : undefined;
+  console.log(`\n${label}: ${tree} (${rounds} rounds, warm cache; matches in 30 days: ${findBinary ? run(commands.find).stdout.split("\n").filter(Boolean).length : "?"})`);
+  console.log(`${"command".padEnd(26)} ${"median ms".padStart(10)} ${"min ms".padStart(8)} ${"peak RSS MB".padStart(12)} ${"vs find".padStart(8)}`);
+  const rss: Record<string, number | undefined> = {};
+  for (const name of Object.keys(commands)) {
+    // Separate untimed runs: the wrapper must not colour the timings.
+    const samples = [1, 2, 3].map(() => peakRssMb(commands[name])).filter((mb): mb is number => mb !== undefined);
+    rss[name] = samples.length > 0 ? median(samples) : undefined;
+    const med = median(times[name]);
+    const ratio = findMs ? `${(med / findMs).toFixed(2)}x` : "-";
+    console.log(
+      `${name.padEnd(26)} ${med.toFixed(0).padStart(10)} ${Math.min(...times[name]).toFixed(0).padStart(8)} ${(rss[name]?.toFixed(1) ?? "n/a").padStart(12)} ${ratio.padStart(8)}`,
+    );
+  }
+  return {
+    firstPageMs: median(times["mcpkit (page 1)"]),
+    nextPageMs: median(times["mcpkit (page 2, cursor)"]),
+    findMs,
+    peakRssMb: rss["mcpkit (page 1)"],
+  };
+}
+
+const small = benchTree(ensureTree(join(flags.dir as string, "mcpkit-bench-200k"), 200_000), "200,000 files in 1,000 directories");
+if (small.findMs) {
+  const target = 1.5;
+  const verdict = (ms: number) => (ms / (small.findMs as number) <= target ? "within" : "OVER");
+  console.log(`\ntarget <= ${target}x find: page 1 ${(small.firstPageMs / small.findMs).toFixed(2)}x (${verdict(small.firstPageMs)}), page 2 ${(small.nextPageMs / small.findMs).toFixed(2)}x (${verdict(small.nextPageMs)})`);
+}
+if (flags.million) {
+  const large = benchTree(ensureTree(join(flags.dir as string, "mcpkit-bench-1m"), 1_000_000), "1,000,000 files in 1,000 directories");
+  if (large.peakRssMb !== undefined && small.peakRssMb !== undefined) {
+    const ratio = large.peakRssMb / small.peakRssMb;
+    console.log(`\npeak RSS of mcpkit page 1: ${small.peakRssMb.toFixed(1)} MB at 200k, ${large.peakRssMb.toFixed(1)} MB at 1M: ${ratio.toFixed(2)}x (target <= 1.2x: ${ratio <= 1.2 ? "within" : "OVER"})`);
+  } else {
+    console.log("\npeak RSS needs GNU time (/usr/bin/time; apt-get install -y time)");
+  }
+} else {
+  console.log("\n(pass --million to compare peak RSS at 1,000,000 files; builds a second tree once)");
+}
