@@ -254,6 +254,26 @@ describe("CSV", () => {
     expect(error.type).toBe("DECODE_ERROR");
   });
 
+  test("columns in another order and interleaved series still decode (general path)", () => {
+    const csv = "STATUS,200\nNEXTPOSITION,7\nSURVEY_DATES,VALUES,SERIES_CODE,UNIT\n202401,1,A,yen\n202401,2,B,yen\n202402,null,A,yen\n";
+    const { output } = decodeDataBody(body(csv, 200, "text/csv"), csvEn, "code");
+    expect(output.next_position).toBe(7);
+    expect(output.series.map((s) => [s.series_code, s.unit, s.points])).toEqual([
+      ["A", "yen", [{ survey_date: "202401", value: 1 }, { survey_date: "202402", value: null }]],
+      ["B", "yen", [{ survey_date: "202401", value: 2 }]],
+    ]);
+  });
+
+  test("the fast path also regroups a series whose rows come back later, and skips blank lines", () => {
+    const csv = "STATUS,200\r\nSERIES_CODE,UNIT,SURVEY_DATES,VALUES\r\nA,yen,202401,1\r\n\r\nB,yen,202401,2\r\nA,yen,202402,3\r\n";
+    const { output } = decodeDataBody(body(csv, 200, "text/csv"), csvEn, "code");
+    expect(output.series.map((s) => [s.series_code, s.points.map((p) => p.value)])).toEqual([
+      ["A", [1, 3]],
+      ["B", [2]],
+    ]);
+    expect(failure(() => decodeDataBody(body("STATUS,200\nSERIES_CODE,SURVEY_DATES,VALUES\nA,202401,x1\n", 200, "text/csv"), csvEn, "code")).message).toMatch(/CSV row 3 \(series A\).*not a number/);
+  });
+
   test("a CSV without a STATUS row or a needed column is a DECODE_ERROR", () => {
     expect(failure(() => decodeDataBody(body("a,b\n1,2", 200, "text/csv"), csvEn, "code")).message).toMatch(/no STATUS row/);
     expect(failure(() => decodeDataBody(body("STATUS,200\nSERIES_CODE,SURVEY_DATES\nA,202401", 200, "text/csv"), csvEn, "code")).message).toMatch(/no VALUES column/);

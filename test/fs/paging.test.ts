@@ -48,7 +48,10 @@ interface Entry {
 }
 
 /** Builds a tree under a fresh directory; returns its name and every entry (paths relative to it). */
-function buildTree(files: fc.RecordValue<typeof fileArb extends fc.Arbitrary<infer T> ? T : never>[]): { name: string; entries: Entry[] } {
+type FileSpec = typeof fileArb extends fc.Arbitrary<infer T> ? T : never;
+type QuerySpec = typeof queryArb extends fc.Arbitrary<infer T> ? T : never;
+
+function buildTree(files: FileSpec[]): { name: string; entries: Entry[] } {
   const name = `run${++runs}`;
   const dir = join(base, name);
   const entries = new Map<string, Entry>();
@@ -68,7 +71,7 @@ function buildTree(files: fc.RecordValue<typeof fileArb extends fc.Arbitrary<inf
 }
 
 /** What the pages should add up to, computed independently of the server's code. */
-function expected(entries: Entry[], query: fc.RecordValue<typeof queryArb extends fc.Arbitrary<infer T> ? T : never>): string[] {
+function expected(entries: Entry[], query: QuerySpec): string[] {
   const globs: Record<string, (path: string, isDirectory: boolean) => boolean> = {
     "**/*.md": (path) => path.endsWith(".md"),
     "*": (path) => !path.includes("/"),
@@ -94,7 +97,7 @@ async function page(name: string, query: Record<string, unknown>, cursor?: strin
   if (args.from !== undefined) args.from = new Date(args.from as number).toISOString();
   for (const key of Object.keys(args)) if (args[key] === undefined) delete args[key];
   if (cursor) args.cursor = cursor;
-  const result = (await server.client.callTool({ name: "fs.search_by_time", arguments: args })) as {
+  const result = (await server.client.callTool({ name: "fs.search_by_time", arguments: args })) as unknown as {
     isError?: boolean;
     content: { text: string }[];
     structuredContent: { matches: { path: string }[]; nextCursor: string | null; stats: { returned: number } };

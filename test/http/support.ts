@@ -12,10 +12,9 @@ import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 export const PROTOCOL_VERSION = "2025-11-25";
 export const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-/** The command that runs mcpkit, or a test fixture entry file; MCPKIT_HTTP_ENTRY overrides (development). */
+/** The command that runs mcpkit, or a test fixture's entry file when one is given. */
 function command(entry?: string): string[] {
-  const file = entry ?? process.env.MCPKIT_HTTP_ENTRY;
-  return file ? [process.execPath, file] : mcpkitCommand();
+  return entry ? [process.execPath, entry] : mcpkitCommand();
 }
 
 export interface HttpServerProcess {

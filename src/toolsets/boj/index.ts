@@ -16,12 +16,12 @@ export const DEFAULT_BOJ_BASE_URL = "https://www.stat-search.boj.or.jp";
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export const bojOptions: readonly OptionSpec[] = [
-  { name: "boj-base-url", env: "BOJ_BASE_URL", kind: "string", valueName: "URL", help: "Base URL of the BOJ Time-Series Data Search API.", defaultText: DEFAULT_BOJ_BASE_URL },
-  { name: "boj-timeout-ms", env: "BOJ_TIMEOUT_MS", kind: "string", valueName: "MS", help: "Timeout of one BOJ request, body included.", defaultText: "10000" },
-  { name: "boj-retry-max", env: "BOJ_RETRY_MAX", kind: "string", valueName: "N", help: "Retries after a transport error or a BOJ 500/503.", defaultText: "2" },
-  { name: "boj-retry-backoff-ms", env: "BOJ_RETRY_BACKOFF_MS", kind: "string", valueName: "MS", help: "First retry delay; doubles on each retry.", defaultText: "200" },
-  { name: "boj-min-interval-ms", env: "BOJ_MIN_INTERVAL_MS", kind: "string", valueName: "MS", help: "Minimum spacing between requests to the BOJ host, across all sessions (BOJ forbids high-frequency access).", defaultText: "1000" },
-  { name: "boj-max-body-bytes", env: "BOJ_MAX_BODY_BYTES", kind: "string", valueName: "BYTES", help: "Largest BOJ response body accepted (after gzip).", defaultText: String(DEFAULT_MAX_BODY_BYTES) },
+  { name: "boj-base-url", env: "BOJ_BASE_URL", kind: "string", valueName: "URL", help: "base URL of the BOJ Time-Series Data Search API", defaultText: DEFAULT_BOJ_BASE_URL },
+  { name: "boj-timeout-ms", env: "BOJ_TIMEOUT_MS", kind: "string", valueName: "MS", help: "timeout of each request to BOJ, body included, in milliseconds", defaultText: "10000" },
+  { name: "boj-retry-max", env: "BOJ_RETRY_MAX", kind: "string", valueName: "N", help: "retries after a transport error or a BOJ 500/503 (nothing else is retried)", defaultText: "2" },
+  { name: "boj-retry-backoff-ms", env: "BOJ_RETRY_BACKOFF_MS", kind: "string", valueName: "MS", help: "delay before the first retry, in milliseconds; doubles on each further retry", defaultText: "200" },
+  { name: "boj-min-interval-ms", env: "BOJ_MIN_INTERVAL_MS", kind: "string", valueName: "MS", help: "minimum spacing between requests to the BOJ host across all sessions, in milliseconds (BOJ forbids high-frequency access)", defaultText: "1000" },
+  { name: "boj-max-body-bytes", env: "BOJ_MAX_BODY_BYTES", kind: "string", valueName: "BYTES", help: "largest BOJ response body accepted, after gzip; larger ones are a DECODE_ERROR", defaultText: String(DEFAULT_MAX_BODY_BYTES) },
 ];
 
 const optionsSchema = v.object({
@@ -35,7 +35,7 @@ const optionsSchema = v.object({
 
 export const boj = defineToolsetModule<BojClientConfig>({
   name: "boj",
-  summary: "Bank of Japan time-series statistics (BOJ Time-Series Data Search API); no key needed.",
+  summary: "Bank of Japan time-series statistics from the BOJ Time-Series Data Search API (no key needed)",
   options: bojOptions,
   configure(values) {
     const options = readOptions(optionsSchema, bojOptions, values);

@@ -6,7 +6,7 @@
  * pauses every few milliseconds so the event loop can deliver cancellation and progress
  * notifications, and it stops at the time budget.
  */
-import { type Dirent, readdirSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import type { GlobMatcher } from "./glob.ts";
 
 export interface WalkRequest {
@@ -91,6 +91,9 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
     const directory = pending.pop() as PendingDirectory;
     let entries: Dirent[];
     try {
+      // A directory swapped for a symbolic link since it was listed would lead outside the root.
+      // (Closing this race fully needs openat with O_NOFOLLOW, which Node's fs API lacks.)
+      if (directory.level > 0 && lstatSync(directory.absolute).isSymbolicLink()) continue;
       entries = readdirSync(directory.absolute, { withFileTypes: true });
     } catch {
       continue; // unreadable (permissions) or gone since it was listed: skip, as find does

@@ -78,14 +78,16 @@ interface CsvHead {
   firstDataRow: number;
 }
 
-/** Reads the key/value rows up to and including the header row. */
+const KEY_ROWS = new Set(["STATUS", "MESSAGEID", "MESSAGE", "DATE", "DB", "NEXTPOSITION", "PARAMETER"]);
+
+/** Reads the key/value rows up to and including the header row (the first row naming SERIES_CODE). */
 function readHead(rows: string[][]): CsvHead {
   const head: CsvHead = { parameters: [], firstDataRow: rows.length };
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index];
     const key = row[0].toUpperCase();
     const rest = () => row.slice(1).join(",");
-    if (key === "SERIES_CODE") {
+    if (key === "SERIES_CODE" || (!KEY_ROWS.has(key) && row.some((cell) => cell.toUpperCase() === "SERIES_CODE"))) {
       head.columns = new Map(row.map((name, column) => [name.toUpperCase(), column]));
       head.firstDataRow = index + 1;
       break;
@@ -214,6 +216,8 @@ function decodeDataLines(bytes: Uint8Array, view: string, decoders: TextDecoder[
   const header = headRows[headRows.length - 1];
   const width = header.length;
   const column = (name: string) => (head.columns?.get(name) ?? -1);
+  // No header line at the start of a line: either no data at all, or a layout for the general path.
+  if (headerStart < 0 && head.columns) return decodeDataRows(headRows, kind);
   if (headerStart < 0 || !head.columns) {
     return { meta, parameter: parameterEcho(kind, head.parameters), next_position: nextPositionField(head.nextPosition), series_count: 0, series: [] };
   }
@@ -257,9 +261,18 @@ function decodeDataLines(bytes: Uint8Array, view: string, decoders: TextDecoder[
           index < 0 || index >= cells.length
             ? null
             : textField(decodeWith(decoders, bytes.subarray(offsets[index], offsets[index] + cells[index].length), `A text cell of series ${code}`));
-        current = { series_code: code } as Series;
-        for (const [field, index] of Object.entries(textColumns)) (current as unknown as Record<string, string | null>)[field] = cell(index);
-        current.points = [];
+        current = {
+          series_code: code,
+          name_of_time_series_j: cell(textColumns.name_of_time_series_j),
+          name_of_time_series: cell(textColumns.name_of_time_series),
+          unit_j: cell(textColumns.unit_j),
+          unit: cell(textColumns.unit),
+          frequency: cell(textColumns.frequency),
+          category_j: cell(textColumns.category_j),
+          category: cell(textColumns.category),
+          last_update: cell(textColumns.last_update),
+          points: [],
+        };
         byCode.set(code, current);
         series.push(current);
       }
