@@ -3,13 +3,13 @@
  * top-k, cursors, fast-glob semantics, and the JSON Schemas against seed 004.
  */
 import { describe, expect, test } from "bun:test";
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import fg from "fast-glob";
 import fc from "fast-check";
-import { type Candidate, type Position, collectorProgram } from "../../src/toolsets/fs/collector.ts";
+import { type Position, collectorProgram } from "../../src/toolsets/fs/collector.ts";
 import { CURSOR_OTHER_QUERY, CURSOR_TAMPERED, CursorCodec, cursorKey } from "../../src/toolsets/fs/cursor.ts";
 import { compileGlob } from "../../src/toolsets/fs/glob.ts";
 import { searchInput, searchOutput } from "../../src/toolsets/fs/schema.ts";
@@ -214,7 +214,7 @@ describe("walk", () => {
         mkdirSync(dirname(join(root, file)), { recursive: true });
         writeFileSync(join(root, file), "x");
       }
-      require("node:fs").symlinkSync(join(root, "d1"), join(root, "link"));
+      symlinkSync(join(root, "d1"), join(root, "link"));
       const run = async (maxDepth: number) => {
         const found: string[] = [];
         const outcome = await walk({
@@ -233,6 +233,3 @@ describe("walk", () => {
     }
   });
 });
-
-// Keeps the Candidate type in use for readers of this file: it is what the collector returns.
-export type { Candidate };
