@@ -41,11 +41,12 @@ export function describeArgumentIssues(tool: ToolDefinition, issues: readonly v.
   const allowed = allowedKeys(tool.input);
   const sentences = issues.slice(0, 5).map((issue) => {
     const path = (issue.path ?? []).map((item) => String(item.key)).join(".");
-    if (issue.type === "strict_object" || issue.expected === "never") {
-      return `unknown argument "${path}"${allowed ? ` (allowed: ${allowed.join(", ")})` : ""}`;
-    }
+    // A missing required key is also reported by strict objects, so test for it first.
     if (issue.received === "undefined" && issue.kind === "schema") {
       return `missing required argument "${path}"`;
+    }
+    if (issue.type === "strict_object" || issue.expected === "never") {
+      return `unknown argument "${path}"${allowed ? ` (allowed: ${allowed.join(", ")})` : ""}`;
     }
     const got = issue.kind === "schema" ? "" : ` (got ${short(issue.input)})`;
     return path ? `"${path}": ${lowerFirst(issue.message)}${got}` : `${lowerFirst(issue.message)}${got}`;

@@ -190,6 +190,17 @@ describe("non-JSON bodies (§3.7 row 4)", () => {
     expect(error.message.length).toBeLessThanOrEqual(500);
   });
 
+  test("a gateway's own JSON (not BOJ's layout) under 5xx or 4xx is treated like its HTML", () => {
+    const gateway = '{"message":"upstream timed out"}';
+    const fiveHundred = failure(() => decodeDataBody(body(gateway, 504), jsonRequest, "code"));
+    expect(fiveHundred.type).toBe("TRANSPORT_ERROR");
+    expect(fiveHundred.message).toContain("upstream timed out");
+    const fourHundred = failure(() => decodeMetadataBody(body(gateway, 429), buildMetadataRequest({ db: "CO" })));
+    expect(fourHundred.type).toBe("API_ERROR");
+    expect(fourHundred.details).toMatchObject({ status: 429, message_id: null });
+    expect(failure(() => decodeDataBody(body(gateway, 200), jsonRequest, "code")).type).toBe("DECODE_ERROR");
+  });
+
   test("a non-JSON 200 where JSON was expected is a DECODE_ERROR", () => {
     expect(failure(() => decodeDataBody(body("<html>maintenance</html>", 200, "text/html"), jsonRequest, "code")).type).toBe("DECODE_ERROR");
   });

@@ -77,17 +77,6 @@ export function decodeCsvText(body: RawBody, lang: "jp" | "en"): string {
 }
 
 
-/**
- * One character per byte, whatever the bytes: offsets in this string are byte offsets. CSV
- * structure (commas, line ends, quotes) is ASCII, and in both Shift_JIS and UTF-8 those bytes
- * never occur inside a multi-byte character, so the structure can be read from this view and
- * only the cells that hold text need real decoding.
- */
-export function byteView(bytes: Uint8Array): string {
-  // Buffer's latin1 is a plain byte → code unit copy, much faster than TextDecoder's windows-1252.
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-}
-
 /** A short, readable excerpt of a non-JSON body (an HTML error page, say): tags dropped, ≤ 500 characters. */
 export function excerpt(bytes: Uint8Array, limit = 500): string {
   const text = utf8Lenient

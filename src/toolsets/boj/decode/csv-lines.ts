@@ -1,0 +1,198 @@
+/**
+ * The fast path for BOJ's usual data CSV: SERIES_CODE first, SURVEY_DATES and VALUES last, no
+ * quotes. A page holds up to 60,000 rows that differ only in their last two cells, so rows are
+ * read straight from the bytes: lines and cells are found by their ASCII delimiters (in Shift_JIS
+ * and UTF-8 those bytes never occur inside a multi-byte character), plain decimals are parsed
+ * without making strings, and the text cells (names, units, categories) are decoded once per
+ * series instead of once per row. Anything unusual is left to the general path.
+ */
+import { decodeError } from "../errors.ts";
+import type { Series } from "../schemas.ts";
+import { decodeWith } from "./body.ts";
+import { csvRows, headMeta, readHead } from "./csv-table.ts";
+import { nextPositionField, numberFromText, textField } from "./fields.ts";
+import type { DecodedData } from "./json.ts";
+import { type DataKind, parameterEcho } from "./shape.ts";
+
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+const QUOTE = 34;
+const COMMA = 44;
+const MINUS = 45;
+const DOT = 46;
+const ZERO = 48;
+const NINE = 57;
+
+/** Exact powers of ten: m / 10^k is then correctly rounded, the same number Number(text) gives. */
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+function ascii(bytes: Uint8Array, start: number, end: number): string {
+  return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
+}
+
+const HEADER = [..."SERIES_CODE"].map((ch) => ch.charCodeAt(0));
+
+function isHeaderLine(bytes: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  while (i < end && bytes[i] === SPACE) i++;
+  if (end - i < HEADER.length) return false;
+  for (let k = 0; k < HEADER.length; k++) {
+    const b = bytes[i + k];
+    if ((b >= 97 && b <= 122 ? b - 32 : b) !== HEADER[k]) return false;
+  }
+  for (i += HEADER.length; i < end && bytes[i] === SPACE; i++);
+  return i === end || bytes[i] === COMMA || bytes[i] === CR;
+}
+
+/** Returns undefined when the body is not in the usual layout; the general path then reads it. */
+export function decodeDataLines(bytes: Uint8Array, decoders: readonly TextDecoder[], kind: DataKind): DecodedData | undefined {
+  if (bytes.indexOf(QUOTE) >= 0) return undefined;
+  const size = bytes.length;
+  let headerStart = -1;
+  let headerEnd = size;
+  for (let start = 0; start < size; ) {
+    let end = bytes.indexOf(LF, start);
+    if (end < 0) end = size;
+    if (isHeaderLine(bytes, start, end)) {
+      headerStart = start;
+      headerEnd = end;
+      break;
+    }
+    start = end + 1;
+  }
+  if (headerStart < 0) return undefined;
+  const headRows = csvRows(decodeWith(decoders, bytes.subarray(0, headerEnd), "The CSV body"));
+  const head = readHead(headRows);
+  const meta = headMeta(head);
+  const width = headRows[headRows.length - 1].length;
+  const column = (name: string) => head.columns?.get(name) ?? -1;
+  if (column("SERIES_CODE") !== 0 || column("SURVEY_DATES") !== width - 2 || column("VALUES") !== width - 1) return undefined;
+  const textColumns = {
+    name_of_time_series_j: column("NAME_OF_TIME_SERIES_J"),
+    name_of_time_series: column("NAME_OF_TIME_SERIES"),
+    unit_j: column("UNIT_J"),
+    unit: column("UNIT"),
+    frequency: column("FREQUENCY"),
+    category_j: column("CATEGORY_J"),
+    category: column("CATEGORY"),
+    last_update: column("LAST_UPDATE"),
+  };
+
+  const rowNumber = (offset: number) => {
+    let lines = 1;
+    for (let at = bytes.indexOf(LF); at >= 0 && at < offset; at = bytes.indexOf(LF, at + 1)) lines++;
+    return lines;
+  };
+  const series: Series[] = [];
+  const byCode = new Map<string, Series>();
+  // The series of a page share their survey dates, so each one becomes text once.
+  const dateTexts = new Map<number, string>();
+  let current: Series | undefined;
+  let prefixStart = 0;
+  let prefixLength = 0;
+
+  const startSeries = (start: number, end: number): Series => {
+    const cells: [number, number][] = [];
+    for (let from = start; ; ) {
+      const comma = bytes.indexOf(COMMA, from);
+      const to = comma < 0 || comma > end ? end : comma;
+      cells.push([from, to]);
+      if (to === end) break;
+      from = to + 1;
+    }
+    const code = ascii(bytes, cells[0][0], cells[0][1]).trim();
+    if (!code) throw decodeError(`CSV row ${rowNumber(start)} has no SERIES_CODE.`);
+    prefixStart = start;
+    prefixLength = cells[0][1] - start + 1;
+    const known = byCode.get(code);
+    if (known) return known;
+    const text = (index: number) =>
+      index < 0 || index >= cells.length ? null : textField(decodeWith(decoders, bytes.subarray(cells[index][0], cells[index][1]), `A text cell of series ${code}`));
+    const created: Series = {
+      series_code: code,
+      name_of_time_series_j: text(textColumns.name_of_time_series_j),
+      name_of_time_series: text(textColumns.name_of_time_series),
+      unit_j: text(textColumns.unit_j),
+      unit: text(textColumns.unit),
+      frequency: text(textColumns.frequency),
+      category_j: text(textColumns.category_j),
+      category: text(textColumns.category),
+      last_update: text(textColumns.last_update),
+      points: [],
+    };
+    byCode.set(code, created);
+    series.push(created);
+    return created;
+  };
+
+  const samePrefix = (start: number, end: number): boolean => {
+    if (end - start < prefixLength) return false;
+    for (let k = 0; k < prefixLength; k++) if (bytes[prefixStart + k] !== bytes[start + k]) return false;
+    return true;
+  };
+
+  const surveyDate = (start: number, end: number): string | null => {
+    let number = 0;
+    let i = start;
+    if (end - start >= 4 && end - start <= 8 && bytes[i] !== ZERO) {
+      for (; i < end; i++) {
+        const b = bytes[i];
+        if (b < ZERO || b > NINE) break;
+        number = number * 10 + (b - ZERO);
+      }
+    }
+    if (i === end && end > start) {
+      let text = dateTexts.get(number);
+      if (text === undefined) dateTexts.set(number, (text = String(number)));
+      return text;
+    }
+    const text = ascii(bytes, start, end).trim();
+    return text === "" || text.toLowerCase() === "null" ? null : text;
+  };
+
+  const value = (start: number, end: number, row: number): number | null => {
+    let i = start;
+    const negative = bytes[i] === MINUS;
+    if (negative) i++;
+    let mantissa = 0;
+    let digits = 0;
+    let fraction = 0;
+    let dot = false;
+    for (; i < end; i++) {
+      const b = bytes[i];
+      if (b >= ZERO && b <= NINE) {
+        mantissa = mantissa * 10 + (b - ZERO);
+        digits++;
+        if (dot) fraction++;
+      } else if (b === DOT && !dot) dot = true;
+      else break;
+    }
+    if (i === end && digits > 0 && digits <= 15) {
+      const magnitude = fraction === 0 ? mantissa : mantissa / POWERS_OF_TEN[fraction];
+      return negative ? -magnitude : magnitude;
+    }
+    // Blanks, `null`, exponents, long mantissas: the general conversion.
+    return numberFromText(ascii(bytes, start, end), () => `CSV row ${rowNumber(row)} (series ${current?.series_code})`);
+  };
+
+  for (let start = headerEnd + 1; start < size; ) {
+    let end = bytes.indexOf(LF, start);
+    if (end < 0) end = size;
+    const next = end + 1;
+    if (end > start && bytes[end - 1] === CR) end--;
+    let first = start;
+    while (first < end && bytes[first] <= SPACE) first++;
+    if (first === end) {
+      start = next;
+      continue;
+    }
+    if (current === undefined || !samePrefix(start, end)) current = startSeries(start, end);
+    const valueComma = bytes.lastIndexOf(COMMA, end - 1);
+    const dateComma = valueComma > start ? bytes.lastIndexOf(COMMA, valueComma - 1) : -1;
+    if (dateComma < start) throw decodeError(`CSV row ${rowNumber(start)} has fewer cells than the header.`);
+    current.points.push({ survey_date: surveyDate(dateComma + 1, valueComma), value: value(valueComma + 1, end, start) });
+    start = next;
+  }
+  return { meta, parameter: parameterEcho(kind, head.parameters), next_position: nextPositionField(head.nextPosition), series_count: series.length, series };
+}
