@@ -5,7 +5,6 @@ import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
 import { serveStdio } from "../mcp/stdio.ts";
 import { httpOptions, readHttpConfig } from "../mcp/http-options.ts";
-import { serveHttp } from "../mcp/http.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools } from "./call.ts";
@@ -55,6 +54,8 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     }
     const http = readHttpConfig(values);
     if (http) {
+      // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
+      const { serveHttp } = await import("../mcp/http.ts");
       const server = await serveHttp(http, { toolsets, log });
       await server.closed;
       return EXIT_OK;

@@ -15,7 +15,7 @@ import { walk } from "./walk.ts";
 
 const program = collectorProgram(lstatSync);
 /** A walk still running after this long hands part of its stat calls to the worker thread. */
-const HELPER_AFTER_MS = 25;
+const HELPER_AFTER_MS = 5;
 /** Longest lag of the kernel's coarse clock behind the real time (one tick at HZ=100), plus margin. */
 const CLOCK_TICK_MS = 12;
 
