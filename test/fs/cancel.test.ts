@@ -47,6 +47,21 @@ test("a long walk reports progress at most every 100 ms, with growing counts", a
   expect(seen.every((p) => p.progress <= TOTAL_FILES + DIRECTORIES + 1)).toBe(true);
 });
 
+test("a long walk (stat calls shared with the worker thread) still ranks exactly and pages on", async () => {
+  const call = async (args: Record<string, unknown>) =>
+    (await server.client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified", sort: "path_asc", ...args } })) as unknown as {
+      structuredContent: { matches: { path: string }[]; nextCursor: string | null; stats: { scannedFiles: number } };
+    };
+  const all: string[] = [];
+  for (let d = 0; d < DIRECTORIES; d++) for (let f = 0; f < FILES_PER_DIRECTORY; f++) all.push(`d${d}/f${f}.txt`);
+  all.sort();
+  const first = await call({ limit: 300 });
+  expect(first.structuredContent.matches.map((m) => m.path)).toEqual(all.slice(0, 300));
+  const second = await call({ limit: 300, cursor: first.structuredContent.nextCursor });
+  expect(second.structuredContent.matches.map((m) => m.path)).toEqual(all.slice(300, 600));
+  expect(second.structuredContent.stats.scannedFiles).toBe(TOTAL_FILES);
+});
+
 test("cancelling stops the walk early and the server keeps answering", async () => {
   const controller = new AbortController();
   const progress: number[] = [];

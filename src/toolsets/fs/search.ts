@@ -15,7 +15,7 @@ import { walk } from "./walk.ts";
 
 const program = collectorProgram(lstatSync);
 /** A walk still running after this long hands part of its stat calls to the worker thread. */
-const HELPER_AFTER_MS = 5;
+const HELPER_AFTER_MS = 10;
 /** Longest lag of the kernel's coarse clock behind the real time (one tick at HZ=100), plus margin. */
 const CLOCK_TICK_MS = 12;
 
@@ -97,6 +97,12 @@ export async function searchByTime(
       if (job?.hasRoom(1)) job.post(absolutePrefix, prefix + relativePrefix, names, directories);
       else local.add(absolutePrefix, prefix + relativePrefix, names, directories);
     },
+  });
+  context.log.debug("fs.search_by_time walked", {
+    ms: Math.round(performance.now() - walkStarted),
+    scannedFiles: outcome.scannedFiles,
+    scannedDirectories: outcome.scannedDirectories,
+    workerBatches: job?.batches ?? 0,
   });
   if (job) {
     const remote = await job.finish();

@@ -34,6 +34,8 @@ export interface StatJob {
   /** Whether the worker has at most `depth` batches waiting; read without the event loop. */
   hasRoom(depth: number): boolean;
   post(absolutePrefix: string, relativePrefix: string, names: string[], directories: boolean[]): void;
+  /** Batches handed over so far (for the debug log). */
+  readonly batches: number;
   /** Ends the job and returns what the worker collected. */
   finish(): Promise<Collected | null>;
 }
@@ -55,10 +57,15 @@ export class StatWorker {
     // Referenced only while a job runs: an idle worker must not keep the process alive.
     if (this.running++ === 0) worker.ref();
     worker.postMessage({ type: "begin", job, config });
+    let batches = 0;
     return {
+      get batches() {
+        return batches;
+      },
       hasRoom: (depth) => this.posted - Atomics.load(this.done, 0) <= depth,
       post: (absolutePrefix, relativePrefix, names, directories) => {
         this.posted++;
+        batches++;
         worker.postMessage({ type: "batch", job, absolutePrefix, relativePrefix, names, directories });
       },
       finish: () =>
