@@ -40,6 +40,7 @@ export const fs = defineToolsetModule<FsConfig>({
   options,
   configure(values, runtime) {
     const read = readOptions(optionSchema, options, values);
+    if (read["fs-cursor-secret"]) runtime.log.redact(read["fs-cursor-secret"]);
     const given = (read.root ?? []).filter((dir) => dir !== "");
     // `mcpkit call` has no client to offer roots, so it searches the current directory by default.
     if (given.length === 0 && runtime.mode === "call") given.push(runtime.cwd);
