@@ -148,8 +148,8 @@ const commonEcho = {
 
 const point = v.object({ survey_date: text, value: v.nullable(v.number()) });
 
-const series = v.object({
-  series_code: v.string(),
+/** What BOJ says about a series, in both its data and its metadata answers. */
+const seriesDescription = {
   name_of_time_series_j: text,
   name_of_time_series: text,
   unit_j: text,
@@ -158,6 +158,11 @@ const series = v.object({
   category_j: text,
   category: text,
   last_update: text,
+};
+
+const series = v.object({
+  series_code: v.string(),
+  ...seriesDescription,
   points: v.array(point),
 });
 
@@ -187,13 +192,7 @@ const layerNumber = v.nullable(v.number());
 
 const metadataEntry = v.object({
   series_code: text,
-  name_of_time_series_j: text,
-  name_of_time_series: text,
-  unit_j: text,
-  unit: text,
-  frequency: text,
-  category_j: text,
-  category: text,
+  ...seriesDescription,
   layer1: layerNumber,
   layer2: layerNumber,
   layer3: layerNumber,
@@ -201,7 +200,6 @@ const metadataEntry = v.object({
   layer5: layerNumber,
   start_of_the_time_series: text,
   end_of_the_time_series: text,
-  last_update: text,
   notes_j: text,
   notes: text,
 });
