@@ -10,9 +10,31 @@ export function jsonSchemaOf(schema: AnySchema, mode: "input" | "output"): JsonO
   if (!entry) cache.set(schema, (entry = {}));
   const cached = entry[mode];
   if (cached) return cached;
-  const converted = toJsonSchema(schema, { target: "draft-2020-12", typeMode: mode }) as JsonObject;
+  const converted = foldNullable(toJsonSchema(schema, { target: "draft-2020-12", typeMode: mode })) as JsonObject;
   // MCP requires an object at the root of both schemas.
   if (converted.type === undefined) converted.type = "object";
   entry[mode] = converted;
   return converted;
+}
+
+/**
+ * Writes `anyOf: [{type: T, …}, {type: "null"}]` (how valibot renders `nullable`) as
+ * `{type: [T, "null"], …}`, the form the seeds' schemas use and the simpler one for clients.
+ */
+function foldNullable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(foldNullable);
+  if (typeof node !== "object" || node === null) return node;
+  const object = node as JsonObject;
+  const anyOf = object.anyOf as JsonObject[] | undefined;
+  if (anyOf?.length === 2) {
+    const nullIndex = anyOf.findIndex((option) => option.type === "null" && Object.keys(option).length === 1);
+    const other = anyOf[1 - nullIndex];
+    if (nullIndex !== -1 && typeof other?.type === "string" && other.anyOf === undefined) {
+      const { anyOf: _, ...rest } = object;
+      return foldNullable({ ...rest, ...other, type: [other.type, "null"] });
+    }
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(object)) out[key] = foldNullable(value);
+  return out;
 }
