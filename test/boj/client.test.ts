@@ -174,3 +174,18 @@ test("requests to one host are spaced by the minimum interval, even when issued 
   for (const gap of gaps()) expect(gap).toBeGreaterThanOrEqual(120);
   expect(fake.requests[2].at - fake.requests[0].at).toBeGreaterThanOrEqual(280);
 });
+
+test("a caller cancelled while waiting for its turn gives its slot back", async () => {
+  const { awaitTurn } = await import("../../src/toolsets/boj/pacer.ts");
+  const origin = "http://pacer-test.invalid";
+  const never = new AbortController().signal;
+  await awaitTurn(origin, 300, never); // first request: goes at once, next slot in 300 ms
+  const cancelled = new AbortController();
+  const waiting = awaitTurn(origin, 300, cancelled.signal).catch((error) => error);
+  cancelled.abort(new Error("cancelled"));
+  expect(await waiting).toBeInstanceOf(Error);
+  const started = performance.now();
+  await awaitTurn(origin, 300, never);
+  // It takes the cancelled caller's slot (~300 ms after the first), not the one after it (~600 ms).
+  expect(performance.now() - started).toBeLessThan(450);
+});

@@ -169,9 +169,8 @@ describe("errors (seed 000 §4)", () => {
       [{ db: "CO", codes: ["A"], format: "xml" }, /"json" or "csv"/],
       [{ db: "CO", codes: ["A"], start_position: 0 }, /1 or more/],
       [{ db: "CO", codes: ["A"], page: 2 }, /unknown argument "page"/],
-      // The core words this "unknown argument" today (valibot reports a missing key of a strict object as
-      // type strict_object); what matters here is the -32602 / VALIDATION_ERROR contract and the field name.
-      [{ codes: ["A"] }, /"db"/],
+      [{ codes: ["A"] }, /missing required argument "db"/],
+      [{ db: "CO", codes: ["A"], start_position: 1.5 }, /"start_position": must be a whole number/],
     ];
     for (const [args, message] of cases) {
       const error = await rpcError("boj_get_data_code", args);

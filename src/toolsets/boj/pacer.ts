@@ -13,5 +13,13 @@ export async function awaitTurn(origin: string, intervalMs: number, signal: Abor
   const now = performance.now();
   const slot = Math.max(now, nextFreeSlot.get(origin) ?? 0);
   nextFreeSlot.set(origin, slot + intervalMs);
-  if (slot > now) await sleep(slot - now, signal);
+  if (slot <= now) return;
+  try {
+    await sleep(slot - now, signal);
+  } catch (error) {
+    // A cancelled caller sends nothing: if nobody queued behind it, free its slot so the next
+    // caller is not held back by a request that never went out.
+    if (nextFreeSlot.get(origin) === slot + intervalMs) nextFreeSlot.set(origin, slot);
+    throw error;
+  }
 }
