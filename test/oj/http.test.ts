@@ -46,6 +46,24 @@ describe("S2.2 body cap", () => {
     expect(response.body.byteLength).toBe(MAX_BODY_BYTES);
     expect(response.truncated).toBe(false);
   });
+
+  test("an endless body: reading stops at the cap instead of waiting for the end", async () => {
+    const chunk = new Uint8Array(65_536).fill(0x7a);
+    let pulled = 0;
+    fake.override("GET", "/endless", () =>
+      new Response(new ReadableStream({ pull: (controller) => void (pulled++, controller.enqueue(chunk)) }), { status: 500, headers: { "content-type": "text/plain" } }),
+    );
+    const started = performance.now();
+    const response = await client("tok-123", 5_000).request("/endless");
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(response.body.byteLength).toBe(MAX_BODY_BYTES);
+    expect(response.truncated).toBe(true);
+    // The server stopped being asked for more soon after the cap (a few chunks of slack for buffering).
+    await Bun.sleep(100);
+    const settled = pulled;
+    await Bun.sleep(200);
+    expect(pulled - settled).toBeLessThanOrEqual(2);
+  });
 });
 
 describe("S2.3 Content-Type", () => {

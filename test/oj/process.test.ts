@@ -62,6 +62,15 @@ describe("S1.1 --oj-base-url at start-up", () => {
     );
   });
 
+  test("a URL carrying credentials is refused without printing them", async () => {
+    const result = await runCli(["tools", "--oj-base-url", "https://alice:s3cret-pw@example.com/"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("--oj-base-url");
+    expect(result.stderr).toContain("***@example.com");
+    expect(result.stderr).not.toContain("s3cret-pw");
+    expect(result.stderr).not.toContain("alice");
+  });
+
   test("a rejected URL stops the stdio server before any MCP traffic", async () => {
     const raw = startRawServer(["--oj-base-url", "https://example.com/api/v1"]);
     const code = await raw.exited;
@@ -90,10 +99,11 @@ describe("S3 initialize and tools/list", () => {
     try {
       expect(server.client.getServerVersion()).toMatchObject({ name: "mcpkit", version: packageJson.version });
       const capabilities = server.client.getServerCapabilities() ?? {};
-      expect(capabilities.tools).toBeDefined();
+      expect(capabilities.tools).toEqual({ listChanged: false });
       expect(capabilities.resources).toBeUndefined();
       expect(capabilities.prompts).toBeUndefined();
       expect(capabilities.logging).toBeUndefined();
+      expect(Object.keys(capabilities).sort()).toEqual(["tools"]);
 
       const { tools } = await server.client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(OJ_TOOLS);
@@ -131,6 +141,9 @@ describe("S6 logging", () => {
       await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "big-error" } });
       await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "bad-json" } }).catch(() => {});
       await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "" } });
+      // An upstream that echoes the Authorization header, in an error and in an undecodable body.
+      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "echo-auth-401" } });
+      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "echo-auth-json" } }).catch(() => {});
     } finally {
       await server.close();
     }
@@ -156,12 +169,15 @@ describe("S6 logging", () => {
     const server = await startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url] });
     await server.close();
     expect(server.stderr()).toContain("token: not configured");
+    expect(server.stderr()).toContain("timeout_ms=30000"); // S2.1: the default request timeout
     expect(server.stderr()).not.toContain("token: configured");
   });
 
-  test("RUST_LOG=off: nothing on stderr", async () => {
-    const stderr = await exercise(["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN], { RUST_LOG: "off" });
-    expect(stderr).toBe("");
+  test("RUST_LOG=off or --log-level off: nothing on stderr", async () => {
+    const args = ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN];
+    const [viaEnv, viaFlag] = await Promise.all([exercise(args, { RUST_LOG: "off" }), exercise([...args, "--log-level", "off"], { RUST_LOG: "trace" })]);
+    expect(viaEnv).toBe("");
+    expect(viaFlag).toBe("");
   });
 
   test("stdout carries JSON-RPC messages only, even at trace level and on errors", async () => {
@@ -187,6 +203,24 @@ describe("S6 logging", () => {
       raw.closeStdin();
       await raw.exited;
     }
+  });
+});
+
+describe("host settings never change the output (research §8)", () => {
+  test("TZ far from UTC and a German locale: com's daily date is still the UTC date; counts still use ASCII commas", async () => {
+    const env = { TZ: "Pacific/Kiritimati", LC_ALL: "de_DE.UTF-8", LANG: "de_DE.UTF-8", LC_NUMERIC: "de_DE.UTF-8" };
+    const before = fake.requests.length;
+    const utcBefore = new Date().toISOString().slice(0, 10);
+    const [daily, status] = await Promise.all([
+      runCli(["call", "get_daily_challenge", "{}", "--oj-base-url", fake.url, "--oj-token", TOKEN], { env }),
+      runCli(["call", "get_platform_status", "--oj-base-url", fake.url, "--oj-token", TOKEN], { env }),
+    ]);
+    const utcAfter = new Date().toISOString().slice(0, 10);
+    expect(daily.code).toBe(0);
+    const dailyTarget = fake.requests.slice(before).find((r) => r.target.startsWith("/api/v1/daily"))?.target;
+    expect([`/api/v1/daily?domain=com&date=${utcBefore}`, `/api/v1/daily?domain=com&date=${utcAfter}`]).toContain(dailyTarget as string);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).content[0].text).toContain("| codeforces | 12,984 | 106 | 127 |");
   });
 });
 

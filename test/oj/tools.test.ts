@@ -4,7 +4,8 @@
  * plus each reference defect of research §7.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import fc from "fast-check";
 import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
@@ -13,6 +14,8 @@ const TOKEN = "tok-0123456789abcdef";
 let fake: FakeCraboj;
 let server: RunningServer; // with the token
 let anonymous: RunningServer; // without a token
+const outputSchemas = new Map<string, Tool["outputSchema"]>();
+const validator = new AjvJsonSchemaValidator();
 
 beforeAll(async () => {
   fake = startFakeCraboj({ tokens: [TOKEN] });
@@ -20,6 +23,11 @@ beforeAll(async () => {
     startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "800"] }),
     startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", `${fake.url}/`] }),
   ]);
+  // The SDK client checks each structuredContent against the tool's outputSchema, but only for
+  // tools it has listed: list them first so that every call below is validated (and check again
+  // here, so the guarantee does not rest on an SDK detail).
+  const [listed] = await Promise.all([server.client.listTools(), anonymous.client.listTools()]);
+  for (const tool of listed.tools) outputSchemas.set(tool.name, tool.outputSchema);
 });
 afterAll(async () => {
   await Promise.all([server?.close(), anonymous?.close()]);
@@ -40,6 +48,14 @@ async function call(name: string, args: Record<string, unknown> = {}, on: Runnin
   };
   expect(result.content).toHaveLength(1);
   expect(result.content[0].type).toBe("text");
+  if (result.isError !== true) {
+    // Every success carries structuredContent matching the declared outputSchema.
+    const schema = outputSchemas.get(name);
+    expect(schema).toBeDefined();
+    expect(result.structuredContent).toBeDefined();
+    const verdict = validator.getValidator(schema as Parameters<typeof validator.getValidator>[0])(result.structuredContent);
+    expect(verdict.errorMessage ?? "valid").toBe("valid");
+  }
   return { isError: result.isError === true, text: result.content[0].text, structured: result.structuredContent };
 }
 
@@ -119,6 +135,17 @@ describe("get_daily_challenge (T1)", () => {
       expect(result.structured).toMatchObject({ date: "2024-03-02", problems: [{ source: "leetcode", id: "3" }] });
     } finally {
       fake.shape = "old";
+    }
+  });
+
+  test("the newer wrapper with no problem for the day is an isError saying so, not a crash", async () => {
+    fake.override("GET", "/api/v1/daily", () => Response.json({ source: "leetcode.com", date: "2024-03-03", problems: [] }));
+    try {
+      const result = await call("get_daily_challenge", { date: "2024-03-03" });
+      expect(result.isError).toBe(true);
+      expect(result.text).toContain("No daily challenge was returned for leetcode.com on 2024-03-03");
+    } finally {
+      fake.clearOverrides();
     }
   });
 
@@ -271,6 +298,30 @@ describe("find_similar_problems (T3)", () => {
     } finally {
       fake.shape = "old";
     }
+    // The server went back to GET: one 405 on POST, then GET again, and GET from then on.
+    const back = await targetsDuring(async () => {
+      expect((await call("find_similar_problems", { query: "third query" })).isError).toBe(false);
+      expect((await call("find_similar_problems", { query: "fourth query" })).isError).toBe(false);
+    });
+    expect(back).toEqual([
+      "POST /api/v1/similar",
+      "GET /api/v1/similar?q=third%20query&limit=10&threshold=0",
+      "GET /api/v1/similar?q=fourth%20query&limit=10&threshold=0",
+    ]);
+  });
+
+  test("text search: a null rewritten_query falls back to the user's query (research §7.2)", async () => {
+    fake.override("GET", "/api/v1/similar", () => Response.json({ rewritten_query: null, results: [] }));
+    try {
+      const result = await call("find_similar_problems", { query: "  shortest path in a grid  " });
+      expect(result.isError).toBe(false);
+      expect(result.text).toBe(
+        "# Similar Problems\n\nQuery: shortest path in a grid\n\n| # | Source | ID | Title | Difficulty | Similarity | Link |\n|---|--------|----|-------|------------|------------|------|\n",
+      );
+      expect(result.structured).toEqual({ query: "shortest path in a grid", results: [] });
+    } finally {
+      fake.clearOverrides();
+    }
   });
 });
 
@@ -346,17 +397,61 @@ describe("bearer token (S1.2, S2.1)", () => {
     await call("get_problem", { source: "leetcode", id: "1" });
     await call("find_similar_problems", { query: "abc" });
     await call("get_daily_challenge", { date: "2024-01-01" });
-    expect(fake.requests.slice(withToken).map((r) => r.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+    await call("find_similar_problems", { source: "leetcode", id: "1" });
+    await call("resolve_problem", { query: "cf1A" });
+    await call("get_platform_status");
+    const sent = fake.requests.slice(withToken);
+    expect(sent).toHaveLength(6);
+    expect(sent.map((r) => r.authorization)).toEqual(Array(6).fill(`Bearer ${TOKEN}`));
 
     const without = fake.requests.length;
+    await call("get_daily_challenge", { date: "2024-01-01" }, anonymous);
+    await call("find_similar_problems", { query: "abc" }, anonymous);
+    await call("resolve_problem", { query: "cf1A" }, anonymous);
     const denied = await call("get_problem", { source: "leetcode", id: "1" }, anonymous);
-    expect(fake.requests.slice(without).map((r) => [r.target, r.authorization])).toEqual([["/api/v1/problems/leetcode/1", null]]);
+    expect(fake.requests.slice(without).map((r) => r.authorization)).toEqual([null, null, null, null]);
+    expect(fake.requests.at(-1)?.target).toBe("/api/v1/problems/leetcode/1");
     // The base URL was given with a trailing "/": it was stripped, so no "//api".
     expect(denied).toEqual({ isError: true, text: "[401] Unauthorized: missing or invalid token", structured: undefined });
   });
 });
 
+describe("the token never reaches the client (S6.3)", () => {
+  test("an upstream echoing the Authorization header: isError texts, JSON-RPC errors and results are redacted", async () => {
+    const texts: string[] = [];
+    for (const id of ["echo-auth-401", "echo-auth-text"]) {
+      const result = await call("get_problem", { source: "leetcode", id });
+      expect(result.isError).toBe(true);
+      texts.push(result.text);
+    }
+    expect(texts[0]).toBe("[401] Unauthorized: token Bearer [redacted] is not valid");
+    expect(texts[1]).toBe("[500] rejected: Bearer [redacted]");
+    for (const id of ["echo-auth-shape", "echo-auth-json"]) {
+      const error = await protocolError("get_problem", { source: "leetcode", id });
+      expect(error.code).toBe(-32603);
+      texts.push(error.message);
+    }
+    expect(texts.slice(2).some((message) => message.includes("[redacted]"))).toBe(true);
+    const ok = await call("get_problem", { source: "leetcode", id: "echo-auth-ok" });
+    expect(ok.text).toStartWith("# Echo Bearer [redacted]\n");
+    texts.push(ok.text, JSON.stringify(ok.structured));
+    for (const text of texts) expect(text).not.toContain(TOKEN);
+    // The echo endpoints really did receive the token.
+    expect(fake.requests.filter((r) => r.target.includes("echo-auth")).every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+});
+
 describe("S4 error classification", () => {
+  test("an error body that is not JSON by Content-Type is shown raw, even when it looks like RFC 7807 (S2.3)", async () => {
+    const rfc = '{"status":404,"title":"Not Found","detail":"problem not found"}';
+    fake.override("GET", "/api/v1/problems/leetcode/plain-rfc", () => new Response(rfc, { status: 404, headers: { "content-type": "text/plain" } }));
+    try {
+      expect(await call("get_problem", { source: "leetcode", id: "plain-rfc" })).toMatchObject({ isError: true, text: `[404] ${rfc}` });
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
   test("for any 4xx/5xx response: an isError result, never a JSON-RPC error", async () => {
     const bodies = fc.oneof(
       fc.record({ status: fc.integer({ min: 400, max: 599 }), title: fc.string(), detail: fc.string() }).map((b) => ({ body: JSON.stringify(b), type: "application/problem+json" })),
@@ -414,6 +509,18 @@ describe("S4 error classification", () => {
       expect(error.code).toBe(-32603);
     }
     expect((await protocolError("get_problem", { source: "leetcode", id: "big-body" })).message).toContain("1048576 bytes");
+  });
+
+  test("a wrong-shaped body holding a huge value gives a short JSON-RPC message, not the value", async () => {
+    fake.override("GET", "/api/v1/problems/leetcode/huge-field", () => Response.json({ id: "x", title: "T", tags: "y".repeat(500_000) }));
+    try {
+      const error = await protocolError("get_problem", { source: "leetcode", id: "huge-field" });
+      expect(error.code).toBe(-32603);
+      expect(error.message).toContain('"tags"');
+      expect(error.message.length).toBeLessThan(600);
+    } finally {
+      fake.clearOverrides();
+    }
   });
 
   test("a never-answering server → -32603 within the (lowered) timeout", async () => {

@@ -14,6 +14,8 @@ import { NO_DESCRIPTION, escapeMarkup, htmlToMarkdown, looksLikeHtml } from "../
 import type { UpstreamResponse } from "../../src/toolsets/oj/http.ts";
 import { renderProblem, renderSimilar, renderStatus, toProblemView } from "../../src/toolsets/oj/render.ts";
 import { normalizeQuery } from "../../src/toolsets/oj/tools/resolve-problem.ts";
+import { createLogger } from "../../src/core/log.ts";
+import { oj } from "../../src/toolsets/oj/index.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -73,11 +75,39 @@ describe("S1.1 base URL", () => {
     );
   });
 
+  test("for any URL with a user or password: refused, and the message never repeats them", () => {
+    const secret = fc.stringMatching(/^[A-Za-z0-9._~-]{4,12}$/).map((s) => `Zq9${s}`);
+    fc.assert(
+      fc.property(fc.constantFrom("http", "https", "HTTPS", "ftp"), secret, fc.option(secret, { nil: undefined }), fc.constantFrom("", "/", "/api"), (scheme, user, password, path) => {
+        const text = `${scheme}://${user}${password === undefined ? "" : `:${password}`}@example.com${path}`;
+        let message = "";
+        try {
+          readOjConfig({ "oj-base-url": text });
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message).toContain("--oj-base-url");
+        expect(message).not.toContain(`${user}${password === undefined ? "" : `:${password}`}@`);
+        if (password !== undefined) expect(message).not.toContain(password);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test("the default timeout is 30000 ms and may only be lowered", () => {
     expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
     expect(readOjConfig({ "oj-base-url": "https://example.com" })?.timeoutMs).toBe(30_000);
     expect(readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": "250" })?.timeoutMs).toBe(250);
     expect(() => readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": "30001" })).toThrow("--oj-timeout-ms");
+    // S2: for any value, the timeout in force is at most 30 s; anything above is refused, never clamped silently.
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }), (ms) => {
+        const read = () => readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": String(ms) })?.timeoutMs;
+        if (ms <= 30_000) expect(read()).toBe(ms);
+        else expect(read).toThrow("--oj-timeout-ms");
+      }),
+      { numRuns: 200 },
+    );
   });
 
   test("a token that cannot be a header value is refused without being echoed", () => {
@@ -115,6 +145,20 @@ describe("S5 output truncation", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  test("for any text: truncation is idempotent, truncate(truncate(s)) == truncate(s)", () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 0, max: 40 }), (piece, padBytes) => {
+        const once = truncateOutput("x".repeat(MAX_OUTPUT_BYTES - padBytes) + piece);
+        expect(truncateOutput(once)).toBe(once);
+      }),
+      { numRuns: 40 },
+    );
+    // The falsification of the reference spec, with a cut that lands before byte 102,400.
+    const cut = truncateOutput(`${"x".repeat(MAX_OUTPUT_BYTES - 1)}中${"y".repeat(5000)}`);
+    expect(utf8(cut).byteLength).toBe(MAX_OUTPUT_BYTES - 1 + 17);
+    expect(truncateOutput(cut)).toBe(cut);
   });
 
   test("the suffix is exactly \"\\n\\n... (truncated)\" (17 bytes)", () => {
@@ -319,6 +363,79 @@ describe("templates", () => {
     expect(toProblemView({ ...upstream, title: null, slug: null }).title).toBe("1");
   });
 
+  test("for any problem the upstream may send: '# title' on line 0, Source/ID/Difficulty on line 2, '---' before the content", () => {
+    const text = fc.option(fc.string({ unit: fc.constantFrom("a", "中", " ", "\n", "\t", "|", "😀"), maxLength: 12 }), { nil: null });
+    const problem = fc.record({
+      id: fc.string({ maxLength: 6 }), source: text, slug: text, title: text, title_cn: text, difficulty: text,
+      ac_rate: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: null }), rating: fc.constant(null),
+      tags: fc.option(fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }), { nil: null }), link: text, content: text, content_cn: text,
+      date: fc.constant(null), domain: fc.constant(null),
+    });
+    fc.assert(
+      fc.property(problem, (p) => {
+        const view = toProblemView(p);
+        const lines = renderProblem(view).split("\n");
+        expect(lines[0]).toMatch(/^# \S/);
+        expect(lines[1]).toBe("");
+        expect(lines[2]).toMatch(/^- Source: .* \| ID: .* \| Difficulty: /);
+        expect(lines[3]).toMatch(/^- Tags: /);
+        if (!p.tags || p.tags.length === 0) expect(lines[3]).toBe("- Tags: N/A");
+        expect(lines[5]).toMatch(p.ac_rate === null ? /^- AC Rate: N\/A$/ : /^- AC Rate: \d+\.\d%$/);
+        expect(lines.slice(6, 9)).toEqual(["", "---", ""]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("a title with line breaks stays a one-line heading; an all-blank problem still has a title", () => {
+    expect(renderProblem(toProblemView({ ...upstream, title: "\n  Two\nSum  " })).split("\n")[0]).toBe("# Two Sum");
+    expect(toProblemView({ ...upstream, id: " ", title: null, title_cn: " ", slug: "" }).title).toBe("Untitled problem");
+  });
+
+  test("for any similar results: one row per result, numbered from 1, each with exactly 7 cells", () => {
+    const text = fc.string({ unit: fc.constantFrom("a", "|", "\n", " ", "中"), maxLength: 8 });
+    const row = fc.record({
+      source: text, id: text, title: fc.option(text, { nil: null }), difficulty: fc.option(text, { nil: null }),
+      link: fc.option(text, { nil: null }), similarity: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(text, fc.array(row, { maxLength: 6 }), (query, rows) => {
+        const out = renderSimilar({ query, results: rows.map((r, i) => ({ ...r, rank: i + 1 })) });
+        const lines = out.split("\n");
+        expect(lines.slice(0, 3)).toEqual(["# Similar Problems", "", lines[2]]);
+        expect(lines[2]).toStartWith("Query: ");
+        const body = lines.slice(6, -1);
+        expect(body).toHaveLength(rows.length);
+        body.forEach((line, i) => {
+          expect(line).toStartWith(`| ${i + 1} | `);
+          expect(line.split(/(?<!\\)\|/).length - 2).toBe(7);
+          expect(line).toMatch(/ \d+\.\d% \|/);
+        });
+        expect(out.endsWith("\n")).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("for any status: one row per platform, exactly 4 columns, counts grouped by commas", () => {
+    const count = fc.integer({ min: 0, max: 2 ** 32 - 1 });
+    const platform = fc.record({ source: fc.string({ unit: fc.constantFrom("a", "|", "\n", "z"), minLength: 1, maxLength: 6 }), total: count, missing_content: count, not_embedded: count });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 8 }), fc.array(platform, { maxLength: 6 }), (version, platforms) => {
+        const lines = renderStatus({ version, platforms }).split("\n");
+        expect(lines[0]).toBe(`# OJ Platform Status (v${version})`);
+        const rows = lines.slice(4, -1);
+        expect(rows).toHaveLength(platforms.length);
+        rows.forEach((row, i) => {
+          const cells = row.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+          expect(cells).toHaveLength(4);
+          expect(cells.slice(1)).toEqual([platforms[i].total, platforms[i].missing_content, platforms[i].not_embedded].map((n) => formatNumber(n)));
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test("similar table and status table", () => {
     const similar = renderSimilar({
       query: "q",
@@ -336,5 +453,18 @@ describe("templates", () => {
     expect(lines[0]).toBe("# OJ Platform Status (v1.2.3)");
     expect(lines.at(-1)).toBe("| codeforces | 12,984 | 100 | 1,000 |");
     expect(lines[2].split("|").length - 2).toBe(4);
+  });
+});
+
+describe("token redaction in logs", () => {
+  test("configure registers the token raw and JSON-escaped, so no log field can print it", () => {
+    const lines: string[] = [];
+    const log = createLogger("trace", (line) => lines.push(line));
+    const token = 'tok"\\secret-4f1c';
+    oj.configure({ "oj-base-url": "https://example.com", "oj-token": token }, { log, mode: "serve", cwd: "/", env: {} });
+    log.info(`message ${token}`, { field: token, nested: { token } });
+    const printed = lines.join("");
+    expect(printed).toContain("[redacted]");
+    expect(printed).not.toContain("secret-4f1c");
   });
 });

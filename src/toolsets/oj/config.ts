@@ -86,8 +86,15 @@ export function readOjConfig(values: OptionValues): OjConfig | undefined {
   if (rawBaseUrl === undefined) return undefined;
   if (typeof rawBaseUrl !== "string") throw new ConfigError(`invalid ${describeOption(baseUrlSpec)}: expected one URL`);
   const checked = checkBaseUrl(rawBaseUrl.trim());
-  if (!checked.ok) throw new ConfigError(`invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(rawBaseUrl)})`);
+  if (!checked.ok) {
+    throw new ConfigError(`invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(withoutCredentials(rawBaseUrl))})`);
+  }
   return { baseUrl: checked.baseUrl, token, timeoutMs };
+}
+
+/** The value as typed, with any `user:password@` masked: the refusal must not print the secret it refuses. */
+export function withoutCredentials(text: string): string {
+  return text.replace(/^(\s*[a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, "$1***@");
 }
 
 /**

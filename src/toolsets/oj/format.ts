@@ -10,13 +10,19 @@ export const TRUNCATION_SUFFIX = "\n\n... (truncated)";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const SUFFIX_BYTES = encoder.encode(TRUNCATION_SUFFIX).byteLength;
 
-/** S5.2: cut at the last UTF-8 character boundary at or before byte 102,400, then add the suffix. */
+/**
+ * S5.2: cut at the last UTF-8 character boundary at or before byte 102,400, then add the suffix.
+ * Idempotent (research oj.md §8): a text that is already a cut (at most `maxBytes` bytes followed
+ * by the suffix) is returned as it is, so cutting twice never stacks suffixes or loses bytes.
+ */
 export function truncateOutput(text: string, maxBytes = MAX_OUTPUT_BYTES): string {
   // Cheap exit: a UTF-16 code unit is at most 3 UTF-8 bytes.
   if (text.length * 3 <= maxBytes) return text;
   const bytes = encoder.encode(text);
   if (bytes.byteLength <= maxBytes) return text;
+  if (bytes.byteLength <= maxBytes + SUFFIX_BYTES && text.endsWith(TRUNCATION_SUFFIX)) return text;
   let end = maxBytes;
   // Step back over continuation bytes (10xxxxxx) to the start of the character that straddles the cap.
   while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;

@@ -5,6 +5,7 @@
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import { type OjConfig, ojOptions, readOjConfig } from "./config.ts";
 import { OjHttpClient } from "./http.ts";
+import { withTokenRedacted } from "./redact.ts";
 import { findSimilarProblems } from "./tools/find-similar-problems.ts";
 import { getDailyChallenge } from "./tools/get-daily-challenge.ts";
 import { getPlatformStatus } from "./tools/get-platform-status.ts";
@@ -18,7 +19,11 @@ export const oj = defineToolsetModule<OjConfig>({
   configure(values, runtime) {
     // Last line of defence, registered before anything can fail: even a stray log of the token prints "[redacted]".
     const rawToken = values["oj-token"];
-    if (typeof rawToken === "string" && rawToken.trim() !== "") runtime.log.redact(rawToken.trim());
+    if (typeof rawToken === "string" && rawToken.trim() !== "") {
+      runtime.log.redact(rawToken.trim());
+      // Log fields are JSON-encoded: a token holding `"` or `\` would appear there escaped.
+      runtime.log.redact(JSON.stringify(rawToken.trim()).slice(1, -1));
+    }
     const config = readOjConfig(values);
     return config ?? { missing: "--oj-base-url URL (or OJ_BASE_URL)" };
   },
@@ -29,7 +34,9 @@ export const oj = defineToolsetModule<OjConfig>({
     const deps = { http: new OjHttpClient(config, log), hasToken: config.token !== undefined };
     return {
       name: "oj",
-      tools: [getDailyChallenge(deps), getProblem(deps), findSimilarProblems(deps), resolveProblem(deps), getPlatformStatus(deps)],
+      tools: [getDailyChallenge(deps), getProblem(deps), findSimilarProblems(deps), resolveProblem(deps), getPlatformStatus(deps)].map(
+        (tool) => withTokenRedacted(tool, config.token),
+      ),
     };
   },
 });

@@ -50,18 +50,20 @@ export type StatusView = v.InferOutput<typeof StatusShape>;
 // Problems
 
 const blank = (value: string | null | undefined): value is null | undefined | "" => value == null || value.trim() === "";
+const oneLine = (value: string | null | undefined): string => (value ?? "").replace(/\s+/g, " ").trim();
 
 /**
  * Fills the gaps the upstream may leave: no `source` on daily payloads (→ `leetcode`), and a
- * `null` title (→ Chinese title, slug, then id; research §9).
+ * `null` title (→ Chinese title, slug, then id; research §9). The title becomes a one-line
+ * heading whatever it holds, so the text always starts with `# ` and a visible title.
  */
 export function toProblemView(problem: UpstreamProblem, fallbackSource = "leetcode"): ProblemView {
-  const title = [problem.title, problem.title_cn, problem.slug].find((candidate) => !blank(candidate)) ?? problem.id;
+  const title = [problem.title, problem.title_cn, problem.slug, problem.id].map(oneLine).find((candidate) => candidate !== "") ?? "Untitled problem";
   const content = blank(problem.content) ? (problem.content_cn ?? "") : problem.content;
   return {
     source: blank(problem.source) ? fallbackSource : problem.source,
     id: problem.id,
-    title: title as string,
+    title,
     slug: problem.slug ?? null,
     difficulty: problem.difficulty ?? null,
     tags: problem.tags ?? [],
@@ -72,16 +74,19 @@ export function toProblemView(problem: UpstreamProblem, fallbackSource = "leetco
   };
 }
 
-/** Research §4.1, no trailing newline. */
+/**
+ * Research §4.1, no trailing newline. Header values are put on one line each (an upstream value
+ * holding a line break would otherwise shift the header's lines).
+ */
 export function renderProblem(problem: ProblemView): string {
-  const tags = problem.tags.length > 0 ? problem.tags.join(", ") : "N/A";
+  const tags = problem.tags.length > 0 ? oneLine(problem.tags.join(", ")) : "N/A";
   const acRate = problem.ac_rate === null ? "N/A" : `${formatFixed(problem.ac_rate, 1)}%`;
   return [
     `# ${problem.title}`,
     "",
-    `- Source: ${problem.source} | ID: ${problem.id} | Difficulty: ${problem.difficulty ?? "N/A"}`,
+    `- Source: ${oneLine(problem.source)} | ID: ${oneLine(problem.id)} | Difficulty: ${problem.difficulty === null ? "N/A" : oneLine(problem.difficulty)}`,
     `- Tags: ${tags}`,
-    `- Link: ${problem.link ?? "N/A"}`,
+    `- Link: ${problem.link === null ? "N/A" : oneLine(problem.link)}`,
     `- AC Rate: ${acRate}`,
     "",
     "---",
@@ -95,12 +100,12 @@ export function renderProblem(problem: ProblemView): string {
 
 /** Research §4.2: rows numbered from 1, each ending in a newline; similarity as `{:.1}%`. */
 export function renderSimilar(similar: SimilarView): string {
-  let out = `# Similar Problems\n\nQuery: ${similar.query}\n\n`;
+  let out = `# Similar Problems\n\nQuery: ${oneLine(similar.query)}\n\n`;
   out += "| # | Source | ID | Title | Difficulty | Similarity | Link |\n";
   out += "|---|--------|----|-------|------------|------------|------|\n";
   for (const row of similar.results) {
     const similarity = `${formatFixed(row.similarity * 100, 1)}%`;
-    out += `| ${row.rank} | ${row.source} | ${row.id} | ${cell(row.title ?? "N/A")} | ${row.difficulty ?? "N/A"} | ${similarity} | ${row.link ?? "N/A"} |\n`;
+    out += `| ${row.rank} | ${cell(row.source)} | ${cell(row.id)} | ${cell(row.title ?? "N/A")} | ${cell(row.difficulty ?? "N/A")} | ${similarity} | ${cell(row.link ?? "N/A")} |\n`;
   }
   return out;
 }
@@ -111,12 +116,12 @@ export function renderStatus(status: StatusView): string {
   out += "| Platform | Problems | Missing Content | Not Embedded |\n";
   out += "|----------|----------|-----------------|--------------|\n";
   for (const p of status.platforms) {
-    out += `| ${p.source} | ${formatNumber(p.total)} | ${formatNumber(p.missing_content)} | ${formatNumber(p.not_embedded)} |\n`;
+    out += `| ${cell(p.source)} | ${formatNumber(p.total)} | ${formatNumber(p.missing_content)} | ${formatNumber(p.not_embedded)} |\n`;
   }
   return out;
 }
 
-/** A title with `|` would break the table (research §4.2 notes the reference does not escape it). */
+/** A cell with `|` or a line break would break the table (research §4.2 notes the reference does not escape it). */
 function cell(value: string): string {
-  return value.replaceAll("|", "\\|").replace(/\s*\n\s*/g, " ");
+  return oneLine(value).replaceAll("|", "\\|");
 }

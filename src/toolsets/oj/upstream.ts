@@ -7,7 +7,7 @@
  */
 import * as v from "valibot";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
-import { formatApiError } from "./errors.ts";
+import { formatApiError, takeScalars } from "./errors.ts";
 import { type UpstreamResponse, decodeJsonBody } from "./http.ts";
 
 const text = v.nullish(v.string());
@@ -67,6 +67,9 @@ export const UpstreamStatus = v.object({
   platforms: v.array(v.object({ source: v.string(), total: count, missing_content: count, not_embedded: count })),
 });
 
+/** How much of a validation message a protocol error quotes. */
+const MAX_ISSUE_SCALARS = 200;
+
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /**
@@ -85,8 +88,10 @@ export function parseBody<S extends v.GenericSchema>(response: UpstreamResponse,
   if (parsed.success) return parsed.output;
   const issue = parsed.issues[0];
   const path = (issue.path ?? []).map((item) => String(item.key)).join(".");
+  // valibot quotes the value it received, which may be most of a 1 MiB body: keep messages short.
+  const message = takeScalars(issue.message, MAX_ISSUE_SCALARS);
   throw new ProtocolError(
     ErrorCode.InternalError,
-    `invalid JSON from ${response.method} ${response.path}: ${path ? `"${path}": ` : ""}${issue.message}`,
+    `invalid JSON from ${response.method} ${response.path}: ${path ? `"${path}": ` : ""}${message}${message.length < issue.message.length ? "…" : ""}`,
   );
 }

@@ -44,7 +44,7 @@ const Input = v.strictObject({
 
 export function findSimilarProblems({ http }: OjDeps) {
   // Newer craboj servers answer 405 to GET /api/v1/similar and take a JSON POST (research §6.5);
-  // once seen, go straight to POST.
+  // once seen, go straight to POST (and back to GET if the server answers 405 to POST later).
   const textSearch = { post: false };
 
   return defineTool({
@@ -116,12 +116,16 @@ async function searchByText(
   body: { limit: number; threshold: number; source?: string },
   signal: AbortSignal,
 ): Promise<UpstreamResponse> {
-  if (!mode.post) {
-    const response = await http.request(`/api/v1/similar?q=${encodeComponent(query)}&${common}`, { signal });
-    if (response.status !== 405) return response;
-    mode.post = true;
-  }
-  return http.request("/api/v1/similar", { method: "POST", json: { query, ...body }, signal });
+  const get = () => http.request(`/api/v1/similar?q=${encodeComponent(query)}&${common}`, { signal });
+  const post = () => http.request("/api/v1/similar", { method: "POST", json: { query, ...body }, signal });
+  // Try the form that worked last; on 405 try the other one, and remember it only if it was accepted
+  // (a proxy's stray 405 must not lock the toolset onto a method the server refuses).
+  const [preferred, other] = mode.post ? [post, get] : [get, post];
+  const first = await preferred();
+  if (first.status !== 405) return first;
+  const second = await other();
+  if (second.status !== 405) mode.post = !mode.post;
+  return second;
 }
 
 /** The upstream strips one pair of surrounding double quotes before it measures the query. */

@@ -37,7 +37,7 @@ export function resolveProblem({ http }: OjDeps) {
       // The upstream answers 200 with `problem: null` when nothing matches (research §7.2).
       if (!problem) {
         return failure(
-          `problem not found (${source || "unknown"}:${id ?? query}). Check the URL or ID, or call get_problem with an explicit source and id.`,
+          `problem not found (${source || "unknown"}:${id || query}). Check the URL or ID, or call get_problem with an explicit source and id.`,
         );
       }
       const view = toProblemView(problem, source || "leetcode");

@@ -1,0 +1,101 @@
+/**
+ * Seed 003 S4.1 / S2.1 from outside the process: for any network-level failure (connection
+ * closed, garbage or cut-off responses, a server that stalls before or during the body) the tool
+ * call is a JSON-RPC -32603 error, within the timeout, and the server keeps serving.
+ * The upstream is a raw TCP listener on loopback, so each failure is produced byte by byte.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Socket, TCPSocketListener } from "bun";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
+import { type RunningServer, startStdioServer } from "../support/mcp.ts";
+
+const TIMEOUT_MS = 400;
+const PROBLEM = JSON.stringify({ id: "1", source: "leetcode", slug: "two-sum", title: "Two Sum", tags: [], content: "<p>x</p>" });
+
+const FAILURES = {
+  /** Accepts, then closes without a byte. */
+  close: (socket: Socket) => void socket.end(),
+  /** Not HTTP at all. */
+  garbage: (socket: Socket) => void socket.end("SSH-2.0-OpenSSH_9.6\r\n\r\n"),
+  /** The status line and half a header, then the connection ends. */
+  "cut-headers": (socket: Socket) => void socket.end("HTTP/1.1 200 OK\r\nContent-Ty"),
+  /** A complete head promising 100 bytes, then 6 bytes and the end. */
+  "cut-body": (socket: Socket) => void socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":'),
+  /** Never answers (the timeout must fire). */
+  "stall-headers": (_socket: Socket) => {},
+  /** Sends the head and part of the body, then nothing (the timeout must cover the body too). */
+  "stall-body": (socket: Socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":'),
+} as const;
+type Failure = keyof typeof FAILURES | "ok";
+
+let mode: Failure = "ok";
+let listener: TCPSocketListener<undefined>;
+let server: RunningServer;
+const open = new Set<Socket>();
+
+beforeAll(async () => {
+  listener = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open: (socket) => void open.add(socket),
+      close: (socket) => void open.delete(socket),
+      data(socket) {
+        if (mode === "ok") {
+          socket.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(PROBLEM)}\r\nConnection: close\r\n\r\n${PROBLEM}`);
+        } else {
+          FAILURES[mode](socket);
+        }
+      },
+    },
+  });
+  server = await startStdioServer({
+    args: ["--toolsets", "oj", "--oj-base-url", `http://127.0.0.1:${listener.port}`, "--oj-timeout-ms", String(TIMEOUT_MS)],
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  for (const socket of open) socket.end();
+  listener?.stop(true);
+});
+
+async function callWith(failure: Failure): Promise<{ outcome: unknown; ms: number }> {
+  mode = failure;
+  const started = performance.now();
+  let outcome: unknown;
+  try {
+    outcome = await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "1" } });
+  } catch (error) {
+    outcome = error;
+  }
+  // Release sockets a stalling mode left open, so the next run starts clean.
+  for (const socket of open) socket.end();
+  return { outcome, ms: performance.now() - started };
+}
+
+describe("S4.1 network failures", () => {
+  test("the listener answers normally when asked to (the harness itself works)", async () => {
+    const { outcome } = await callWith("ok");
+    expect((outcome as { content: { text: string }[] }).content[0].text).toStartWith("# Two Sum\n");
+  });
+
+  test("for any network-level failure: JSON-RPC -32603 within the timeout (±1 s), and the server keeps serving", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...(Object.keys(FAILURES) as (keyof typeof FAILURES)[])), async (failure) => {
+        const { outcome, ms } = await callWith(failure);
+        expect(outcome, failure).toBeInstanceOf(McpError);
+        expect((outcome as McpError).code).toBe(-32603);
+        expect((outcome as McpError).message).toContain("GET /api/v1/problems/leetcode/1");
+        expect(ms).toBeLessThan(TIMEOUT_MS + 1_000);
+        if (failure.startsWith("stall")) {
+          expect((outcome as McpError).message).toContain("timed out");
+          expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
+        }
+        const { outcome: after } = await callWith("ok");
+        expect((after as { isError?: boolean }).isError).not.toBe(true);
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
