@@ -243,6 +243,12 @@ export async function serveHttp(config: HttpConfig, { toolsets, log }: HttpDepen
     session.lastActive = Date.now();
     const id = message?.isRequest ? (message.id as string | number) : undefined;
     if (id !== undefined) session.pending.add(id);
+    if (message?.method === "notifications/cancelled") {
+      // The SDK sends no response for a cancelled request: without this the id would stay
+      // pending forever, so the session would never expire and shutdown would wait it out.
+      const cancelled = (message.body.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof cancelled === "string" || typeof cancelled === "number") session.pending.delete(cancelled);
+    }
     try {
       const response = await session.transport.handleRequest(request, { parsedBody: message?.body, authInfo });
       // Anything but an open SSE stream means the request never reached a handler.

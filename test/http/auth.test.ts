@@ -60,14 +60,25 @@ function post(body: string, headers: Record<string, string> = {}) {
 const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
 const now = () => Math.floor(Date.now() / 1000);
 
-async function expectUnauthorized(response: Response, tokenSent: boolean): Promise<string> {
+/** A WWW-Authenticate parameter value as RFC 6750 §3 allows it: no `"` and no `\\`. */
+const VALUE = '[\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]*';
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A 401 with exactly `Bearer resource_metadata="…", scope="…"`, plus `error="invalid_token",
+ * error_description="…"` when a token was sent, a -32001 body, and the token echoed nowhere.
+ */
+async function expectUnauthorized(response: Response, tokenSent: boolean | string): Promise<string> {
   expect(response.status).toBe(401);
   const challenge = response.headers.get("www-authenticate") ?? "";
-  expect(challenge).toStartWith("Bearer ");
-  expect(challenge).toContain(`resource_metadata="${server.base}/.well-known/oauth-protected-resource/mcp"`);
-  expect(challenge).toContain('scope="');
-  expect(challenge.includes('error="invalid_token"')).toBe(tokenSent);
-  const body = (await response.json()) as { error: { code: number; message: string } };
+  const start = `^Bearer resource_metadata="${escapeRegExp(`${server.base}/.well-known/oauth-protected-resource/mcp`)}", scope="[a-z*]+(:[a-z*]+)*( [a-z*]+(:[a-z*]+)*)*"`;
+  expect(challenge).toMatch(new RegExp(tokenSent ? `${start}, error="invalid_token", error_description="${VALUE}"$` : `${start}$`));
+  const text = await response.text();
+  if (typeof tokenSent === "string") {
+    expect(challenge.includes(tokenSent)).toBe(false);
+    expect(text.includes(tokenSent)).toBe(false);
+  }
+  const body = JSON.parse(text) as { error: { code: number; message: string } };
   expect(body.error.code).toBe(-32001);
   return body.error.message;
 }
@@ -109,7 +120,10 @@ describe("tokens that are refused with 401", () => {
   });
 
   test("a malformed token or header", async () => {
-    await expectUnauthorized(await post(initializeBody(), bearer("not-a-jwt")), true);
+    await expectUnauthorized(await post(initializeBody(), bearer("not-a-jwt")), "not-a-jwt");
+    // A header that is not a bearer token still names the expected form, without quotes that break parsers.
+    const basic = await post(initializeBody(), { authorization: "Basic dXNlcjpwYXNz" });
+    expect(basic.headers.get("www-authenticate")).toContain("error_description=\"the Authorization header must be 'Bearer <token>'");
     await expectUnauthorized(await post(initializeBody(), { authorization: "Basic dXNlcjpwYXNz" }), true);
   });
 
@@ -117,7 +131,7 @@ describe("tokens that are refused with 401", () => {
     const { privateKey } = await jose.generateKeyPair("RS256");
     const claims = { iss: auth.issuer, aud: server.url, sub: "mallory", scope: "*" };
     const forgedKnownKid = await new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "key-1" }).setExpirationTime("1h").sign(privateKey);
-    expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedKnownKid)), true)).toContain("signature");
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedKnownKid)), forgedKnownKid)).toContain("signature");
     const forgedUnknownKid = await new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "key-evil" }).setExpirationTime("1h").sign(privateKey);
     expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedUnknownKid)), true)).toContain("key");
     // Tampering with a genuine token's payload breaks its signature too.
@@ -139,22 +153,26 @@ describe("tokens that are refused with 401", () => {
 
   test("wrong issuer, wrong audience", async () => {
     const wrongIssuer = await token("*", { mutate: (_h, payload) => void (payload.iss = "http://127.0.0.1:9/other-issuer") });
-    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongIssuer)), true)).toContain("different authorization server");
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongIssuer)), wrongIssuer)).toContain("different authorization server");
     const wrongAudience = await token("*", { resource: "http://127.0.0.1:9/mcp" });
-    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongAudience)), true)).toContain("not issued for this server");
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongAudience)), wrongAudience)).toContain("not issued for this server");
   });
 
   test("expired, not yet valid, and no expiry at all; a few seconds of clock skew are tolerated", async () => {
     const expired = await token("*", { mutate: (_h, payload) => void (payload.exp = now() - 3600) });
-    expect(await expectUnauthorized(await post(initializeBody(), bearer(expired)), true)).toContain("expired");
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(expired)), expired)).toContain("expired");
     const early = await token("*", { mutate: (_h, payload) => void (payload.nbf = now() + 3600) });
     expect(await expectUnauthorized(await post(initializeBody(), bearer(early)), true)).toContain("not valid yet");
     const endless = await token("*", { mutate: (_h, payload) => void delete payload.exp });
     expect(await expectUnauthorized(await post(initializeBody(), bearer(endless)), true)).toContain("exp");
-    const justExpired = await token("*", { mutate: (_h, payload) => void (payload.exp = now() - 5) });
-    const accepted = await post(initializeBody(), bearer(justExpired));
-    expect(accepted.status).toBe(200);
-    await accepted.text();
+    for (const nearlyValid of [
+      await token("*", { mutate: (_h, payload) => void (payload.exp = now() - 5) }),
+      await token("*", { mutate: (_h, payload) => void (payload.nbf = now() + 5) }),
+    ]) {
+      const accepted = await post(initializeBody(), bearer(nearlyValid));
+      expect(accepted.status).toBe(200);
+      await accepted.text();
+    }
   });
 });
 
@@ -205,9 +223,12 @@ describe("scopes", () => {
     const refused = await post(call, headers);
     expect(refused.status).toBe(403);
     const challenge = refused.headers.get("www-authenticate") ?? "";
-    expect(challenge).toContain('error="insufficient_scope"');
-    expect(challenge).toContain('scope="fs:read"');
-    expect(challenge).toContain("resource_metadata=");
+    expect(challenge).toMatch(
+      new RegExp(
+        `^Bearer resource_metadata="${escapeRegExp(`${server.base}/.well-known/oauth-protected-resource/mcp`)}", error="insufficient_scope", scope="fs:read", error_description="${VALUE}"$`,
+      ),
+    );
+    expect(challenge.includes(accessToken)).toBe(false);
     const body = (await refused.json()) as { id: number; error: { code: number; message: string } };
     expect(body.id).toBe(5);
     expect(body.error.code).toBe(-32001);
@@ -217,8 +238,9 @@ describe("scopes", () => {
   test("a permitted call goes through to the tool", async () => {
     const accessToken = await token("fs:read");
     const { client } = await connectClient(server.url, accessToken);
-    const result = await client.callTool({ name: FS_TOOL, arguments: { root } });
-    expect(Array.isArray(result.content)).toBe(true);
+    const result = await client.callTool({ name: FS_TOOL, arguments: { timeField: "modified" } });
+    expect(result.isError ?? false).toBe(false);
+    expect(JSON.stringify(result.content)).toContain("a.txt");
     await client.close();
   });
 
@@ -259,6 +281,15 @@ describe("sessions bound to the token's subject", () => {
     const hijack = await ping(other);
     expect(hijack.status).toBe(404);
     await hijack.text();
+    // Nor can the other subject open the session's stream or end it.
+    for (const method of ["GET", "DELETE"]) {
+      const response = await fetch(server.url, {
+        method,
+        headers: { ...bearer(other), accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION },
+      });
+      expect(response.status).toBe(404);
+      await response.text();
+    }
     const stillMine = await ping(await token("boj:read"));
     expect(stillMine.status).toBe(200);
     expect(messagesOf(await stillMine.text(), stillMine.headers.get("content-type"))[0]).toMatchObject({ id: 1, result: {} });
@@ -379,6 +410,61 @@ describe("--stateless with --auth jwt", () => {
       await stateless.stop();
     }
   });
+});
+
+describe("JWKS refetches that callers cannot drive", () => {
+  test("unknown kids cause at most one refetch per cooldown, and a failing JWKS is not asked again on every request", async () => {
+    let fetches = 0;
+    let failing = false;
+    const jwks = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch() {
+        fetches++;
+        return failing ? new Response("down for maintenance", { status: 500 }) : fetch(`${auth.issuer}/jwks`);
+      },
+    });
+    const guarded = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, "--jwks-url", `http://127.0.0.1:${jwks.port}/jwks`]);
+    try {
+      const send = async (accessToken: string) => {
+        const response = await fetch(guarded.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(accessToken) }, body: initializeBody() });
+        await response.text();
+        return response.status;
+      };
+      const genuine = await auth.token({ scope: "*", resource: guarded.url });
+      issuedTokens.push(genuine);
+      expect(await send(genuine)).toBe(200);
+      const { privateKey } = await jose.generateKeyPair("RS256");
+      const forged = (kid: string) =>
+        new jose.SignJWT({ iss: auth.issuer, aud: guarded.url, sub: "mallory", scope: "*" })
+          .setProtectedHeader({ alg: "RS256", kid })
+          .setExpirationTime("1h")
+          .sign(privateKey);
+      const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => forged(`random-${i}`)));
+
+      await Bun.sleep(1100); // past the cooldown: the next unknown kid may cause one refetch
+      let before = fetches;
+      const refused = [];
+      for (const value of tokens.slice(0, 20)) refused.push(await send(value));
+      expect(refused.every((status) => status === 401)).toBe(true);
+      expect(fetches - before).toBeGreaterThanOrEqual(1);
+      expect(fetches - before).toBeLessThanOrEqual(2);
+
+      failing = true;
+      await Bun.sleep(1100);
+      before = fetches;
+      const unavailable = [];
+      for (const value of tokens.slice(20)) unavailable.push(await send(value));
+      // The keys could not be refreshed: "try again later", and only one request reached the issuer.
+      expect(unavailable.every((status) => status === 503)).toBe(true);
+      expect(fetches - before).toBe(1);
+      // Tokens signed with keys already known keep working while the JWKS is down.
+      expect(await send(genuine)).toBe(200);
+    } finally {
+      await guarded.stop();
+      await jwks.stop(true);
+    }
+  }, 20_000);
 });
 
 // Last, so it sees every token the tests above obtained.

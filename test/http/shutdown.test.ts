@@ -41,3 +41,28 @@ test("a call longer than the grace period is cancelled and the process still exi
   expect(await call).toContain("shutting down");
   expect(server.stderr()).toContain("grace period over");
 });
+
+test("a call the client cancelled neither keeps its session alive nor holds up shutdown", async () => {
+  const server = await startHttpServer([], { entry: FIXTURE, env: { GRACE_MS: "8000", IDLE_MS: "1000" } });
+  const { client } = await connectClient(server.url);
+  const aborter = new AbortController();
+  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 30_000 } }, undefined, { signal: aborter.signal }).then(
+    () => "answered",
+    (error: Error) => error.message,
+  );
+  await Bun.sleep(200);
+  aborter.abort("changed my mind"); // the SDK client sends notifications/cancelled
+  expect(await call).toContain("changed my mind");
+  // The session is idle now: it expires after --session-idle-ms like any other.
+  let open = 1;
+  for (let i = 0; i < 40 && open > 0; i++) {
+    await Bun.sleep(100);
+    open = ((await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number }).sessions;
+  }
+  expect(open).toBe(0);
+  const started = Date.now();
+  server.kill("SIGTERM");
+  expect(await server.exited).toBe(0);
+  expect(Date.now() - started).toBeLessThan(3000);
+  expect(server.stderr()).not.toContain("grace period over");
+});

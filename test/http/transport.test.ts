@@ -4,6 +4,9 @@
  * One real `mcpkit --http` process per scenario group, talked to over real sockets.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runCli } from "../support/mcp.ts";
 import {
   type HttpServerProcess,
@@ -81,6 +84,10 @@ describe("a sessionful server", () => {
     const good = await post(body, { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION });
     expect(good.status).toBe(200);
     expect(messagesOf(await good.text(), good.headers.get("content-type"))[0]).toMatchObject({ id: 3, result: {} });
+    // Without the header the server assumes 2025-03-26, as the spec says, and serves the request.
+    const absent = await post(body, { "mcp-session-id": sessionId });
+    expect(absent.status).toBe(200);
+    await absent.text();
     await deleteRawSession(server.url, sessionId);
   });
 
@@ -136,6 +143,28 @@ describe("a sessionful server", () => {
     await deleteRawSession(server.url, local.headers.get("mcp-session-id") as string);
   });
 
+  test("a POST whose Accept lacks text/event-stream gets 406; a body that is not application/json gets 415", async () => {
+    const sessionId = await openRawSession(server.url);
+    const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" });
+    const notAcceptable = await fetch(server.url, { method: "POST", headers: { ...headers, "content-type": "application/json", accept: "application/json" }, body: ping });
+    expect(notAcceptable.status).toBe(406);
+    expect(((await notAcceptable.json()) as { error: { message: string } }).error.message).toContain("text/event-stream");
+    const unsupported = await fetch(server.url, { method: "POST", headers: { ...headers, ...MCP_HEADERS, "content-type": "text/plain" }, body: ping });
+    expect(unsupported.status).toBe(415);
+    expect(((await unsupported.json()) as { error: { message: string } }).error.message).toContain("application/json");
+    await deleteRawSession(server.url, sessionId);
+  });
+
+  test("a notification gets 202 with no body", async () => {
+    const sessionId = await openRawSession(server.url);
+    const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
+    const accepted = await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), headers);
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe("");
+    await deleteRawSession(server.url, sessionId);
+  });
+
   test("unknown paths get 404 and name the MCP endpoint", async () => {
     const response = await fetch(`${server.base}/nope`);
     expect(response.status).toBe(404);
@@ -165,6 +194,42 @@ describe("limits", () => {
     });
     const chunked = await fetch(server.url, { method: "POST", headers: MCP_HEADERS, body: chunks });
     expect(chunked.status).toBe(413);
+  });
+
+  test("the cap applies while the body streams in: an endless chunked upload gets 413 without being read to its end", async () => {
+    // A raw socket, so the upload can stay open: a server that buffered the whole body first would never answer.
+    const answer = Promise.withResolvers<string>();
+    let received = "";
+    const socket = await Bun.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+      socket: {
+        data(_socket, data) {
+          received += new TextDecoder().decode(data);
+          if (received.includes("\r\n\r\n")) answer.resolve(received);
+        },
+        close() {
+          answer.resolve(received);
+        },
+        error(_socket, error) {
+          answer.reject(error);
+        },
+      },
+    });
+    const chunk = "x".repeat(2000);
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
+    for (let i = 0; i < 4; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    socket.flush();
+    // No terminating 0-length chunk: the upload never ends.
+    const timeout = setTimeout(() => answer.reject(new Error("no answer while the upload was still open")), 5000);
+    try {
+      expect((await answer.promise).split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+    } finally {
+      clearTimeout(timeout);
+      socket.end();
+    }
   });
 
   test("beyond --max-sessions initialize gets 503 with Retry-After; ending one makes room", async () => {
@@ -198,6 +263,61 @@ describe("limits", () => {
     await deleteRawSession(server.url, active);
     const health = (await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number };
     expect(health.sessions).toBe(0);
+  });
+});
+
+describe("--stateless", () => {
+  let server: HttpServerProcess;
+  let root: string;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "mcpkit-http-stateless-"));
+    writeFileSync(join(root, "a.txt"), "a");
+    server = await startHttpServer(["--toolsets", "boj,fs", "--root", root, "--stateless"]);
+  });
+  afterAll(async () => {
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const send = (body: object, headers: Record<string, string> = {}) =>
+    fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION, ...headers }, body: JSON.stringify(body) });
+
+  test("tools/call is answered as plain JSON without initialize or a session, even when the client asks for progress", async () => {
+    const response = await send({
+      jsonrpc: "2.0",
+      id: 11,
+      method: "tools/call",
+      params: { name: "fs.search_by_time", arguments: { timeField: "modified" }, _meta: { progressToken: "p1" } },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect(response.headers.get("content-type")).toContain("application/json");
+    const body = (await response.json()) as { id: number; result: { isError?: boolean; content: { text: string }[] } };
+    expect(body.id).toBe(11);
+    expect(body.result.isError ?? false).toBe(false);
+    expect(JSON.stringify(body.result)).toContain("a.txt");
+  });
+
+  test("an SDK client talks to it end to end (initialize, list, call)", async () => {
+    const { client, transport } = await connectClient(server.url);
+    expect(transport.sessionId).toBeUndefined();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain("fs.search_by_time");
+    const result = await client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified" } });
+    expect(result.isError ?? false).toBe(false);
+    await client.close();
+  });
+
+  test("an unsupported MCP-Protocol-Version gets 400; GET and DELETE get 405", async () => {
+    const bad = await send({ jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-protocol-version": "1999-01-01" });
+    expect(bad.status).toBe(400);
+    await bad.text();
+    for (const method of ["GET", "DELETE"]) {
+      const refused = await fetch(server.url, { method, headers: { accept: "text/event-stream" } });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get("allow")).toBe("POST");
+      await refused.text();
+    }
   });
 });
 

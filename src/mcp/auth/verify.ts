@@ -20,6 +20,12 @@ export const CLOCK_SKEW_SECONDS = 30;
 
 /** Unknown `kid`s trigger at most one JWKS refetch per this interval (key rotation without a DoS lever). */
 const JWKS_COOLDOWN_MS = 1000;
+/**
+ * After a failed JWKS or metadata fetch, no new attempt for this long: jose retries on every
+ * request while it has no fresh keys, so without this a failing issuer would get one fetch per
+ * incoming request (anyone can send well-formed tokens). Requests meanwhile get 503.
+ */
+export const FETCH_FAILURE_BACKOFF_MS = 5000;
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 const FETCH_TIMEOUT_MS = 5000;
 
@@ -57,8 +63,13 @@ export interface TokenVerifier {
 
 export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVerifierSettings): TokenVerifier {
   let keySet: Promise<ReturnType<typeof jose.createRemoteJWKSet>> | undefined;
+  const backoff = createFetchBackoff(FETCH_FAILURE_BACKOFF_MS);
+  let discoveryRetryAt = 0;
 
   const keys = () => {
+    if (!keySet && Date.now() < discoveryRetryAt) {
+      return Promise.reject(new Error("discovering the issuer's keys failed moments ago; will retry shortly"));
+    }
     keySet ??= (async () => {
       const url = jwksUrl ?? (await discoverJwksUrl(issuer));
       log.debug("using JWKS", { url });
@@ -66,9 +77,11 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
         cooldownDuration: JWKS_COOLDOWN_MS,
         cacheMaxAge: JWKS_MAX_AGE_MS,
         timeoutDuration: FETCH_TIMEOUT_MS,
+        [jose.customFetch]: backoff.fetch,
       });
     })().catch((error: unknown) => {
-      keySet = undefined; // try discovery again on the next request
+      keySet = undefined; // try discovery again, but not before the backoff is over
+      discoveryRetryAt = Date.now() + FETCH_FAILURE_BACKOFF_MS;
       throw error;
     });
     return keySet;
@@ -76,7 +89,8 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
 
   return {
     async verify(token) {
-      log.redact(token);
+      // The token is never logged, so it is not registered with log.redact either: one entry per
+      // token ever seen would grow without bound on a long-running server.
       // Refuse what cannot be a token before touching the network, so a broken token is a 401
       // even while the issuer is unreachable.
       let algorithm: string | undefined;
@@ -164,6 +178,41 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
     }
   }
   throw new Error(`no jwks_uri found (${failures.join("; ")}); pass --jwks-url`);
+}
+
+/**
+ * The JWKS fetch handed to jose: after a failure (network error, non-200, or a
+ * body that is not JSON), refuses without touching the network until `backoffMs` have passed.
+ */
+function createFetchBackoff(backoffMs: number): { fetch: typeof fetch } {
+  let retryAt = 0;
+  const failed = () => {
+    retryAt = Date.now() + backoffMs;
+  };
+  const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    if (Date.now() < retryAt) {
+      throw new Error(`the authorization server failed moments ago; not asking again for ${Math.ceil((retryAt - Date.now()) / 1000)} s`);
+    }
+    let response: Response;
+    try {
+      response = await fetch(input, init);
+    } catch (error) {
+      failed();
+      throw error;
+    }
+    if (response.status !== 200) {
+      failed();
+      return response;
+    }
+    const text = await response.text();
+    try {
+      JSON.parse(text);
+    } catch {
+      failed();
+    }
+    return new Response(text, { status: response.status, headers: { "content-type": response.headers.get("content-type") ?? "application/json" } });
+  };
+  return { fetch: guarded as typeof fetch };
 }
 
 /** JWKS timeouts, bad JWKS documents and network errors (jose lets fetch errors through unwrapped). */
