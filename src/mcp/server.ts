@@ -187,20 +187,33 @@ export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
   return server;
 }
 
+/**
+ * Resources, prompts and completions, shown only from toolsets the caller may use: over HTTP a
+ * token that grants none of a toolset's tool scopes sees none of its resources or prompts either.
+ */
 function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): void {
-  const resources = toolsets.flatMap((t) => t.resources ?? []);
-  const templates = toolsets.flatMap((t) => t.resourceTemplates ?? []);
-  const prompts = toolsets.flatMap((t) => t.prompts ?? []);
   const capabilities = capabilitiesOf(toolsets);
+  const visibleTo = (extra: Extra) => {
+    const scopes = extra.authInfo?.scopes;
+    const permitted = scopes === undefined ? toolsets : toolsets.filter((t) => t.tools.some((tool) => isScopeGranted(scopes, tool.scope)));
+    return {
+      resources: permitted.flatMap((t) => t.resources ?? []),
+      templates: permitted.flatMap((t) => t.resourceTemplates ?? []),
+      prompts: permitted.flatMap((t) => t.prompts ?? []),
+    };
+  };
 
   if (capabilities.resources) {
-    onRequest(server, ListResourcesRequestSchema, async () => ({
-      resources: [...resources, ...templates.flatMap((template) => template.list?.() ?? [])].map(
-        ({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }),
-      ),
-    }));
-    onRequest(server, ListResourceTemplatesRequestSchema, async () => ({
-      resourceTemplates: templates.map(({ uriTemplate, name, title, description, mimeType }) => ({
+    onRequest(server, ListResourcesRequestSchema, async (_request, extra) => {
+      const { resources, templates } = visibleTo(extra);
+      return {
+        resources: [...resources, ...templates.flatMap((template) => template.list?.() ?? [])].map(
+          ({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }),
+        ),
+      };
+    });
+    onRequest(server, ListResourceTemplatesRequestSchema, async (_request, extra) => ({
+      resourceTemplates: visibleTo(extra).templates.map(({ uriTemplate, name, title, description, mimeType }) => ({
         uriTemplate,
         name,
         title,
@@ -208,8 +221,9 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
         mimeType,
       })),
     }));
-    onRequest(server, ReadResourceRequestSchema, async (request) => {
+    onRequest(server, ReadResourceRequestSchema, async (request, extra) => {
       const { uri } = request.params;
+      const { resources, templates } = visibleTo(extra);
       const fixed = resources.find((resource) => resource.uri === uri);
       if (fixed) return { contents: await fixed.read() };
       for (const template of templates) {
@@ -223,11 +237,11 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
   }
 
   if (capabilities.prompts) {
-    onRequest(server, ListPromptsRequestSchema, async () => ({
-      prompts: prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
+    onRequest(server, ListPromptsRequestSchema, async (_request, extra) => ({
+      prompts: visibleTo(extra).prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
     }));
-    onRequest(server, GetPromptRequestSchema, async (request) => {
-      const prompt = prompts.find((candidate) => candidate.name === request.params.name);
+    onRequest(server, GetPromptRequestSchema, async (request, extra) => {
+      const prompt = visibleTo(extra).prompts.find((candidate) => candidate.name === request.params.name);
       if (!prompt) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: "${request.params.name}". Call prompts/list to see the prompts.`);
       }
@@ -236,8 +250,9 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
   }
 
   if (capabilities.completions) {
-    onRequest(server, CompleteRequestSchema, async (request) => {
+    onRequest(server, CompleteRequestSchema, async (request, extra) => {
       const { ref, argument } = request.params;
+      const { prompts, templates } = visibleTo(extra);
       let complete: ((value: string) => string[]) | undefined;
       if (ref.type === "ref/prompt") {
         complete = prompts.find((prompt) => prompt.name === ref.name)?.complete?.[argument.name];

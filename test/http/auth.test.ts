@@ -213,6 +213,25 @@ describe("scopes", () => {
     expect(fsOnly).toEqual([FS_TOOL]);
   });
 
+  test("resources and prompts follow the same scopes: an fs-only token sees none of boj's and cannot read them", async () => {
+    const full = await connectClient(server.url, await token("boj:read fs:read"));
+    const fsOnly = await connectClient(server.url, await token("fs:read"));
+    try {
+      expect((await full.client.listResources()).resources.length).toBeGreaterThan(0);
+      expect((await full.client.listPrompts()).prompts.length).toBeGreaterThan(0);
+      const uri = "boj://catalog/databases";
+      expect((await full.client.readResource({ uri })).contents.length).toBeGreaterThan(0);
+      expect((await fsOnly.client.listResources()).resources).toEqual([]);
+      expect((await fsOnly.client.listResourceTemplates()).resourceTemplates).toEqual([]);
+      expect((await fsOnly.client.listPrompts()).prompts).toEqual([]);
+      const refused = await fsOnly.client.readResource({ uri }).catch((error) => error);
+      expect(refused.code).toBe(-32002);
+    } finally {
+      await full.client.close();
+      await fsOnly.client.close();
+    }
+  });
+
   test("calling a tool outside the token's scopes gets 403 insufficient_scope naming the scope, with a -32001 body", async () => {
     const accessToken = await token("boj:read");
     const init = await post(initializeBody(), bearer(accessToken));
