@@ -66,6 +66,16 @@ const includeRaw = v.optional(
   false,
 );
 
+/** The optional arguments both data tools share. */
+const dataPageOptions = {
+  format,
+  lang,
+  start_date: period("start"),
+  end_date: period("end"),
+  start_position: startPosition,
+  include_raw: includeRaw,
+};
+
 export const getDataCodeInput = v.strictObject({
   db,
   codes: v.pipe(
@@ -76,12 +86,7 @@ export const getDataCodeInput = v.strictObject({
       'Series codes of one frequency, one per item, without the DB prefix: ["TK99F1000601GCQ01000"], not "CO\'TK99F1000601GCQ01000". Up to 1,250 codes; 250 series come back per call.',
     ),
   ),
-  format,
-  lang,
-  start_date: period("start"),
-  end_date: period("end"),
-  start_position: startPosition,
-  include_raw: includeRaw,
+  ...dataPageOptions,
 });
 
 export const getDataLayerInput = v.strictObject({
@@ -97,12 +102,7 @@ export const getDataLayerInput = v.strictObject({
     v.maxLength(5, "must have at most 5 levels (BOJ's hierarchy is 5 deep)"),
     v.description('Hierarchy path, level 1 first, 1 to 5 items, each "*" (any) or a positive integer: ["1","*"]. Positions come from boj_get_metadata (layer1..layer5).'),
   ),
-  format,
-  lang,
-  start_date: period("start"),
-  end_date: period("end"),
-  start_position: startPosition,
-  include_raw: includeRaw,
+  ...dataPageOptions,
 });
 
 export const getMetadataInput = v.strictObject({ db, format, lang, include_raw: includeRaw });
