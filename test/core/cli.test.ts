@@ -4,8 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
+import { readFileSync } from "node:fs";
+import { coreOptions } from "../../src/cli/options.ts";
+import { httpOptions } from "../../src/mcp/http-options.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
-import { runCli } from "../support/mcp.ts";
+import { REPO_ROOT, runCli } from "../support/mcp.ts";
 
 let root: string;
 beforeAll(() => {
@@ -32,6 +35,19 @@ describe("--version and --help", () => {
     }
     expect(stdout).toContain("--toolsets");
     expect(stdout).toContain("mcpkit call TOOL [JSON]");
+  });
+
+  test("--help and README.md name every option and its environment variable", async () => {
+    const { stdout } = await runCli(["--help"]);
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    for (const option of [...coreOptions, ...toolsetModules.flatMap((m) => m.options), ...httpOptions]) {
+      expect(stdout).toContain(`--${option.name}`);
+      expect(readme).toContain(`--${option.name}`);
+      if (option.env) {
+        expect(stdout).toContain(option.env);
+        expect(readme).toContain(option.env);
+      }
+    }
   });
 });
 
