@@ -8,6 +8,7 @@
  * token's scopes before any tool runs.
  */
 import { ErrorCode } from "../core/tool.ts";
+import { readAtMost } from "../core/read-at-most.ts";
 
 export type JsonRpcId = string | number | null;
 
@@ -54,25 +55,10 @@ export async function readJsonRpcBody(request: Request, maxBytes: number): Promi
   if (Number.isFinite(declared) && request.headers.has("content-length")) {
     // The length is known and within the cap: let the runtime read it in one go.
     text = await request.text();
-  } else if (request.body) {
-    const reader = request.body.getReader();
-    const decoder = new TextDecoder();
-    let received = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        received += value.byteLength;
-        if (received > maxBytes) {
-          await reader.cancel().catch(() => {});
-          return tooLarge();
-        }
-        text += decoder.decode(value, { stream: true });
-      }
-      text += decoder.decode();
-    } finally {
-      reader.releaseLock();
-    }
+  } else {
+    const { bytes, overflowed } = await readAtMost(request.body, maxBytes);
+    if (overflowed) return tooLarge();
+    text = new TextDecoder().decode(bytes);
   }
 
   let parsed: unknown;

@@ -10,6 +10,7 @@ import type { RawBody } from "./decode/body.ts";
 import { awaitTurn } from "./pacer.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
+import { readAtMost } from "../../core/read-at-most.ts";
 
 export interface BojClientConfig {
   baseUrl: string;
@@ -106,33 +107,7 @@ export async function readCapped(response: Response, maxBytes: number, signal: A
     await response.body?.cancel().catch(() => {});
     throw tooBig(`${declared} bytes`);
   }
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const onAbort = () => void reader.cancel(signal.reason).catch(() => {});
-  signal.addEventListener("abort", onAbort, { once: true });
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (signal.aborted) throw signal.reason;
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooBig(`more than ${maxBytes} bytes`);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const { bytes, overflowed } = await readAtMost(response.body, maxBytes, signal);
+  if (overflowed) throw tooBig(`more than ${maxBytes} bytes`);
   return bytes;
 }

@@ -9,6 +9,7 @@
 import type { Logger } from "../../core/log.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import type { OjConfig } from "./config.ts";
+import { readAtMost } from "../../core/read-at-most.ts";
 
 /** S2.2: never keep more than this many bytes of a response body. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -140,39 +141,10 @@ function followLocation(current: URL, location: string, method: string, path: st
   return next;
 }
 
-/** S2.2: read chunk by chunk and stop at the cap instead of buffering the whole body. */
+/** S2.2: read chunk by chunk and stop at the cap instead of buffering the whole body; keep what fits. */
 export async function readCapped(response: Response, cap = MAX_BODY_BYTES): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let truncated = false;
-  try {
-    while (total < cap) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const room = cap - total;
-      const kept = value.byteLength > room ? value.subarray(0, room) : value;
-      if (value.byteLength > room) truncated = true;
-      chunks.push(kept);
-      total += kept.byteLength;
-    }
-    if (total >= cap && !truncated) {
-      // Exactly at the cap: anything further means the body was longer.
-      const { done } = await reader.read();
-      truncated = !done;
-    }
-  } finally {
-    if (truncated) reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { bytes, truncated };
+  const { bytes, overflowed } = await readAtMost(response.body, cap);
+  return { bytes, truncated: overflowed };
 }
 
 function describeFailure(error: unknown, timeout: AbortSignal, timeoutMs: number): string {
