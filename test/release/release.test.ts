@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { hostTarget } from "../../scripts/release/compile.ts";
 import { DEFAULT_REPOSITORY } from "../../scripts/release/project.ts";
-import { REPO_ROOT, testEnv } from "../support/mcp.ts";
+import { type CliResult, REPO_ROOT, runProcess, testEnv } from "../support/mcp.ts";
 
 const HOST = hostTarget()!;
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -26,27 +26,14 @@ const BUILD_TIMEOUT_MS = 90_000;
 let work: string;
 let out: string;
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Outcome = CliResult;
 
 async function exec(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Outcome> {
-  let child;
   try {
-    child = Bun.spawn(command, { cwd: options.cwd, env: options.env ?? testEnv(), stdout: "pipe", stderr: "pipe" });
+    return await runProcess(command, { ...options, timeoutMs: BUILD_TIMEOUT_MS });
   } catch {
     throw new Error(`'${command[0]}' is not installed (Debian/Ubuntu: apt-get install -y ${command[0]})`);
   }
-  const timer = setTimeout(() => child.kill(), BUILD_TIMEOUT_MS);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  clearTimeout(timer);
-  return { code, stdout, stderr };
 }
 
 /** Runs PROJECT/scripts/release.ts for the host target into OUT_DIR. */

@@ -91,13 +91,21 @@ export interface CliResult {
 }
 
 /** Runs `mcpkit ARGS…` to completion. */
-export async function runCli(
+export function runCli(
   args: string[],
   options: { env?: Record<string, string>; stdin?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  const child = Bun.spawn([...mcpkitCommand(), ...args], {
-    cwd: options.cwd ?? REPO_ROOT,
-    env: testEnv(options.env),
+  return runProcess([...mcpkitCommand(), ...args], { ...options, cwd: options.cwd ?? REPO_ROOT, env: testEnv(options.env) });
+}
+
+/** Runs any command to completion (killed after `timeoutMs`), collecting its output. */
+export async function runProcess(
+  command: string[],
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const child = Bun.spawn(command, {
+    cwd: options.cwd,
+    env: options.env ?? testEnv(),
     stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
     stdout: "pipe",
     stderr: "pipe",
