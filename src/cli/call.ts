@@ -1,17 +1,85 @@
-/** `mcpkit tools` and `mcpkit call`: the toolsets without a protocol, for scripts and debugging. */
+/** `mcpkit tools` and `mcpkit call`: the toolsets without a protocol, for scripts and people. */
+import { logToStderr } from "../core/client-log.ts";
+import { closestName } from "../core/did-you-mean.ts";
 import { invokeTool } from "../core/invoke.ts";
+import { jsonSchemaOf } from "../core/json-schema.ts";
 import type { Logger } from "../core/log.ts";
 import { ConfigError } from "../core/options.ts";
-import { ProtocolError, type ToolContext, type Toolset } from "../core/tool.ts";
+import { ProtocolError, type ToolContext, type ToolDefinition, type Toolset } from "../core/tool.ts";
+import type { OffToolset } from "./toolsets.ts";
 
 export const EXIT_OK = 0;
 export const EXIT_TOOL_ERROR = 1;
 export const EXIT_USAGE = 2;
 
-export function listTools(toolsets: readonly Toolset[]): string {
+/** The enabled tools (name and title), then the toolsets that are off and why. */
+export function listTools(toolsets: readonly Toolset[], off: readonly OffToolset[]): string {
   const tools = toolsets.flatMap((toolset) => toolset.tools);
   const width = Math.max(...tools.map((tool) => tool.name.length));
-  return tools.map((tool) => `${tool.name.padEnd(width)}  ${tool.title}\n`).join("");
+  const lines = tools.map((tool) => `${tool.name.padEnd(width)}  ${tool.title}\n`);
+  for (const toolset of off) lines.push(`${toolset.name}: off, ${toolset.reason}\n`);
+  return lines.join("");
+}
+
+export function findTool(toolsets: readonly Toolset[], name: string): { toolset: Toolset; tool: ToolDefinition } {
+  for (const toolset of toolsets) {
+    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
+    if (tool) return { toolset, tool };
+  }
+  const near = closestName(name, toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.name)));
+  throw new ConfigError(`unknown tool "${name}"${near ? `; did you mean "${near}"?` : ""}; run 'mcpkit tools' to list the enabled tools`);
+}
+
+/** `mcpkit call TOOL --help`: what the tool does and its arguments, with types, defaults and allowed values. */
+export function toolHelp(toolsets: readonly Toolset[], name: string): string {
+  const { tool } = findTool(toolsets, name);
+  const schema = jsonSchemaOf(tool.input, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const lines = [`${tool.name}${tool.seedName ? ` (also ${tool.seedName})` : ""}: ${tool.title}`, "", ...wrap(tool.description, 100), "", "Arguments (one JSON object):"];
+  const properties = Object.entries(schema.properties ?? {});
+  if (properties.length === 0) lines.push("  (none)");
+  for (const [key, property] of properties) {
+    const facts = [typeOf(property)];
+    if (schema.required?.includes(key)) facts.push("required");
+    if (property.default !== undefined) facts.push(`default ${JSON.stringify(property.default)}`);
+    if (Array.isArray(property.enum)) facts.push(`one of ${property.enum.map((value) => JSON.stringify(value)).join(", ")}`);
+    for (const [bound, word] of [["minimum", "min"], ["maximum", "max"], ["minLength", "min length"], ["maxLength", "max length"]] as const) {
+      if (property[bound] !== undefined) facts.push(`${word} ${property[bound]}`);
+    }
+    lines.push(`  ${key} (${facts.join(", ")})`);
+    if (typeof property.description === "string") lines.push(...wrap(property.description, 96).map((line) => `      ${line}`));
+  }
+  lines.push("", `Example: mcpkit call ${tool.name} '{${exampleArguments(schema)}}'`);
+  return `${lines.join("\n")}\n`;
+}
+
+function typeOf(property: Record<string, unknown>): string {
+  if (Array.isArray(property.type)) return property.type.join(" or ");
+  if (typeof property.type === "string") return property.type === "array" ? `array of ${typeOf((property.items ?? {}) as Record<string, unknown>)}` : property.type;
+  if (Array.isArray(property.anyOf)) return property.anyOf.map((option) => typeOf(option as Record<string, unknown>)).join(" or ");
+  return "any";
+}
+
+function exampleArguments(schema: { properties?: Record<string, Record<string, unknown>>; required?: string[] }): string {
+  return (schema.required ?? [])
+    .map((key) => {
+      const property = schema.properties?.[key] ?? {};
+      const value = Array.isArray(property.enum) ? property.enum[0] : property.type === "number" || property.type === "integer" ? 1 : "…";
+      return `"${key}":${JSON.stringify(value)}`;
+    })
+    .join(",");
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 export interface CallOutcome {
@@ -19,17 +87,18 @@ export interface CallOutcome {
   stdout: string;
 }
 
-export async function callTool(
-  toolsets: readonly Toolset[],
-  name: string | undefined,
-  json: string | undefined,
-  log: Logger,
-  signal: AbortSignal,
-): Promise<CallOutcome> {
+export interface CallRequest {
+  name: string | undefined;
+  json: string | undefined;
+  /** Print only the text content (for people) instead of the JSON result (for scripts). */
+  textOnly: boolean;
+  outputBudget: number;
+}
+
+export async function callTool(toolsets: readonly Toolset[], request: CallRequest, log: Logger, signal: AbortSignal): Promise<CallOutcome> {
+  const { name, json } = request;
   if (!name) throw new ConfigError("usage: mcpkit call TOOL [JSON]; run 'mcpkit tools' for the tool names");
-  const toolset = toolsets.find((candidate) => candidate.tools.some((tool) => tool.name === name));
-  const tool = toolset?.tools.find((candidate) => candidate.name === name);
-  if (!toolset || !tool) throw new ConfigError(`unknown tool "${name}"; run 'mcpkit tools' to list the enabled tools`);
+  const { toolset, tool } = findTool(toolsets, name);
 
   let args: unknown = {};
   if (json !== undefined) {
@@ -42,16 +111,24 @@ export async function callTool(
   const context: ToolContext = {
     signal,
     log,
+    calledAs: name,
+    outputBudget: request.outputBudget,
+    // No client: what a client would be told goes to stderr, so a person sees retries and skips.
+    notify: (level, logger, message, data) => logToStderr(log, level === "debug" ? "debug" : "warning", logger, message, data),
     reportProgress: ({ progress, total, message }) =>
       log.debug("progress", { progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) }),
     clientRoots: async () => undefined,
   };
   try {
     const result = await invokeTool(toolset, tool, args, context);
-    return { code: result.isError ? EXIT_TOOL_ERROR : EXIT_OK, stdout: `${JSON.stringify(result, null, 2)}\n` };
+    const code = result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+    if (!request.textOnly) return { code, stdout: `${JSON.stringify(result, null, 2)}\n` };
+    const text = result.content.map((block) => (block.type === "text" ? block.text : `${block.name}: ${block.uri}`)).join("\n\n");
+    return { code, stdout: text.endsWith("\n") ? text : `${text}\n` };
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
     log.error(error.message);
+    if (request.textOnly) return { code: EXIT_USAGE, stdout: "" };
     const body = { error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } };
     return { code: EXIT_USAGE, stdout: `${JSON.stringify(body, null, 2)}\n` };
   }

@@ -4,27 +4,55 @@
  */
 import { delimiter } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_OUTPUT_BUDGET } from "../core/output-budget.ts";
 import { ConfigError, type OptionSpec, type OptionValues } from "../core/options.ts";
+import { closestName } from "../core/did-you-mean.ts";
+import { toolsetModules } from "../toolsets/index.ts";
 
-/** Options that belong to mcpkit itself rather than to a toolset or transport. */
-export const coreOptions: readonly OptionSpec[] = [
-  {
-    name: "toolsets",
-    env: "MCPKIT_TOOLSETS",
-    kind: "string",
-    valueName: "LIST",
-    help: "Comma list of toolsets to enable: boj, oj, fs, or all.",
-    defaultText: "every toolset whose configuration is present",
-  },
-  {
-    name: "log-level",
-    env: "LOG_LEVEL",
-    kind: "string",
-    valueName: "LEVEL",
-    help: "error|warn|info|debug|trace|off, to stderr only (RUST_LOG is read when LOG_LEVEL is unset).",
-    defaultText: "info (warn for tools/call)",
-  },
-];
+/** Options that belong to mcpkit itself rather than to a toolset or transport, by name. */
+export const toolsetsOption = {
+  name: "toolsets",
+  env: "MCPKIT_TOOLSETS",
+  kind: "string",
+  valueName: "LIST",
+  help: `Comma list of toolsets to enable: ${toolsetModules.map((module) => module.name).join(", ")}, or all.`,
+  defaultText: "every toolset whose configuration is present",
+} as const satisfies OptionSpec;
+
+export const logLevelOption = {
+  name: "log-level",
+  env: "LOG_LEVEL",
+  kind: "string",
+  valueName: "LEVEL",
+  help: "error|warn|info|debug|trace|off, to stderr only (RUST_LOG is read when LOG_LEVEL is unset).",
+  defaultText: "info (warn for tools/call)",
+} as const satisfies OptionSpec;
+
+export const toolNamesOption = {
+  name: "tool-names",
+  env: "MCPKIT_TOOL_NAMES",
+  kind: "string",
+  valueName: "portable|seed",
+  help: "which tool names tools/list shows: portable ones every client accepts (fs_search_by_time), or the specification's own (fs.search_by_time); calls accept both.",
+  defaultText: "portable",
+} as const satisfies OptionSpec;
+
+export const maxOutputBytesOption = {
+  name: "max-output-bytes",
+  env: "MCPKIT_MAX_OUTPUT_BYTES",
+  kind: "string",
+  valueName: "N",
+  help: "most bytes of text one tool result carries (about 4 bytes a token); longer results are cut at a clean boundary and say how to get the rest.",
+  defaultText: String(DEFAULT_OUTPUT_BUDGET),
+} as const satisfies OptionSpec;
+
+export const textOption = {
+  name: "text",
+  kind: "boolean",
+  help: "with 'call': print only the result's text (for people); the JSON result stays the default (for scripts).",
+} as const satisfies OptionSpec;
+
+export const coreOptions: readonly OptionSpec[] = [toolsetsOption, logLevelOption, toolNamesOption, maxOutputBytesOption, textOption];
 
 export interface ParsedCommandLine {
   values: OptionValues;
@@ -49,7 +77,7 @@ export function parseCommandLine(
   try {
     parsed = parseArgs({ args: [...argv], options: config, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new ConfigError(explainParseError(error as Error & { code?: string }));
+    throw new ConfigError(explainParseError(error as Error & { code?: string }, specs));
   }
   const values: OptionValues = {};
   for (const spec of specs) {
@@ -72,11 +100,13 @@ function fromEnvironment(spec: OptionSpec, env: Record<string, string | undefine
   return raw;
 }
 
-function explainParseError(error: Error & { code?: string }): string {
+function explainParseError(error: Error & { code?: string }, specs: readonly OptionSpec[]): string {
   const option = /'(-[^' ]*)/.exec(error.message)?.[1];
   switch (error.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown option ${option ?? ""}; run 'mcpkit --help' for the options`;
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const near = option ? closestName(option.replace(/^-+/, "").split("=")[0], ["help", "version", ...specs.map((s) => s.name)]) : undefined;
+      return `unknown option ${option ?? ""}${near ? `; did you mean --${near}?` : ""}; run 'mcpkit --help' for the options`;
+    }
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
       return `option ${option ?? ""} needs a value (e.g. ${option ?? "--flag"} VALUE); run 'mcpkit --help'`;
     default:

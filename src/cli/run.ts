@@ -1,16 +1,20 @@
-/** The command line: parse, configure, then serve stdio, list tools or call one. */
+/** The command line: parse, configure, then serve (stdio or HTTP), list tools or call one. */
 import { type Logger, type LogLevel, createLogger, isLogLevel, levelFromRustLog } from "../core/log.ts";
-import { ConfigError, describeOption } from "../core/options.ts";
+import { ConfigError, type OptionValues, describeOption, integerOption, readOptions } from "../core/options.ts";
+import { DEFAULT_OUTPUT_BUDGET } from "../core/output-budget.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
-import { serveStdio } from "../mcp/stdio.ts";
 import { httpOptions, readHttpConfig } from "../mcp/http-options.ts";
+import type { McpServerOptions } from "../mcp/server.ts";
+import { serveStdio } from "../mcp/stdio.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
-import { EXIT_OK, EXIT_USAGE, callTool, listTools } from "./call.ts";
+import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
 import { helpText } from "./help.ts";
-import { coreOptions, parseCommandLine } from "./options.ts";
+import { coreOptions, logLevelOption, maxOutputBytesOption, parseCommandLine, textOption, toolNamesOption } from "./options.ts";
+import { describeStartupFailure } from "./startup-errors.ts";
 import { selectToolsets } from "./toolsets.ts";
+import * as v from "valibot";
 
 type Env = Record<string, string | undefined>;
 
@@ -18,50 +22,64 @@ export async function run(argv: readonly string[], env: Env): Promise<number> {
   try {
     return await runOrThrow(argv, env);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${NAME}: ${error.message}\n`);
+    process.stderr.write(`${NAME}: ${describeStartupFailure(error)}\n`);
     return EXIT_USAGE;
   }
 }
+
+const coreSchema = v.object({
+  [toolNamesOption.name]: v.optional(v.picklist(["portable", "seed"], "expected portable or seed"), "portable"),
+  [maxOutputBytesOption.name]: integerOption(1_000, 10_000_000, DEFAULT_OUTPUT_BUDGET, "bytes"),
+});
 
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
   const { values, positionals, help, version } = parseCommandLine(argv, env, specs);
   if (version) return print(`${NAME} ${VERSION}\n`);
-  if (help) return print(helpText({ title: "Options", options: coreOptions }, toolsetModules, [{ title: "HTTP (--http)", options: httpOptions }]));
-
   const [command, ...rest] = positionals;
+  if (help && command !== "call") {
+    return print(helpText({ title: "Options", options: coreOptions }, toolsetModules, [{ title: "HTTP (--http)", options: httpOptions }]));
+  }
   if (command !== undefined && command !== "tools" && command !== "call") {
     throw new ConfigError(`unknown command "${command}"; the commands are 'tools' and 'call' (run 'mcpkit --help')`);
   }
-  const mode = command === undefined ? "serve" : "call";
-  const log = createLogger(logLevel(values["log-level"] as string | undefined, env, mode === "serve" ? "info" : "warn"));
-  const runtime: Runtime = { log, mode, cwd: process.cwd(), env };
-  const toolsets = selectToolsets(toolsetModules, values, runtime);
+  const core = readOptions(coreSchema, coreOptions, values);
+  const http = command === undefined ? readHttpConfig(values) : undefined;
+  const mode: Runtime["mode"] = command !== undefined ? "call" : http ? "http" : "stdio";
+  const log = createLogger(logLevel(values, env, mode === "call" ? "warn" : "info"));
+  const runtime: Runtime = { log, mode, cwd: process.cwd() };
+  const { toolsets, off } = selectToolsets(toolsetModules, values, runtime);
 
   try {
     if (command === "tools") {
       if (rest.length > 0) throw new ConfigError(`'mcpkit tools' takes no arguments, got "${rest[0]}"`);
-      return print(listTools(toolsets));
+      return print(listTools(toolsets, off));
     }
     if (command === "call") {
+      if (help) {
+        if (!rest[0]) throw new ConfigError("usage: mcpkit call TOOL --help; run 'mcpkit tools' for the tool names");
+        return print(toolHelp(toolsets, rest[0]));
+      }
       if (rest.length > 2) throw new ConfigError(`usage: mcpkit call TOOL [JSON]; quote the JSON as one argument (got ${rest.length} arguments)`);
       const aborter = new AbortController();
       process.once("SIGINT", () => aborter.abort());
-      const outcome = await callTool(toolsets, rest[0], rest[1], log, aborter.signal);
+      const request = { name: rest[0], json: rest[1], textOnly: values[textOption.name] === true, outputBudget: core[maxOutputBytesOption.name] };
+      const outcome = await callTool(toolsets, request, log, aborter.signal);
       await print(outcome.stdout);
       return outcome.code;
     }
-    const http = readHttpConfig(values);
+    for (const toolset of toolsets) if (toolset.warning) log.warn(toolset.warning);
+    for (const toolset of off) log.info(`${toolset.name}: off, ${toolset.reason}`);
+    const serverOptions: McpServerOptions = { toolsets, log, toolNames: core[toolNamesOption.name], outputBudget: core[maxOutputBytesOption.name] };
     if (http) {
       // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
       const { serveHttp } = await import("../mcp/http.ts");
-      const server = await serveHttp(http, { toolsets, log });
+      const server = await serveHttp(http, serverOptions);
       await server.closed;
       return EXIT_OK;
     }
     keepStdoutForProtocol();
-    await serveStdio(toolsets, log);
+    await serveStdio(serverOptions);
     log.info("stdin closed; exiting");
     return EXIT_OK;
   } finally {
@@ -69,11 +87,12 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   }
 }
 
-function logLevel(flag: string | undefined, env: Env, fallback: LogLevel): LogLevel {
+function logLevel(values: OptionValues, env: Env, fallback: LogLevel): LogLevel {
+  const flag = values[logLevelOption.name] as string | undefined;
   if (flag !== undefined) {
     const level = flag.trim().toLowerCase();
     if (!isLogLevel(level)) {
-      throw new ConfigError(`invalid ${describeOption(coreOptions[1])}: expected one of error, warn, info, debug, trace, off (got ${JSON.stringify(flag)})`);
+      throw new ConfigError(`invalid ${describeOption(logLevelOption)}: expected one of error, warn, info, debug, trace, off (got ${JSON.stringify(flag)})`);
     }
     return level;
   }

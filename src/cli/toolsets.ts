@@ -1,37 +1,61 @@
-/** Decides which toolsets run (PRODUCT.md `--toolsets`) and builds them. */
+/** Decides which toolsets run (`--toolsets`) and builds them; remembers why the others are off. */
+import { closestName } from "../core/did-you-mean.ts";
 import { ConfigError, type OptionValues, describeOption } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import { type Runtime, type ToolsetModule, isMissingConfig } from "../core/toolset-module.ts";
-import { coreOptions } from "./options.ts";
+import { toolsetsOption } from "./options.ts";
 
-export function selectToolsets(modules: readonly ToolsetModule[], values: OptionValues, runtime: Runtime): Toolset[] {
-  const requested = requestedNames(modules, values.toolsets as string | undefined);
+export interface OffToolset {
+  name: string;
+  /** Why it is off, as `mcpkit tools` and the start-up log say it: "needs --oj-base-url URL (or OJ_BASE_URL)". */
+  reason: string;
+}
+
+export interface ToolsetSelection {
+  toolsets: Toolset[];
+  off: OffToolset[];
+}
+
+export function selectToolsets(modules: readonly ToolsetModule[], values: OptionValues, runtime: Runtime): ToolsetSelection {
+  const requested = requestedNames(modules, values[toolsetsOption.name] as string | undefined);
   const toolsets: Toolset[] = [];
+  const off: OffToolset[] = [];
   for (const module of modules) {
     // Every module reads its options, so a bad value is reported even for a toolset left off.
     const config = module.configure(values, runtime);
     const named = requested?.has(module.name) ?? false;
     if (isMissingConfig(config)) {
       if (named) throw new ConfigError(`toolset ${module.name} needs ${config.missing}`);
+      off.push({ name: module.name, reason: `needs ${config.missing}` });
       continue;
     }
-    if (requested && !named) continue;
+    if (requested && !named) {
+      off.push({ name: module.name, reason: `not named in ${describeOption(toolsetsOption)}` });
+      continue;
+    }
     toolsets.push(module.create(config, runtime));
   }
-  if (toolsets.length === 0) throw new ConfigError("no toolset is enabled; name one with --toolsets (boj, oj, fs)");
-  return toolsets;
+  if (toolsets.length === 0) {
+    throw new ConfigError(`no toolset is enabled; name one with --toolsets (${modules.map((m) => m.name).join(", ")})`);
+  }
+  return { toolsets, off };
 }
 
 function requestedNames(modules: readonly ToolsetModule[], list: string | undefined): Set<string> | undefined {
   if (list === undefined) return undefined;
   const known = modules.map((m) => m.name);
   const names = list.split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
-  if (names.length === 0) throw new ConfigError(`${describeOption(coreOptions[0])} is empty; use a comma list of ${known.join(", ")} or all`);
+  if (names.length === 0) throw new ConfigError(`${describeOption(toolsetsOption)} is empty; use a comma list of ${known.join(", ")} or all`);
   const requested = new Set<string>();
   for (const name of names) {
     if (name === "all") known.forEach((k) => requested.add(k));
     else if (known.includes(name)) requested.add(name);
-    else throw new ConfigError(`unknown toolset "${name}" in ${describeOption(coreOptions[0])}; choose from ${known.join(", ")}, all`);
+    else {
+      const near = closestName(name, known);
+      throw new ConfigError(
+        `unknown toolset "${name}" in ${describeOption(toolsetsOption)}${near ? `; did you mean "${near}"?` : ""}; choose from ${known.join(", ")}, all`,
+      );
+    }
   }
   return requested;
 }

@@ -3,6 +3,7 @@
  * Shared by the MCP server and `mcpkit call`, so both behave the same way.
  */
 import * as v from "valibot";
+import { fitResult } from "./output-budget.ts";
 import { ErrorCode, ProtocolError, type ToolContext, type ToolDefinition, type ToolResult, type Toolset, errorResult } from "./tool.ts";
 
 export async function invokeTool(
@@ -15,21 +16,21 @@ export async function invokeTool(
   if (typeof args !== "object" || Array.isArray(args)) {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
-      `Invalid request: "arguments" of ${tool.name} must be a JSON object, got ${Array.isArray(args) ? "an array" : typeof args}.`,
+      `Invalid request: "arguments" of ${context.calledAs} must be a JSON object, got ${Array.isArray(args) ? "an array" : typeof args}.`,
     );
   }
   const parsed = v.safeParse(tool.input, args);
   if (!parsed.success) {
-    const message = describeArgumentIssues(tool, parsed.issues);
+    const message = describeArgumentIssues(tool, parsed.issues, context.calledAs);
     return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : errorResult(message);
   }
   try {
-    return await tool.handler(parsed.output, context);
+    return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs);
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${tool.name} was cancelled.`);
-    context.log.error("tool failed", { tool: tool.name, error: error instanceof Error ? error.message : String(error) });
-    throw new ProtocolError(ErrorCode.InternalError, `Internal error in ${tool.name}; the server log has details.`);
+    if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${context.calledAs} was cancelled.`);
+    context.log.error("tool failed", { tool: context.calledAs, error: error instanceof Error ? error.message : String(error) });
+    throw new ProtocolError(ErrorCode.InternalError, `Internal error in ${context.calledAs}; run the server with --log-level debug for details.`);
   }
 }
 
@@ -37,7 +38,7 @@ export async function invokeTool(
  * One sentence per problem, each naming the argument and what would be accepted, e.g.
  * `Invalid arguments for fs.search_by_time: "limit" must be at most 1000 (got 5000).`
  */
-export function describeArgumentIssues(tool: ToolDefinition, issues: readonly v.BaseIssue<unknown>[]): string {
+export function describeArgumentIssues(tool: ToolDefinition, issues: readonly v.BaseIssue<unknown>[], calledAs = tool.name): string {
   const allowed = allowedKeys(tool.input);
   const sentences = issues.slice(0, 5).map((issue) => {
     const path = (issue.path ?? []).map((item) => String(item.key)).join(".");
@@ -51,7 +52,7 @@ export function describeArgumentIssues(tool: ToolDefinition, issues: readonly v.
     const got = issue.kind === "schema" ? "" : ` (got ${short(issue.input)})`;
     return path ? `"${path}": ${lowerFirst(issue.message)}${got}` : `${lowerFirst(issue.message)}${got}`;
   });
-  return `Invalid arguments for ${tool.name}: ${sentences.join("; ")}. Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
+  return `Invalid arguments for ${calledAs}: ${sentences.join("; ")}. Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
 }
 
 function allowedKeys(schema: unknown): string[] | undefined {

@@ -67,9 +67,28 @@ export interface Progress {
   message?: string;
 }
 
+/** MCP logging levels (RFC 5424 order, least severe first). */
+export const CLIENT_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type ClientLogLevel = (typeof CLIENT_LOG_LEVELS)[number];
+
 export interface ToolContext {
   /** Fires when the client cancels the request (`notifications/cancelled`) or the session ends. */
   signal: AbortSignal;
+  /** The name the caller used: the listed name or the tool's `seedName`. Messages should use it. */
+  calledAs: string;
+  /**
+   * Bytes of text content one result may carry (--max-output-bytes, about 25k tokens by default).
+   * A handler that could exceed it cuts its text at a clean boundary and says how to get the rest;
+   * `invokeTool` cuts whatever still exceeds it as a last resort.
+   */
+  outputBudget: number;
+  /**
+   * Tells the user's client something worth seeing (a retry, a skipped directory, partial results):
+   * `notifications/message` when the client's `logging/setLevel` admits the level, and the stderr
+   * log too. `logger` names the toolset. Never pass a secret; text from upstreams must be stripped
+   * of control characters first.
+   */
+  notify(level: ClientLogLevel, logger: string, message: string, data?: Record<string, unknown>): void;
   /** Sends `notifications/progress` when the request carried a progressToken; otherwise a no-op. */
   reportProgress(progress: Progress): void;
   /**
@@ -93,7 +112,13 @@ export interface ToolAnnotations {
 export type AnySchema = v.GenericSchema<any, any, any>;
 
 export interface ToolDefinition<Input extends AnySchema = AnySchema> {
+  /** The listed name; must match PORTABLE_TOOL_NAME (Claude Desktop refuses a whole server otherwise). */
   name: string;
+  /**
+   * The name the toolset's contract gives, when it is not portable (e.g. `fs.search_by_time`).
+   * Always accepted on call; listed instead of `name` with `--tool-names seed`.
+   */
+  seedName?: string;
   title: string;
   /** What the tool does, written for a language model: when to use it, what comes back. */
   description: string;
@@ -106,6 +131,9 @@ export interface ToolDefinition<Input extends AnySchema = AnySchema> {
   scope: string;
   handler(args: v.InferOutput<Input>, context: ToolContext): Promise<ToolResult>;
 }
+
+/** Tool names every mainstream client accepts (Claude Desktop, Codex CLI, Copilot CLI). */
+export const PORTABLE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Identity function that keeps the handler's argument type tied to its schema. */
 export function defineTool<Input extends AnySchema>(tool: ToolDefinition<Input>): ToolDefinition {
@@ -182,11 +210,8 @@ export interface Toolset {
    * instead (seed 000).
    */
   rejectArguments?(message: string, tool: ToolDefinition): ToolResult;
-  /**
-   * Whether the toolset is offered to a client with these capabilities. Default: always.
-   * `fs` without configured roots is offered only to clients that have roots.
-   */
-  offeredTo?(client: { roots: boolean }): boolean;
+  /** One line for the start-up log when the toolset runs in a reduced way (e.g. fs without --root). */
+  warning?: string;
   /** Releases timers, sockets and the like when the process shuts down. */
   close?(): void | Promise<void>;
 }

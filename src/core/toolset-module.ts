@@ -8,10 +8,12 @@ import type { Toolset } from "./tool.ts";
 
 export interface Runtime {
   log: Logger;
-  /** `serve` for stdio/HTTP, `call` for a one-shot `mcpkit call` (no client, so no client roots). */
-  mode: "serve" | "call";
+  /**
+   * How mcpkit runs: `stdio` (one local client), `http` (remote clients: their roots describe their
+   * machines, not this one), or `call` (one-shot `mcpkit call`/`mcpkit tools`, no client at all).
+   */
+  mode: "stdio" | "http" | "call";
   cwd: string;
-  env: Record<string, string | undefined>;
 }
 
 /** Returned by `configure` when the configuration the toolset requires is absent. */

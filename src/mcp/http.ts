@@ -19,7 +19,7 @@ import { type IncomingMessage, jsonRpcErrorResponse, readJsonRpcBody } from "./h
 import type { HttpConfig } from "./http-options.ts";
 import { type Session, SessionStore, trackResponses } from "./http-sessions.ts";
 import { isScopeGranted, toolScope } from "./scopes.ts";
-import { createMcpServer } from "./server.ts";
+import { type McpServerOptions, createMcpServer } from "./server.ts";
 
 /** SSE comment keep-alives, well under Bun's 10 s idle timeout, so quiet streams stay open. */
 const SSE_KEEP_ALIVE_MS = 5000;
@@ -30,11 +30,6 @@ const RETRY_AFTER_SECONDS = 5;
 /** JSON-RPC code the SDK and spec examples use for transport-level refusals. */
 const TRANSPORT_ERROR = -32000;
 
-export interface HttpDependencies {
-  toolsets: readonly Toolset[];
-  log: Logger;
-}
-
 export interface HttpServerHandle {
   /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp` (the bound port when 0 was asked for). */
   url: string;
@@ -44,7 +39,8 @@ export interface HttpServerHandle {
   closed: Promise<void>;
 }
 
-export async function serveHttp(config: HttpConfig, { toolsets, log }: HttpDependencies): Promise<HttpServerHandle> {
+export async function serveHttp(config: HttpConfig, serverOptions: McpServerOptions): Promise<HttpServerHandle> {
+  const { toolsets, log } = serverOptions;
   const sessions = config.stateless ? undefined : new SessionStore(config.maxSessions, config.sessionIdleMs, log);
   let statelessInFlight = 0;
   let stopping = false;
@@ -208,7 +204,7 @@ export async function serveHttp(config: HttpConfig, { toolsets, log }: HttpDepen
         { id: message.id ?? null, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } },
       );
     }
-    const server = createMcpServer({ toolsets, log });
+    const server = createMcpServer(serverOptions);
     const pending = new Set<string | number>();
     let session: Session | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -264,7 +260,7 @@ export async function serveHttp(config: HttpConfig, { toolsets, log }: HttpDepen
 
   /** `--stateless`: a fresh server per request, answering with plain JSON, closed right after. */
   async function serveStateless(request: Request, message: IncomingMessage, authInfo: AuthInfo | undefined): Promise<Response> {
-    const server = createMcpServer({ toolsets, log });
+    const server = createMcpServer(serverOptions);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -25,7 +25,7 @@ function matchSegments(pattern: string[], p: number, target: string[], t: number
 /** The scope a tool requires, or undefined for an unknown tool. */
 export function toolScope(toolsets: readonly Toolset[], toolName: string): string | undefined {
   for (const toolset of toolsets) {
-    const tool = toolset.tools.find((candidate) => candidate.name === toolName);
+    const tool = toolset.tools.find((candidate) => candidate.name === toolName || candidate.seedName === toolName);
     if (tool) return tool.scope;
   }
   return undefined;

@@ -16,6 +16,7 @@ import {
   ListRootsResultSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
   RootsListChangedNotificationSchema,
   type ServerCapabilities,
   type ServerNotification,
@@ -28,6 +29,8 @@ import type { z } from "zod";
 import { invokeTool } from "../core/invoke.ts";
 import type { Logger } from "../core/log.ts";
 import {
+  CLIENT_LOG_LEVELS,
+  type ClientLogLevel,
   ErrorCode,
   ProtocolError,
   type ResourceTemplateDefinition,
@@ -36,12 +39,20 @@ import {
   type Toolset,
 } from "../core/tool.ts";
 import { NAME, VERSION } from "../version.ts";
-import { jsonSchemaOf } from "./json-schema.ts";
+import { jsonSchemaOf } from "../core/json-schema.ts";
 import { isScopeGranted } from "./scopes.ts";
+import { closestName } from "../core/did-you-mean.ts";
+import { logToStderr } from "../core/client-log.ts";
+
+/** Which name `tools/list` shows: the portable one (default) or the toolset contract's own. */
+export type ToolNaming = "portable" | "seed";
 
 export interface McpServerOptions {
   toolsets: readonly Toolset[];
   log: Logger;
+  toolNames: ToolNaming;
+  /** Bytes of text content per tool result (--max-output-bytes). */
+  outputBudget: number;
 }
 
 interface RegisteredTool {
@@ -50,34 +61,47 @@ interface RegisteredTool {
   listing: Tool;
 }
 
-/** Tool listings are computed once per set of toolsets, not once per session. */
-const registryCache = new WeakMap<readonly Toolset[], Map<string, RegisteredTool>>();
+interface Registry {
+  /** Every tool by every name it answers to (listed name and seed name). */
+  byName: Map<string, RegisteredTool>;
+  /** One entry per tool, in toolset order, as `tools/list` shows it. */
+  listed: RegisteredTool[];
+}
 
-function registryOf(toolsets: readonly Toolset[]): Map<string, RegisteredTool> {
-  let registry = registryCache.get(toolsets);
-  if (registry) return registry;
-  registry = new Map();
+/** Tool listings are computed once per set of toolsets and naming, not once per session. */
+const registryCache = new WeakMap<readonly Toolset[], Partial<Record<ToolNaming, Registry>>>();
+
+function registryOf(toolsets: readonly Toolset[], naming: ToolNaming): Registry {
+  const cached = registryCache.get(toolsets) ?? {};
+  const hit = cached[naming];
+  if (hit) return hit;
+  const registry: Registry = { byName: new Map(), listed: [] };
   for (const toolset of toolsets) {
     for (const tool of toolset.tools) {
-      if (registry.has(tool.name)) throw new Error(`two toolsets define the tool ${tool.name}`);
       const listing: Tool = {
-        name: tool.name,
+        name: naming === "seed" ? (tool.seedName ?? tool.name) : tool.name,
         title: tool.title,
         description: tool.description,
         inputSchema: jsonSchemaOf(tool.input, "input") as Tool["inputSchema"],
         annotations: tool.annotations,
       };
       if (tool.output) listing.outputSchema = jsonSchemaOf(tool.output, "output") as Tool["outputSchema"];
-      registry.set(tool.name, { toolset, tool, listing });
+      const entry = { toolset, tool, listing };
+      for (const name of new Set([tool.name, tool.seedName ?? tool.name])) {
+        if (registry.byName.has(name)) throw new Error(`two toolsets define the tool ${name}`);
+        registry.byName.set(name, entry);
+      }
+      registry.listed.push(entry);
     }
   }
-  registryCache.set(toolsets, registry);
+  registryCache.set(toolsets, { ...cached, [naming]: registry });
   return registry;
 }
 
 /** The union of what the enabled toolsets offer. */
 export function capabilitiesOf(toolsets: readonly Toolset[]): ServerCapabilities {
-  const capabilities: ServerCapabilities = { tools: { listChanged: false } };
+  // `logging`: tools tell the client about retries, skipped directories and partial results.
+  const capabilities: ServerCapabilities = { tools: { listChanged: false }, logging: {} };
   const hasResources = toolsets.some((t) => (t.resources?.length ?? 0) + (t.resourceTemplates?.length ?? 0) > 0);
   const hasPrompts = toolsets.some((t) => (t.prompts?.length ?? 0) > 0);
   const hasCompletions = toolsets.some(
@@ -114,19 +138,32 @@ function onRequest<S extends RequestSchema>(
   });
 }
 
-export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
-  const registry = registryOf(toolsets);
+/** What `initialize` tells the model: the toolsets and tools it will find in tools/list. */
+export function instructionsFor(toolsets: readonly Toolset[], naming: ToolNaming): string {
+  const listed = registryOf(toolsets, naming).listed;
+  const parts = toolsets.map((toolset) => {
+    const names = listed.filter((entry) => entry.toolset === toolset).map((entry) => entry.listing.name);
+    return `${toolset.name} (${names.join(", ")})`;
+  });
+  return `mcpkit toolsets: ${parts.join("; ")}. Each tool's description says when to use it; errors say how to fix the call.`;
+}
+
+export function createMcpServer({ toolsets, log, toolNames, outputBudget }: McpServerOptions): Server {
+  const registry = registryOf(toolsets, toolNames);
   const server = new Server(
     { name: NAME, version: VERSION },
-    {
-      capabilities: capabilitiesOf(toolsets),
-      instructions: `mcpkit tools: ${toolsets.map((t) => t.name).join(", ")}. Each tool's description says when to use it; errors say how to fix the call.`,
-    },
+    { capabilities: capabilitiesOf(toolsets), instructions: instructionsFor(toolsets, toolNames) },
   );
   server.onerror = (error) => log.debug("protocol error", { error: error.message });
 
-  const offered = (toolset: Toolset) =>
-    toolset.offeredTo ? toolset.offeredTo({ roots: Boolean(server.getClientCapabilities()?.roots) }) : true;
+  // The level the client asked for with logging/setLevel (one server per session, so per session).
+  // Until it asks, debug messages stay in the server's own log.
+  let clientLevel: ClientLogLevel = "info";
+  onRequest(server, SetLevelRequestSchema, async (request) => {
+    clientLevel = request.params.level;
+    return {};
+  });
+
   const permitted = (tool: ToolDefinition, scopes: readonly string[] | undefined) =>
     scopes === undefined || isScopeGranted(scopes, tool.scope);
 
@@ -139,18 +176,18 @@ export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
 
   onRequest(server, ListToolsRequestSchema, async (_request, extra) => {
     const scopes = extra.authInfo?.scopes;
-    const tools: Tool[] = [];
-    for (const { toolset, tool, listing } of registry.values()) {
-      if (offered(toolset) && permitted(tool, scopes)) tools.push(listing);
-    }
-    return { tools };
+    return { tools: registry.listed.filter(({ tool }) => permitted(tool, scopes)).map(({ listing }) => listing) };
   });
 
   onRequest(server, CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
-    const entry = registry.get(name);
-    if (!entry || !offered(entry.toolset)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: "${name}". Call tools/list to see the tools this server offers.`);
+    const entry = registry.byName.get(name);
+    if (!entry) {
+      const near = closestName(name, [...registry.byName.keys()]);
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: "${name}".${near ? ` Did you mean "${near}"?` : ""} Call tools/list to see the tools this server offers.`,
+      );
     }
     if (!permitted(entry.tool, extra.authInfo?.scopes)) {
       throw new ProtocolError(ErrorCode.Unauthorized, `Insufficient scope: ${name} needs the scope "${entry.tool.scope}".`);
@@ -159,6 +196,15 @@ export function createMcpServer({ toolsets, log }: McpServerOptions): Server {
     const context: ToolContext = {
       signal: extra.signal,
       log,
+      calledAs: name,
+      outputBudget,
+      notify: (level, logger, message, data) => {
+        logToStderr(log, level, logger, message, data);
+        if (CLIENT_LOG_LEVELS.indexOf(level) < CLIENT_LOG_LEVELS.indexOf(clientLevel)) return;
+        extra
+          .sendNotification({ method: "notifications/message", params: { level, logger, data: data ? { message, ...data } : message } })
+          .catch((error: Error) => log.debug("log message not delivered", { error: error.message }));
+      },
       reportProgress: (progress) => {
         if (progressToken === undefined) return;
         extra

@@ -8,8 +8,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../core/log.ts";
-import { ErrorCode, type Toolset } from "../core/tool.ts";
-import { createMcpServer } from "./server.ts";
+import { ErrorCode } from "../core/tool.ts";
+import { type McpServerOptions, createMcpServer } from "./server.ts";
 
 /** A line longer than this is discarded and answered with -32600. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -124,8 +124,9 @@ function summarize(message: JSONRPCMessage): Record<string, unknown> {
 }
 
 /** Serves MCP on this process's stdin/stdout until stdin closes; resolves when it has. */
-export async function serveStdio(toolsets: readonly Toolset[], log: Logger): Promise<void> {
-  const server = createMcpServer({ toolsets, log });
+export async function serveStdio(options: McpServerOptions): Promise<void> {
+  const { toolsets, log } = options;
+  const server = createMcpServer(options);
   const transport = new LineTransport(process.stdin, process.stdout, log);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

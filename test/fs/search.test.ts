@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { jsonSchemaOf } from "../../src/mcp/json-schema.ts";
+import { jsonSchemaOf } from "../../src/core/json-schema.ts";
 import { searchInput, searchOutput } from "../../src/toolsets/fs/schema.ts";
 import { mcpkitCommand, type RunningServer, REPO_ROOT, runCli, startStdioServer, testEnv } from "../support/mcp.ts";
 

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { jsonSchemaOf } from "../../src/mcp/json-schema.ts";
+import { jsonSchemaOf } from "../../src/core/json-schema.ts";
 import fg from "fast-glob";
 import fc from "fast-check";
 import { type Position, collectorProgram } from "../../src/toolsets/fs/collector.ts";

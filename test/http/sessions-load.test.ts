@@ -79,7 +79,7 @@ describe("memory", () => {
       };
       const config = readHttpConfig({ http: "127.0.0.1:0" });
       if (!config) throw new Error("no config");
-      const handle = await serveHttp(config, { toolsets: [toolset], log: silentLogger });
+      const handle = await serveHttp(config, { toolsets: [toolset], log: silentLogger, toolNames: "portable", outputBudget: 100_000 });
       const base = new URL(handle.url).origin;
       const sessionsOpen = async () => ((await (await fetch(`${base}/healthz`)).json()) as { sessions: number }).sessions;
       try {

@@ -461,7 +461,7 @@ describe("token redaction in logs", () => {
     const lines: string[] = [];
     const log = createLogger("trace", (line) => lines.push(line));
     const token = 'tok"\\secret-4f1c';
-    oj.configure({ "oj-base-url": "https://example.com", "oj-token": token }, { log, mode: "serve", cwd: "/", env: {} });
+    oj.configure({ "oj-base-url": "https://example.com", "oj-token": token }, { log, mode: "stdio", cwd: "/" });
     log.info(`message ${token}`, { field: token, nested: { token } });
     const printed = lines.join("");
     expect(printed).toContain("[redacted]");

@@ -63,8 +63,8 @@ export const fs = defineToolsetModule<FsConfig>({
       name: "fs",
       tools: [searchByTimeTool({ configured: config.roots }, config.limits, cursors, helper)],
       close: () => helper.close(),
-      // Without configured roots the tool can only work with a client that offers its own.
-      offeredTo: hasRoots ? undefined : (client: { roots: boolean }) => client.roots,
+      // Without configured roots the tool stays listed and uses the client's roots, or says how to configure one.
+      warning: hasRoots ? undefined : "fs: no --root given; fs_search_by_time will search the client's roots, or answer with how to configure a root",
     };
   },
 });

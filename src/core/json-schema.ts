@@ -1,6 +1,6 @@
 /** valibot → JSON Schema 2020-12, as `tools/list` shows it. Computed once per schema. */
 import { toJsonSchema } from "@valibot/to-json-schema";
-import type { AnySchema } from "../core/tool.ts";
+import type { AnySchema } from "./tool.ts";
 
 type JsonObject = { [key: string]: unknown };
 const cache = new WeakMap<object, { input?: JsonObject; output?: JsonObject }>();

@@ -1,0 +1,40 @@
+/**
+ * Text that came from elsewhere (an upstream's error body, a file name) on its way to a client or
+ * a terminal: escape sequences in it could repaint or retitle the terminal that `mcpkit call`
+ * prints to, so they are removed before the text is shown anywhere.
+ */
+
+// ESC-introduced sequences first (CSI `ESC [ … final`, OSC `ESC ] … BEL|ESC \`, two-byte ESC x),
+// then the 8-bit C1 forms of CSI/OSC, then any remaining C0/C1 control except tab and newline.
+const ESCAPE_SEQUENCES =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*[\u0007\u009c]?/g;
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Removes terminal escape sequences and control characters; keeps tabs and newlines (CR too, as part of CRLF). */
+export function stripControl(text: string): string {
+  return text.replace(/\r\n/g, "\n").replace(ESCAPE_SEQUENCES, "").replace(CONTROL_CHARACTERS, "");
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 length in bytes. */
+export function byteLength(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/**
+ * The longest prefix of `text` within `maxBytes` UTF-8 bytes that ends at a clean boundary: the
+ * last `boundary` (default a newline) inside the limit when there is one in its second half,
+ * else the last whole character. Never splits a character or a surrogate pair.
+ */
+export function cutToBytes(text: string, maxBytes: number, boundary = "\n"): string {
+  if (maxBytes <= 0) return "";
+  if (text.length * 3 <= maxBytes || byteLength(text) <= maxBytes) return text;
+  const bytes = encoder.encode(text);
+  let end = maxBytes;
+  // Step back to the start of a UTF-8 sequence (continuation bytes are 10xxxxxx).
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  const prefix = new TextDecoder().decode(bytes.subarray(0, end));
+  const at = boundary ? prefix.lastIndexOf(boundary) : -1;
+  return at >= prefix.length / 2 ? prefix.slice(0, at + boundary.length) : prefix;
+}
