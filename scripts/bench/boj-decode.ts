@@ -13,7 +13,11 @@ import { buildCodeRequest } from "../../src/toolsets/boj/validation.ts";
 const rounds = Number(process.argv[2] ?? 31);
 const page = maximalPage(250, 240);
 const jsonText = dataJson(page, "JP");
-const jsonBody: RawBody = { bytes: new TextEncoder().encode(jsonText), httpStatus: 200, contentType: "application/json" };
+const jsonBody: RawBody = {
+  bytes: new TextEncoder().encode(jsonText),
+  httpStatus: 200,
+  contentType: "application/json",
+};
 const csvBody: RawBody = { bytes: encodeCsv(dataCsv(page, "JP"), "JP"), httpStatus: 200, contentType: "text/csv" };
 const jsonRequest = buildCodeRequest({ db: "BP01", codes: ["X"] });
 const csvRequest = buildCodeRequest({ db: "BP01", codes: ["X"], format: "csv", lang: "jp" });
@@ -27,15 +31,24 @@ function median(samples: number[]): number {
 let sink = 0;
 const contenders: [string, () => void][] = [
   // The baseline decodes the same bytes to text first, as any JSON decoder must.
-  ["JSON.parse (UTF-8 bytes → objects)", () => {
-    sink += (JSON.parse(new TextDecoder().decode(jsonBody.bytes)) as { RESULTSET: unknown[] }).RESULTSET.length;
-  }],
-  ["boj decode, JSON → structured output", () => {
-    sink += decodeDataBody(jsonBody, jsonRequest, "code").output.series_count;
-  }],
-  ["boj decode, Shift_JIS CSV → structured output", () => {
-    sink += decodeDataBody(csvBody, csvRequest, "code").output.series_count;
-  }],
+  [
+    "JSON.parse (UTF-8 bytes → objects)",
+    () => {
+      sink += (JSON.parse(new TextDecoder().decode(jsonBody.bytes)) as { RESULTSET: unknown[] }).RESULTSET.length;
+    },
+  ],
+  [
+    "boj decode, JSON → structured output",
+    () => {
+      sink += decodeDataBody(jsonBody, jsonRequest, "code").output.series_count;
+    },
+  ],
+  [
+    "boj decode, Shift_JIS CSV → structured output",
+    () => {
+      sink += decodeDataBody(csvBody, csvRequest, "code").output.series_count;
+    },
+  ],
 ];
 
 function time(run: () => void): number {
@@ -61,13 +74,21 @@ for (let round = 0; round < rounds; round++) {
 }
 contenders.forEach(([label], index) => {
   const own = samples[index];
-  console.log(`${label.padEnd(46)} median ${median(own).toFixed(2).padStart(7)} ms   (min ${Math.min(...own).toFixed(2)}, max ${Math.max(...own).toFixed(2)})`);
+  console.log(
+    `${label.padEnd(46)} median ${median(own).toFixed(2).padStart(7)} ms   (min ${Math.min(...own).toFixed(2)}, max ${Math.max(...own).toFixed(2)})`,
+  );
 });
 
 const points = page.series.reduce((n, s) => n + s.points.length, 0);
 const jsonRatio = median(ratios.json);
 const csvRatio = median(ratios.csv);
-console.log(`\npage: ${page.series.length} series × ${points / page.series.length} points = ${points} points; JSON ${(jsonBody.bytes.length / 1024).toFixed(0)} KiB, CSV ${(csvBody.bytes.length / 1024).toFixed(0)} KiB; ${rounds} rounds`);
-console.log(`JSON decode / JSON.parse = ${jsonRatio.toFixed(2)}×  (median of per-round ratios; target ≤ 3×) ${jsonRatio <= 3 ? "OK" : "OVER"}`);
-console.log(`CSV  decode / JSON.parse = ${csvRatio.toFixed(2)}×  (median of per-round ratios; target ≤ 6×) ${csvRatio <= 6 ? "OK" : "OVER"}`);
+console.log(
+  `\npage: ${page.series.length} series × ${points / page.series.length} points = ${points} points; JSON ${(jsonBody.bytes.length / 1024).toFixed(0)} KiB, CSV ${(csvBody.bytes.length / 1024).toFixed(0)} KiB; ${rounds} rounds`,
+);
+console.log(
+  `JSON decode / JSON.parse = ${jsonRatio.toFixed(2)}×  (median of per-round ratios; target ≤ 3×) ${jsonRatio <= 3 ? "OK" : "OVER"}`,
+);
+console.log(
+  `CSV  decode / JSON.parse = ${csvRatio.toFixed(2)}×  (median of per-round ratios; target ≤ 6×) ${csvRatio <= 6 ? "OK" : "OVER"}`,
+);
 if (sink === 0) console.log("(unreachable)");

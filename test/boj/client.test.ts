@@ -16,12 +16,26 @@ beforeEach(() => fake.reset());
 
 function client(overrides: Partial<BojClientConfig> = {}): BojClient {
   return new BojClient(
-    { baseUrl: fake.url, timeoutMs: 2000, retryMax: 2, retryBackoffMs: 40, minIntervalMs: 0, maxBodyBytes: 64 * 1024 * 1024, userAgent: "mcpkit-test", ...overrides },
+    {
+      baseUrl: fake.url,
+      timeoutMs: 2000,
+      retryMax: 2,
+      retryBackoffMs: 40,
+      minIntervalMs: 0,
+      maxBodyBytes: 64 * 1024 * 1024,
+      userAgent: "mcpkit-test",
+      ...overrides,
+    },
     silentLogger,
   );
 }
 
-const request = buildCodeRequest({ db: "CO", codes: ["TK99F1000601GCQ01000"], start_date: "202401", end_date: "202504" });
+const request = buildCodeRequest({
+  db: "CO",
+  codes: ["TK99F1000601GCQ01000"],
+  start_date: "202401",
+  end_date: "202504",
+});
 
 function fetchCo(c: BojClient, signal = new AbortController().signal) {
   return c.send(request, signal, (body) => decodeDataBody(body, request, "code").output);
@@ -51,7 +65,7 @@ test("asks for gzip, gets a gzipped body, and decodes it", async () => {
   expect(fake.requests[0].query.get("code")).toBe("TK99F1000601GCQ01000");
 });
 
-describe("retries (seed §5)", () => {
+describe('retries (docs/contracts/boj.md "Retries")', () => {
   test("BOJ 500 then 503 are retried with backoff 40 ms then 80 ms, and the third attempt succeeds", async () => {
     fake.enqueue({ kind: "status", status: 500 }, { kind: "status", status: 503 });
     const output = await fetchCo(client());
@@ -64,7 +78,12 @@ describe("retries (seed §5)", () => {
   });
 
   test("gives up after retry_max retries with the last API error and the attempt count", async () => {
-    fake.enqueue({ kind: "status", status: 503 }, { kind: "status", status: 503 }, { kind: "status", status: 503 }, { kind: "status", status: 503 });
+    fake.enqueue(
+      { kind: "status", status: 503 },
+      { kind: "status", status: 503 },
+      { kind: "status", status: 503 },
+      { kind: "status", status: 503 },
+    );
     const error = await failure(fetchCo(client()));
     expect(error.type).toBe("API_ERROR");
     expect(error.details).toMatchObject({ status: 503, message_id: "M181091S", attempts: 3 });
@@ -79,7 +98,9 @@ describe("retries (seed §5)", () => {
 
   test("a 400 is not retried", async () => {
     const bad = buildCodeRequest({ db: "CO", codes: ["NOPE"] });
-    const error = await failure(client().send(bad, new AbortController().signal, (body) => decodeDataBody(body, bad, "code")));
+    const error = await failure(
+      client().send(bad, new AbortController().signal, (body) => decodeDataBody(body, bad, "code")),
+    );
     expect(error.details).toMatchObject({ status: 400, message_id: "M181013E" });
     expect(error.message).toContain("1番目のコード");
     expect(fake.requests).toHaveLength(1);
@@ -100,7 +121,12 @@ describe("retries (seed §5)", () => {
   });
 
   test("an HTML 4xx is an API_ERROR with the HTTP status and is not retried", async () => {
-    fake.enqueue({ kind: "raw", status: 403, body: "<html><body>Forbidden by WAF</body></html>", contentType: "text/html" });
+    fake.enqueue({
+      kind: "raw",
+      status: 403,
+      body: "<html><body>Forbidden by WAF</body></html>",
+      contentType: "text/html",
+    });
     const error = await failure(fetchCo(client()));
     expect(error.type).toBe("API_ERROR");
     expect(error.details).toMatchObject({ status: 403, message_id: null });

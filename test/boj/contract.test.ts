@@ -22,7 +22,17 @@ const ajv = new AjvJsonSchemaValidator();
 const CO = { db: "CO", codes: ["TK99F1000601GCQ01000"] };
 
 function bojArgs(...extra: string[]): string[] {
-  return ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-min-interval-ms", "0", ...extra];
+  return [
+    "--toolsets",
+    "boj",
+    "--boj-base-url",
+    fake.url,
+    "--boj-min-interval-ms",
+    "0",
+    "--boj-cache-bytes",
+    "0",
+    ...extra,
+  ];
 }
 
 async function rpcError(on: RunningServer, name: string, args: Record<string, unknown>): Promise<McpError> {
@@ -48,7 +58,7 @@ afterAll(async () => {
 });
 beforeEach(() => fake.reset());
 
-describe("retries through the process (seed §5)", () => {
+describe('retries through the process (docs/contracts/boj.md "Retries")', () => {
   test("500 then 503 are retried after backoff·2^0 and backoff·2^1 (300 ms, 600 ms), and the third attempt answers", async () => {
     fake.enqueue({ kind: "status", status: 500 }, { kind: "status", status: 503 });
     const result = await server.client.callTool({ name: "boj_get_data_code", arguments: CO });
@@ -85,7 +95,20 @@ describe("retries through the process (seed §5)", () => {
   });
 
   test("a retry still keeps --boj-min-interval-ms from the previous attempt when that is longer than the backoff", async () => {
-    const paced = await startStdioServer({ args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-min-interval-ms", "400", "--boj-retry-backoff-ms", "50"] });
+    const paced = await startStdioServer({
+      args: [
+        "--toolsets",
+        "boj",
+        "--boj-base-url",
+        fake.url,
+        "--boj-cache-bytes",
+        "0",
+        "--boj-min-interval-ms",
+        "400",
+        "--boj-retry-backoff-ms",
+        "50",
+      ],
+    });
     try {
       fake.enqueue({ kind: "status", status: 500 });
       expect((await paced.client.callTool({ name: "boj_get_data_code", arguments: CO })).isError).toBeFalsy();
@@ -101,7 +124,9 @@ describe("cancellation reaches BOJ", () => {
   test("cancelling a call aborts the BOJ request in flight (BOJ sees the connection close)", async () => {
     fake.enqueue({ kind: "delay", ms: 3000 });
     const controller = new AbortController();
-    const call = server.client.callTool({ name: "boj_get_data_code", arguments: CO }, undefined, { signal: controller.signal });
+    const call = server.client.callTool({ name: "boj_get_data_code", arguments: CO }, undefined, {
+      signal: controller.signal,
+    });
     for (let i = 0; i < 100 && fake.requests.length === 0; i++) await Bun.sleep(10);
     expect(fake.requests).toHaveLength(1);
     controller.abort();
@@ -115,7 +140,9 @@ describe("cancellation reaches BOJ", () => {
     try {
       fake.enqueue({ kind: "status", status: 500 });
       const controller = new AbortController();
-      const call = slow.client.callTool({ name: "boj_get_data_code", arguments: CO }, undefined, { signal: controller.signal });
+      const call = slow.client.callTool({ name: "boj_get_data_code", arguments: CO }, undefined, {
+        signal: controller.signal,
+      });
       for (let i = 0; i < 100 && fake.requests.length === 0; i++) await Bun.sleep(10);
       await Bun.sleep(150); // the 500 has been answered; the server is now in its 1.2 s backoff
       controller.abort();
@@ -132,7 +159,16 @@ describe("cancellation reaches BOJ", () => {
 
 describe("--boj-min-interval-ms", () => {
   test("spaces requests across two HTTP sessions of one process", async () => {
-    const http = await startHttpServer(["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-min-interval-ms", "300"]);
+    const http = await startHttpServer([
+      "--toolsets",
+      "boj",
+      "--boj-base-url",
+      fake.url,
+      "--boj-cache-bytes",
+      "0",
+      "--boj-min-interval-ms",
+      "300",
+    ]);
     const sessions = await Promise.all([connectClient(http.url), connectClient(http.url)]);
     try {
       await Promise.all(
@@ -148,8 +184,13 @@ describe("--boj-min-interval-ms", () => {
   });
 
   test("defaults to 1000 ms, and BOJ_MIN_INTERVAL_MS sets it from the environment", async () => {
-    const byDefault = await startStdioServer({ args: ["--toolsets", "boj", "--boj-base-url", fake.url] });
-    const fromEnv = await startStdioServer({ args: ["--toolsets", "boj", "--boj-base-url", fake.url], env: { BOJ_MIN_INTERVAL_MS: "300" } });
+    const byDefault = await startStdioServer({
+      args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-cache-bytes", "0"],
+    });
+    const fromEnv = await startStdioServer({
+      args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-cache-bytes", "0"],
+      env: { BOJ_MIN_INTERVAL_MS: "300" },
+    });
     try {
       const twice = (on: RunningServer) =>
         Promise.all([1, 2].map(() => on.client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } })));
@@ -180,19 +221,37 @@ describe("gateway answers and the body cap", () => {
   });
 
   test("an HTML 403 is -32603 API_ERROR with status 403 and is not retried", async () => {
-    fake.enqueue({ kind: "raw", status: 403, body: "<html><body><h1>Access denied</h1></body></html>", contentType: "text/html" });
+    fake.enqueue({
+      kind: "raw",
+      status: 403,
+      body: "<html><body><h1>Access denied</h1></body></html>",
+      contentType: "text/html",
+    });
     const error = await rpcError(server, "boj_get_metadata", { db: "CO" });
     expect(error.code).toBe(-32603);
-    expect(error.data).toMatchObject({ error_type: "API_ERROR", status: 403, message_id: null, message: "Access denied" });
+    expect(error.data).toMatchObject({
+      error_type: "API_ERROR",
+      status: 403,
+      message_id: null,
+      message: "Access denied",
+    });
     expect(fake.requests).toHaveLength(1);
   });
 
   test("a gzip bomb (small on the wire, huge inflated) is a DECODE_ERROR, not an out-of-memory; so is a truncated gzip body", async () => {
-    const capped = await startStdioServer({ args: bojArgs("--boj-max-body-bytes", "1048576", "--boj-retry-backoff-ms", "1") });
+    const capped = await startStdioServer({
+      args: bojArgs("--boj-max-body-bytes", "1048576", "--boj-retry-backoff-ms", "1"),
+    });
     try {
       const bomb = Bun.gzipSync(new Uint8Array(64 * 1024 * 1024).fill(0x20));
       expect(bomb.byteLength).toBeLessThan(1024 * 1024);
-      fake.enqueue({ kind: "raw", status: 200, body: bomb, contentType: "application/json", headers: { "content-encoding": "gzip" } });
+      fake.enqueue({
+        kind: "raw",
+        status: 200,
+        body: bomb,
+        contentType: "application/json",
+        headers: { "content-encoding": "gzip" },
+      });
       const error = await rpcError(capped, "boj_get_metadata", { db: "CO" });
       expect(error.code).toBe(-32603);
       expect(error.data).toMatchObject({ error_type: "DECODE_ERROR" });
@@ -201,7 +260,13 @@ describe("gateway answers and the body cap", () => {
 
       fake.reset();
       const corrupt = Bun.gzipSync(new TextEncoder().encode('{"STATUS":200}'.repeat(100))).slice(0, 40);
-      fake.enqueue({ kind: "raw", status: 200, body: corrupt, contentType: "application/json", headers: { "content-encoding": "gzip" } });
+      fake.enqueue({
+        kind: "raw",
+        status: 200,
+        body: corrupt,
+        contentType: "application/json",
+        headers: { "content-encoding": "gzip" },
+      });
       const broken = await rpcError(capped, "boj_get_metadata", { db: "CO" });
       expect(broken.code).toBe(-32603);
       expect(broken.data).toMatchObject({ error_type: "DECODE_ERROR" });
@@ -232,7 +297,8 @@ describe("outputSchema", () => {
     const validators = new Map(tools.map((tool) => [tool.name, ajv.getValidator(tool.outputSchema!)]));
     expect(validators.size).toBe(6);
     const validate = validators.get("boj_get_data_code")!;
-    const good = (await server.client.callTool({ name: "boj_get_data_code", arguments: CO })).structuredContent as Record<string, any>;
+    const good = (await server.client.callTool({ name: "boj_get_data_code", arguments: CO }))
+      .structuredContent as Record<string, any>;
     expect(validate(good).valid).toBe(true);
     const stringValue = structuredClone(good);
     stringValue.series[0].points[0].value = "11";
@@ -258,10 +324,15 @@ describe("outputSchema", () => {
       ["boj_get_metadata", { db: "FM08", format: "csv", include_raw: true }],
       ["boj_get_metadata", { db: "FM08", lang: "en" }],
       ["boj_list_databases", {}],
-      ...["all", "get_data_code", "get_data_layer", "get_metadata"].map((endpoint): [string, Record<string, unknown>] => ["boj_get_parameter_catalog", { endpoint }]),
+      ...["all", "get_data_code", "get_data_layer", "get_metadata"].map(
+        (endpoint): [string, Record<string, unknown>] => ["boj_get_parameter_catalog", { endpoint }],
+      ),
       ["boj_get_parameter_catalog", {}],
       ["boj_get_message_catalog", {}],
-      ...[200, 400, 500, 503].map((status): [string, Record<string, unknown>] => ["boj_get_message_catalog", { status }]),
+      ...[200, 400, 500, 503].map((status): [string, Record<string, unknown>] => [
+        "boj_get_message_catalog",
+        { status },
+      ]),
     ];
     for (const [name, args] of calls) {
       // callTool itself throws when structuredContent breaks the outputSchema (listTools ran in beforeAll).
@@ -292,7 +363,12 @@ describe("without boj", () => {
           else previous?.(message);
         };
       });
-      await other.transport.send({ jsonrpc: "2.0", id: "raw-1", method: "resources/read", params: { uri: "boj://catalog/databases" } });
+      await other.transport.send({
+        jsonrpc: "2.0",
+        id: "raw-1",
+        method: "resources/read",
+        params: { uri: "boj://catalog/databases" },
+      });
       expect((await reply).error?.code).toBe(-32601);
     } finally {
       await other.close();

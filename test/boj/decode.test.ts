@@ -1,14 +1,26 @@
 /**
- * Decoding BOJ bodies into the structured output: the real responses quoted in research §2, both
- * formats and encodings, and each decode defect of the reference client (research §3.7 rows 1-5).
+ * Decoding BOJ bodies into the structured output: the real responses quoted from BOJ's manual and
+ * live captures, both formats and encodings, and each decode defect found in the reference client
+ * (wildcard layers, CSV null, null survey dates, gateway bodies, number text).
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import iconv from "iconv-lite";
 import { decodeDataBody, decodeMetadataBody, type RawBody } from "../../src/toolsets/boj/decode/index.ts";
 import { BojError, isRetryable } from "../../src/toolsets/boj/errors.ts";
-import { dataCsv, dataJson, type DataEnvelope, encodeCsv, maximalPage } from "../../src/toolsets/boj/fixtures/format.ts";
-import { buildCodeRequest, buildLayerRequest, buildMetadataRequest, type BojRequest } from "../../src/toolsets/boj/validation.ts";
+import {
+  dataCsv,
+  dataJson,
+  type DataEnvelope,
+  encodeCsv,
+  maximalPage,
+} from "../../src/toolsets/boj/fixtures/format.ts";
+import {
+  buildCodeRequest,
+  buildLayerRequest,
+  buildMetadataRequest,
+  type BojRequest,
+} from "../../src/toolsets/boj/validation.ts";
 
 const jsonRequest = buildCodeRequest({ db: "CO", codes: ["X"] });
 const csvJp = buildCodeRequest({ db: "CO", codes: ["X"], format: "csv" });
@@ -33,7 +45,7 @@ function failure(run: () => unknown): BojError {
   throw new Error("expected a BojError");
 }
 
-// MANUAL p.19, transcribed in research §2.2 (second series trimmed there; completed here).
+// MANUAL p.19, transcribed (second series trimmed there; completed here).
 const MANUAL_CODE_RESPONSE = `{"STATUS":200,"MESSAGEID":"M181000I","MESSAGE":"正常に終了しました。",
  "DATE":"2025-12-02T13:13:14.587+09:00",
  "PARAMETER":{"FORMAT":"JSON","LANG":"JP","DB":"CO","STARTDATE":"202401","ENDDATE":"202504","STARTPOSITION":""},
@@ -43,7 +55,7 @@ const MANUAL_CODE_RESPONSE = `{"STATUS":200,"MESSAGEID":"M181000I","MESSAGE":"�
    "VALUES":{"SURVEY_DATES":[202401,202402,202403,202404,202501,202502,202503,202504],
              "VALUES":[11,13,13,14,12,13,14,null]}}]}`;
 
-// LIVE1 get_data_layer_page1.json, as quoted in research §2.2 (VALUES trimmed to two points).
+// LIVE1 get_data_layer_page1.json, a live capture (VALUES trimmed to two points).
 const LIVE_LAYER_PAGE = `{"STATUS":200,"MESSAGEID":"M181000I","MESSAGE":"Successfully completed","DATE":"2026-02-19T20:45:42.374+09:00",
  "PARAMETER":{"FORMAT":"JSON","LANG":"EN","DB":"md10","LAYER1":"*","LAYER2":"","LAYER3":"","LAYER4":"","LAYER5":"",
               "FREQUENCY":"q","STARTDATE":"","ENDDATE":"","STARTPOSITION":"1"},
@@ -52,7 +64,7 @@ const LIVE_LAYER_PAGE = `{"STATUS":200,"MESSAGEID":"M181000I","MESSAGE":"Success
    "UNIT":"100 million yen","FREQUENCY":"QUARTERLY","CATEGORY":"Amounts Outstanding of Deposits by Depositor (End of Period) (FH data)",
    "LAST_UPDATE":20251112,"VALUES":{"SURVEY_DATES":[197001,197002],"VALUES":[1234.5,null]}}]}`;
 
-// MANUAL p.20 CSV screenshot, as transcribed in research §2.3: missing values are the literal `null`.
+// MANUAL p.20 CSV screenshot: missing values are the literal `null`.
 const MANUAL_CSV = [
   "STATUS,200",
   "MESSAGEID,M181000I",
@@ -73,8 +85,21 @@ const MANUAL_CSV = [
 describe("JSON", () => {
   test("the manual's Code API response decodes field for field", () => {
     const { output } = decodeDataBody(body(MANUAL_CODE_RESPONSE), jsonRequest, "code");
-    expect(output.meta).toEqual({ status: 200, message_id: "M181000I", message: "正常に終了しました。", date: "2025-12-02T13:13:14.587+09:00" });
-    expect(output.parameter).toEqual({ format: "JSON", lang: "JP", db: "CO", start_date: "202401", end_date: "202504", start_position: null, extras: {} });
+    expect(output.meta).toEqual({
+      status: 200,
+      message_id: "M181000I",
+      message: "正常に終了しました。",
+      date: "2025-12-02T13:13:14.587+09:00",
+    });
+    expect(output.parameter).toEqual({
+      format: "JSON",
+      lang: "JP",
+      db: "CO",
+      start_date: "202401",
+      end_date: "202504",
+      start_position: null,
+      extras: {},
+    });
     expect(output.next_position).toBeNull();
     expect(output.series_count).toBe(1);
     const [series] = output.series;
@@ -89,13 +114,28 @@ describe("JSON", () => {
       category: null,
       last_update: "20251002",
     });
-    expect(series.points.map((p) => p.survey_date)).toEqual(["202401", "202402", "202403", "202404", "202501", "202502", "202503", "202504"]);
+    expect(series.points.map((p) => p.survey_date)).toEqual([
+      "202401",
+      "202402",
+      "202403",
+      "202404",
+      "202501",
+      "202502",
+      "202503",
+      "202504",
+    ]);
     expect(series.points.map((p) => p.value)).toEqual([11, 13, 13, 14, 12, 13, 14, null]);
   });
 
-  test("§3.7 row 1: a wildcard layer echoed as LAYER1 \"*\" is kept, not a decode error", () => {
+  test('§3.7 row 1: a wildcard layer echoed as LAYER1 "*" is kept, not a decode error', () => {
     const { output } = decodeDataBody(body(LIVE_LAYER_PAGE), jsonRequest, "layer");
-    expect(output.parameter).toMatchObject({ layer1: "*", layer2: null, frequency: "q", db: "md10", start_position: "1" });
+    expect(output.parameter).toMatchObject({
+      layer1: "*",
+      layer2: null,
+      frequency: "q",
+      db: "md10",
+      start_position: "1",
+    });
     expect(output.next_position).toBe(255);
     expect(output.series[0].points).toEqual([
       { survey_date: "197001", value: 1234.5 },
@@ -119,7 +159,14 @@ describe("JSON", () => {
 
   test("an error body for a CSV request is decoded as JSON and becomes API_ERROR 400", () => {
     const error = failure(() =>
-      decodeDataBody(body(`{"STATUS":400,"MESSAGEID":"M181004E","MESSAGE":"DBが指定されていません。","DATE":"2026-02-19T20:45:46.957+09:00"}`, 400), csvJp, "code"),
+      decodeDataBody(
+        body(
+          `{"STATUS":400,"MESSAGEID":"M181004E","MESSAGE":"DBが指定されていません。","DATE":"2026-02-19T20:45:46.957+09:00"}`,
+          400,
+        ),
+        csvJp,
+        "code",
+      ),
     );
     expect(error.type).toBe("API_ERROR");
     expect(error.details).toMatchObject({ status: 400, message_id: "M181004E" });
@@ -129,11 +176,24 @@ describe("JSON", () => {
 
   test("STATUS 500 and 503 in the body are retryable API errors", () => {
     const error = failure(() =>
-      decodeDataBody(body(`{"STATUS":500,"MESSAGEID":"M181090S","MESSAGE":"予期しないエラーが発生しました。時間をおいてからやり直してください。","DATE":"2025-12-02T14:01:13.777+09:00"}`, 500), jsonRequest, "code"),
+      decodeDataBody(
+        body(
+          `{"STATUS":500,"MESSAGEID":"M181090S","MESSAGE":"予期しないエラーが発生しました。時間をおいてからやり直してください。","DATE":"2025-12-02T14:01:13.777+09:00"}`,
+          500,
+        ),
+        jsonRequest,
+        "code",
+      ),
     );
     expect(error.details).toMatchObject({ status: 500, message_id: "M181090S" });
     expect(isRetryable(error)).toBe(true);
-    expect(isRetryable(failure(() => decodeDataBody(body(`{"STATUS":"503","MESSAGEID":"M181091S","MESSAGE":"x"}`, 503), jsonRequest, "code")))).toBe(true);
+    expect(
+      isRetryable(
+        failure(() =>
+          decodeDataBody(body(`{"STATUS":"503","MESSAGEID":"M181091S","MESSAGE":"x"}`, 503), jsonRequest, "code"),
+        ),
+      ),
+    ).toBe(true);
   });
 
   test("M181030I (no data) is a success whose values are all null", () => {
@@ -148,7 +208,11 @@ describe("JSON", () => {
     const { output } = decodeDataBody(body(text), jsonRequest, "code");
     expect(output.parameter.extras).toEqual({ CODE: "A" });
     expect(output.next_position).toBe(12);
-    expect(output.series[0]).toMatchObject({ series_code: "A", last_update: "20250101", points: [{ survey_date: "2024", value: 1.5 }] });
+    expect(output.series[0]).toMatchObject({
+      series_code: "A",
+      last_update: "20250101",
+      points: [{ survey_date: "2024", value: 1.5 }],
+    });
     expect(output.meta.date).toBeNull();
   });
 
@@ -157,8 +221,14 @@ describe("JSON", () => {
       ['{"STATUS":200,', /not valid JSON/],
       ['{"MESSAGEID":"M181000I"}', /STATUS/],
       ['{"STATUS":200,"RESULTSET":{}}', /RESULTSET/],
-      ['{"STATUS":200,"RESULTSET":[{"SERIES_CODE":"A","VALUES":{"SURVEY_DATES":[1,2],"VALUES":[1]}}]}', /2 SURVEY_DATES but 1 VALUES/],
-      ['{"STATUS":200,"RESULTSET":[{"SERIES_CODE":"A","VALUES":{"SURVEY_DATES":[1],"VALUES":["abc"]}}]}', /not a number/],
+      [
+        '{"STATUS":200,"RESULTSET":[{"SERIES_CODE":"A","VALUES":{"SURVEY_DATES":[1,2],"VALUES":[1]}}]}',
+        /2 SURVEY_DATES but 1 VALUES/,
+      ],
+      [
+        '{"STATUS":200,"RESULTSET":[{"SERIES_CODE":"A","VALUES":{"SURVEY_DATES":[1],"VALUES":["abc"]}}]}',
+        /not a number/,
+      ],
       ['{"STATUS":200,"RESULTSET":[{"SERIES_CODE":""}]}', /SERIES_CODE/],
     ];
     for (const [text, message] of cases) {
@@ -170,7 +240,8 @@ describe("JSON", () => {
 });
 
 describe("non-JSON bodies (§3.7 row 4)", () => {
-  const html = "<html><head><title>502 Bad Gateway</title><style>p{}</style></head><body><h1>502 Bad Gateway</h1></body></html>";
+  const html =
+    "<html><head><title>502 Bad Gateway</title><style>p{}</style></head><body><h1>502 Bad Gateway</h1></body></html>";
 
   test("HTML with HTTP 5xx is a TRANSPORT_ERROR, so it is retried", () => {
     const error = failure(() => decodeDataBody(body(html, 502, "text/html"), jsonRequest, "code"));
@@ -202,7 +273,9 @@ describe("non-JSON bodies (§3.7 row 4)", () => {
   });
 
   test("a non-JSON 200 where JSON was expected is a DECODE_ERROR", () => {
-    expect(failure(() => decodeDataBody(body("<html>maintenance</html>", 200, "text/html"), jsonRequest, "code")).type).toBe("DECODE_ERROR");
+    expect(
+      failure(() => decodeDataBody(body("<html>maintenance</html>", 200, "text/html"), jsonRequest, "code")).type,
+    ).toBe("DECODE_ERROR");
   });
 });
 
@@ -210,8 +283,20 @@ describe("CSV", () => {
   test("§3.7 row 2: the manual's Shift_JIS CSV decodes, and its literal null is a missing value", () => {
     const { output, raw } = decodeDataBody(body(sjis(MANUAL_CSV), 200, "text/csv"), csvJp, "code");
     expect(raw()).toContain("経常収支");
-    expect(output.meta).toEqual({ status: 200, message_id: "M181000I", message: "正常に終了しました。", date: "2025-12-02T13:32:22.441+09:00" });
-    expect(output.parameter).toMatchObject({ format: "CSV", lang: null, db: "BP01", start_date: "202504", end_date: "202509", start_position: null });
+    expect(output.meta).toEqual({
+      status: 200,
+      message_id: "M181000I",
+      message: "正常に終了しました。",
+      date: "2025-12-02T13:32:22.441+09:00",
+    });
+    expect(output.parameter).toMatchObject({
+      format: "CSV",
+      lang: null,
+      db: "BP01",
+      start_date: "202504",
+      end_date: "202509",
+      start_position: null,
+    });
     expect(output.next_position).toBeNull();
     expect(output.series).toEqual([
       {
@@ -233,7 +318,18 @@ describe("CSV", () => {
   });
 
   test("§3.7 row 1 in CSV: PARAMETER,LAYER1,* is kept", () => {
-    const csv = ["STATUS,200", "MESSAGEID,M181000I", "MESSAGE,Successfully completed", "DATE,2026-02-19T20:45:42.374+09:00", "PARAMETER,LAYER1,*", "PARAMETER,LAYER2,", "PARAMETER,FREQUENCY,Q", "NEXTPOSITION,255", "SERIES_CODE,NAME_OF_TIME_SERIES,UNIT,FREQUENCY,CATEGORY,LAST_UPDATE,SURVEY_DATES,VALUES", "A,Name,Unit,QUARTERLY,Cat,20251112,197001,1"].join("\n");
+    const csv = [
+      "STATUS,200",
+      "MESSAGEID,M181000I",
+      "MESSAGE,Successfully completed",
+      "DATE,2026-02-19T20:45:42.374+09:00",
+      "PARAMETER,LAYER1,*",
+      "PARAMETER,LAYER2,",
+      "PARAMETER,FREQUENCY,Q",
+      "NEXTPOSITION,255",
+      "SERIES_CODE,NAME_OF_TIME_SERIES,UNIT,FREQUENCY,CATEGORY,LAST_UPDATE,SURVEY_DATES,VALUES",
+      "A,Name,Unit,QUARTERLY,Cat,20251112,197001,1",
+    ].join("\n");
     const { output } = decodeDataBody(body(csv, 200, "text/csv"), layerCsvEn, "layer");
     expect(output.parameter).toMatchObject({ layer1: "*", layer2: null, frequency: "Q" });
     expect(output.next_position).toBe(255);
@@ -261,46 +357,78 @@ describe("CSV", () => {
   test("a Japanese CSV that arrives as UTF-8 still decodes (fallback), and garbage does not", () => {
     const { output } = decodeDataBody(body(MANUAL_CSV, 200, "text/csv"), csvJp, "code");
     expect(output.series[0].name_of_time_series_j).toBe("経常収支");
-    const error = failure(() => decodeDataBody(body(new Uint8Array([0x53, 0x54, 0xff, 0xff, 0x80]), 200, "text/csv"), csvJp, "code"));
+    const error = failure(() =>
+      decodeDataBody(body(new Uint8Array([0x53, 0x54, 0xff, 0xff, 0x80]), 200, "text/csv"), csvJp, "code"),
+    );
     expect(error.type).toBe("DECODE_ERROR");
   });
 
   test("columns in another order and interleaved series still decode (general path)", () => {
-    const csv = "STATUS,200\nNEXTPOSITION,7\nSURVEY_DATES,VALUES,SERIES_CODE,UNIT\n202401,1,A,yen\n202401,2,B,yen\n202402,null,A,yen\n";
+    const csv =
+      "STATUS,200\nNEXTPOSITION,7\nSURVEY_DATES,VALUES,SERIES_CODE,UNIT\n202401,1,A,yen\n202401,2,B,yen\n202402,null,A,yen\n";
     const { output } = decodeDataBody(body(csv, 200, "text/csv"), csvEn, "code");
     expect(output.next_position).toBe(7);
     expect(output.series.map((s) => [s.series_code, s.unit, s.points])).toEqual([
-      ["A", "yen", [{ survey_date: "202401", value: 1 }, { survey_date: "202402", value: null }]],
+      [
+        "A",
+        "yen",
+        [
+          { survey_date: "202401", value: 1 },
+          { survey_date: "202402", value: null },
+        ],
+      ],
       ["B", "yen", [{ survey_date: "202401", value: 2 }]],
     ]);
   });
 
   test("the fast path also regroups a series whose rows come back later, and skips blank lines", () => {
-    const csv = "STATUS,200\r\nSERIES_CODE,UNIT,SURVEY_DATES,VALUES\r\nA,yen,202401,1\r\n\r\nB,yen,202401,2\r\nA,yen,202402,3\r\n";
+    const csv =
+      "STATUS,200\r\nSERIES_CODE,UNIT,SURVEY_DATES,VALUES\r\nA,yen,202401,1\r\n\r\nB,yen,202401,2\r\nA,yen,202402,3\r\n";
     const { output } = decodeDataBody(body(csv, 200, "text/csv"), csvEn, "code");
     expect(output.series.map((s) => [s.series_code, s.points.map((p) => p.value)])).toEqual([
       ["A", [1, 3]],
       ["B", [2]],
     ]);
-    expect(failure(() => decodeDataBody(body("STATUS,200\nSERIES_CODE,SURVEY_DATES,VALUES\nA,202401,x1\n", 200, "text/csv"), csvEn, "code")).message).toMatch(/CSV row 3 \(series A\).*not a number/);
+    expect(
+      failure(() =>
+        decodeDataBody(
+          body("STATUS,200\nSERIES_CODE,SURVEY_DATES,VALUES\nA,202401,x1\n", 200, "text/csv"),
+          csvEn,
+          "code",
+        ),
+      ).message,
+    ).toMatch(/CSV row 3 \(series A\).*not a number/);
   });
 
   test("a CSV without a STATUS row or a needed column is a DECODE_ERROR", () => {
-    expect(failure(() => decodeDataBody(body("a,b\n1,2", 200, "text/csv"), csvEn, "code")).message).toMatch(/no STATUS row/);
-    expect(failure(() => decodeDataBody(body("STATUS,200\nSERIES_CODE,SURVEY_DATES\nA,202401", 200, "text/csv"), csvEn, "code")).message).toMatch(/no VALUES column/);
+    expect(failure(() => decodeDataBody(body("a,b\n1,2", 200, "text/csv"), csvEn, "code")).message).toMatch(
+      /no STATUS row/,
+    );
+    expect(
+      failure(() =>
+        decodeDataBody(body("STATUS,200\nSERIES_CODE,SURVEY_DATES\nA,202401", 200, "text/csv"), csvEn, "code"),
+      ).message,
+    ).toMatch(/no VALUES column/);
   });
 
   test("a non-200 STATUS in CSV is an API error too", () => {
-    const error = failure(() => decodeDataBody(body("STATUS,503\nMESSAGEID,M181091S\nMESSAGE,db error", 200, "text/csv"), csvEn, "code"));
+    const error = failure(() =>
+      decodeDataBody(body("STATUS,503\nMESSAGEID,M181091S\nMESSAGE,db error", 200, "text/csv"), csvEn, "code"),
+    );
     expect(error.details).toMatchObject({ status: 503, message_id: "M181091S" });
   });
 });
 
 describe("JSON and CSV agree", () => {
   function decodeBoth(envelope: DataEnvelope, lang: "JP" | "EN") {
-    const request = (format: "json" | "csv"): BojRequest => buildCodeRequest({ db: "BP01", codes: ["X"], format, lang: lang === "JP" ? "jp" : "en" });
+    const request = (format: "json" | "csv"): BojRequest =>
+      buildCodeRequest({ db: "BP01", codes: ["X"], format, lang: lang === "JP" ? "jp" : "en" });
     const fromJson = decodeDataBody(body(dataJson(envelope, lang)), request("json"), "code").output;
-    const fromCsv = decodeDataBody(body(encodeCsv(dataCsv(envelope, lang), lang), 200, "text/csv"), request("csv"), "code").output;
+    const fromCsv = decodeDataBody(
+      body(encodeCsv(dataCsv(envelope, lang), lang), 200, "text/csv"),
+      request("csv"),
+      "code",
+    ).output;
     return { fromJson, fromCsv };
   }
 
@@ -314,22 +442,29 @@ describe("JSON and CSV agree", () => {
   });
 
   test("§3.7 row 5 as a property: any finite value survives both formats unchanged", () => {
-    const value = fc.oneof(fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n)), fc.integer());
+    const value = fc.oneof(
+      fc.constant(null),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n)),
+      fc.integer(),
+    );
     const date = fc.oneof(fc.constant(null), fc.integer({ min: 185001, max: 205012 }));
     fc.assert(
-      fc.property(fc.array(fc.array(fc.tuple(date, value), { maxLength: 20 }), { minLength: 1, maxLength: 5 }), (pointLists) => {
-        const envelope = maximalPage(pointLists.length, 1);
-        envelope.series.forEach((series, i) => {
-          series.points = pointLists[i];
-        });
-        const { fromJson, fromCsv } = decodeBoth(envelope, "JP");
-        // CSV cannot carry a series with no rows, so compare the series that have points.
-        const nonEmpty = fromJson.series.filter((s) => s.points.length > 0);
-        expect(fromCsv.series).toEqual(nonEmpty);
-        fromJson.series.forEach((series, i) => {
-          expect(series.points.map((p) => p.value)).toEqual(pointLists[i].map((p) => p[1]));
-        });
-      }),
+      fc.property(
+        fc.array(fc.array(fc.tuple(date, value), { maxLength: 20 }), { minLength: 1, maxLength: 5 }),
+        (pointLists) => {
+          const envelope = maximalPage(pointLists.length, 1);
+          envelope.series.forEach((series, i) => {
+            series.points = pointLists[i];
+          });
+          const { fromJson, fromCsv } = decodeBoth(envelope, "JP");
+          // CSV cannot carry a series with no rows, so compare the series that have points.
+          const nonEmpty = fromJson.series.filter((s) => s.points.length > 0);
+          expect(fromCsv.series).toEqual(nonEmpty);
+          fromJson.series.forEach((series, i) => {
+            expect(series.points.map((p) => p.value)).toEqual(pointLists[i].map((p) => p[1]));
+          });
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -346,7 +481,13 @@ describe("metadata", () => {
     expect(output.meta.date).toBe("2026-02-19T9:00:06.669+09:00");
     expect(output.db).toBe("FM08");
     expect(output.entries_count).toBe(2);
-    expect(output.entries[0]).toMatchObject({ series_code: null, name_of_time_series: "Tokyo market", layer1: 1, layer2: 0, frequency: null });
+    expect(output.entries[0]).toMatchObject({
+      series_code: null,
+      name_of_time_series: "Tokyo market",
+      layer1: 1,
+      layer2: 0,
+      frequency: null,
+    });
     expect(output.entries[1]).toEqual({
       series_code: "FXERD01",
       name_of_time_series_j: "ドル・円",
@@ -380,7 +521,10 @@ describe("metadata", () => {
       ",東京市場,Tokyo market,,,,,,1,0,0,0,0,,,,,",
       "FXERD01,ドル・円,USD/JPY,円／ドル,Yen per U.S. dollar,DAILY,外国為替市況,Foreign exchange rates,1,1,0,0,0,19730105,20260219,20260219,注,note",
     ].join("\r\n");
-    const fromCsv = decodeMetadataBody(body(sjis(csv), 200, "text/csv"), buildMetadataRequest({ db: "FM08", format: "csv" })).output;
+    const fromCsv = decodeMetadataBody(
+      body(sjis(csv), 200, "text/csv"),
+      buildMetadataRequest({ db: "FM08", format: "csv" }),
+    ).output;
     expect(fromCsv).toEqual(decodeMetadataBody(body(json), request).output);
   });
 });

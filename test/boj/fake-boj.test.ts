@@ -1,5 +1,5 @@
 /**
- * The fake BOJ server itself behaves like the real API (research §1-2), so the other boj tests
+ * The fake BOJ server itself behaves like the real API (docs/contracts/boj.md), so the other boj tests
  * exercise mcpkit against realistic answers: real message IDs with HTTP status = STATUS, errors in
  * JSON even for CSV, case-insensitive parameter names and values, a case-sensitive path.
  */
@@ -9,10 +9,16 @@ import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
 const fake = startFakeBoj();
 afterAll(() => fake.stop());
 
-async function get(path: string): Promise<{ status: number; type: string | null; body: Record<string, unknown> | string }> {
+async function get(
+  path: string,
+): Promise<{ status: number; type: string | null; body: Record<string, unknown> | string }> {
   const response = await fetch(`${fake.url}${path}`);
   const type = response.headers.get("content-type");
-  return { status: response.status, type, body: type?.includes("json") ? ((await response.json()) as Record<string, unknown>) : await response.text() };
+  return {
+    status: response.status,
+    type,
+    body: type?.includes("json") ? ((await response.json()) as Record<string, unknown>) : await response.text(),
+  };
 }
 
 test("each bad input gets BOJ's message ID, with the HTTP status mirroring STATUS", async () => {
@@ -46,9 +52,9 @@ test("each bad input gets BOJ's message ID, with the HTTP status mirroring STATU
     expect({ path, status, id: (body as Record<string, unknown>).MESSAGEID }).toEqual({ path, status: 400, id });
     expect(Object.keys(body as object)).toEqual(["STATUS", "MESSAGEID", "MESSAGE", "DATE"]);
   }
-  expect(((await get("/api/v1/getDataCode?db=CO&code=TK99F1000601GCQ01000,NOPE")).body as Record<string, unknown>).MESSAGE).toBe(
-    "指定した系列コードは存在しません。:2番目のコード",
-  );
+  expect(
+    ((await get("/api/v1/getDataCode?db=CO&code=TK99F1000601GCQ01000,NOPE")).body as Record<string, unknown>).MESSAGE,
+  ).toBe("指定した系列コードは存在しません。:2番目のコード");
 });
 
 test("parameter names and values are case-insensitive; errors come as JSON even for CSV; the path is case-sensitive", async () => {

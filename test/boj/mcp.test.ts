@@ -1,7 +1,7 @@
 /**
  * The boj toolset end to end: the real mcpkit process over stdio (and `mcpkit call`), talking to
  * the fake BOJ server. Covers tools/list, data in both formats, paging, the error contract of
- * seed 000 §4, catalogs, resources, prompts, completions, cancellation and request spacing.
+ * docs/contracts/boj.md "Errors", catalogs, resources, prompts, completions, cancellation and request spacing.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -12,7 +12,19 @@ const fake = startFakeBoj();
 let server: RunningServer;
 
 function bojArgs(...extra: string[]): string[] {
-  return ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-min-interval-ms", "0", "--boj-retry-backoff-ms", "1", ...extra];
+  return [
+    "--toolsets",
+    "boj",
+    "--boj-base-url",
+    fake.url,
+    "--boj-min-interval-ms",
+    "0",
+    "--boj-cache-bytes",
+    "0",
+    "--boj-retry-backoff-ms",
+    "1",
+    ...extra,
+  ];
 }
 
 beforeAll(async () => {
@@ -31,7 +43,10 @@ async function call(name: string, args: Record<string, unknown>, on: RunningServ
   const result = await on.client.callTool({ name, arguments: args });
   expect(result.isError).toBeFalsy();
   const structured = result.structuredContent as Structured;
-  expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(structured);
+  // The text is the compact form a model reads, not the structuredContent written out again.
+  const text = (result.content as { text: string }[])[0].text;
+  expect(text.startsWith("{")).toBe(false);
+  expect(Buffer.byteLength(text)).toBeLessThanOrEqual(100_000);
   return structured;
 }
 
@@ -58,14 +73,41 @@ describe("tools/list", () => {
     for (const tool of tools) {
       expect(tool.outputSchema?.type).toBe("object");
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });
-      expect(tool.annotations?.openWorldHint).toBe(tool.name.startsWith("boj_get_data") || tool.name === "boj_get_metadata");
+      expect(tool.annotations?.openWorldHint).toBe(
+        tool.name.startsWith("boj_get_data") || tool.name === "boj_get_metadata",
+      );
     }
     const code = tools[0];
     expect(code.inputSchema.required).toEqual(["db", "codes"]);
     expect(code.inputSchema.additionalProperties).toBe(false);
     expect((code.inputSchema.properties as Structured).include_raw.default).toBe(false);
-    expect(new RegExp((code.inputSchema.properties as Structured).format.pattern).test("CSV")).toBe(true);
     expect(tools[1].inputSchema.required).toEqual(["db", "frequency", "layers"]);
+    // Closed sets are enums a client can show (issue 9 §5); any letter case is still accepted (below).
+    for (const tool of tools.slice(0, 3)) {
+      const properties = tool.inputSchema.properties as Structured;
+      expect(properties.format).toMatchObject({ type: "string", enum: ["json", "csv"] });
+      expect(properties.lang).toMatchObject({ type: "string", enum: ["jp", "en"] });
+    }
+    expect((tools[1].inputSchema.properties as Structured).frequency.enum).toEqual([
+      "CY",
+      "FY",
+      "CH",
+      "FH",
+      "Q",
+      "M",
+      "W",
+      "D",
+    ]);
+    expect((tools[2].inputSchema.properties as Structured).frequency.enum).toEqual([
+      "CY",
+      "FY",
+      "CH",
+      "FH",
+      "Q",
+      "M",
+      "W",
+      "D",
+    ]);
   });
 
   test("resources, prompts and completions are advertised", () => {
@@ -78,9 +120,23 @@ describe("tools/list", () => {
 
 describe("data", () => {
   test("Code API, JSON: the manual's CO example, with format/lang in any case", async () => {
-    const out = await call("boj_get_data_code", { db: "co", codes: ["TK99F1000601GCQ01000", "TK99F2000601GCQ01000"], start_date: "202401", end_date: "202504", format: "JSON", lang: "Jp" });
+    const out = await call("boj_get_data_code", {
+      db: "co",
+      codes: ["TK99F1000601GCQ01000", "TK99F2000601GCQ01000"],
+      start_date: "202401",
+      end_date: "202504",
+      format: "JSON",
+      lang: "Jp",
+    });
     expect(out.meta).toMatchObject({ status: 200, message_id: "M181000I", message: "正常に終了しました。" });
-    expect(out.parameter).toMatchObject({ format: "JSON", lang: "JP", db: "CO", start_date: "202401", end_date: "202504", start_position: null });
+    expect(out.parameter).toMatchObject({
+      format: "JSON",
+      lang: "JP",
+      db: "CO",
+      start_date: "202401",
+      end_date: "202504",
+      start_position: null,
+    });
     expect(out.series_count).toBe(2);
     expect(out.series[0].points.map((p: Structured) => p.value)).toEqual([11, 13, 13, 14, 12, 13, 14, null]);
     expect(out.raw).toBeUndefined();
@@ -93,19 +149,36 @@ describe("data", () => {
     const fromJson = await call("boj_get_data_code", args);
     const fromCsv = await call("boj_get_data_code", { ...args, format: "csv", include_raw: true });
     expect(fromCsv.series).toEqual(fromJson.series);
-    expect(fromCsv.series[0].points.map((p: Structured) => p.value)).toEqual([22140.5155, 0.1, 1.1, -0.000032, 30000, null]);
+    expect(fromCsv.series[0].points.map((p: Structured) => p.value)).toEqual([
+      22140.5155,
+      0.1,
+      1.1,
+      -0.000032,
+      30000,
+      null,
+    ]);
     expect(fromCsv.series[0].name_of_time_series_j).toBe("経常収支");
     expect(fromCsv.raw).toContain("BPBP6JYNCB,経常収支,億円,MONTHLY");
     expect(fromCsv.raw).toContain(",null");
     const fromEnglishCsv = await call("boj_get_data_code", { ...args, format: "csv", lang: "en" });
-    expect(fromEnglishCsv.series[0]).toMatchObject({ name_of_time_series: "Current account", name_of_time_series_j: null, unit: "100 million yen" });
+    expect(fromEnglishCsv.series[0]).toMatchObject({
+      name_of_time_series: "Current account",
+      name_of_time_series_j: null,
+      unit: "100 million yen",
+    });
   });
 
   test("Layer API with a wildcard pages through more than 250 series by next_position", async () => {
     const pages: Structured[] = [];
     let position: number | undefined;
     for (let i = 0; i < 5; i++) {
-      const page = await call("boj_get_data_layer", { db: "md10", frequency: "q", layers: ["*"], lang: "en", ...(position ? { start_position: position } : {}) });
+      const page = await call("boj_get_data_layer", {
+        db: "md10",
+        frequency: "q",
+        layers: ["*"],
+        lang: "en",
+        ...(position ? { start_position: position } : {}),
+      });
       pages.push(page);
       if (page.next_position === null) break;
       position = page.next_position;
@@ -144,9 +217,16 @@ describe("data", () => {
   });
 
   test("M181030I (no data) is a success with null values", async () => {
-    const out = await call("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000"], start_date: 195001, end_date: "195004" });
+    const out = await call("boj_get_data_code", {
+      db: "CO",
+      codes: ["TK99F1000601GCQ01000"],
+      start_date: 195001,
+      end_date: "195004",
+    });
     expect(out.meta.message_id).toBe("M181030I");
-    expect(out.series[0].points).toEqual(["195001", "195002", "195003", "195004"].map((d) => ({ survey_date: d, value: null })));
+    expect(out.series[0].points).toEqual(
+      ["195001", "195002", "195003", "195004"].map((d) => ({ survey_date: d, value: null })),
+    );
   });
 
   test("metadata keeps the one-digit-hour DATE and lists headings with a null series_code", async () => {
@@ -155,13 +235,24 @@ describe("data", () => {
       expect(out.meta.date).toBe("2026-02-19T9:00:06.669+09:00");
       expect(out.db).toBe("FM08");
       expect(out.entries_count).toBe(4);
-      expect(out.entries[0]).toMatchObject({ series_code: null, name_of_time_series_j: "東京市場", layer1: 1, layer2: 0 });
-      expect(out.entries[1]).toMatchObject({ series_code: "FXERD01", frequency: "DAILY", layer2: 1, start_of_the_time_series: "19550101", name_of_time_series: "USD/JPY spot rate 1" });
+      expect(out.entries[0]).toMatchObject({
+        series_code: null,
+        name_of_time_series_j: "東京市場",
+        layer1: 1,
+        layer2: 0,
+      });
+      expect(out.entries[1]).toMatchObject({
+        series_code: "FXERD01",
+        frequency: "DAILY",
+        layer2: 1,
+        start_of_the_time_series: "19550101",
+        name_of_time_series: "USD/JPY spot rate 1",
+      });
     }
   });
 });
 
-describe("errors (seed 000 §4)", () => {
+describe('errors (docs/contracts/boj.md "Errors")', () => {
   test("arguments that break the schema are -32602 VALIDATION_ERROR, and BOJ is not called", async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ db: "CO", codes: "TK99F1000601GCQ01000" }, /codes/],
@@ -188,7 +279,12 @@ describe("errors (seed 000 §4)", () => {
     expect(error.code).toBe(-32602);
     expect(error.data).toMatchObject({ error_type: "VALIDATION_ERROR", field: "codes[0]" });
     expect(error.message).toContain('bare series code "MADR1Z@D"');
-    const dates = await rpcError("boj_get_data_layer", { db: "MD10", frequency: "Q", layers: ["1"], start_date: "202405" });
+    const dates = await rpcError("boj_get_data_layer", {
+      db: "MD10",
+      frequency: "Q",
+      layers: ["1"],
+      start_date: "202405",
+    });
     expect(dates.data).toMatchObject({ error_type: "VALIDATION_ERROR", field: "start_date" });
     expect(fake.requests).toHaveLength(0);
   });
@@ -207,9 +303,13 @@ describe("errors (seed 000 §4)", () => {
       expect(error.data).toMatchObject({ error_type: "API_ERROR", status: 400, message_id: id });
       expect(error.message).toContain(id);
     }
-    expect((await rpcError("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000", "NOPE"] })).data).toMatchObject({ message: "指定した系列コードは存在しません。:2番目のコード" });
+    expect(
+      (await rpcError("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000", "NOPE"] })).data,
+    ).toMatchObject({ message: "指定した系列コードは存在しません。:2番目のコード" });
     // Narrower layers fit under 1,250 and succeed, as the manual recommends.
-    expect((await call("boj_get_data_layer", { db: "LA01", frequency: "M", layers: ["1", "1"] })).series_count).toBe(100);
+    expect((await call("boj_get_data_layer", { db: "LA01", frequency: "M", layers: ["1", "1"] })).series_count).toBe(
+      100,
+    );
   });
 
   test("BOJ 500 after all retries is -32603 API_ERROR; 3 attempts were made", async () => {
@@ -229,7 +329,9 @@ describe("errors (seed 000 §4)", () => {
   });
 
   test("a timeout is TRANSPORT_ERROR and an over-cap body DECODE_ERROR, both -32603", async () => {
-    const strict = await startStdioServer({ args: bojArgs("--boj-timeout-ms", "200", "--boj-retry-max", "0", "--boj-max-body-bytes", "1048576") });
+    const strict = await startStdioServer({
+      args: bojArgs("--boj-timeout-ms", "200", "--boj-retry-max", "0", "--boj-max-body-bytes", "1048576"),
+    });
     try {
       fake.enqueue({ kind: "delay", ms: 1500 });
       const slow = await rpcError("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000"] }, strict);
@@ -253,7 +355,16 @@ describe("catalogs, resources, prompts, completions", () => {
     expect(databases.count).toBe(50);
     expect(databases.databases.map((d: Structured) => d.code)).toContain("FM08");
     const layer = await call("boj_get_parameter_catalog", { endpoint: "get_data_layer" });
-    expect(layer.parameters.map((p: Structured) => p.name)).toEqual(["FORMAT", "LANG", "DB", "LAYER", "FREQUENCY", "STARTDATE", "ENDDATE", "STARTPOSITION"]);
+    expect(layer.parameters.map((p: Structured) => p.name)).toEqual([
+      "FORMAT",
+      "LANG",
+      "DB",
+      "LAYER",
+      "FREQUENCY",
+      "STARTDATE",
+      "ENDDATE",
+      "STARTPOSITION",
+    ]);
     expect((await call("boj_get_parameter_catalog", {})).parameters).toHaveLength(9);
     const messages = await call("boj_get_message_catalog", { status: 400 });
     expect(messages.count).toBe(20);
@@ -268,9 +379,14 @@ describe("catalogs, resources, prompts, completions", () => {
     expect(uris).toContain("boj://catalog/parameters/get_data_code");
     expect(uris).toContain("boj://catalog/messages/503");
     const { resourceTemplates } = await server.client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["boj://catalog/parameters/{endpoint}", "boj://catalog/messages/{status}"]);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      "boj://catalog/parameters/{endpoint}",
+      "boj://catalog/messages/{status}",
+    ]);
     const read = await server.client.readResource({ uri: "boj://catalog/messages/500" });
-    expect(JSON.parse((read.contents[0] as { text: string }).text).messages).toEqual([expect.objectContaining({ message_id: "M181090S" })]);
+    expect(JSON.parse((read.contents[0] as { text: string }).text).messages).toEqual([
+      expect.objectContaining({ message_id: "M181090S" }),
+    ]);
     const db = await server.client.readResource({ uri: "boj://catalog/databases" });
     expect(JSON.parse((db.contents[0] as { text: string }).text).count).toBe(50);
     for (const uri of ["boj://catalog/messages/418", "boj://catalog/parameters/getData", "boj://nothing"]) {
@@ -281,13 +397,23 @@ describe("catalogs, resources, prompts, completions", () => {
 
   test("prompts walk from discovery to data and check their arguments", async () => {
     const { prompts } = await server.client.listPrompts();
-    expect(prompts.map((p) => p.name)).toEqual(["boj_discovery_flow", "boj_fetch_series", "boj_latest_value", "boj_explore_layer"]);
-    const fetched = await server.client.getPrompt({ name: "boj_fetch_series", arguments: { db: "co", codes: "TK99F1000601GCQ01000, TK99F2000601GCQ01000", start_date: "202401" } });
+    expect(prompts.map((p) => p.name)).toEqual([
+      "boj_discovery_flow",
+      "boj_fetch_series",
+      "boj_latest_value",
+      "boj_explore_layer",
+    ]);
+    const fetched = await server.client.getPrompt({
+      name: "boj_fetch_series",
+      arguments: { db: "co", codes: "TK99F1000601GCQ01000, TK99F2000601GCQ01000", start_date: "202401" },
+    });
     const text = (fetched.messages[0].content as { text: string }).text;
     expect(text).toContain('codes ["TK99F1000601GCQ01000","TK99F2000601GCQ01000"]');
     expect(text).toContain('db "CO"');
     expect(text).toContain('start_date "202401"');
-    const missing = await server.client.getPrompt({ name: "boj_fetch_series", arguments: { db: "CO" } }).catch((e) => e);
+    const missing = await server.client
+      .getPrompt({ name: "boj_fetch_series", arguments: { db: "CO" } })
+      .catch((e) => e);
     expect(missing.code).toBe(-32602);
     expect(missing.message).toContain('"codes"');
   });
@@ -296,12 +422,25 @@ describe("catalogs, resources, prompts, completions", () => {
     const complete = async (ref: Structured, name: string, value: string) =>
       (await server.client.complete({ ref: ref as never, argument: { name, value } })).completion.values;
     const prompt = (name: string) => ({ type: "ref/prompt", name });
-    expect(await complete(prompt("boj_fetch_series"), "db", "fm0")).toEqual(["FM01", "FM02", "FM03", "FM04", "FM05", "FM06", "FM07", "FM08", "FM09"]);
+    expect(await complete(prompt("boj_fetch_series"), "db", "fm0")).toEqual([
+      "FM01",
+      "FM02",
+      "FM03",
+      "FM04",
+      "FM05",
+      "FM06",
+      "FM07",
+      "FM08",
+      "FM09",
+    ]);
     expect(await complete(prompt("boj_explore_layer"), "frequency", "c")).toEqual(["CY", "CH"]);
     expect(await complete(prompt("boj_fetch_series"), "format", "J")).toEqual(["json"]);
     expect(await complete(prompt("boj_latest_value"), "lang", "")).toEqual(["jp", "en"]);
     const template = (uri: string) => ({ type: "ref/resource", uri });
-    expect(await complete(template("boj://catalog/parameters/{endpoint}"), "endpoint", "get_data_")).toEqual(["get_data_code", "get_data_layer"]);
+    expect(await complete(template("boj://catalog/parameters/{endpoint}"), "endpoint", "get_data_")).toEqual([
+      "get_data_code",
+      "get_data_layer",
+    ]);
     expect(await complete(template("boj://catalog/messages/{status}"), "status", "5")).toEqual(["500", "503"]);
   });
 });
@@ -313,17 +452,26 @@ describe("the process", () => {
     const started = performance.now();
     setTimeout(() => controller.abort(), 200);
     const outcome = await server.client
-      .callTool({ name: "boj_get_data_code", arguments: { db: "CO", codes: ["TK99F1000601GCQ01000"] } }, undefined, { signal: controller.signal })
-      .then(() => "resolved", () => "rejected");
+      .callTool({ name: "boj_get_data_code", arguments: { db: "CO", codes: ["TK99F1000601GCQ01000"] } }, undefined, {
+        signal: controller.signal,
+      })
+      .then(
+        () => "resolved",
+        () => "rejected",
+      );
     expect(outcome).toBe("rejected");
     expect(performance.now() - started).toBeLessThan(2000);
     expect((await call("boj_get_metadata", { db: "CO" })).entries_count).toBe(3);
   });
 
   test("requests to BOJ are spaced by --boj-min-interval-ms across concurrent calls", async () => {
-    const spaced = await startStdioServer({ args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-min-interval-ms", "250"] });
+    const spaced = await startStdioServer({
+      args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-cache-bytes", "0", "--boj-min-interval-ms", "250"],
+    });
     try {
-      await Promise.all([1, 2, 3].map(() => spaced.client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } })));
+      await Promise.all(
+        [1, 2, 3].map(() => spaced.client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } })),
+      );
       expect(fake.requests).toHaveLength(3);
       const gaps = fake.requests.slice(1).map((r, i) => r.at - fake.requests[i].at);
       // Arrival times include network jitter (the first request also opens the connection), hence the slack.
@@ -337,9 +485,18 @@ describe("the process", () => {
 
 describe("mcpkit call", () => {
   test("prints the result and exits 0; BOJ_BASE_URL from the environment works", async () => {
-    const result = await runCli(["call", "boj_get_data_code", JSON.stringify({ db: "CO", codes: ["TK99F1000601GCQ01000"], format: "csv" }), "--boj-min-interval-ms", "0"], {
-      env: { BOJ_BASE_URL: fake.url },
-    });
+    const result = await runCli(
+      [
+        "call",
+        "boj_get_data_code",
+        JSON.stringify({ db: "CO", codes: ["TK99F1000601GCQ01000"], format: "csv" }),
+        "--boj-min-interval-ms",
+        "0",
+      ],
+      {
+        env: { BOJ_BASE_URL: fake.url },
+      },
+    );
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout);
     expect(printed.structuredContent.series[0].series_code).toBe("TK99F1000601GCQ01000");
@@ -347,7 +504,13 @@ describe("mcpkit call", () => {
   });
 
   test("a validation error exits 2 with the JSON-RPC error on stdout", async () => {
-    const result = await runCli(["call", "boj_get_data_layer", JSON.stringify({ db: "MD10", frequency: "Q", layers: ["0"] }), "--boj-base-url", fake.url]);
+    const result = await runCli([
+      "call",
+      "boj_get_data_layer",
+      JSON.stringify({ db: "MD10", frequency: "Q", layers: ["0"] }),
+      "--boj-base-url",
+      fake.url,
+    ]);
     expect(result.code).toBe(2);
     const printed = JSON.parse(result.stdout);
     expect(printed.error.code).toBe(-32602);

@@ -1,7 +1,13 @@
-/** Client-side checks (research §3.4) and the query they produce. Pure functions, no network. */
+/** Client-side checks (docs/contracts/boj.md "Validation") and the query they produce. Pure functions, no network. */
 import { describe, expect, test } from "bun:test";
 import { BojError } from "../../src/toolsets/boj/errors.ts";
-import { buildCodeRequest, buildLayerRequest, buildMetadataRequest, checkPeriod, requestPath } from "../../src/toolsets/boj/validation.ts";
+import {
+  buildCodeRequest,
+  buildLayerRequest,
+  buildMetadataRequest,
+  checkPeriod,
+  requestPath,
+} from "../../src/toolsets/boj/validation.ts";
 
 function rejection(run: () => unknown): BojError {
   try {
@@ -15,7 +21,15 @@ function rejection(run: () => unknown): BojError {
 
 describe("boj_get_data_code arguments", () => {
   test("builds the query in the manual's order, upper-cases db and keeps codes as items", () => {
-    const request = buildCodeRequest({ db: " co ", codes: ["TK99F1000601GCQ01000", " TK99F2000601GCQ01000 "], format: "JSON", lang: "En", start_date: "202401", end_date: 202504, start_position: 2 });
+    const request = buildCodeRequest({
+      db: " co ",
+      codes: ["TK99F1000601GCQ01000", " TK99F2000601GCQ01000 "],
+      format: "JSON",
+      lang: "En",
+      start_date: "202401",
+      end_date: 202504,
+      start_position: 2,
+    });
     expect(request.params).toEqual([
       ["format", "json"],
       ["lang", "en"],
@@ -33,7 +47,11 @@ describe("boj_get_data_code arguments", () => {
 
   test("sends only what the caller set; an unset lang means BOJ's Japanese (Shift_JIS CSV)", () => {
     const request = buildCodeRequest({ db: "fm08", codes: ["FXERD01"], format: "csv" });
-    expect(request.params).toEqual([["format", "csv"], ["db", "FM08"], ["code", "FXERD01"]]);
+    expect(request.params).toEqual([
+      ["format", "csv"],
+      ["db", "FM08"],
+      ["code", "FXERD01"],
+    ]);
     expect(request.lang).toBe("jp");
     expect(requestPath(request)).toContain("code=FXERD01");
     expect(requestPath(buildCodeRequest({ db: "IR01", codes: ["MADR1Z@D"] }))).toContain("code=MADR1Z%40D");
@@ -46,17 +64,37 @@ describe("boj_get_data_code arguments", () => {
     ["a forbidden character", { db: "CO", codes: ["AB<C"] }, "codes[0]", /forbids/],
     ["a semicolon", { db: "CO", codes: ["A", "B;C"] }, "codes[1]", /forbids/],
     ["a comma-joined code", { db: "CO", codes: ["A,B"] }, "codes[0]", /own list item: \["A","B"\]/],
-    ["a data code with DB prefix", { db: "IR01", codes: ["IR01'MADR1Z@D"] }, "codes[0]", /bare series code "MADR1Z@D" and db "IR01"/],
-    ["a data code with a typographic apostrophe", { db: "IR01", codes: ["IR01’MADR1Z@D"] }, "codes[0]", /bare series code "MADR1Z@D"/],
+    [
+      "a data code with DB prefix",
+      { db: "IR01", codes: ["IR01'MADR1Z@D"] },
+      "codes[0]",
+      /bare series code "MADR1Z@D" and db "IR01"/,
+    ],
+    [
+      "a data code with a typographic apostrophe",
+      { db: "IR01", codes: ["IR01’MADR1Z@D"] },
+      "codes[0]",
+      /bare series code "MADR1Z@D"/,
+    ],
     ["an empty code", { db: "CO", codes: [""] }, "codes[0]", /is empty/],
     ["a non-numeric date", { db: "CO", codes: ["A"], start_date: "2024-01" }, "start_date", /digits only/],
-    ["a day for a month", { db: "CO", codes: ["A"], start_date: "20240115" }, "start_date", /use YYYYMM, e.g. "202401"/],
+    [
+      "a day for a month",
+      { db: "CO", codes: ["A"], start_date: "20240115" },
+      "start_date",
+      /use YYYYMM, e.g. "202401"/,
+    ],
     ["a year before 1850", { db: "CO", codes: ["A"], start_date: "1849" }, "start_date", /1850 to 2050/],
     ["a year after 2050", { db: "CO", codes: ["A"], end_date: "205101" }, "end_date", /1850 to 2050/],
     ["month 13", { db: "CO", codes: ["A"], end_date: "202413" }, "end_date", /ends in 13/],
     ["suffix 00", { db: "CO", codes: ["A"], end_date: "202400" }, "end_date", /ends in 00/],
     ["mixed lengths", { db: "CO", codes: ["A"], start_date: "2024", end_date: "202401" }, "end_date", /same format/],
-    ["start after end", { db: "CO", codes: ["A"], start_date: "202502", end_date: "202401" }, "start_date", /after "end_date"/],
+    [
+      "start after end",
+      { db: "CO", codes: ["A"], start_date: "202502", end_date: "202401" },
+      "start_date",
+      /after "end_date"/,
+    ],
   ];
   for (const [what, args, field, message] of rejected) {
     test(`rejects ${what}, naming ${field}`, () => {
@@ -72,14 +110,26 @@ describe("boj_get_data_code arguments", () => {
 describe("boj_get_data_layer arguments", () => {
   test("joins the layers into one `layer` parameter and keeps the wildcard", () => {
     const request = buildLayerRequest({ db: "md10", frequency: "q", layers: ["1", "*", 2, " 03 "] });
-    expect(request.params).toEqual([["db", "MD10"], ["frequency", "Q"], ["layer", "1,*,2,3"]]);
+    expect(request.params).toEqual([
+      ["db", "MD10"],
+      ["frequency", "Q"],
+      ["layer", "1,*,2,3"],
+    ]);
     expect(requestPath(request)).toBe("/api/v1/getDataLayer?db=MD10&frequency=Q&layer=1,*,2,3");
   });
 
   test("checks the period format against the frequency", () => {
-    expect(buildLayerRequest({ db: "X", frequency: "CY", layers: ["1"], start_date: "2020", end_date: 2024 }).params).toContainEqual(["endDate", "2024"]);
-    expect(buildLayerRequest({ db: "X", frequency: "fh", layers: ["1"], start_date: "202002" }).params).toContainEqual(["startDate", "202002"]);
-    expect(buildLayerRequest({ db: "X", frequency: "D", layers: ["1"], start_date: "202412" }).params).toContainEqual(["startDate", "202412"]);
+    expect(
+      buildLayerRequest({ db: "X", frequency: "CY", layers: ["1"], start_date: "2020", end_date: 2024 }).params,
+    ).toContainEqual(["endDate", "2024"]);
+    expect(buildLayerRequest({ db: "X", frequency: "fh", layers: ["1"], start_date: "202002" }).params).toContainEqual([
+      "startDate",
+      "202002",
+    ]);
+    expect(buildLayerRequest({ db: "X", frequency: "D", layers: ["1"], start_date: "202412" }).params).toContainEqual([
+      "startDate",
+      "202412",
+    ]);
     const cases: [string, string, string | number, RegExp][] = [
       ["CY", "start_date", "202401", /YYYY for frequency CY/],
       ["Q", "start_date", "202405", /ends in 05.*YYYYQQ/],
@@ -96,7 +146,13 @@ describe("boj_get_data_layer arguments", () => {
   });
 
   test("rejects layer 0, negative, fractional and word layers", () => {
-    for (const [layers, field] of [[["0"], "layers[0]"], [["1", "-2"], "layers[1]"], [["1.5"], "layers[0]"], [["1", "*", "x"], "layers[2]"], [[0], "layers[0]"]] as const) {
+    for (const [layers, field] of [
+      [["0"], "layers[0]"],
+      [["1", "-2"], "layers[1]"],
+      [["1.5"], "layers[0]"],
+      [["1", "*", "x"], "layers[2]"],
+      [[0], "layers[0]"],
+    ] as const) {
       const error = rejection(() => buildLayerRequest({ db: "X", frequency: "M", layers: [...layers] }));
       expect(error.details.field).toBe(field);
       expect(error.message).toContain('must be "*" (any) or a positive integer');
@@ -104,13 +160,20 @@ describe("boj_get_data_layer arguments", () => {
   });
 
   test("maps BOJ's long frequency names to the short code in the message", () => {
-    expect(rejection(() => buildLayerRequest({ db: "X", frequency: "MONTHLY", layers: ["1"] })).message).toContain('short code "M"');
-    expect(rejection(() => buildLayerRequest({ db: "X", frequency: "WEEKLY(MONDAY)", layers: ["1"] })).message).toContain('short code "W"');
+    expect(rejection(() => buildLayerRequest({ db: "X", frequency: "MONTHLY", layers: ["1"] })).message).toContain(
+      'short code "M"',
+    );
+    expect(
+      rejection(() => buildLayerRequest({ db: "X", frequency: "WEEKLY(MONDAY)", layers: ["1"] })).message,
+    ).toContain('short code "W"');
   });
 });
 
 test("metadata takes db, format and lang only", () => {
-  expect(buildMetadataRequest({ db: "fm08", lang: "EN" }).params).toEqual([["lang", "en"], ["db", "FM08"]]);
+  expect(buildMetadataRequest({ db: "fm08", lang: "EN" }).params).toEqual([
+    ["lang", "en"],
+    ["db", "FM08"],
+  ]);
 });
 
 test("checkPeriod without a frequency accepts YYYY and YYYYXX up to 12", () => {

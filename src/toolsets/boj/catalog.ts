@@ -33,8 +33,18 @@ function db(category: readonly [string, string], code: string, name_ja: string, 
 }
 
 export const DATABASES: readonly DatabaseEntry[] = [
-  db(IR, "IR01", "基準割引率および基準貸付利率（従来「公定歩合」として掲載されていたもの）の推移", "Basic discount rate and basic loan rate (formerly the official discount rate)"),
-  db(IR, "IR02", "預金種類別店頭表示金利の平均年利率等", "Average interest rates posted at financial institutions by type of deposit"),
+  db(
+    IR,
+    "IR01",
+    "基準割引率および基準貸付利率（従来「公定歩合」として掲載されていたもの）の推移",
+    "Basic discount rate and basic loan rate (formerly the official discount rate)",
+  ),
+  db(
+    IR,
+    "IR02",
+    "預金種類別店頭表示金利の平均年利率等",
+    "Average interest rates posted at financial institutions by type of deposit",
+  ),
   db(IR, "IR03", "定期預金の預入期間別平均金利", "Average interest rates on time deposits by term"),
   db(IR, "IR04", "貸出約定平均金利", "Average contracted interest rates on loans and discounts"),
   db(FM, "FM01", "無担保コールＯ／Ｎ物レート（毎営業日）", "Uncollateralized overnight call rate (every business day)"),
@@ -43,7 +53,12 @@ export const DATABASES: readonly DatabaseEntry[] = [
   db(FM, "FM04", "コール市場残高", "Amounts outstanding in the call money market"),
   db(FM, "FM05", "公社債発行・償還および現存額", "Issuance, redemption and amounts outstanding of bonds"),
   db(FM, "FM06", "公社債消化状況（利付国債）", "Subscriptions of interest-bearing government bonds"),
-  db(FM, "FM07", "(参考）国債窓口販売額・窓口販売率（2004年1月まで）", "(Reference) Over-the-counter sales of government bonds (until January 2004)"),
+  db(
+    FM,
+    "FM07",
+    "(参考）国債窓口販売額・窓口販売率（2004年1月まで）",
+    "(Reference) Over-the-counter sales of government bonds (until January 2004)",
+  ),
   db(FM, "FM08", "外国為替市況", "Foreign exchange rates"),
   db(FM, "FM09", "実効為替レート", "Effective exchange rates"),
   db(PS, "PS01", "各種決済", "Payment and settlement statistics"),
@@ -51,9 +66,19 @@ export const DATABASES: readonly DatabaseEntry[] = [
   db(MD, "MD01", "マネタリーベース", "Monetary base"),
   db(MD, "MD02", "マネーストック", "Money stock"),
   db(MD, "MD03", "マネタリーサーベイ", "Monetary survey"),
-  db(MD, "MD04", "(参考) マネーサプライ (M2+CD) 増減と信用面の対応", "(Reference) Changes in money supply (M2+CD) and credit counterparts"),
+  db(
+    MD,
+    "MD04",
+    "(参考) マネーサプライ (M2+CD) 増減と信用面の対応",
+    "(Reference) Changes in money supply (M2+CD) and credit counterparts",
+  ),
   db(MD, "MD05", "通貨流通高", "Currency in circulation"),
-  db(MD, "MD06", "日銀当座預金増減要因と金融調節（実績）", "Sources of changes in current account balances at the BOJ and money market operations"),
+  db(
+    MD,
+    "MD06",
+    "日銀当座預金増減要因と金融調節（実績）",
+    "Sources of changes in current account balances at the BOJ and money market operations",
+  ),
   db(MD, "MD07", "準備預金額", "Reserves"),
   db(MD, "MD08", "業態別の日銀当座預金残高", "Current account balances at the BOJ by sector"),
   db(MD, "MD09", "マネタリーベースと日本銀行の取引", "Monetary base and the Bank of Japan's transactions"),
@@ -76,11 +101,21 @@ export const DATABASES: readonly DatabaseEntry[] = [
   db(PR, "PR01", "企業物価指数", "Corporate goods price index"),
   db(PR, "PR02", "企業向けサービス価格指数", "Services producer price index"),
   db(PR, "PR03", "製造業部門別投入・産出物価指数", "Input-output price index of the manufacturing industry by sector"),
-  db(PR, "PR04", "＜サテライト指数＞最終需要・中間需要物価指数", "(Satellite index) Final demand-intermediate demand price index"),
+  db(
+    PR,
+    "PR04",
+    "＜サテライト指数＞最終需要・中間需要物価指数",
+    "(Satellite index) Final demand-intermediate demand price index",
+  ),
   db(PF, "PF01", "財政資金収支", "Receipts and payments of treasury funds"),
   db(PF, "PF02", "政府債務", "Government debt"),
   db(BP, "BP01", "国際収支統計", "Balance of payments"),
-  db(BP, "BIS", "BIS 国際資金取引統計および国際与信統計の日本分集計結果", "BIS international locational banking and consolidated banking statistics (Japan)"),
+  db(
+    BP,
+    "BIS",
+    "BIS 国際資金取引統計および国際与信統計の日本分集計結果",
+    "BIS international locational banking and consolidated banking statistics (Japan)",
+  ),
   db(BP, "DER", "デリバティブ取引に関する定例市場報告", "Regular derivatives market statistics in Japan"),
   db(OT, "OT", "その他", "Others"),
 ];
@@ -103,7 +138,11 @@ export const FREQUENCY_INFO: Record<Frequency, { name: string; period_format: st
   FH: { name: "fiscal half-year (SEMIANNUAL(SEP))", period_format: "YYYYHH, HH = 01 or 02", example: "202501" },
   Q: { name: "quarterly (QUARTERLY)", period_format: "YYYYQQ, QQ = 01 to 04", example: "202502" },
   M: { name: "monthly (MONTHLY)", period_format: "YYYYMM", example: "202512" },
-  W: { name: "weekly (WEEKLY(MONDAY) … WEEKLY(SUNDAY))", period_format: "YYYYMM (months, not days)", example: "202501" },
+  W: {
+    name: "weekly (WEEKLY(MONDAY) … WEEKLY(SUNDAY))",
+    period_format: "YYYYMM (months, not days)",
+    example: "202501",
+  },
   D: { name: "daily (DAILY)", period_format: "YYYYMM (months, not days)", example: "202501" },
 };
 
@@ -157,7 +196,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     description: "Language of names, units, categories and messages.",
     allowed_values: "jp or en (any letter case); BOJ's default is jp",
     requirements: all("optional"),
-    notes: ["jp fills the *_j fields, en the English ones.", "CSV is Shift_JIS for jp and UTF-8 for en; mcpkit decodes both.", "Metadata in jp carries both languages."],
+    notes: [
+      "jp fills the *_j fields, en the English ones.",
+      "CSV is Shift_JIS for jp and UTF-8 for en; mcpkit decodes both.",
+      "Metadata in jp carries both languages.",
+    ],
   },
   {
     name: "DB",
@@ -171,7 +214,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     name: "CODE",
     tool_argument: "codes",
     description: "Series codes to fetch, as a list.",
-    allowed_values: "1 to 1,250 series codes of the same frequency, e.g. [\"TK99F1000601GCQ01000\"]",
+    allowed_values: '1 to 1,250 series codes of the same frequency, e.g. ["TK99F1000601GCQ01000"]',
     requirements: { get_data_code: "required", get_data_layer: "unsupported", get_metadata: "unsupported" },
     notes: [
       "Use the bare series code (MADR1Z@D), not the site's data code with a DB prefix (IR01'MADR1Z@D).",
@@ -183,9 +226,12 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     name: "LAYER",
     tool_argument: "layers",
     description: "Position in the DB's hierarchy, level 1 first.",
-    allowed_values: "1 to 5 items, each \"*\" (any) or a positive integer, e.g. [\"1\",\"*\",\"2\"]",
+    allowed_values: '1 to 5 items, each "*" (any) or a positive integer, e.g. ["1","*","2"]',
     requirements: { get_data_code: "unsupported", get_data_layer: "required", get_metadata: "unsupported" },
-    notes: ["Level 1 is required; levels 2–5 are optional.", "The layer condition may match at most 1,250 series (counted before the frequency filter)."],
+    notes: [
+      "Level 1 is required; levels 2–5 are optional.",
+      "The layer condition may match at most 1,250 series (counted before the frequency filter).",
+    ],
   },
   {
     name: "FREQUENCY",
@@ -193,7 +239,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     description: "Frequency of the series to return.",
     allowed_values: FREQUENCIES.join(", "),
     requirements: { get_data_code: "unsupported", get_data_layer: "required", get_metadata: "unsupported" },
-    notes: ["Weekly series (W0–W6) are all requested with W.", "Long names such as MONTHLY are rejected; use the short code."],
+    notes: [
+      "Weekly series (W0–W6) are all requested with W.",
+      "Long names such as MONTHLY are rejected; use the short code.",
+    ],
   },
   {
     name: "STARTDATE",
@@ -226,7 +275,7 @@ export const LIMITS = [
     api_scope: "get_data_layer",
     target: "series matched by the layer condition, counted before the frequency filter",
     max_value: 1250,
-    overflow_behavior: "error, nothing is returned; split the layer condition (e.g. layers [\"1\"] then [\"2\"])",
+    overflow_behavior: 'error, nothing is returned; split the layer condition (e.g. layers ["1"] then ["2"])',
   },
   {
     api_scope: "get_data_code, get_data_layer",
@@ -238,7 +287,8 @@ export const LIMITS = [
     api_scope: "get_data_code, get_data_layer",
     target: "data points per response (series × periods, nulls included)",
     max_value: 60000,
-    overflow_behavior: "output stops before the series that would exceed it and next_position is set; a series is never split",
+    overflow_behavior:
+      "output stops before the series that would exceed it and next_position is set; a series is never split",
   },
   {
     api_scope: "get_data_code",
@@ -251,7 +301,7 @@ export const LIMITS = [
 export const LAYER_RULES = [
   "Level 1 is required; levels 2 to 5 are optional; 6 or more levels are rejected.",
   "Levels are given in order, as a list.",
-  "\"*\" matches every entry at that level and may appear at any level.",
+  '"*" matches every entry at that level and may appear at any level.',
   "The layer positions of each series are in boj_get_metadata (layer1..layer5).",
 ] as const;
 
@@ -264,7 +314,9 @@ export const GENERAL_NOTES = [
 
 export function parameterCatalog(endpoint: Endpoint | "all") {
   const parameters =
-    endpoint === "all" ? PARAMETERS : PARAMETERS.filter((parameter) => parameter.requirements[endpoint] !== "unsupported");
+    endpoint === "all"
+      ? PARAMETERS
+      : PARAMETERS.filter((parameter) => parameter.requirements[endpoint] !== "unsupported");
   return {
     ...CATALOG_SOURCE,
     endpoint_scope: endpoint,
@@ -272,8 +324,14 @@ export function parameterCatalog(endpoint: Endpoint | "all") {
     format_codes: [...FORMATS],
     language_codes: [...LANGUAGES],
     frequency_codes: FREQUENCIES.map((code) => ({ code, ...FREQUENCY_INFO[code] })),
-    parameters: parameters.map((parameter) => ({ ...parameter, requirements: { ...parameter.requirements }, notes: [...parameter.notes] })),
-    limits: LIMITS.filter((limit) => endpoint === "all" || limit.api_scope.includes(endpoint)).map((limit) => ({ ...limit })),
+    parameters: parameters.map((parameter) => ({
+      ...parameter,
+      requirements: { ...parameter.requirements },
+      notes: [...parameter.notes],
+    })),
+    limits: LIMITS.filter((limit) => endpoint === "all" || limit.api_scope.includes(endpoint)).map((limit) => ({
+      ...limit,
+    })),
     layer_rules: endpoint === "all" || endpoint === "get_data_layer" ? [...LAYER_RULES] : [],
   };
 }
@@ -290,30 +348,140 @@ export interface MessageEntry {
 }
 
 export const MESSAGES: readonly MessageEntry[] = [
-  { status: 200, message_id: "M181000I", message: "正常に終了しました。", note: "Success. Some values may still be null (missing)." },
-  { status: 200, message_id: "M181030I", message: "正常に終了しましたが、該当データはありませんでした。", note: "Success with no data: every requested series and period is outside coverage or missing." },
-  { status: 400, message_id: "M181001E", message: "Invalid input parameters", note: "A forbidden character (< > ” ! | \\ ; ') or a full-width character, or a series code with a DB prefix such as IR01'MADR1Z@D; send the bare series code." },
+  {
+    status: 200,
+    message_id: "M181000I",
+    message: "正常に終了しました。",
+    note: "Success. Some values may still be null (missing).",
+  },
+  {
+    status: 200,
+    message_id: "M181030I",
+    message: "正常に終了しましたが、該当データはありませんでした。",
+    note: "Success with no data: every requested series and period is outside coverage or missing.",
+  },
+  {
+    status: 400,
+    message_id: "M181001E",
+    message: "Invalid input parameters",
+    note: "A forbidden character (< > ” ! | \\ ; ') or a full-width character, or a series code with a DB prefix such as IR01'MADR1Z@D; send the bare series code.",
+  },
   { status: 400, message_id: "M181002E", message: "Invalid language setting", note: "lang must be jp or en." },
-  { status: 400, message_id: "M181003E", message: "結果ファイル形式が正しくありません。", note: "format must be json or csv." },
+  {
+    status: 400,
+    message_id: "M181003E",
+    message: "結果ファイル形式が正しくありません。",
+    note: "format must be json or csv.",
+  },
   { status: 400, message_id: "M181004E", message: "DBが指定されていません。", note: "db is missing." },
-  { status: 400, message_id: "M181005E", message: "DB名が正しくありません。", note: "Unknown database; pick a code from boj_list_databases." },
-  { status: 400, message_id: "M181006E", message: "系列コードが指定されていません。", note: "No series code was given." },
-  { status: 400, message_id: "M181007E", message: "系列コードの数が1250を超えています。", note: "More than 1,250 series codes (or, for the layer API, a layer condition matching more than 1,250 series); split the request." },
-  { status: 400, message_id: "M181008E", message: "指定した開始期が正しくありません。", note: "start_date is not a valid period." },
-  { status: 400, message_id: "M181009E", message: "指定した終了期が正しくありません。", note: "end_date is not a valid period." },
-  { status: 400, message_id: "M181010E", message: "時期は1850年から2050年までを数値で指定してください。", note: "Years must be numeric, from 1850 to 2050." },
-  { status: 400, message_id: "M181011E", message: "開始期と終了期の順序を正しく指定してください。", note: "start_date must not be later than end_date." },
-  { status: 400, message_id: "M181012E", message: "検索開始位置が正しくありません。", note: "start_position must be an integer ≥ 1 (the next_position of the previous page)." },
-  { status: 400, message_id: "M181013E", message: "指定した系列コードは存在しません。:*番目のコード", note: "The series code at the given 1-based position does not exist in this db; check it with boj_get_metadata." },
-  { status: 400, message_id: "M181014E", message: "指定した系列コードの期種が一致しません。:*番目のコード", note: "The codes mix frequencies (from the given 1-based position); request each frequency separately." },
-  { status: 400, message_id: "M181015E", message: "指定した開始期の設定形式が期種と一致しません。", note: "start_date's format does not fit the series' frequency (YYYY, YYYYHH, YYYYQQ or YYYYMM)." },
-  { status: 400, message_id: "M181016E", message: "指定した終了期の設定形式が期種と一致しません。", note: "end_date's format does not fit the series' frequency (YYYY, YYYYHH, YYYYQQ or YYYYMM)." },
-  { status: 400, message_id: "M181017E", message: "期種が指定されていません。", note: "frequency is missing (layer API)." },
-  { status: 400, message_id: "M181018E", message: "期種が正しくありません。", note: "frequency must be one of CY, FY, CH, FH, Q, M, W, D." },
-  { status: 400, message_id: "M181019E", message: "階層情報が指定されていません。", note: "layers is missing or has more than 5 levels; level 1 is required." },
-  { status: 400, message_id: "M181020E", message: "階層情報設定が正しくありません。", note: "Each layer must be \"*\" or a positive integer." },
-  { status: 500, message_id: "M181090S", message: "予期しないエラーが発生しました。時間をおいてからやり直してください。", note: "Unexpected BOJ server error; retried automatically, then try again later." },
-  { status: 503, message_id: "M181091S", message: "データベースにアクセス中にエラーになりました。時間をおいてからやり直してください。", note: "BOJ database access error; retried automatically, then try again later." },
+  {
+    status: 400,
+    message_id: "M181005E",
+    message: "DB名が正しくありません。",
+    note: "Unknown database; pick a code from boj_list_databases.",
+  },
+  {
+    status: 400,
+    message_id: "M181006E",
+    message: "系列コードが指定されていません。",
+    note: "No series code was given.",
+  },
+  {
+    status: 400,
+    message_id: "M181007E",
+    message: "系列コードの数が1250を超えています。",
+    note: "More than 1,250 series codes (or, for the layer API, a layer condition matching more than 1,250 series); split the request.",
+  },
+  {
+    status: 400,
+    message_id: "M181008E",
+    message: "指定した開始期が正しくありません。",
+    note: "start_date is not a valid period.",
+  },
+  {
+    status: 400,
+    message_id: "M181009E",
+    message: "指定した終了期が正しくありません。",
+    note: "end_date is not a valid period.",
+  },
+  {
+    status: 400,
+    message_id: "M181010E",
+    message: "時期は1850年から2050年までを数値で指定してください。",
+    note: "Years must be numeric, from 1850 to 2050.",
+  },
+  {
+    status: 400,
+    message_id: "M181011E",
+    message: "開始期と終了期の順序を正しく指定してください。",
+    note: "start_date must not be later than end_date.",
+  },
+  {
+    status: 400,
+    message_id: "M181012E",
+    message: "検索開始位置が正しくありません。",
+    note: "start_position must be an integer ≥ 1 (the next_position of the previous page).",
+  },
+  {
+    status: 400,
+    message_id: "M181013E",
+    message: "指定した系列コードは存在しません。:*番目のコード",
+    note: "The series code at the given 1-based position does not exist in this db; check it with boj_get_metadata.",
+  },
+  {
+    status: 400,
+    message_id: "M181014E",
+    message: "指定した系列コードの期種が一致しません。:*番目のコード",
+    note: "The codes mix frequencies (from the given 1-based position); request each frequency separately.",
+  },
+  {
+    status: 400,
+    message_id: "M181015E",
+    message: "指定した開始期の設定形式が期種と一致しません。",
+    note: "start_date's format does not fit the series' frequency (YYYY, YYYYHH, YYYYQQ or YYYYMM).",
+  },
+  {
+    status: 400,
+    message_id: "M181016E",
+    message: "指定した終了期の設定形式が期種と一致しません。",
+    note: "end_date's format does not fit the series' frequency (YYYY, YYYYHH, YYYYQQ or YYYYMM).",
+  },
+  {
+    status: 400,
+    message_id: "M181017E",
+    message: "期種が指定されていません。",
+    note: "frequency is missing (layer API).",
+  },
+  {
+    status: 400,
+    message_id: "M181018E",
+    message: "期種が正しくありません。",
+    note: "frequency must be one of CY, FY, CH, FH, Q, M, W, D.",
+  },
+  {
+    status: 400,
+    message_id: "M181019E",
+    message: "階層情報が指定されていません。",
+    note: "layers is missing or has more than 5 levels; level 1 is required.",
+  },
+  {
+    status: 400,
+    message_id: "M181020E",
+    message: "階層情報設定が正しくありません。",
+    note: 'Each layer must be "*" or a positive integer.',
+  },
+  {
+    status: 500,
+    message_id: "M181090S",
+    message: "予期しないエラーが発生しました。時間をおいてからやり直してください。",
+    note: "Unexpected BOJ server error; retried automatically, then try again later.",
+  },
+  {
+    status: 503,
+    message_id: "M181091S",
+    message: "データベースにアクセス中にエラーになりました。時間をおいてからやり直してください。",
+    note: "BOJ database access error; retried automatically, then try again later.",
+  },
 ];
 
 export const MESSAGE_STATUSES = [200, 400, 500, 503] as const;
@@ -326,7 +494,12 @@ export function findMessage(messageId: string | null): MessageEntry | undefined 
 
 export function messageCatalog(status: number | undefined) {
   const messages = status === undefined ? MESSAGES : MESSAGES.filter((entry) => entry.status === status);
-  return { ...CATALOG_SOURCE, status_filter: status ?? null, count: messages.length, messages: messages.map((entry) => ({ ...entry })) };
+  return {
+    ...CATALOG_SOURCE,
+    status_filter: status ?? null,
+    count: messages.length,
+    messages: messages.map((entry) => ({ ...entry })),
+  };
 }
 
 export function databaseCatalog() {

@@ -1,16 +1,27 @@
 /**
  * The HTTP side of the boj toolset: one GET per attempt with Bun's fetch, a timeout per attempt,
  * gzip, a capped streaming read of the body, the process-wide spacing between requests, and the
- * retry policy of seed 000 §5 (transport errors and API 500/503 only, `backoff * 2^n`,
- * `retry_max` retries). The caller's AbortSignal stops the request and any wait.
+ * retry policy of docs/contracts/boj.md "Retries" (transport errors and API 500/503 only,
+ * `backoff * 2^n`, `retry_max` retries). The caller's AbortSignal stops the request and any wait.
+ * Retries, pacing waits and final upstream failures are told to the user's client through
+ * `notify` (MCP logging), which also mirrors them to the stderr log.
  */
+import { logToStderr } from "../../core/client-log.ts";
 import type { Logger } from "../../core/log.ts";
-import { BojError, decodeError, isRetryable, transportError } from "./errors.ts";
+import { readAtMost } from "../../core/read-at-most.ts";
+import { stripControl } from "../../core/text.ts";
+import type { ClientLogLevel } from "../../core/tool.ts";
 import type { RawBody } from "./decode/body.ts";
+import { BojError, decodeError, isRetryable, transportError } from "./errors.ts";
 import { awaitTurn } from "./pacer.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
-import { readAtMost } from "../../core/read-at-most.ts";
+
+/** What the client tells the user while it works: ToolContext.notify with the logger name bound. */
+export type BojNotify = (level: ClientLogLevel, message: string, data?: Record<string, unknown>) => void;
+
+/** Waits shorter than this are not worth a message. */
+const PACING_NOTICE_MS = 50;
 
 export interface BojClientConfig {
   baseUrl: string;
@@ -33,32 +44,57 @@ export class BojClient {
   }
 
   /**
-   * Sends `request` and hands the body to `decode`, retrying as the seed allows. `decode` runs
-   * inside the loop because only the decoded STATUS says whether BOJ failed with 500/503.
+   * Sends `request` and hands the body to `decode`, retrying as the contract allows. `decode`
+   * runs inside the loop because only the decoded STATUS says whether BOJ failed with 500/503.
    */
-  async send<T>(request: BojRequest, signal: AbortSignal, decode: (body: RawBody) => T): Promise<T> {
+  async send<T>(
+    request: BojRequest,
+    signal: AbortSignal,
+    decode: (body: RawBody) => T,
+    notify?: BojNotify,
+  ): Promise<T> {
+    const tell: BojNotify = notify ?? ((level, message, data) => logToStderr(this.log, level, "boj", message, data));
     const url = `${this.config.baseUrl}${requestPath(request)}`;
-    for (let attempt = 0; ; attempt++) {
-      if (attempt > 0) await sleep(this.config.retryBackoffMs * 2 ** (attempt - 1), signal);
-      await awaitTurn(this.origin, this.config.minIntervalMs, signal);
+    const attempts = this.config.retryMax + 1;
+    for (let attempt = 1; ; attempt++) {
+      await awaitTurn(this.origin, this.config.minIntervalMs, signal, (ms) => {
+        if (ms >= PACING_NOTICE_MS) {
+          tell(
+            "info",
+            `waiting ${ms} ms before calling BOJ ${request.endpoint}: requests to BOJ are spaced by --boj-min-interval-ms (${this.config.minIntervalMs} ms)`,
+            { endpoint: request.endpoint, wait_ms: ms },
+          );
+        }
+      });
       try {
-        const body = await this.fetchOnce(url, signal);
-        return decode(body);
+        return decode(await this.fetchOnce(url, signal));
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (!(error instanceof BojError)) throw error;
-        const retry = isRetryable(error) && attempt < this.config.retryMax;
-        this.log[retry ? "warn" : "debug"]("BOJ request failed", {
-          endpoint: request.endpoint,
-          attempt: attempt + 1,
-          error_type: error.type,
-          status: error.details.status,
-          retry,
-        });
-        if (!retry) {
-          error.details.attempts = attempt + 1;
+        const reason = describeFailure(error);
+        if (!isRetryable(error) || attempt >= attempts) {
+          error.details.attempts = attempt;
+          if (error.type !== "VALIDATION_ERROR") {
+            // BOJ refusing the arguments (4xx) is the caller's to fix, not a fault of the service.
+            const clientSide = error.type === "API_ERROR" && (error.details.status ?? 500) < 500;
+            tell(
+              clientSide ? "notice" : "error",
+              `BOJ ${request.endpoint} failed after ${attempt} attempt${attempt > 1 ? "s" : ""}: ${reason}`,
+              failureFields(request, error, attempt, attempts),
+            );
+          }
           throw error;
         }
+        const waitMs = this.config.retryBackoffMs * 2 ** (attempt - 1);
+        tell(
+          "warning",
+          `BOJ ${request.endpoint} attempt ${attempt} of ${attempts} failed (${reason}); retrying in ${waitMs} ms`,
+          {
+            ...failureFields(request, error, attempt, attempts),
+            wait_ms: waitMs,
+          },
+        );
+        await sleep(waitMs, signal);
       }
     }
   }
@@ -66,13 +102,16 @@ export class BojClient {
   private async fetchOnce(url: string, callerSignal: AbortSignal): Promise<RawBody> {
     const timeout = AbortSignal.timeout(this.config.timeoutMs);
     const signal = AbortSignal.any([callerSignal, timeout]);
-    const timedOut = () =>
-      transportError(`BOJ did not answer within ${this.config.timeoutMs} ms (--boj-timeout-ms).`);
+    const timedOut = () => transportError(`BOJ did not answer within ${this.config.timeoutMs} ms (--boj-timeout-ms).`);
     let response: Response;
     try {
       response = await fetch(url, {
         signal,
-        headers: { "Accept-Encoding": "gzip", Accept: "application/json, text/csv;q=0.9, */*;q=0.1", "User-Agent": this.config.userAgent },
+        headers: {
+          "Accept-Encoding": "gzip",
+          Accept: "application/json, text/csv;q=0.9, */*;q=0.1",
+          "User-Agent": this.config.userAgent,
+        },
       });
     } catch (error) {
       if (callerSignal.aborted) throw callerSignal.reason;
@@ -81,26 +120,54 @@ export class BojClient {
     }
     this.log.debug("BOJ response", { url, status: response.status });
     try {
-      const bytes = await readCapped(response, this.config.maxBodyBytes, signal);
+      const bytes = await readWholeBodyOrRefuse(response, this.config.maxBodyBytes, signal);
       return { bytes, httpStatus: response.status, contentType: response.headers.get("content-type") ?? "" };
     } catch (error) {
       if (error instanceof BojError) throw error;
       if (callerSignal.aborted) throw callerSignal.reason;
       if (timeout.aborted) throw timedOut();
       const message = error instanceof Error ? error.message : String(error);
-      if (/zlib|gzip|decompress|inflate/i.test(message)) throw decodeError(`the gzip body could not be inflated: ${message}`);
+      if (/zlib|gzip|decompress|inflate/i.test(message))
+        throw decodeError(`the gzip body could not be inflated: ${message}`);
       throw transportError(`the connection failed while reading the body: ${message}`);
     }
   }
 }
 
+/** "API_ERROR 503 M181091S: …", with the upstream text stripped of control characters. */
+function describeFailure(error: BojError): string {
+  const status = error.details.status === undefined ? "" : ` ${error.details.status}`;
+  const id = error.details.message_id ? ` ${error.details.message_id}` : "";
+  return `${error.type}${status}${id}: ${stripControl(error.message)}`;
+}
+
+/** Log fields with no `undefined` in them (a log line must never read `status=undefined`). */
+function failureFields(
+  request: BojRequest,
+  error: BojError,
+  attempt: number,
+  attempts: number,
+): Record<string, unknown> {
+  const fields: Record<string, unknown> = { endpoint: request.endpoint, attempt, of: attempts, error_type: error.type };
+  if (error.details.status !== undefined) fields.status = error.details.status;
+  if (error.details.message_id) fields.message_id = error.details.message_id;
+  return fields;
+}
+
 /**
- * Reads the whole (already inflated) body, refusing to hold more than `maxBytes`: a runaway or
- * hostile body becomes a DECODE_ERROR instead of exhausting memory.
+ * Reads the whole (already inflated) body, or refuses it once it passes `maxBytes`: a runaway or
+ * hostile body becomes a DECODE_ERROR instead of exhausting memory. (Unlike oj's reader, nothing
+ * is truncated: half a BOJ page would decode to wrong data.)
  */
-export async function readCapped(response: Response, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+export async function readWholeBodyOrRefuse(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
   const tooBig = (size: string) =>
-    decodeError(`the response body is ${size}, over the ${maxBytes}-byte cap (--boj-max-body-bytes); narrow the request (fewer codes or a shorter period).`);
+    decodeError(
+      `the response body is ${size}, over the ${maxBytes}-byte cap (--boj-max-body-bytes); narrow the request (fewer codes or a shorter period).`,
+    );
   const declared = Number(response.headers.get("content-length"));
   // Content-Length counts compressed bytes when the body is gzipped, so it only rules out identity bodies.
   if (!response.headers.get("content-encoding") && declared > maxBytes) {

@@ -1,9 +1,10 @@
 /**
- * The four failure kinds of seed 000 §4 and their JSON-RPC mapping:
+ * The four failure kinds of docs/contracts/boj.md "Errors" and their JSON-RPC mapping:
  * VALIDATION_ERROR → invalid_params; TRANSPORT_ERROR, DECODE_ERROR → internal_error;
  * API_ERROR → invalid_params for status 400, internal_error otherwise. `data` keeps the
  * diagnostic context (status, message_id, message).
  */
+import { stripControl } from "../../core/text.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { findMessage } from "./catalog.ts";
 
@@ -26,13 +27,25 @@ export const decodeError = (message: string) => new BojError("DECODE_ERROR", mes
 export const apiError = (status: number, messageId: string | null, message: string) =>
   new BojError("API_ERROR", message, { status, message_id: messageId });
 
-/** Whether seed §5 allows another attempt after this failure. */
+/** Whether the retry policy (docs/contracts/boj.md "Retries") allows another attempt after this failure. */
 export function isRetryable(error: BojError): boolean {
   if (error.type === "TRANSPORT_ERROR") return true;
   return error.type === "API_ERROR" && (error.details.status === 500 || error.details.status === 503);
 }
 
+/**
+ * The JSON-RPC error for a BojError. Every text in it may carry upstream bytes (BOJ's MESSAGE, a
+ * gateway's page), which `mcpkit call` prints to a terminal, so escape sequences are removed here.
+ */
 export function toProtocolError(error: BojError, tool: string): ProtocolError {
+  const clean = new BojError(error.type, stripControl(error.message), {
+    ...error.details,
+    ...(error.details.message_id ? { message_id: stripControl(error.details.message_id) } : {}),
+  });
+  return protocolErrorOf(clean, tool);
+}
+
+function protocolErrorOf(error: BojError, tool: string): ProtocolError {
   switch (error.type) {
     case "VALIDATION_ERROR":
       return new ProtocolError(ErrorCode.InvalidParams, `Invalid arguments for ${tool}: ${error.message}`, {
@@ -41,11 +54,15 @@ export function toProtocolError(error: BojError, tool: string): ProtocolError {
         message: error.message,
       });
     case "TRANSPORT_ERROR":
-      return new ProtocolError(ErrorCode.InternalError, `Transport error while calling the BOJ API${attemptsText(error)}: ${error.message}`, {
-        error_type: error.type,
-        message: error.message,
-        attempts: error.details.attempts ?? null,
-      });
+      return new ProtocolError(
+        ErrorCode.InternalError,
+        `Transport error while calling the BOJ API${attemptsText(error)}: ${error.message}`,
+        {
+          error_type: error.type,
+          message: error.message,
+          attempts: error.details.attempts ?? null,
+        },
+      );
     case "DECODE_ERROR":
       return new ProtocolError(ErrorCode.InternalError, `Failed to decode the BOJ API response: ${error.message}`, {
         error_type: error.type,

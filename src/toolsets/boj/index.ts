@@ -1,28 +1,131 @@
 /**
- * The `boj` toolset module: Bank of Japan Time-Series Data Search API (seed 000). Always enabled:
- * BOJ needs no key, so every option has a default and `configure` never reports MissingConfig.
+ * The `boj` toolset module: Bank of Japan Time-Series Data Search API (docs/contracts/boj.md).
+ * Always enabled: BOJ needs no key, so every option has a default and `configure` never reports
+ * MissingConfig.
  */
 import * as v from "valibot";
 import packageJson from "../../../package.json" with { type: "json" };
 import { type OptionSpec, httpUrlOption, integerOption, readOptions } from "../../core/options.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { defineToolsetModule } from "../../core/toolset-module.ts";
+import { BojAnswers, type CacheTtl } from "./answers.ts";
+import { MemoryAnswerCache } from "./cache.ts";
 import { BojClient, type BojClientConfig } from "./client.ts";
 import { bojPrompts } from "./prompts.ts";
 import { bojResourceTemplates, bojResources } from "./resources.ts";
-import { bojTools } from "./tools.ts";
+import { bojTools } from "./tools/index.ts";
 
 export const DEFAULT_BOJ_BASE_URL = "https://www.stat-search.boj.or.jp";
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_CACHE_TTL = "data=600,metadata=3600";
 
 export const bojOptions: readonly OptionSpec[] = [
-  { name: "boj-base-url", env: "BOJ_BASE_URL", kind: "string", valueName: "URL", help: "base URL of the BOJ Time-Series Data Search API", defaultText: DEFAULT_BOJ_BASE_URL },
-  { name: "boj-timeout-ms", env: "BOJ_TIMEOUT_MS", kind: "string", valueName: "MS", help: "timeout of each request to BOJ, body included, in milliseconds", defaultText: "10000" },
-  { name: "boj-retry-max", env: "BOJ_RETRY_MAX", kind: "string", valueName: "N", help: "retries after a transport error or a BOJ 500/503 (nothing else is retried)", defaultText: "2" },
-  { name: "boj-retry-backoff-ms", env: "BOJ_RETRY_BACKOFF_MS", kind: "string", valueName: "MS", help: "delay before the first retry, in milliseconds; doubles on each further retry", defaultText: "200" },
-  { name: "boj-min-interval-ms", env: "BOJ_MIN_INTERVAL_MS", kind: "string", valueName: "MS", help: "minimum spacing between requests to the BOJ host across all sessions, in milliseconds (BOJ forbids high-frequency access)", defaultText: "1000" },
-  { name: "boj-max-body-bytes", env: "BOJ_MAX_BODY_BYTES", kind: "string", valueName: "BYTES", help: "largest BOJ response body accepted, after gzip; larger ones are a DECODE_ERROR", defaultText: String(DEFAULT_MAX_BODY_BYTES) },
+  {
+    name: "boj-base-url",
+    env: "BOJ_BASE_URL",
+    kind: "string",
+    valueName: "URL",
+    help: "base URL of the BOJ Time-Series Data Search API",
+    defaultText: DEFAULT_BOJ_BASE_URL,
+  },
+  {
+    name: "boj-timeout-ms",
+    env: "BOJ_TIMEOUT_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "timeout of each request to BOJ, body included, in milliseconds",
+    defaultText: "10000",
+  },
+  {
+    name: "boj-retry-max",
+    env: "BOJ_RETRY_MAX",
+    kind: "string",
+    valueName: "N",
+    help: "retries after a transport error or a BOJ 500/503 (nothing else is retried)",
+    defaultText: "2",
+  },
+  {
+    name: "boj-retry-backoff-ms",
+    env: "BOJ_RETRY_BACKOFF_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "delay before the first retry, in milliseconds; doubles on each further retry",
+    defaultText: "200",
+  },
+  {
+    name: "boj-min-interval-ms",
+    env: "BOJ_MIN_INTERVAL_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "minimum spacing between requests to the BOJ host across all sessions, in milliseconds (BOJ forbids high-frequency access)",
+    defaultText: "1000",
+  },
+  {
+    name: "boj-max-body-bytes",
+    env: "BOJ_MAX_BODY_BYTES",
+    kind: "string",
+    valueName: "BYTES",
+    help: "largest BOJ response body accepted, after gzip; larger ones are a DECODE_ERROR",
+    defaultText: String(DEFAULT_MAX_BODY_BYTES),
+  },
+  {
+    name: "boj-cache-bytes",
+    env: "BOJ_CACHE_BYTES",
+    kind: "string",
+    valueName: "BYTES",
+    help: "memory for cached BOJ answers (least recently used ones are dropped first); 0 turns the cache off",
+    defaultText: String(DEFAULT_CACHE_BYTES),
+  },
+  {
+    name: "boj-cache-ttl-s",
+    env: "BOJ_CACHE_TTL_S",
+    kind: "string",
+    valueName: "TTL",
+    help: "how long a BOJ answer is reused, in seconds, per kind: data=S,metadata=S (one number sets both; 0 never reuses)",
+    defaultText: DEFAULT_CACHE_TTL,
+  },
 ];
+
+const ONE_DAY_S = 86_400;
+
+/** `data=600,metadata=3600`, either half alone, or one number for both. */
+const cacheTtlOption = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const ttl = parseCacheTtl(dataset.value);
+      if (ttl) return ttl;
+      addIssue({
+        message: `expected data=SECONDS,metadata=SECONDS (either may be left out) or one number of seconds for both, each from 0 to ${ONE_DAY_S * 7}`,
+      });
+      return NEVER;
+    }),
+  ),
+  DEFAULT_CACHE_TTL,
+);
+
+export function parseCacheTtl(text: string): CacheTtl | undefined {
+  const seconds = (value: string) =>
+    /^\d+$/.test(value) && Number(value) <= ONE_DAY_S * 7 ? Number(value) * 1000 : undefined;
+  const whole = seconds(text);
+  if (whole !== undefined) return { dataMs: whole, metadataMs: whole };
+  const ttl: CacheTtl = { dataMs: 600_000, metadataMs: 3_600_000 };
+  for (const part of text.split(",")) {
+    const [kind, value = ""] = part.split("=").map((piece) => piece.trim().toLowerCase());
+    const ms = seconds(value);
+    if (ms === undefined || (kind !== "data" && kind !== "metadata")) return undefined;
+    if (kind === "data") ttl.dataMs = ms;
+    else ttl.metadataMs = ms;
+  }
+  return ttl;
+}
+
+interface BojConfig extends BojClientConfig {
+  cacheBytes: number;
+  cacheTtl: CacheTtl;
+}
 
 const optionsSchema = v.object({
   "boj-base-url": httpUrlOption(DEFAULT_BOJ_BASE_URL),
@@ -31,9 +134,11 @@ const optionsSchema = v.object({
   "boj-retry-backoff-ms": integerOption(0, 60_000, 200, "milliseconds"),
   "boj-min-interval-ms": integerOption(0, 60_000, 1000, "milliseconds"),
   "boj-max-body-bytes": integerOption(1024, 1024 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES, "bytes"),
+  "boj-cache-bytes": integerOption(0, 16 * 1024 * 1024 * 1024, DEFAULT_CACHE_BYTES, "bytes"),
+  "boj-cache-ttl-s": cacheTtlOption,
 });
 
-export const boj = defineToolsetModule<BojClientConfig>({
+export const boj = defineToolsetModule<BojConfig>({
   name: "boj",
   summary: "Bank of Japan time-series statistics from the BOJ Time-Series Data Search API (no key needed)",
   options: bojOptions,
@@ -47,17 +152,21 @@ export const boj = defineToolsetModule<BojClientConfig>({
       minIntervalMs: options["boj-min-interval-ms"] as number,
       maxBodyBytes: options["boj-max-body-bytes"] as number,
       userAgent: `mcpkit/${packageJson.version} (+boj toolset)`,
+      cacheBytes: options["boj-cache-bytes"] as number,
+      cacheTtl: options["boj-cache-ttl-s"] as CacheTtl,
     };
   },
   create(config, runtime) {
     const client = new BojClient(config, runtime.log);
+    const cache = config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
     return {
       name: "boj",
-      tools: bojTools(client),
+      tools: bojTools({ answers: new BojAnswers(client, cache, config.cacheTtl) }),
       resources: bojResources,
       resourceTemplates: bojResourceTemplates,
       prompts: bojPrompts,
-      // Seed 000 §4: arguments that break the schema are a JSON-RPC invalid_params error, not an isError result.
+      // docs/contracts/boj.md "Errors": arguments that break the schema are a JSON-RPC
+      // invalid_params error (VALIDATION_ERROR), not an isError result.
       rejectArguments(message) {
         throw new ProtocolError(ErrorCode.InvalidParams, message, { error_type: "VALIDATION_ERROR", message });
       },

@@ -7,13 +7,22 @@ import { sleep } from "./sleep.ts";
 
 const nextFreeSlot = new Map<string, number>();
 
-/** Waits until a request to `origin` may start, at least `intervalMs` after the previous one. */
-export async function awaitTurn(origin: string, intervalMs: number, signal: AbortSignal): Promise<void> {
+/**
+ * Waits until a request to `origin` may start, at least `intervalMs` after the previous one.
+ * `onWait` hears how long the wait will be before it starts (only when there is one).
+ */
+export async function awaitTurn(
+  origin: string,
+  intervalMs: number,
+  signal: AbortSignal,
+  onWait?: (ms: number) => void,
+): Promise<void> {
   if (intervalMs <= 0) return;
   const now = performance.now();
   const slot = Math.max(now, nextFreeSlot.get(origin) ?? 0);
   nextFreeSlot.set(origin, slot + intervalMs);
   if (slot <= now) return;
+  onWait?.(Math.ceil(slot - now));
   try {
     await sleep(slot - now, signal);
   } catch (error) {

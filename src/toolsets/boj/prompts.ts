@@ -5,7 +5,11 @@
 import { ErrorCode, type PromptDefinition, ProtocolError } from "../../core/tool.ts";
 import { completeFrom, DATABASES, findDatabase, FORMATS, FREQUENCIES, LANGUAGES } from "./catalog.ts";
 
-const completeDb = (value: string) => completeFrom(DATABASES.map((entry) => entry.code), value);
+const completeDb = (value: string) =>
+  completeFrom(
+    DATABASES.map((entry) => entry.code),
+    value,
+  );
 const completions = {
   db: completeDb,
   frequency: (value: string) => completeFrom(FREQUENCIES, value),
@@ -15,15 +19,24 @@ const completions = {
 
 function required(args: Record<string, string>, name: string, prompt: string, example: string): string {
   const value = args[name]?.trim();
-  if (!value) throw new ProtocolError(ErrorCode.InvalidParams, `Prompt ${prompt} needs the argument "${name}", e.g. ${example}.`);
+  if (!value)
+    throw new ProtocolError(ErrorCode.InvalidParams, `Prompt ${prompt} needs the argument "${name}", e.g. ${example}.`);
   return value;
 }
 
-function oneOf(args: Record<string, string>, name: string, allowed: readonly string[], prompt: string): string | undefined {
+function oneOf(
+  args: Record<string, string>,
+  name: string,
+  allowed: readonly string[],
+  prompt: string,
+): string | undefined {
   const value = args[name]?.trim();
   if (!value) return undefined;
   if (!allowed.some((choice) => choice.toLowerCase() === value.toLowerCase())) {
-    throw new ProtocolError(ErrorCode.InvalidParams, `Prompt ${prompt}: "${name}" must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)}).`);
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Prompt ${prompt}: "${name}" must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)}).`,
+    );
   }
   return value.toLowerCase();
 }
@@ -50,7 +63,11 @@ export const bojPrompts: PromptDefinition[] = [
     title: "Find Bank of Japan statistics on a topic",
     description: "Walks from a topic to the right database, series codes and data.",
     arguments: [
-      { name: "topic", description: "What you are looking for, e.g. 'USD/JPY exchange rate' or 'TANKAN business conditions'.", required: true },
+      {
+        name: "topic",
+        description: "What you are looking for, e.g. 'USD/JPY exchange rate' or 'TANKAN business conditions'.",
+        required: true,
+      },
       { name: "lang", description: "jp or en for names and units (default en)." },
     ],
     get(args) {
@@ -62,7 +79,7 @@ export const bojPrompts: PromptDefinition[] = [
           user(
             `Find Bank of Japan statistics about: ${topic}.\n\n` +
               "1. Call boj_list_databases and pick the database (db) that fits.\n" +
-              `2. Call boj_get_metadata with that db and lang "${lang}"; choose the series whose names match, noting series_code, frequency and layer1..layer5.\n` +
+              `2. Call boj_get_metadata with that db, lang "${lang}" and query set to one or two key words of the topic (English or Japanese); add frequency (e.g. "M") or layer (e.g. "1,2") to narrow further. Choose the series whose names match, noting series_code, frequency and layer1..layer5. If nothing matches, try other words, or drop query and page with offset = next_offset.\n` +
               `3. Call boj_get_data_code with db, the chosen codes (one frequency per call) and lang "${lang}"; add start_date/end_date in the format of the frequency (YYYY, YYYYHH, YYYYQQ or YYYYMM).\n` +
               "4. If next_position is a number, call again with start_position = next_position.\n" +
               "5. Summarise the values with their units and periods; null values are missing data. If a call fails with API_ERROR, look up its message_id with boj_get_message_catalog.",
@@ -92,7 +109,12 @@ export const bojPrompts: PromptDefinition[] = [
         .filter(Boolean);
       const format = oneOf(args, "format", FORMATS, "boj_fetch_series");
       const lang = oneOf(args, "lang", LANGUAGES, "boj_fetch_series");
-      const extra = optionalArgs({ start_date: args.start_date?.trim() || undefined, end_date: args.end_date?.trim() || undefined, format, lang });
+      const extra = optionalArgs({
+        start_date: args.start_date?.trim() || undefined,
+        end_date: args.end_date?.trim() || undefined,
+        format,
+        lang,
+      });
       return {
         description: `Fetch ${codes.length} series from ${describeDb(db)}`,
         messages: [
@@ -123,7 +145,7 @@ export const bojPrompts: PromptDefinition[] = [
         description: `Latest value of ${code} in ${describeDb(db)}`,
         messages: [
           user(
-            `Call boj_get_metadata with db ${JSON.stringify(db.toUpperCase())}${optionalArgs({ lang })} and find series_code ${JSON.stringify(code)}: note its frequency and end_of_the_time_series.\n` +
+            `Call boj_get_metadata with db ${JSON.stringify(db.toUpperCase())}${optionalArgs({ lang })}, query ${JSON.stringify(code)} and limit 5, and find series_code ${JSON.stringify(code)}: note its frequency and end_of_the_time_series.\n` +
               `Then call boj_get_data_code with db ${JSON.stringify(db.toUpperCase())}, codes [${JSON.stringify(code)}]${optionalArgs({ lang })} and start_date/end_date covering the last few periods before end_of_the_time_series (format by frequency: YYYY, YYYYHH, YYYYQQ or YYYYMM).\n` +
               "Report the last point whose value is not null, with its survey_date, unit and the series' last_update.",
           ),
@@ -153,7 +175,8 @@ export const bojPrompts: PromptDefinition[] = [
         messages: [
           user(
             `Call boj_get_data_layer with db ${JSON.stringify(db.toUpperCase())}, frequency ${JSON.stringify(frequency?.toUpperCase())}, layers ${JSON.stringify(layers)}${optionalArgs({ lang })}.\n` +
-              "If BOJ answers M181007E (more than 1,250 series match), narrow the layers (for example replace a leading \"*\" by \"1\", then \"2\").\n" +
+              `To see what that position holds first, call boj_get_metadata with db ${JSON.stringify(db.toUpperCase())}, layer ${JSON.stringify(layers.join(","))} and frequency ${JSON.stringify(frequency?.toUpperCase())}.\n` +
+              'If BOJ answers M181007E (more than 1,250 series match), narrow the layers (for example replace a leading "*" by "1", then "2").\n' +
               "If next_position is a number, call again with start_position = next_position. Summarise which series came back (name, unit, latest value).",
           ),
         ],

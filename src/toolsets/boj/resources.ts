@@ -4,7 +4,14 @@
  * and a short guide to the call order. An unknown URI reads as `undefined` (→ -32002).
  */
 import type { ResourceDefinition, ResourceTemplateDefinition } from "../../core/tool.ts";
-import { completeFrom, databaseCatalog, ENDPOINTS, MESSAGE_STATUSES, messageCatalog, parameterCatalog } from "./catalog.ts";
+import {
+  completeFrom,
+  databaseCatalog,
+  ENDPOINTS,
+  MESSAGE_STATUSES,
+  messageCatalog,
+  parameterCatalog,
+} from "./catalog.ts";
 
 const JSON_TYPE = "application/json";
 
@@ -15,13 +22,14 @@ function jsonContents(uri: string, value: unknown) {
 const CALL_ORDER_GUIDE = `# Using the boj tools
 
 1. boj_list_databases: pick a database code (db), e.g. FM08 for exchange rates, CO for TANKAN, PR01 for corporate goods prices.
-2. boj_get_metadata(db): find series codes (series_code) and hierarchy positions (layer1..layer5) and each series' frequency.
+2. boj_get_metadata(db, query?, frequency?, layer?, offset?, limit?): find series codes (series_code), hierarchy positions (layer1..layer5) and each series' frequency. Narrow large databases with query (words of a name or code, English or Japanese), frequency and a layer prefix such as "1,2"; continue with offset = next_offset.
 3. Fetch data:
    - boj_get_data_code(db, codes, start_date?, end_date?) when you know the codes (one frequency per call, up to 1,250 codes);
    - boj_get_data_layer(db, frequency, layers) to take a whole branch of the hierarchy ("*" matches any entry).
 4. Paging: a call returns at most 250 series / 60,000 points. When next_position is a number, repeat the same call with start_position = next_position.
 5. Periods: YYYY (CY/FY), YYYYHH (CH/FH, 01-02), YYYYQQ (Q, 01-04), YYYYMM (M, and also W and D).
-6. Errors: VALIDATION_ERROR means fix the arguments; API_ERROR carries BOJ's message_id (see boj_get_message_catalog).
+6. Repeated calls are answered from mcpkit's cache for a while (the result says so and how old the answer is).
+7. Errors: VALIDATION_ERROR means fix the arguments; API_ERROR carries BOJ's message_id (see boj_get_message_catalog).
 
 BOJ forbids high-frequency access: prefer one call with many codes to many calls with one code.
 Credit: this service uses the API of the Bank of Japan Time-Series Data Search; its content is not guaranteed by the Bank of Japan.
@@ -54,7 +62,8 @@ export const bojResourceTemplates: ResourceTemplateDefinition[] = [
     uriTemplate: "boj://catalog/parameters/{endpoint}",
     name: "boj-parameters",
     title: "BOJ API parameters for one endpoint",
-    description: 'Parameters, limits and layer rules; endpoint is "all", "get_data_code", "get_data_layer" or "get_metadata".',
+    description:
+      'Parameters, limits and layer rules; endpoint is "all", "get_data_code", "get_data_layer" or "get_metadata".',
     mimeType: JSON_TYPE,
     list: () =>
       ENDPOINT_CHOICES.map((endpoint) => ({
@@ -82,10 +91,16 @@ export const bojResourceTemplates: ResourceTemplateDefinition[] = [
         name: `boj-messages-${status}`,
         title: `BOJ messages: ${status}`,
         mimeType: JSON_TYPE,
-        read: () => jsonContents(`boj://catalog/messages/${status}`, messageCatalog(status === "all" ? undefined : Number(status))),
+        read: () =>
+          jsonContents(
+            `boj://catalog/messages/${status}`,
+            messageCatalog(status === "all" ? undefined : Number(status)),
+          ),
       })),
     read: ({ status }, uri) =>
-      STATUS_CHOICES.includes(status) ? jsonContents(uri, messageCatalog(status === "all" ? undefined : Number(status))) : undefined,
+      STATUS_CHOICES.includes(status)
+        ? jsonContents(uri, messageCatalog(status === "all" ? undefined : Number(status)))
+        : undefined,
     complete: { status: (value) => completeFrom(STATUS_CHOICES, value) },
   },
 ];

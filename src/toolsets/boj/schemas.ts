@@ -4,38 +4,71 @@
  * fields at once live in `validation.ts`, so `tools/list` shows exactly what is enforced here.
  */
 import * as v from "valibot";
-import { ENDPOINTS, FREQUENCIES, MESSAGE_STATUSES } from "./catalog.ts";
+import { ENDPOINTS, FORMATS, FREQUENCIES, LANGUAGES, LONG_FREQUENCY_NAMES, MESSAGE_STATUSES } from "./catalog.ts";
 
-/** A regex source that matches `words` in any letter case (JSON Schema patterns have no `i` flag). */
-function anyCase(words: readonly string[]): RegExp {
-  const alternatives = words.map((word) =>
-    [...word].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toUpperCase()}${ch.toLowerCase()}]` : ch)).join(""),
+/**
+ * A closed set of words accepted in any letter case. `tools/list` shows it as a JSON Schema
+ * `enum` of the canonical spellings (the metadata comes before the transform, which is where the
+ * input-mode conversion stops); the value is then folded to that case and checked against the
+ * set, so "CSV" and "Csv" pass while an unknown word gets a message listing the valid ones.
+ */
+function closedSet<const T extends string>(
+  words: readonly T[],
+  fold: "lower" | "upper",
+  unknown: (input: string) => string,
+  description: string,
+) {
+  return v.pipe(
+    v.string(),
+    v.metadata({ enum: [...words] }),
+    v.description(description),
+    v.transform((input: string) => (fold === "lower" ? input.trim().toLowerCase() : input.trim().toUpperCase())),
+    v.picklist(words, (issue) => unknown(String(issue.input))),
   );
-  return new RegExp(`^(${alternatives.join("|")})$`);
 }
+
+const oneOf = (words: readonly string[]) => words.map((word) => `"${word}"`).join(", ");
 
 const db = v.pipe(
   v.string(),
   v.minLength(1, "must be a database code such as FM08 or CO (see boj_list_databases)"),
   v.maxLength(16, "must be a database code such as FM08 or CO (see boj_list_databases)"),
-  v.description("Database code from BOJ appendix A, e.g. FM08 (foreign exchange) or CO (TANKAN); any letter case. boj_list_databases lists them all."),
+  v.description(
+    "Database code from BOJ appendix A, e.g. FM08 (foreign exchange) or CO (TANKAN); any letter case. boj_list_databases lists them all.",
+  ),
 );
 
 const format = v.optional(
-  v.pipe(
-    v.string(),
-    v.regex(anyCase(["json", "csv"]), 'must be "json" or "csv" (any letter case)'),
-    v.description('Upstream format, "json" (default) or "csv"; any letter case. Both give the same structured output.'),
+  closedSet(
+    FORMATS,
+    "lower",
+    () => 'must be "json" or "csv" (any letter case)',
+    'Upstream format, "json" (default) or "csv"; any letter case. Both give the same result.',
   ),
 );
 
 const lang = v.optional(
-  v.pipe(
-    v.string(),
-    v.regex(anyCase(["jp", "en"]), 'must be "jp" or "en" (any letter case)'),
-    v.description('Language of names, units and messages: "jp" (BOJ default) or "en"; any letter case.'),
+  closedSet(
+    LANGUAGES,
+    "lower",
+    () => 'must be "jp" or "en" (any letter case)',
+    'Language of names, units and messages: "jp" (BOJ default) or "en"; any letter case.',
   ),
 );
+
+/** BOJ's short frequency codes; the long names BOJ prints (MONTHLY) get a message naming the code. */
+const frequencyCode = (description: string) =>
+  closedSet(
+    FREQUENCIES,
+    "upper",
+    (input) => {
+      const short = LONG_FREQUENCY_NAMES[input] ?? (input.startsWith("WEEKLY") ? "W" : undefined);
+      return short
+        ? `must be the short code "${short}", not ${input} (BOJ prints long names, but requests take the short code)`
+        : `must be one of ${oneOf(FREQUENCIES)} (the short code: M for monthly, not MONTHLY; any letter case)`;
+    },
+    description,
+  );
 
 const period = (which: "start" | "end") =>
   v.optional(
@@ -57,7 +90,9 @@ const startPosition = v.optional(
     v.number(),
     v.integer("must be a whole number"),
     v.minValue(1, "must be 1 or more: pass the next_position of the previous page"),
-    v.description("Resume a result that hit BOJ's per-call limit (250 series / 60,000 points): the next_position of the previous page."),
+    v.description(
+      "Resume a result that hit BOJ's per-call limit (250 series / 60,000 points): the next_position of the previous page.",
+    ),
   ),
 );
 
@@ -91,21 +126,75 @@ export const getDataCodeInput = v.strictObject({
 
 export const getDataLayerInput = v.strictObject({
   db,
-  frequency: v.pipe(
-    v.string(),
-    v.regex(anyCase(FREQUENCIES), "must be one of CY, FY, CH, FH, Q, M, W, D (the short code: M for monthly, not MONTHLY)"),
-    v.description("Frequency: CY (calendar year), FY (fiscal year), CH/FH (half-years), Q, M, W (all weekly kinds), D; any letter case."),
+  frequency: frequencyCode(
+    "Frequency: CY (calendar year), FY (fiscal year), CH/FH (half-years), Q, M, W (all weekly kinds), D; any letter case.",
   ),
   layers: v.pipe(
     v.array(v.union([v.string(), v.pipe(v.number(), v.integer())], 'each layer must be "*" or a positive integer')),
     v.minLength(1, 'must have 1 to 5 levels, e.g. ["1"] or ["1","*","2"]'),
     v.maxLength(5, "must have at most 5 levels (BOJ's hierarchy is 5 deep)"),
-    v.description('Hierarchy path, level 1 first, 1 to 5 items, each "*" (any) or a positive integer: ["1","*"]. Positions come from boj_get_metadata (layer1..layer5).'),
+    v.description(
+      'Hierarchy path, level 1 first, 1 to 5 items, each "*" (any) or a positive integer: ["1","*"]. Positions come from boj_get_metadata (layer1..layer5).',
+    ),
   ),
   ...dataPageOptions,
 });
 
-export const getMetadataInput = v.strictObject({ db, format, lang, include_raw: includeRaw });
+/** Largest `limit` of boj_get_metadata; BOJ's biggest databases have a few thousand entries. */
+export const METADATA_LIMIT_MAX = 10_000;
+
+export const getMetadataInput = v.strictObject({
+  db,
+  format,
+  lang,
+  include_raw: includeRaw,
+  query: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(200, "must be at most 200 characters: a few words of a series name or code"),
+      v.description(
+        'Only entries whose series code or name (Japanese or English) contains every word of this text, any letter case, e.g. "USD spot", "預金", or a code such as "FXERD01". Headings match by name.',
+      ),
+    ),
+  ),
+  frequency: v.optional(
+    frequencyCode(
+      "Only series of this frequency: CY, FY, CH, FH, Q, M, W, D (any letter case); headings are left out.",
+    ),
+  ),
+  layer: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^\s*(\*|[1-9]\d*)\s*(,\s*(\*|[1-9]\d*)\s*){0,4}$/,
+        'must be 1 to 5 comma-separated levels, each "*" or a positive integer, e.g. "1" or "1,2"',
+      ),
+      v.description(
+        'Only entries under this hierarchy position, level 1 first: "1,2" keeps entries with layer1 = 1 and layer2 = 2; "*" matches any value at its level. The same positions boj_get_data_layer takes.',
+      ),
+    ),
+  ),
+  offset: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be a whole number"),
+      v.minValue(0, "must be 0 or more: pass the next_offset of the previous call"),
+      v.description("Skip this many matching entries; pass next_offset from the previous call to continue. Default 0."),
+    ),
+    0,
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be a whole number"),
+      v.minValue(1, "must be 1 or more"),
+      v.maxValue(METADATA_LIMIT_MAX, `must be at most ${METADATA_LIMIT_MAX}`),
+      v.description(
+        "Return at most this many matching entries (default: all). The text form shows as many as fit the output budget and gives the next offset.",
+      ),
+    ),
+  ),
+});
 
 export const listDatabasesInput = v.strictObject({});
 
@@ -146,6 +235,14 @@ const commonEcho = {
   extras: v.record(v.string(), text),
 };
 
+/** Present when the answer came from mcpkit's BOJ cache instead of a new request to BOJ. */
+const cached = v.optional(
+  v.object({
+    age_seconds: v.number(),
+    fetched_at: v.string(),
+  }),
+);
+
 const point = v.object({ survey_date: text, value: v.nullable(v.number()) });
 
 /** What BOJ says about a series, in both its data and its metadata answers. */
@@ -174,6 +271,7 @@ const dataOutput = <E extends v.ObjectEntries>(echo: E) =>
     series_count: v.number(),
     series: v.array(series),
     raw: v.optional(v.string()),
+    cached,
   });
 
 export const getDataCodeOutput = dataOutput(commonEcho);
@@ -207,9 +305,18 @@ const metadataEntry = v.object({
 export const getMetadataOutput = v.object({
   meta,
   db: text,
+  /** Entries returned in this result (after the filters and paging). */
   entries_count: v.number(),
   entries: v.array(metadataEntry),
+  /** Entries in the whole database, before filters. */
+  total_count: v.optional(v.number()),
+  /** Entries that pass the filters, before offset and limit. */
+  matched_count: v.optional(v.number()),
+  offset: v.optional(v.number()),
+  /** The offset that continues after this result, or null when nothing is left. */
+  next_offset: v.optional(v.nullable(v.number())),
   raw: v.optional(v.string()),
+  cached,
 });
 
 const source = { source_document: v.string(), source_date: v.string() };
@@ -218,7 +325,13 @@ export const listDatabasesOutput = v.object({
   ...source,
   count: v.number(),
   databases: v.array(
-    v.object({ code: v.string(), name_ja: v.string(), name_en: v.string(), category_ja: v.string(), category_en: v.string() }),
+    v.object({
+      code: v.string(),
+      name_ja: v.string(),
+      name_en: v.string(),
+      category_ja: v.string(),
+      category_en: v.string(),
+    }),
   ),
 });
 
@@ -230,18 +343,26 @@ export const getParameterCatalogOutput = v.object({
   general_notes: v.array(v.string()),
   format_codes: v.array(v.string()),
   language_codes: v.array(v.string()),
-  frequency_codes: v.array(v.object({ code: v.string(), name: v.string(), period_format: v.string(), example: v.string() })),
+  frequency_codes: v.array(
+    v.object({ code: v.string(), name: v.string(), period_format: v.string(), example: v.string() }),
+  ),
   parameters: v.array(
     v.object({
       name: v.string(),
       tool_argument: v.string(),
       description: v.string(),
       allowed_values: v.string(),
-      requirements: v.object({ get_data_code: endpointRequirement, get_data_layer: endpointRequirement, get_metadata: endpointRequirement }),
+      requirements: v.object({
+        get_data_code: endpointRequirement,
+        get_data_layer: endpointRequirement,
+        get_metadata: endpointRequirement,
+      }),
       notes: v.array(v.string()),
     }),
   ),
-  limits: v.array(v.object({ api_scope: v.string(), target: v.string(), max_value: v.number(), overflow_behavior: v.string() })),
+  limits: v.array(
+    v.object({ api_scope: v.string(), target: v.string(), max_value: v.number(), overflow_behavior: v.string() }),
+  ),
   layer_rules: v.array(v.string()),
 });
 
@@ -259,3 +380,8 @@ export type CodeOutput = v.InferOutput<typeof getDataCodeOutput>;
 export type LayerOutput = v.InferOutput<typeof getDataLayerOutput>;
 export type MetadataEntry = v.InferOutput<typeof metadataEntry>;
 export type MetadataOutput = v.InferOutput<typeof getMetadataOutput>;
+
+export type CodeArgs = v.InferOutput<typeof getDataCodeInput>;
+export type LayerArgs = v.InferOutput<typeof getDataLayerInput>;
+export type MetadataArgs = v.InferOutput<typeof getMetadataInput>;
+export type Cached = NonNullable<v.InferOutput<typeof cached>>;

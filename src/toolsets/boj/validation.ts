@@ -1,10 +1,12 @@
 /**
- * Client-side checks before anything is sent to BOJ (research §3.4, plus the period format per
- * frequency the manual gives in §1.3), and the translation of tool arguments into the BOJ query.
- * Every failure is a VALIDATION_ERROR whose message names the argument and the fix.
+ * Client-side checks before anything is sent to BOJ (docs/contracts/boj.md "Validation": the
+ * reference client's checks plus the period format per frequency from the BOJ manual), and the
+ * translation of tool arguments into the BOJ query. Every failure is a VALIDATION_ERROR whose message names the argument and the fix.
  */
+import type * as v from "valibot";
 import { FREQUENCY_INFO, type Frequency, LONG_FREQUENCY_NAMES } from "./catalog.ts";
 import { validationError } from "./errors.ts";
+import type { getDataCodeInput, getDataLayerInput, getMetadataInput } from "./schemas.ts";
 
 export type BojEndpoint = "getDataCode" | "getDataLayer" | "getMetadata";
 
@@ -17,26 +19,14 @@ export interface BojRequest {
   lang: "jp" | "en";
 }
 
-interface CommonArgs {
-  db: string;
-  format?: string;
-  lang?: string;
-}
-
-interface PeriodArgs {
-  start_date?: string | number;
-  end_date?: string | number;
-  start_position?: number;
-}
-
-export interface CodeArgs extends CommonArgs, PeriodArgs {
-  codes: string[];
-}
-
-export interface LayerArgs extends CommonArgs, PeriodArgs {
-  frequency: string;
-  layers: (string | number)[];
-}
+/**
+ * The builders take the schemas' input types: the handlers pass what the schemas produced, and
+ * the checks below stay safe for a caller that did not go through them (tests, benchmarks).
+ */
+export type CodeArgs = Omit<v.InferInput<typeof getDataCodeInput>, "include_raw">;
+export type LayerArgs = Omit<v.InferInput<typeof getDataLayerInput>, "include_raw">;
+type CommonArgs = Pick<v.InferInput<typeof getMetadataInput>, "db" | "format" | "lang">;
+type PeriodArgs = Pick<CodeArgs, "start_date" | "end_date" | "start_position">;
 
 /** The characters BOJ rejects with M181001E (manual p.5 ※1); full-width ones fail the ASCII test. */
 const FORBIDDEN = /[<>"!|\\;']/;
@@ -65,7 +55,10 @@ function checkValue(field: string, raw: string, example: string): string {
 function checkDb(raw: string): string {
   const value = checkValue("db", raw, "FM08");
   if (value.includes(",")) {
-    throw validationError("db", `"db" (${JSON.stringify(value)}) names several databases; give exactly one code such as FM08, and make one call per database.`);
+    throw validationError(
+      "db",
+      `"db" (${JSON.stringify(value)}) names several databases; give exactly one code such as FM08, and make one call per database.`,
+    );
   }
   return value.toUpperCase();
 }
@@ -84,7 +77,10 @@ function checkCode(raw: string, index: number): string {
   }
   const value = checkValue(field, raw, '"TK99F1000601GCQ01000"');
   if (value.includes(",")) {
-    throw validationError(field, `"${field}" (${JSON.stringify(value)}) contains a comma; pass each series code as its own list item: ${JSON.stringify(value.split(",").map((c) => c.trim()))}.`);
+    throw validationError(
+      field,
+      `"${field}" (${JSON.stringify(value)}) contains a comma; pass each series code as its own list item: ${JSON.stringify(value.split(",").map((c) => c.trim()))}.`,
+    );
   }
   return value;
 }
@@ -94,7 +90,10 @@ function checkLayer(raw: string | number, index: number): string {
   const value = String(raw).trim();
   if (value === "*") return value;
   if (/^\d+$/.test(value) && Number(value) >= 1 && Number.isSafeInteger(Number(value))) return String(Number(value));
-  throw validationError(field, `"${field}" (${JSON.stringify(raw)}) must be "*" (any) or a positive integer such as "1"; layer positions start at 1.`);
+  throw validationError(
+    field,
+    `"${field}" (${JSON.stringify(raw)}) must be "*" (any) or a positive integer such as "1"; layer positions start at 1.`,
+  );
 }
 
 function checkFrequency(raw: string): Frequency {
@@ -126,7 +125,10 @@ export function checkPeriod(field: string, raw: string | number, frequency?: Fre
     throw validationError(field, `"${field}" (${show}) must contain digits only: ${expected}.`);
   }
   if (value.length === 8 && (!frequency || frequency === "D" || frequency === "W")) {
-    throw validationError(field, `"${field}" (${show}) looks like a day; BOJ takes months for daily and weekly data: use YYYYMM, e.g. "${value.slice(0, 6)}".`);
+    throw validationError(
+      field,
+      `"${field}" (${show}) looks like a day; BOJ takes months for daily and weekly data: use YYYYMM, e.g. "${value.slice(0, 6)}".`,
+    );
   }
   const annual = frequency === "CY" || frequency === "FY";
   const wantedLength = frequency ? (annual ? [4] : [6]) : [4, 6];
@@ -141,7 +143,10 @@ export function checkPeriod(field: string, raw: string | number, frequency?: Fre
     const suffix = Number(value.slice(4));
     const max = frequency ? SUFFIX_MAX[frequency] : 12;
     if (suffix < 1 || suffix > max) {
-      throw validationError(field, `"${field}" (${show}) ends in ${value.slice(4)}, which is not a valid period: ${expected}.`);
+      throw validationError(
+        field,
+        `"${field}" (${show}) ends in ${value.slice(4)}, which is not a valid period: ${expected}.`,
+      );
     }
   }
   return value;
@@ -152,10 +157,16 @@ function checkRange(args: PeriodArgs, frequency?: Frequency): { start?: string; 
   const end = args.end_date === undefined ? undefined : checkPeriod("end_date", args.end_date, frequency);
   if (start !== undefined && end !== undefined) {
     if (start.length !== end.length) {
-      throw validationError("end_date", `"start_date" (${start}) and "end_date" (${end}) must use the same format; write both as YYYY or both as YYYYXX.`);
+      throw validationError(
+        "end_date",
+        `"start_date" (${start}) and "end_date" (${end}) must use the same format; write both as YYYY or both as YYYYXX.`,
+      );
     }
     if (start > end) {
-      throw validationError("start_date", `"start_date" (${start}) is after "end_date" (${end}); swap them or widen the range.`);
+      throw validationError(
+        "start_date",
+        `"start_date" (${start}) is after "end_date" (${end}); swap them or widen the range.`,
+      );
     }
   }
   return { start, end };
@@ -177,7 +188,10 @@ function leadingParams(args: CommonArgs): [string, string][] {
   return params;
 }
 
-function trailingParams(range: { start?: string; end?: string }, startPosition: number | undefined): [string, string][] {
+function trailingParams(
+  range: { start?: string; end?: string },
+  startPosition: number | undefined,
+): [string, string][] {
   const params: [string, string][] = [];
   if (range.start !== undefined) params.push(["startDate", range.start]);
   if (range.end !== undefined) params.push(["endDate", range.end]);
@@ -191,7 +205,12 @@ export function buildCodeRequest(args: CodeArgs): BojRequest {
   const range = checkRange(args);
   return {
     endpoint: "getDataCode",
-    params: [...leadingParams(args), ["db", db], ["code", codes.join(",")], ...trailingParams(range, args.start_position)],
+    params: [
+      ...leadingParams(args),
+      ["db", db],
+      ["code", codes.join(",")],
+      ...trailingParams(range, args.start_position),
+    ],
     format: normaliseFormat(args.format),
     lang: normaliseLang(args.lang),
   };

@@ -4,6 +4,7 @@
  * a gateway in front of it may answer HTML; this module tells them apart before any parsing.
  */
 import { isUtf8 } from "node:buffer";
+import { stripControl } from "../../../core/text.ts";
 import { decodeError } from "../errors.ts";
 
 export interface RawBody {
@@ -54,7 +55,8 @@ export function csvEncodings(body: RawBody, lang: "jp" | "en"): { skip: number; 
   if (hasUtf8Bom(body.bytes)) return { skip: 3, decoders: [utf8] };
   const charset = charsetOf(body.contentType);
   if (charset === "utf-8" || charset === "utf8") return { skip: 0, decoders: [utf8, shiftJis] };
-  if (charset !== undefined && /^(shift[_-]?jis|sjis|windows-31j|cp932|ms932|x-sjis)$/.test(charset)) return { skip: 0, decoders: [shiftJis, utf8] };
+  if (charset !== undefined && /^(shift[_-]?jis|sjis|windows-31j|cp932|ms932|x-sjis)$/.test(charset))
+    return { skip: 0, decoders: [shiftJis, utf8] };
   return { skip: 0, decoders: [isUtf8(body.bytes) ? utf8 : shiftJis] };
 }
 
@@ -76,11 +78,12 @@ export function decodeCsvText(body: RawBody, lang: "jp" | "en"): string {
   return decodeWith(decoders, skip ? body.bytes.subarray(skip) : body.bytes, `The CSV body (lang=${lang})`);
 }
 
-
-/** A short, readable excerpt of a non-JSON body (an HTML error page, say): tags dropped, ≤ 500 characters. */
+/**
+ * A short, readable excerpt of a non-JSON body (an HTML error page, say): escape sequences and
+ * tags dropped, ≤ 500 characters.
+ */
 export function excerpt(bytes: Uint8Array, limit = 500): string {
-  const text = utf8Lenient
-    .decode(bytes.subarray(0, 64 * 1024))
+  const text = stripControl(utf8Lenient.decode(bytes.subarray(0, 64 * 1024)))
     .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
     .replace(/<[^>]*>/g, " ")
     .replace(/\s+/g, " ")

@@ -112,4 +112,3 @@ export function column(head: CsvHead, name: string, required: boolean): number {
   }
   return index;
 }
-

@@ -1,8 +1,9 @@
 /**
- * Decoding BOJ's CSV bodies (research §2.3) into the same structured output as JSON: key/value
- * rows, then one header row, then one row per (series, period) in long format. The literal `null`
- * and a blank cell are missing values. BOJ's usual layout takes the fast path in csv-lines.ts;
- * anything else (quoted cells, other column orders) is read here, cell by cell.
+ * Decoding BOJ's CSV bodies (docs/contracts/boj.md "Upstream facts") into the same structured
+ * output as JSON: key/value rows, then one header row, then one row per (series, period) in long
+ * format. The literal `null` and a blank cell are missing values. BOJ's usual layout takes the
+ * fast path in csv-lines.ts; anything else (quoted cells, other column orders) is read here, cell
+ * by cell.
  */
 import { decodeError } from "../errors.ts";
 import type { MetadataOutput, Series } from "../schemas.ts";
@@ -22,7 +23,9 @@ function csvText(body: RawBody, lang: "jp" | "en"): { bytes: Uint8Array; decoder
 /** Data CSV (code and layer APIs). */
 export function decodeDataCsv(body: RawBody, lang: "jp" | "en", kind: DataKind): DecodedData {
   const { bytes, decoders } = csvText(body, lang);
-  return decodeDataLines(bytes, decoders, kind) ?? decodeDataRows(csvRows(decodeWith(decoders, bytes, "The CSV body")), kind);
+  return (
+    decodeDataLines(bytes, decoders, kind) ?? decodeDataRows(csvRows(decodeWith(decoders, bytes, "The CSV body")), kind)
+  );
 }
 
 /** The general path: every row split into cells. */

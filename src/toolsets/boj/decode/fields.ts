@@ -3,7 +3,11 @@
  * structured output: blanks and the literal `null` (BOJ's CSV missing value) become null, values
  * become numbers, survey dates and last-update stamps become text.
  */
+import { stripControl } from "../../../core/text.ts";
 import { decodeError } from "../errors.ts";
+
+/** C0/C1 controls (tab and newline included: a name or a message is one line). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Words BOJ and its search screen use for a missing value. */
 function isMissingWord(text: string): boolean {
@@ -12,11 +16,15 @@ function isMissingWord(text: string): boolean {
   return lower === "" || lower === "null" || lower === "na" || lower === "nd";
 }
 
-/** Text field: string kept as given (trimmed); blank, `null`, absent → null; numbers → their text. */
+/**
+ * Text field: string kept as given (trimmed); blank, `null`, absent → null; numbers → their text.
+ * Escape sequences and control characters are removed: every text field reaches a client, and
+ * `mcpkit call` prints to a terminal.
+ */
 export function textField(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === "string") {
-    const trimmed = value.trim();
+    const trimmed = (CONTROL.test(value) ? stripControl(value).replace(/[\t\n]+/g, " ") : value).trim();
     return trimmed === "" || trimmed.toLowerCase() === "null" ? null : trimmed;
   }
   if (typeof value === "number" || typeof value === "boolean") return String(value);
@@ -35,7 +43,8 @@ export function numberFromText(text: string, where: () => string): number | null
   const trimmed = text.trim();
   if (isMissingWord(trimmed)) return null;
   const number = Number(trimmed);
-  if (Number.isNaN(number) || trimmed === "") throw decodeError(`${where()} has the value ${JSON.stringify(text.slice(0, 40))}, which is not a number.`);
+  if (Number.isNaN(number) || trimmed === "")
+    throw decodeError(`${where()} has the value ${JSON.stringify(text.slice(0, 40))}, which is not a number.`);
   return number;
 }
 
@@ -69,6 +78,9 @@ export function nextPositionField(value: unknown): number | null {
 /** STATUS as a number (BOJ sends a number; a string is tolerated). */
 export function statusField(value: unknown): number {
   const number = typeof value === "number" ? value : typeof value === "string" ? Number(value.trim()) : Number.NaN;
-  if (!Number.isInteger(number)) throw decodeError(`STATUS is ${value === undefined ? "missing" : JSON.stringify(value)}; the body is not a BOJ API response.`);
+  if (!Number.isInteger(number))
+    throw decodeError(
+      `STATUS is ${value === undefined ? "missing" : JSON.stringify(value)}; the body is not a BOJ API response.`,
+    );
   return number;
 }

@@ -27,10 +27,13 @@ function route(body: RawBody, request: BojRequest): Route {
   if (looksLikeJson(body.bytes)) {
     return { as: "json", text: decodeUtf8(body.bytes, "The JSON body") };
   }
-  if (body.httpStatus >= 500) throw transportError(`HTTP ${body.httpStatus} with a non-JSON body: ${excerpt(body.bytes)}`);
+  if (body.httpStatus >= 500)
+    throw transportError(`HTTP ${body.httpStatus} with a non-JSON body: ${excerpt(body.bytes)}`);
   if (body.httpStatus >= 400) throw apiError(body.httpStatus, null, excerpt(body.bytes));
   if (request.format === "csv") return { as: "csv" };
-  throw decodeError(`Expected a JSON body (HTTP ${body.httpStatus}, ${body.contentType || "no content type"}) but got: ${excerpt(body.bytes, 200)}`);
+  throw decodeError(
+    `Expected a JSON body (HTTP ${body.httpStatus}, ${body.contentType || "no content type"}) but got: ${excerpt(body.bytes, 200)}`,
+  );
 }
 
 /**
@@ -42,7 +45,8 @@ function unlessGateway<T>(body: RawBody, decode: () => T): T {
     return decode();
   } catch (error) {
     if (!(error instanceof BojError) || error.type !== "DECODE_ERROR" || body.httpStatus < 400) throw error;
-    if (body.httpStatus >= 500) throw transportError(`HTTP ${body.httpStatus} with a body that is not BOJ's: ${excerpt(body.bytes)}`);
+    if (body.httpStatus >= 500)
+      throw transportError(`HTTP ${body.httpStatus} with a body that is not BOJ's: ${excerpt(body.bytes)}`);
     throw apiError(body.httpStatus, null, excerpt(body.bytes));
   }
 }

@@ -1,7 +1,7 @@
 /**
- * Decoding BOJ's JSON bodies (research §2.2) into the structured output. valibot checks the
- * envelope and each series object; the parallel SURVEY_DATES / VALUES arrays, which hold nearly
- * all of the data, are walked by hand since each item needs converting anyway.
+ * Decoding BOJ's JSON bodies (docs/contracts/boj.md "Upstream facts") into the structured output.
+ * valibot checks the envelope and each series object; the parallel SURVEY_DATES / VALUES arrays,
+ * which hold nearly all of the data, are walked by hand since each item needs converting anyway.
  */
 import * as v from "valibot";
 import { decodeError } from "../errors.ts";
@@ -66,7 +66,8 @@ function parseJson(text: string): Record<string, unknown> {
   } catch (error) {
     throw decodeError(`The body is not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw decodeError("The JSON body is not an object.");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw decodeError("The JSON body is not an object.");
   return upperKeys(value as Record<string, unknown>);
 }
 
@@ -118,7 +119,9 @@ function decodeSeries(row: unknown, index: number, dateText: (date: unknown) => 
   const { dates, values } = pointArrays(item.VALUES, code);
   if (dates.length !== values.length) {
     // Pairing them anyway would shift values onto the wrong dates.
-    throw decodeError(`Series ${code} has ${dates.length} SURVEY_DATES but ${values.length} VALUES; they must pair up one to one.`);
+    throw decodeError(
+      `Series ${code} has ${dates.length} SURVEY_DATES but ${values.length} VALUES; they must pair up one to one.`,
+    );
   }
   const points = new Array(dates.length);
   for (let i = 0; i < dates.length; i++) {
@@ -155,7 +158,8 @@ function surveyDateCache(): (date: unknown) => string | null {
 
 function pointArrays(container: unknown, code: string): { dates: unknown[]; values: unknown[] } {
   if (container === null || container === undefined) return { dates: [], values: [] };
-  if (typeof container !== "object" || Array.isArray(container)) throw decodeError(`Series ${code}: VALUES must be an object with SURVEY_DATES and VALUES arrays.`);
+  if (typeof container !== "object" || Array.isArray(container))
+    throw decodeError(`Series ${code}: VALUES must be an object with SURVEY_DATES and VALUES arrays.`);
   const { SURVEY_DATES: dates = [], VALUES: values = [] } = container as Record<string, unknown>;
   if (!Array.isArray(dates ?? [])) throw decodeError(`Series ${code}: VALUES.SURVEY_DATES must be an array.`);
   if (!Array.isArray(values ?? [])) throw decodeError(`Series ${code}: VALUES.VALUES must be an array.`);
@@ -166,7 +170,9 @@ export function decodeMetadataJson(text: string): Omit<MetadataOutput, "raw"> {
   const envelope = parseEnvelope(text);
   const meta = buildMeta(statusField(envelope.STATUS), envelope.MESSAGEID, envelope.MESSAGE, envelope.DATE);
   const rows = envelope.RESULTSET ?? [];
-  const entries = rows.map((row, index) => metadataEntry(upperKeys(asObject(row, `RESULTSET[${index}]`)), () => `RESULTSET[${index}]`));
+  const entries = rows.map((row, index) =>
+    metadataEntry(upperKeys(asObject(row, `RESULTSET[${index}]`)), () => `RESULTSET[${index}]`),
+  );
   return { meta, db: textField(envelope.DB), entries_count: entries.length, entries };
 }
 

@@ -1,0 +1,289 @@
+/**
+ * The text a model reads from each boj tool: compact, line-oriented, every fact once (the
+ * structuredContent beside it keeps the full JSON). Data pages are one header line per series
+ * and one `survey_date,value` line per point; metadata is one line per entry; a category is
+ * printed when it changes instead of on every row. Within the output budget
+ * (docs/contracts/boj.md "Output budget") the text is cut between series or entries, never inside
+ * one unless a single one is larger than the budget, and says which call returns the rest.
+ */
+import { byteLength, cutToBytes } from "../../core/text.ts";
+import { LONG_FREQUENCY_NAMES } from "./catalog.ts";
+import type { Cached, MetadataEntry, MetadataOutput, Series } from "./schemas.ts";
+import type { DecodedData } from "./decode/json.ts";
+
+/** Room kept for the note that says what was left out. */
+const NOTE_ROOM = 1_000;
+
+export function cacheLine(cached: Cached | undefined): string {
+  return cached
+    ? `(answered from mcpkit's cache: BOJ sent this ${cached.age_seconds} s ago, at ${cached.fetched_at})\n`
+    : "";
+}
+
+function joined(...parts: (string | null | undefined)[]): string {
+  return parts.filter((part): part is string => typeof part === "string" && part !== "").join(" | ");
+}
+
+/** Both languages when both are there and differ; BOJ fills one of them in data answers. */
+function bilingual(english: string | null, japanese: string | null): string | null {
+  if (english && japanese && english !== japanese) return `${english} / ${japanese}`;
+  return english ?? japanese;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data pages (boj_get_data_code, boj_get_data_layer)
+
+/** How to fetch what a cut text leaves out; it depends on which API the page came from. */
+export interface DataContinuation {
+  tool: string;
+  db: string;
+  kind: "code" | "layer";
+  /** The start_position this page was asked with (1 when none). */
+  startPosition: number;
+}
+
+function seriesBlock(series: Series, previousCategory: string | null): { text: string; category: string | null } {
+  const category = bilingual(series.category, series.category_j);
+  const head = category && category !== previousCategory ? `## ${category}\n` : "";
+  const title = joined(
+    series.series_code,
+    bilingual(series.name_of_time_series, series.name_of_time_series_j),
+    bilingual(series.unit, series.unit_j),
+    series.frequency,
+    series.last_update ? `updated ${series.last_update}` : null,
+    `${series.points.length} points`,
+  );
+  let lines = `${head}# ${title}\n`;
+  for (const point of series.points) lines += `${point.survey_date ?? "null"},${point.value ?? "null"}\n`;
+  return { text: lines, category: category ?? previousCategory };
+}
+
+function dataSummary(output: DecodedData, continuation: DataContinuation): string {
+  const { meta } = output;
+  const more =
+    output.next_position === null
+      ? "This is the last page."
+      : `More series follow: call again with the same arguments and start_position ${output.next_position}.`;
+  return (
+    `${joined(`BOJ ${continuation.kind === "code" ? "getDataCode" : "getDataLayer"} db ${continuation.db}`, `${output.series_count} series`, meta.message_id, meta.message, meta.date)}\n` +
+    `${more} Lines are survey_date,value; null = missing.\n`
+  );
+}
+
+/** Where a period of `date` starts in the request format (daily and weekly dates become YYYYMM). */
+function requestPeriod(date: string): string {
+  return date.length === 8 ? date.slice(0, 6) : date;
+}
+
+function restOfPage(series: readonly Series[], shown: number, continuation: DataContinuation): string {
+  const left = series.length - shown;
+  if (left <= 0) return "";
+  if (continuation.kind === "code") {
+    return `The other ${left} series of this page: call ${continuation.tool} again with the same arguments and start_position ${continuation.startPosition + shown}.`;
+  }
+  const codes = series.slice(shown).map((s) => s.series_code);
+  return `The other ${left} series of this page: call boj_get_data_code with db "${continuation.db}", the same start_date/end_date and codes ${JSON.stringify(codes)}.`;
+}
+
+/**
+ * The page as text within `budget` bytes. Whole series while they fit; when not even the first
+ * fits, its points are cut at a line and the note gives the start_date that resumes it.
+ */
+export function renderDataPage(
+  output: DecodedData,
+  continuation: DataContinuation,
+  cached: Cached | undefined,
+  budget: number,
+): string {
+  const summary = `${dataSummary(output, continuation)}${cacheLine(cached)}`;
+  const blocks: string[] = [];
+  let category: string | null = null;
+  for (const series of output.series) {
+    const block = seriesBlock(series, category);
+    blocks.push(block.text);
+    category = block.category;
+  }
+  const whole = summary + blocks.join("");
+  if (byteLength(whole) <= budget) return whole;
+
+  const cutNote = (shown: number, detail: string) =>
+    `[${continuation.tool}: the text shows ${shown} of ${output.series.length} series whole to fit the output budget of ${budget} bytes (--max-output-bytes); structuredContent has them all. ${detail}]\n`;
+  let used = byteLength(summary);
+  let shown = 0;
+  while (shown < blocks.length) {
+    const size = byteLength(blocks[shown]);
+    if (used + size + byteLength(cutNote(shown + 1, restOfPage(output.series, shown + 1, continuation))) > budget)
+      break;
+    used += size;
+    shown++;
+  }
+  if (shown > 0)
+    return summary + blocks.slice(0, shown).join("") + cutNote(shown, restOfPage(output.series, shown, continuation));
+  const kept = cutToBytes(blocks[0], Math.max(0, budget - used - NOTE_ROOM), "\n");
+  const detail = `${firstSeriesRest(output.series[0], kept, continuation)} ${restOfPage(output.series, 1, continuation)}`;
+  return summary + kept + cutNote(0, detail.trim());
+}
+
+/** What the cut first series leaves out, and the start_date that resumes it. */
+function firstSeriesRest(series: Series, kept: string, continuation: DataContinuation): string {
+  // Lines other than the title (and the category line, if any) are points.
+  const pointLines = kept.split("\n").filter((line) => line !== "" && !line.startsWith("#")).length;
+  const next = series.points[pointLines]?.survey_date;
+  const from = next ? ` start_date "${requestPeriod(next)}"` : " a later start_date";
+  return `Series ${series.series_code} is cut after ${pointLines} of ${series.points.length} points; get the rest with boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"] and${from} (or ask for a shorter start_date/end_date range).`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metadata (boj_get_metadata)
+
+export interface MetadataView {
+  output: Omit<MetadataOutput, "raw">;
+  /** A sentence naming the filters that were applied, or "" when none. */
+  filters: string;
+  offset: number;
+}
+
+function layerPath(entry: MetadataEntry): string {
+  const levels = [entry.layer1, entry.layer2, entry.layer3, entry.layer4, entry.layer5];
+  const used = levels.slice(0, levels.findLastIndex((level) => level !== null && level !== 0) + 1);
+  return used.map((level) => level ?? 0).join(",");
+}
+
+/** The request code (M) rather than BOJ's printed name (MONTHLY); weekly kinds keep their weekday. */
+function frequencyCode(printed: string | null): string | null {
+  if (!printed || printed.toUpperCase().startsWith("WEEKLY")) return printed;
+  return LONG_FREQUENCY_NAMES[printed.toUpperCase()] ?? printed;
+}
+
+function entryLine(entry: MetadataEntry, previousCategory: string | null): { text: string; category: string | null } {
+  const name = bilingual(entry.name_of_time_series, entry.name_of_time_series_j);
+  if (!entry.series_code)
+    return {
+      text: `## ${joined(layerPath(entry) && `layer ${layerPath(entry)}`, name)}\n`,
+      category: previousCategory,
+    };
+  const category = bilingual(entry.category, entry.category_j);
+  const head = category && category !== previousCategory ? `[category] ${category}\n` : "";
+  const coverage =
+    entry.start_of_the_time_series || entry.end_of_the_time_series
+      ? `${entry.start_of_the_time_series ?? "?"}-${entry.end_of_the_time_series ?? "?"}`
+      : null;
+  const notes = bilingual(entry.notes, entry.notes_j);
+  const line = joined(
+    entry.series_code,
+    frequencyCode(entry.frequency),
+    layerPath(entry),
+    coverage,
+    entry.last_update,
+    bilingual(entry.unit, entry.unit_j),
+    name,
+    notes ? `notes: ${notes}` : null,
+  );
+  return { text: `${head}${line}\n`, category: category ?? previousCategory };
+}
+
+export function renderMetadata(view: MetadataView, tool: string, cached: Cached | undefined, budget: number): string {
+  const { output, offset } = view;
+  const matched = output.matched_count ?? output.entries_count;
+  const range = output.entries_count ? `entries ${offset + 1}-${offset + output.entries_count}` : "no entries";
+  const next =
+    output.next_offset === null || output.next_offset === undefined
+      ? ""
+      : ` More match: call again with offset ${output.next_offset}.`;
+  const summary =
+    `${joined(`BOJ getMetadata db ${output.db ?? "?"}`, `${output.total_count ?? output.entries_count} entries in the database`, view.filters ? `${matched} match ${view.filters}` : null, `showing ${range}`, output.meta.date ? `data as of ${output.meta.date}` : null)}.${next}\n` +
+    "Lines: series_code | frequency | layer1,layer2,… | first-last period | last update | unit | name; ## lines are hierarchy headings.\n" +
+    cacheLine(cached);
+  let text = summary;
+  let used = byteLength(summary);
+  let category: string | null = null;
+  for (let index = 0; index < output.entries.length; index++) {
+    const line = entryLine(output.entries[index], category);
+    const size = byteLength(line.text);
+    const last = index === output.entries.length - 1;
+    if (used + size + (last ? 0 : NOTE_ROOM) > budget) {
+      const resume = offset + index;
+      return `${text}[${tool}: the text shows ${index} of ${output.entries_count} entries to fit the output budget of ${budget} bytes (--max-output-bytes); structuredContent has them all. Call again with offset ${resume} and the same filters for the rest, or narrow the list with query, frequency or layer.]\n`;
+    }
+    text += line.text;
+    used += size;
+    category = line.category;
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalogs (no network)
+
+interface DatabaseRow {
+  code: string;
+  name_ja: string;
+  name_en: string;
+  category_ja: string;
+  category_en: string;
+}
+
+export function renderDatabases(databases: readonly DatabaseRow[]): string {
+  let text = `${databases.length} BOJ databases (db codes), by category. Lines: code | English name | Japanese name.\n`;
+  let category = "";
+  for (const entry of databases) {
+    if (entry.category_en !== category) {
+      category = entry.category_en;
+      text += `## ${entry.category_en} / ${entry.category_ja}\n`;
+    }
+    text += `${entry.code} | ${entry.name_en} | ${entry.name_ja}\n`;
+  }
+  return text;
+}
+
+interface ParameterCatalogView {
+  endpoint_scope: string;
+  general_notes: string[];
+  frequency_codes: { code: string; name: string; period_format: string; example: string }[];
+  parameters: {
+    name: string;
+    tool_argument: string;
+    description: string;
+    allowed_values: string;
+    requirements: Record<string, string>;
+    notes: string[];
+  }[];
+  limits: { api_scope: string; target: string; max_value: number; overflow_behavior: string }[];
+  layer_rules: string[];
+}
+
+export function renderParameterCatalog(catalog: ParameterCatalogView): string {
+  const lines = [`BOJ API parameters (${catalog.endpoint_scope}); from the BOJ API manual.`];
+  for (const note of catalog.general_notes) lines.push(`- ${note}`);
+  lines.push("## Arguments (tool argument = BOJ parameter: requirement per tool)");
+  for (const p of catalog.parameters) {
+    const needs = Object.entries(p.requirements)
+      .filter(([, requirement]) => requirement !== "unsupported")
+      .map(([tool, requirement]) => `${tool} ${requirement}`)
+      .join(", ");
+    lines.push(
+      `${p.tool_argument} = ${p.name}: ${needs}. ${p.description} Values: ${p.allowed_values}.${p.notes.length ? ` ${p.notes.join(" ")}` : ""}`,
+    );
+  }
+  lines.push("## Frequencies (code: meaning, period format, example)");
+  for (const f of catalog.frequency_codes) lines.push(`${f.code}: ${f.name}, ${f.period_format}, e.g. ${f.example}`);
+  if (catalog.limits.length) {
+    lines.push("## Limits");
+    for (const l of catalog.limits)
+      lines.push(`${l.api_scope}: ${l.target} at most ${l.max_value}; ${l.overflow_behavior}`);
+  }
+  if (catalog.layer_rules.length) {
+    lines.push("## Layer rules");
+    for (const rule of catalog.layer_rules) lines.push(`- ${rule}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function renderMessages(
+  messages: readonly { status: number; message_id: string; message: string; note: string }[],
+  statusFilter: number | null,
+): string {
+  let text = `${messages.length} BOJ messages${statusFilter === null ? "" : ` with STATUS ${statusFilter}`}. Lines: STATUS message_id | message | meaning and fix.\n`;
+  for (const m of messages) text += `${m.status} ${m.message_id} | ${m.message} | ${m.note}\n`;
+  return text;
+}

@@ -1,0 +1,33 @@
+/**
+ * The one handler behind boj_get_data_code and boj_get_data_layer: they differ only in how the
+ * arguments become a BOJ request and in how a cut text says to fetch the rest.
+ */
+import type { ToolContext, ToolResult } from "../../../core/tool.ts";
+import { decodeDataBody } from "../decode/index.ts";
+import type { DataKind } from "../decode/shape.ts";
+import { renderDataPage } from "../render.ts";
+import type { BojRequest } from "../validation.ts";
+import { type BojDeps, mapErrors } from "./shared.ts";
+
+interface DataArgs {
+  db: string;
+  start_position?: number;
+  include_raw: boolean;
+}
+
+export function dataHandler<A extends DataArgs>(deps: BojDeps, kind: DataKind, build: (args: A) => BojRequest) {
+  return (args: A, context: ToolContext): Promise<ToolResult> =>
+    mapErrors(context.calledAs, async () => {
+      const request = build(args);
+      const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
+      const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
+      const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
+      const text = renderDataPage(answer.output, continuation, answer.cached, context.outputBudget);
+      const structured = {
+        ...answer.output,
+        ...(args.include_raw ? { raw: answer.raw() } : {}),
+        ...(answer.cached ? { cached: answer.cached } : {}),
+      };
+      return { content: [{ type: "text", text }], structuredContent: structured };
+    });
+}

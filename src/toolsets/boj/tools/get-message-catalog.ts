@@ -1,0 +1,22 @@
+import { defineTool, textResult } from "../../../core/tool.ts";
+import { messageCatalog } from "../catalog.ts";
+import { renderMessages } from "../render.ts";
+import { getMessageCatalogInput, getMessageCatalogOutput } from "../schemas.ts";
+import { BOJ_SCOPE, catalogAnnotations } from "./shared.ts";
+
+export function getMessageCatalog() {
+  return defineTool({
+    name: "boj_get_message_catalog",
+    title: "BOJ API status messages",
+    description:
+      "List BOJ's STATUS / MESSAGEID / MESSAGE codes (e.g. M181005E = unknown database) with what each means and how to fix the request; filter with status 200, 400, 500 or 503. Use it to interpret an API_ERROR. No network access.",
+    input: getMessageCatalogInput,
+    output: getMessageCatalogOutput,
+    annotations: { title: "BOJ API status messages", ...catalogAnnotations },
+    scope: BOJ_SCOPE,
+    handler: async (args) => {
+      const catalog = messageCatalog(args.status);
+      return textResult(renderMessages(catalog.messages, catalog.status_filter), catalog);
+    },
+  });
+}

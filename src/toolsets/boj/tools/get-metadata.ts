@@ -1,0 +1,39 @@
+import { defineTool } from "../../../core/tool.ts";
+import { decodeMetadataBody } from "../decode/index.ts";
+import { describeFilters, filterMetadata } from "../metadata-filter.ts";
+import { renderMetadata } from "../render.ts";
+import { getMetadataInput, getMetadataOutput } from "../schemas.ts";
+import { buildMetadataRequest } from "../validation.ts";
+import { BOJ_SCOPE, type BojDeps, dataAnnotations, mapErrors } from "./shared.ts";
+
+export function getMetadata(deps: BojDeps) {
+  return defineTool({
+    name: "boj_get_metadata",
+    title: "BOJ series catalogue of one database",
+    description:
+      'List the series of one Bank of Japan database (BOJ getMetadata): series codes, names, units, frequency, hierarchy layers (layer1..layer5), coverage and notes. Use it to find the codes for boj_get_data_code or the layers for boj_get_data_layer, e.g. db "FM08". Large databases have thousands of entries: narrow them with query (words of a name or code, any language), frequency and layer (a hierarchy prefix such as "1,2"), and page with offset/limit (next_offset continues). Rows without a series_code are hierarchy headings.',
+    input: getMetadataInput,
+    output: getMetadataOutput,
+    annotations: { title: "BOJ series catalogue of one database", ...dataAnnotations },
+    scope: BOJ_SCOPE,
+    handler: (args, context) =>
+      mapErrors(context.calledAs, async () => {
+        const request = buildMetadataRequest(args);
+        // The cache holds the whole catalogue; filters and paging apply to it on every call.
+        const answer = await deps.answers.fetch(request, context, (body) => decodeMetadataBody(body, request));
+        const output = filterMetadata(answer.output, args);
+        const text = renderMetadata(
+          { output, filters: describeFilters(args), offset: args.offset },
+          context.calledAs,
+          answer.cached,
+          context.outputBudget,
+        );
+        const structured = {
+          ...output,
+          ...(args.include_raw ? { raw: answer.raw() } : {}),
+          ...(answer.cached ? { cached: answer.cached } : {}),
+        };
+        return { content: [{ type: "text", text }], structuredContent: structured };
+      }),
+  });
+}

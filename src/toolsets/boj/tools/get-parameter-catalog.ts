@@ -1,0 +1,22 @@
+import { defineTool, textResult } from "../../../core/tool.ts";
+import { parameterCatalog } from "../catalog.ts";
+import { renderParameterCatalog } from "../render.ts";
+import { getParameterCatalogInput, getParameterCatalogOutput } from "../schemas.ts";
+import { BOJ_SCOPE, catalogAnnotations } from "./shared.ts";
+
+export function getParameterCatalog() {
+  return defineTool({
+    name: "boj_get_parameter_catalog",
+    title: "BOJ API parameters and limits",
+    description:
+      'Describe the parameters of the boj data tools (which are required, allowed values, period formats per frequency), BOJ\'s per-request limits and the layer rules, from the BOJ API manual. endpoint: "all" (default), "get_data_code", "get_data_layer" or "get_metadata". No network access.',
+    input: getParameterCatalogInput,
+    output: getParameterCatalogOutput,
+    annotations: { title: "BOJ API parameters and limits", ...catalogAnnotations },
+    scope: BOJ_SCOPE,
+    handler: async (args) => {
+      const catalog = parameterCatalog(args.endpoint);
+      return textResult(renderParameterCatalog(catalog), catalog);
+    },
+  });
+}

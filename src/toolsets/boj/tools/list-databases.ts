@@ -1,0 +1,22 @@
+import { defineTool, textResult } from "../../../core/tool.ts";
+import { databaseCatalog } from "../catalog.ts";
+import { renderDatabases } from "../render.ts";
+import { listDatabasesInput, listDatabasesOutput } from "../schemas.ts";
+import { BOJ_SCOPE, catalogAnnotations } from "./shared.ts";
+
+export function listDatabases() {
+  return defineTool({
+    name: "boj_list_databases",
+    title: "BOJ database codes",
+    description:
+      "List the Bank of Japan databases (code, Japanese and English name, category) that the db argument of the other boj tools accepts. Start here, then call boj_get_metadata for a database. No network access.",
+    input: listDatabasesInput,
+    output: listDatabasesOutput,
+    annotations: { title: "BOJ database codes", ...catalogAnnotations },
+    scope: BOJ_SCOPE,
+    handler: async () => {
+      const catalog = databaseCatalog();
+      return textResult(renderDatabases(catalog.databases), catalog);
+    },
+  });
+}

@@ -1,0 +1,35 @@
+/** What every boj tool file shares: the dependencies, scope, annotations and error mapping. */
+import type { ToolResult } from "../../../core/tool.ts";
+import type { BojAnswers } from "../answers.ts";
+import { BojError, toProtocolError } from "../errors.ts";
+
+export interface BojDeps {
+  answers: BojAnswers;
+}
+
+export const BOJ_SCOPE = "boj:read";
+
+export const dataAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+} as const;
+export const catalogAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+/** Runs a handler body, turning BojErrors into the JSON-RPC errors of docs/contracts/boj.md "Errors". */
+export async function mapErrors(tool: string, run: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await run();
+  } catch (error) {
+    throw error instanceof BojError ? toProtocolError(error, tool) : error;
+  }
+}
+
+export const PAGING =
+  "One page per call: BOJ returns at most 250 series and 60,000 data points; when it stops early, next_position is a number and the same call with start_position = next_position continues. Values are numbers or null (missing). The text lists each series as a header line and survey_date,value lines; structuredContent has the same data as JSON.";

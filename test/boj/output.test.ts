@@ -1,0 +1,239 @@
+/**
+ * Results that fit a model's context (issue 9 §2): the compact text of each boj tool, cut at a
+ * series or entry boundary within --max-output-bytes with the exact call that returns the rest,
+ * structuredContent complete beside it (the SDK client validates it against the outputSchema);
+ * boj_get_metadata's filters and paging; closed sets as enums that accept any letter case.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { type RunningServer, startStdioServer } from "../support/mcp.ts";
+
+const fake = startFakeBoj();
+let server: RunningServer;
+let small: RunningServer;
+const SMALL_BUDGET = 20_000;
+
+type Structured = Record<string, any>;
+
+function bojArgs(...extra: string[]): string[] {
+  return [
+    "--toolsets",
+    "boj",
+    "--boj-base-url",
+    fake.url,
+    "--boj-min-interval-ms",
+    "0",
+    "--boj-cache-bytes",
+    "0",
+    ...extra,
+  ];
+}
+
+beforeAll(async () => {
+  [server, small] = await Promise.all([
+    startStdioServer({ args: bojArgs() }),
+    startStdioServer({ args: bojArgs("--max-output-bytes", String(SMALL_BUDGET)) }),
+  ]);
+  // From here on the SDK client validates every structuredContent against its outputSchema.
+  await Promise.all([server.client.listTools(), small.client.listTools()]);
+});
+afterAll(async () => {
+  await Promise.all([server.close(), small.close()]);
+  await fake.stop();
+});
+beforeEach(() => fake.reset());
+
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+  on = server,
+): Promise<{ text: string; structured: Structured }> {
+  const result = await on.client.callTool({ name, arguments: args });
+  expect(result.isError).toBeFalsy();
+  const content = result.content as { type: string; text: string }[];
+  expect(content).toHaveLength(1);
+  return { text: content[0].text, structured: result.structuredContent as Structured };
+}
+
+const bytes = (text: string) => Buffer.byteLength(text);
+
+describe("boj_get_metadata on a 1,300-series database", () => {
+  test("the text fits the budget, is a fraction of the JSON, and names the offset that continues it", async () => {
+    const { text, structured } = await call("boj_get_metadata", { db: "LA01" });
+    expect(structured.entries_count).toBe(1300);
+    expect(structured.total_count).toBe(1300);
+    expect(structured.next_offset).toBeNull();
+    expect(bytes(text)).toBeLessThanOrEqual(100_000);
+    // Before this change the text was JSON.stringify(structuredContent), about 510 KB here.
+    expect(bytes(JSON.stringify(structured))).toBeGreaterThan(450_000);
+    const resume = Number(/Call again with offset (\d+) and the same filters/.exec(text)?.[1]);
+    expect(resume).toBeGreaterThan(500);
+    const shownCodes = text.split("\n").filter((line) => /^LA[MQ]\d{4} \|/.test(line));
+    expect(shownCodes).toHaveLength(resume);
+    // Following the note gives exactly the next entry.
+    const next = await call("boj_get_metadata", { db: "LA01", offset: resume, limit: 10 });
+    expect(next.structured.entries[0].series_code).toBe(structured.entries[resume].series_code);
+    expect(next.structured.next_offset).toBe(resume + 10);
+    expect(next.text).toContain(`\n${structured.entries[resume].series_code} | `);
+  });
+
+  test("query matches code and names in both languages; frequency and layer narrow; offset/limit page", async () => {
+    const byCode = await call("boj_get_metadata", { db: "LA01", query: "laq0901" });
+    expect(byCode.structured.entries.map((e: Structured) => e.series_code)).toEqual(["LAQ0901"]);
+    expect(byCode.structured.matched_count).toBe(1);
+    const japanese = await call("boj_get_metadata", { db: "FM08", query: "ドル スポット 3" });
+    expect(japanese.structured.entries.map((e: Structured) => e.series_code)).toEqual(["FXERD03"]);
+    const english = await call("boj_get_metadata", { db: "FM08", query: "USD/JPY SPOT", lang: "en" });
+    expect(english.structured.entries_count).toBe(3);
+    const quarterly = await call("boj_get_metadata", { db: "LA01", frequency: "q", limit: 100 });
+    expect(quarterly.structured).toMatchObject({ matched_count: 500, entries_count: 100, offset: 0, next_offset: 100 });
+    expect(quarterly.structured.entries.every((e: Structured) => e.frequency === "QUARTERLY")).toBe(true);
+    const branch = await call("boj_get_metadata", { db: "LA01", layer: "1, 3", frequency: "M" });
+    expect(branch.structured.matched_count).toBe(100);
+    expect(branch.structured.entries.every((e: Structured) => e.layer2 === 3)).toBe(true);
+    expect(branch.text).toContain('100 match frequency M, layer "1,3"');
+    const wildcard = await call("boj_get_metadata", { db: "MD10", layer: "*,1,2" });
+    expect(wildcard.structured.entries.map((e: Structured) => [e.layer2, e.layer3])).toEqual([
+      [1, 2],
+      [1, 2],
+      [1, 2],
+    ]);
+    const last = await call("boj_get_metadata", { db: "LA01", frequency: "Q", offset: 450, limit: 100 });
+    expect(last.structured).toMatchObject({ entries_count: 50, next_offset: null });
+    const none = await call("boj_get_metadata", { db: "CO", query: "no such series" });
+    expect(none.structured).toMatchObject({ entries_count: 0, matched_count: 0, total_count: 3 });
+    expect(none.text).toContain("0 match");
+    // One BOJ request per call: filters apply to the decoded catalogue.
+    expect(fake.requests.every((r) => r.path === "/api/v1/getMetadata")).toBe(true);
+  });
+
+  test("bad filters are -32602 VALIDATION_ERROR naming the argument and the valid values", async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ db: "LA01", layer: "1,0" }, /"layer": must be 1 to 5 comma-separated levels/],
+      [{ db: "LA01", layer: "1,2,3,4,5,6" }, /"layer"/],
+      [{ db: "LA01", frequency: "MONTHLY" }, /short code "M"/],
+      [{ db: "LA01", frequency: "X" }, /"CY", "FY", "CH", "FH", "Q", "M", "W", "D"/],
+      [{ db: "LA01", offset: -1 }, /"offset": must be 0 or more/],
+      [{ db: "LA01", limit: 0 }, /"limit": must be 1 or more/],
+      [{ db: "LA01", lang: "fr" }, /"lang": must be "jp" or "en"/],
+    ];
+    for (const [args, message] of cases) {
+      const error = await server.client.callTool({ name: "boj_get_metadata", arguments: args }).catch((e) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error.code).toBe(-32602);
+      expect(error.data).toMatchObject({ error_type: "VALIDATION_ERROR" });
+      expect(error.message).toMatch(message);
+    }
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("data pages", () => {
+  test("a 250-series layer page is compact text: a header per series and survey_date,value lines", async () => {
+    const { text, structured } = await call("boj_get_data_layer", {
+      db: "MD10",
+      frequency: "Q",
+      layers: ["*"],
+      lang: "EN",
+    });
+    expect(structured.series_count).toBe(250);
+    expect(bytes(JSON.stringify(structured))).toBeGreaterThan(140_000);
+    expect(bytes(text)).toBeLessThan(50_000);
+    expect(text).toContain("start_position 255");
+    expect(text).toContain(
+      "# DLDDQ0002 | Deposits by depositor 2 | 100 million yen | QUARTERLY | updated 20251112 | 8 points\n197001,10\n",
+    );
+    // The category is printed once, not on each of the 250 series.
+    expect(text.split("## Amounts Outstanding of Deposits").length - 1).toBe(1);
+  });
+
+  test("over the budget, a layer page is cut between series and names the codes that remain", async () => {
+    const { text, structured } = await call(
+      "boj_get_data_layer",
+      { db: "MD10", frequency: "Q", layers: ["*"], lang: "en" },
+      small,
+    );
+    expect(bytes(text)).toBeLessThanOrEqual(SMALL_BUDGET);
+    expect(structured.series_count).toBe(250);
+    const shown = text
+      .split("\n")
+      .filter((line) => line.startsWith("# "))
+      .map((line) => line.slice(2).split(" | ")[0]);
+    const note = /the text shows (\d+) of 250 series whole.*codes (\[.*?\])/.exec(text);
+    expect(note).not.toBeNull();
+    expect(Number(note![1])).toBe(shown.length);
+    const rest = JSON.parse(note![2]) as string[];
+    expect([...shown, ...rest]).toEqual(structured.series.map((s: Structured) => s.series_code));
+    // The last line shown is a whole point of the last series shown, not half a line.
+    const lastSeries = structured.series[shown.length - 1];
+    expect(text).toContain(`${lastSeries.points.at(-1).survey_date},${lastSeries.points.at(-1).value}\n[`);
+  });
+
+  test("over the budget, a code page says which start_position continues it, and that call does", async () => {
+    const codes = Array.from({ length: 600 }, (_, i) =>
+      i === 0 ? "DLDDLKY45090_DLDD3DBTTL" : `DLDDQ${String(i + 1).padStart(4, "0")}`,
+    )
+      .filter((code) => !/^DLDDQ0(050|100|150|200)$/.test(code))
+      .slice(0, 200);
+    const args = { db: "MD10", codes, lang: "en" };
+    const first = await call("boj_get_data_code", args, small);
+    expect(bytes(first.text)).toBeLessThanOrEqual(SMALL_BUDGET);
+    const shown = first.text.split("\n").filter((line) => line.startsWith("# ")).length;
+    const position = Number(
+      /call boj_get_data_code again with the same arguments and start_position (\d+)/.exec(first.text)?.[1],
+    );
+    expect(position).toBe(shown + 1);
+    const second = await call("boj_get_data_code", { ...args, start_position: position }, small);
+    expect(second.structured.series[0].series_code).toBe(codes[shown]);
+  });
+
+  test("one series larger than the budget is cut at a point, with the start_date that resumes it", async () => {
+    const { text, structured } = await call("boj_get_data_code", {
+      db: "FM08",
+      codes: ["FXERD01", "FXERD02", "FXERD03"],
+    });
+    expect(bytes(text)).toBeLessThanOrEqual(100_000);
+    expect(structured.series[0].points).toHaveLength(25_000); // structuredContent stays whole
+    const note =
+      /Series FXERD01 is cut after (\d+) of 25000 points; get the rest with boj_get_data_code, db "FM08", codes \["FXERD01"\] and start_date "(\d{6})"/.exec(
+        text,
+      );
+    expect(note).not.toBeNull();
+    const shownPoints = Number(note![1]);
+    expect(note![2]).toBe(structured.series[0].points[shownPoints].survey_date.slice(0, 6));
+    expect(text).toContain("start_position 2");
+  });
+});
+
+describe("text of the catalog tools", () => {
+  test("boj_list_databases is a table grouped by category, much smaller than its JSON", async () => {
+    const { text, structured } = await call("boj_list_databases", {});
+    expect(text).toContain("FM08 | Foreign exchange rates | 外国為替市況\n");
+    expect(text.split("\n").filter((line) => /^[A-Z]{2}[A-Z0-9]* \| /.test(line))).toHaveLength(structured.count);
+    expect(bytes(text)).toBeLessThan(bytes(JSON.stringify(structured)) * 0.6);
+  });
+
+  test("parameter and message catalogs are plain lines", async () => {
+    const parameters = await call("boj_get_parameter_catalog", { endpoint: "get_data_layer" });
+    expect(parameters.text).toContain("layers = LAYER: get_data_layer required.");
+    const messages = await call("boj_get_message_catalog", { status: 503 });
+    expect(messages.text).toContain("503 M181091S | ");
+  });
+});
+
+describe("closed sets", () => {
+  test("format, lang and frequency accept any letter case; the request carries BOJ's spelling", async () => {
+    await call("boj_get_data_layer", {
+      db: "MD10",
+      frequency: "q",
+      layers: ["1"],
+      format: "Csv",
+      lang: "eN",
+      start_position: 1,
+    });
+    expect(fake.requests[0].query.get("format")).toBe("csv");
+    expect(fake.requests[0].query.get("lang")).toBe("en");
+    expect(fake.requests[0].query.get("frequency")).toBe("Q");
+  });
+});
