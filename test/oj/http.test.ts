@@ -1,12 +1,12 @@
 /**
- * Seed 003 S2: the shared HTTP client against the fake craboj server over real sockets
- * (body cap, Content-Type, bearer header, redirects, timeout, network failures).
+ * docs/contracts/oj.md §3: the shared HTTP client against the fake craboj server over real
+ * sockets (body cap, Content-Type, bearer header, redirects, timeout, network failures).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
 import { ErrorCode, ProtocolError } from "../../src/core/tool.ts";
 import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
-import { MAX_BODY_BYTES, OjHttpClient } from "../../src/toolsets/oj/http.ts";
+import { MAX_BODY_BYTES, OjHttpClient, failureWords } from "../../src/toolsets/oj/http.ts";
 
 let fake: FakeCraboj;
 let other: FakeCraboj;
@@ -19,7 +19,8 @@ afterAll(async () => {
   await other.stop();
 });
 
-const client = (token?: string, timeoutMs = 5_000) => new OjHttpClient({ baseUrl: fake.url, token, timeoutMs }, silentLogger);
+const client = (token?: string, timeoutMs = 5_000) =>
+  new OjHttpClient({ baseUrl: fake.url, token, timeoutMs }, silentLogger);
 
 async function protocolErrorOf(promise: Promise<unknown>): Promise<ProtocolError> {
   try {
@@ -31,7 +32,7 @@ async function protocolErrorOf(promise: Promise<unknown>): Promise<ProtocolError
   throw new Error("expected a ProtocolError");
 }
 
-describe("S2.2 body cap", () => {
+describe("body cap (contract §3)", () => {
   test("a 2 MiB body is read as exactly 1,048,576 bytes", async () => {
     const response = await client("tok-123").request("/api/v1/problems/leetcode/big-error");
     expect(response.status).toBe(500);
@@ -50,8 +51,22 @@ describe("S2.2 body cap", () => {
   test("an endless body: reading stops at the cap instead of waiting for the end", async () => {
     const chunk = new Uint8Array(65_536).fill(0x7a);
     let pulled = 0;
-    fake.override("GET", "/endless", () =>
-      new Response(new ReadableStream({ pull: (controller) => void (pulled++, controller.enqueue(chunk)) }), { status: 500, headers: { "content-type": "text/plain" } }),
+    fake.override(
+      "GET",
+      "/endless",
+      () =>
+        new Response(
+          new ReadableStream({
+            pull: (controller) => {
+              pulled++;
+              controller.enqueue(chunk);
+            },
+          }),
+          {
+            status: 500,
+            headers: { "content-type": "text/plain" },
+          },
+        ),
     );
     const started = performance.now();
     const response = await client("tok-123", 5_000).request("/endless");
@@ -66,18 +81,22 @@ describe("S2.2 body cap", () => {
   });
 });
 
-describe("S2.3 Content-Type", () => {
+describe("Content-Type (contract §3)", () => {
   test("only application/json and application/problem+json count as JSON", async () => {
     const http = client("tok-123");
     expect((await http.request("/api/v1/problems/leetcode/1")).isJson).toBe(true);
     expect((await http.request("/api/v1/problems/leetcode/nope")).isJson).toBe(true); // problem+json 404
     expect((await http.request("/api/v1/problems/leetcode/html-error")).isJson).toBe(false);
-    fake.override("GET", "/upper", () => new Response("{}", { headers: { "content-type": "Application/JSON; charset=utf-8" } }));
+    fake.override(
+      "GET",
+      "/upper",
+      () => new Response("{}", { headers: { "content-type": "Application/JSON; charset=utf-8" } }),
+    );
     expect((await http.request("/upper")).isJson).toBe(true);
   });
 });
 
-describe("S1.2 / S2.1 bearer token", () => {
+describe("bearer token (contract §3)", () => {
   test("with a token every request carries it; without one no Authorization header is sent", async () => {
     fake.requests.length = 0;
     await client("tok-123").request("/api/v1/problems/leetcode/1");
@@ -100,7 +119,11 @@ describe("S1.2 / S2.1 bearer token", () => {
       ["/api/v1/problems/leetcode/1", "Bearer tok-123"],
     ]);
 
-    fake.override("GET", "/away", () => new Response(null, { status: 307, headers: { location: `${other.url}/health` } }));
+    fake.override(
+      "GET",
+      "/away",
+      () => new Response(null, { status: 307, headers: { location: `${other.url}/health` } }),
+    );
     other.requests.length = 0;
     const away = await client("tok-123").request("/away");
     expect(away.status).toBe(200);
@@ -110,11 +133,12 @@ describe("S1.2 / S2.1 bearer token", () => {
   test("more than 10 redirects is a protocol error", async () => {
     const error = await protocolErrorOf(client("tok-123").request("/api/v1/problems/leetcode/redirect-loop"));
     expect(error.code).toBe(ErrorCode.InternalError);
-    expect(error.message).toContain("redirects");
+    expect(error.message).toContain("redirected more than 10 times for GET /api/v1/problems/leetcode/redirect-loop");
+    expect(error.message).toContain("check --oj-base-url (OJ_BASE_URL)");
   });
 });
 
-describe("S2.1 timeout and S4.1 network failures", () => {
+describe("timeout and network failures (contract §3, §5)", () => {
   test("a server that never answers fails within the configured timeout", async () => {
     const started = performance.now();
     const error = await protocolErrorOf(client("tok-123", 300).request("/api/v1/problems/leetcode/hang"));
@@ -125,14 +149,35 @@ describe("S2.1 timeout and S4.1 network failures", () => {
     expect(elapsed).toBeLessThan(1_300);
   });
 
-  test("a refused connection is a protocol error naming the request", async () => {
+  test("a refused connection is a protocol error naming the host, the cause, the request and the flag to check", async () => {
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    const url = `http://127.0.0.1:${closed.port}`;
+    const port = closed.port;
     await closed.stop(true);
-    const http = new OjHttpClient({ baseUrl: url, timeoutMs: 5_000 }, silentLogger);
+    const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000 }, silentLogger);
     const error = await protocolErrorOf(http.request("/status"));
     expect(error.code).toBe(ErrorCode.InternalError);
-    expect(error.message).toStartWith("request failed: GET /status");
+    expect(error.message).toBe(
+      `cannot reach the craboj server at 127.0.0.1:${port} (connection refused) for GET /status: check --oj-base-url (OJ_BASE_URL) and that the server is running`,
+    );
+  });
+
+  test("a TLS mismatch says so; each network error code gets words and a hint (checked without connecting)", async () => {
+    // https:// against the fake's plain-HTTP port.
+    const tls = await protocolErrorOf(
+      new OjHttpClient({ baseUrl: fake.url.replace("http:", "https:"), timeoutMs: 5_000 }, silentLogger).request(
+        "/status",
+      ),
+    );
+    expect(tls.message).toMatch(
+      /^cannot reach the craboj server at 127\.0\.0\.1:\d+ \(TLS failed: \w+\) for GET \/status: check --oj-base-url \(OJ_BASE_URL\): http or https must match/,
+    );
+    expect(failureWords("ENOTFOUND")).toEqual([
+      "host name not found",
+      "check --oj-base-url (OJ_BASE_URL) and the network's DNS",
+    ]);
+    expect(failureWords("EHOSTUNREACH")[0]).toBe("host unreachable");
+    expect(failureWords("CERT_HAS_EXPIRED")[0]).toBe("TLS failed: CERT_HAS_EXPIRED");
+    expect(failureWords("")).toEqual(["network error", "check --oj-base-url (OJ_BASE_URL)"]);
   });
 
   test("a connection closed before any response is a protocol error", async () => {
@@ -145,7 +190,9 @@ describe("S2.1 timeout and S4.1 network failures", () => {
       const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${listener.port}`, timeoutMs: 5_000 }, silentLogger);
       const error = await protocolErrorOf(http.request("/api/v1/daily?domain=com&date=2024-01-01"));
       expect(error.code).toBe(ErrorCode.InternalError);
-      expect(error.message).toStartWith("request failed: GET /api/v1/daily");
+      expect(error.message).toStartWith(
+        `cannot reach the craboj server at 127.0.0.1:${listener.port} (the connection closed before a complete answer) for GET /api/v1/daily?domain=com&date=2024-01-01: check --oj-base-url`,
+      );
     } finally {
       listener.stop(true);
     }

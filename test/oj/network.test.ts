@@ -1,5 +1,5 @@
 /**
- * Seed 003 S4.1 / S2.1 from outside the process: for any network-level failure (connection
+ * docs/contracts/oj.md §5 and §3 from outside the process: for any network-level failure (connection
  * closed, garbage or cut-off responses, a server that stalls before or during the body) the tool
  * call is a JSON-RPC -32603 error, within the timeout, and the server keeps serving.
  * The upstream is a raw TCP listener on loopback, so each failure is produced byte by byte.
@@ -11,7 +11,14 @@ import fc from "fast-check";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const TIMEOUT_MS = 400;
-const PROBLEM = JSON.stringify({ id: "1", source: "leetcode", slug: "two-sum", title: "Two Sum", tags: [], content: "<p>x</p>" });
+const PROBLEM = JSON.stringify({
+  id: "1",
+  source: "leetcode",
+  slug: "two-sum",
+  title: "Two Sum",
+  tags: [],
+  content: "<p>x</p>",
+});
 
 const FAILURES = {
   /** Accepts, then closes without a byte. */
@@ -21,11 +28,13 @@ const FAILURES = {
   /** The status line and half a header, then the connection ends. */
   "cut-headers": (socket: Socket) => void socket.end("HTTP/1.1 200 OK\r\nContent-Ty"),
   /** A complete head promising 100 bytes, then 6 bytes and the end. */
-  "cut-body": (socket: Socket) => void socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":'),
+  "cut-body": (socket: Socket) =>
+    void socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":'),
   /** Never answers (the timeout must fire). */
   "stall-headers": (_socket: Socket) => {},
   /** Sends the head and part of the body, then nothing (the timeout must cover the body too). */
-  "stall-body": (socket: Socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":'),
+  "stall-body": (socket: Socket) =>
+    void socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":'),
 } as const;
 type Failure = keyof typeof FAILURES | "ok";
 
@@ -43,7 +52,9 @@ beforeAll(async () => {
       close: (socket) => void open.delete(socket),
       data(socket) {
         if (mode === "ok") {
-          socket.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(PROBLEM)}\r\nConnection: close\r\n\r\n${PROBLEM}`);
+          socket.end(
+            `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(PROBLEM)}\r\nConnection: close\r\n\r\n${PROBLEM}`,
+          );
         } else {
           FAILURES[mode](socket);
         }
@@ -51,7 +62,14 @@ beforeAll(async () => {
     },
   });
   server = await startStdioServer({
-    args: ["--toolsets", "oj", "--oj-base-url", `http://127.0.0.1:${listener.port}`, "--oj-timeout-ms", String(TIMEOUT_MS)],
+    args: [
+      "--toolsets",
+      "oj",
+      "--oj-base-url",
+      `http://127.0.0.1:${listener.port}`,
+      "--oj-timeout-ms",
+      String(TIMEOUT_MS),
+    ],
   });
 });
 afterAll(async () => {
@@ -74,7 +92,7 @@ async function callWith(failure: Failure): Promise<{ outcome: unknown; ms: numbe
   return { outcome, ms: performance.now() - started };
 }
 
-describe("S4.1 network failures", () => {
+describe("network failures (contract §5)", () => {
   test("the listener answers normally when asked to (the harness itself works)", async () => {
     const { outcome } = await callWith("ok");
     expect((outcome as { content: { text: string }[] }).content[0].text).toStartWith("# Two Sum\n");

@@ -1,6 +1,6 @@
 /**
- * What the `oj` toolset looks like from outside the process: start-up validation (seed 003 S1),
- * initialize and tools/list (S3, with mcpkit's own name), logging (S6), and `mcpkit call`.
+ * What the `oj` toolset looks like from outside the process: start-up validation (docs/contracts/oj.md §2),
+ * initialize and tools/list (contract §1), logging (§2.2, §7), and `mcpkit call`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -10,7 +10,13 @@ import { runCli, startStdioServer } from "../support/mcp.ts";
 import { isJsonRpcLine, startRawServer } from "../support/raw-stdio.ts";
 
 const TOKEN = crypto.randomUUID();
-const OJ_TOOLS = ["find_similar_problems", "get_daily_challenge", "get_platform_status", "get_problem", "resolve_problem"];
+const OJ_TOOLS = [
+  "find_similar_problems",
+  "get_daily_challenge",
+  "get_platform_status",
+  "get_problem",
+  "resolve_problem",
+];
 let fake: FakeCraboj;
 
 beforeAll(() => {
@@ -20,11 +26,18 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-describe("S1.1 --oj-base-url at start-up", () => {
-  const rejected = ["https://example.com/api/v1", "https://example.com?foo=1", "ftp://example.com", "not a url", "https://example.com#x", "https://user:pw@example.com"];
+describe("rule S1.1: --oj-base-url at start-up", () => {
+  const rejected = [
+    "https://example.com/api/v1",
+    "https://example.com?foo=1",
+    "ftp://example.com",
+    "not a url",
+    "https://example.com#x",
+    "https://user:pw@example.com",
+  ];
   const accepted = ["https://example.com", "https://example.com/", "http://127.0.0.1:8080/"];
 
-  test("the seed's rejections stop start-up with one stderr line and a non-zero exit", async () => {
+  test("rule S1.1's rejections stop start-up with one stderr line and a non-zero exit", async () => {
     const results = await Promise.all(rejected.map((url) => runCli(["tools", "--oj-base-url", url])));
     for (const [i, result] of results.entries()) {
       expect(result.code, rejected[i]).not.toBe(0);
@@ -34,14 +47,19 @@ describe("S1.1 --oj-base-url at start-up", () => {
     }
   });
 
-  test("the seed's acceptances start (with or without the trailing slash), also from OJ_BASE_URL", async () => {
+  test("rule S1.1's acceptances start (with or without the trailing slash), also from OJ_BASE_URL", async () => {
     const results = await Promise.all([
       ...accepted.map((url) => runCli(["tools", "--toolsets", "oj", "--oj-base-url", url])),
       runCli(["tools", "--toolsets", "oj"], { env: { OJ_BASE_URL: "https://example.com/" } }),
     ]);
     for (const result of results) {
       expect(result.code).toBe(0);
-      expect(result.stdout.trim().split("\n").map((line) => line.split(/\s+/)[0]).sort()).toEqual(OJ_TOOLS);
+      // Tool lines first, then one "name: off, why" line per toolset that is off.
+      const tools = result.stdout
+        .trim()
+        .split("\n")
+        .filter((line) => !/^\w+: off,/.test(line));
+      expect(tools.map((line) => line.split(/\s+/)[0]).sort()).toEqual(OJ_TOOLS);
     }
   });
 
@@ -54,7 +72,13 @@ describe("S1.1 --oj-base-url at start-up", () => {
     });
     await fc.assert(
       fc.asyncProperty(parts, async (p) => {
-        const result = await runCli(["tools", "--toolsets", "oj", "--oj-base-url", `${p.scheme}://example.com${p.port}${p.path}${p.query}`]);
+        const result = await runCli([
+          "tools",
+          "--toolsets",
+          "oj",
+          "--oj-base-url",
+          `${p.scheme}://example.com${p.port}${p.path}${p.query}`,
+        ]);
         const valid = p.scheme !== "ftp" && (p.path === "" || p.path === "/") && p.query === "";
         expect(result.code === 0).toBe(valid);
       }),
@@ -93,8 +117,8 @@ describe("S1.1 --oj-base-url at start-up", () => {
   });
 });
 
-describe("S3 initialize and tools/list", () => {
-  test("mcpkit identity, tools capability only, exactly the 5 read-only tools with schemas", async () => {
+describe("initialize and tools/list (contract §1)", () => {
+  test("mcpkit identity, tools and logging capabilities only, exactly the 5 read-only tools with schemas", async () => {
     const server = await startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url] });
     try {
       expect(server.client.getServerVersion()).toMatchObject({ name: "mcpkit", version: packageJson.version });
@@ -102,8 +126,9 @@ describe("S3 initialize and tools/list", () => {
       expect(capabilities.tools).toEqual({ listChanged: false });
       expect(capabilities.resources).toBeUndefined();
       expect(capabilities.prompts).toBeUndefined();
-      expect(capabilities.logging).toBeUndefined();
-      expect(Object.keys(capabilities).sort()).toEqual(["tools"]);
+      // mcpkit sends upstream errors and retries as notifications/message (contract §7).
+      expect(capabilities.logging).toEqual({});
+      expect(Object.keys(capabilities).sort()).toEqual(["logging", "tools"]);
 
       const { tools } = await server.client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(OJ_TOOLS);
@@ -113,13 +138,22 @@ describe("S3 initialize and tools/list", () => {
         expect(tool.outputSchema?.type).toBe("object");
         expect(tool.inputSchema.type).toBe("object");
         expect(tool.description?.length).toBeGreaterThan(40);
+        // A model sees only the schema: every argument says what it is.
+        for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
+          expect(
+            (property as { description?: string }).description?.length ?? 0,
+            `${tool.name}.${name}`,
+          ).toBeGreaterThan(20);
+        }
       }
-      // Research §7.7: the daily tool takes a date; similar search has no required field and limit defaults to 10.
+      // The daily tool takes a date; similar search has no required field and limit defaults to 10 (contract §4).
       const daily = tools.find((t) => t.name === "get_daily_challenge");
       expect(Object.keys(daily?.inputSchema.properties ?? {}).sort()).toEqual(["date", "domain"]);
       const similar = tools.find((t) => t.name === "find_similar_problems");
       expect(similar?.inputSchema.required ?? []).toEqual([]);
-      expect((similar?.inputSchema.properties as Record<string, { default?: unknown }>).limit.default).toBe(10);
+      expect(
+        (similar?.inputSchema.properties as Record<string, { default?: unknown }> | undefined)?.limit.default,
+      ).toBe(10);
     } finally {
       await server.close();
     }
@@ -131,7 +165,7 @@ describe("S3 initialize and tools/list", () => {
   });
 });
 
-describe("S6 logging", () => {
+describe("logging (contract §7)", () => {
   const exercise = async (args: string[], env: Record<string, string>) => {
     const server = await startStdioServer({ args, env });
     try {
@@ -139,11 +173,15 @@ describe("S6 logging", () => {
       await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "404404" } });
       await server.client.callTool({ name: "get_platform_status", arguments: {} });
       await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "big-error" } });
-      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "bad-json" } }).catch(() => {});
+      await server.client
+        .callTool({ name: "get_problem", arguments: { source: "leetcode", id: "bad-json" } })
+        .catch(() => {});
       await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "" } });
       // An upstream that echoes the Authorization header, in an error and in an undecodable body.
       await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "echo-auth-401" } });
-      await server.client.callTool({ name: "get_problem", arguments: { source: "leetcode", id: "echo-auth-json" } }).catch(() => {});
+      await server.client
+        .callTool({ name: "get_problem", arguments: { source: "leetcode", id: "echo-auth-json" } })
+        .catch(() => {});
     } finally {
       await server.close();
     }
@@ -151,16 +189,27 @@ describe("S6 logging", () => {
   };
 
   test("the token never appears in stderr at trace level; its presence is logged", async () => {
-    const stderr = await exercise(["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN], { RUST_LOG: "trace" });
+    const stderr = await exercise(["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN], {
+      RUST_LOG: "trace",
+    });
     expect(stderr).toContain("token: configured");
     expect(stderr).toContain(`base_url=${JSON.stringify(fake.url)}`);
     expect(stderr).not.toContain(TOKEN);
-    // S2.2 seen from outside: the 2 MiB body was read up to the cap and no further.
+    // The 1 MiB read cap seen from outside: the 2 MiB body was read up to the cap and no further.
     expect(stderr).toMatch(/path="\/api\/v1\/problems\/leetcode\/big-error" status=500 bytes=1048576 truncated=true/);
 
     const viaEnv = await exercise(["--toolsets", "oj"], { LOG_LEVEL: "trace", OJ_BASE_URL: fake.url, OJ_TOKEN: TOKEN });
     expect(viaEnv).not.toContain(TOKEN);
-    const cli = await runCli(["call", "get_platform_status", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--log-level", "trace"]);
+    const cli = await runCli([
+      "call",
+      "get_platform_status",
+      "--oj-base-url",
+      fake.url,
+      "--oj-token",
+      TOKEN,
+      "--log-level",
+      "trace",
+    ]);
     expect(cli.code).toBe(0);
     expect(cli.stdout + cli.stderr).not.toContain(TOKEN);
   });
@@ -169,19 +218,25 @@ describe("S6 logging", () => {
     const server = await startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url] });
     await server.close();
     expect(server.stderr()).toContain("token: not configured");
-    expect(server.stderr()).toContain("timeout_ms=30000"); // S2.1: the default request timeout
+    expect(server.stderr()).toContain("timeout_ms=30000"); // contract §2: the default request timeout
     expect(server.stderr()).not.toContain("token: configured");
   });
 
   test("RUST_LOG=off or --log-level off: nothing on stderr", async () => {
     const args = ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN];
-    const [viaEnv, viaFlag] = await Promise.all([exercise(args, { RUST_LOG: "off" }), exercise([...args, "--log-level", "off"], { RUST_LOG: "trace" })]);
+    const [viaEnv, viaFlag] = await Promise.all([
+      exercise(args, { RUST_LOG: "off" }),
+      exercise([...args, "--log-level", "off"], { RUST_LOG: "trace" }),
+    ]);
     expect(viaEnv).toBe("");
     expect(viaFlag).toBe("");
   });
 
   test("stdout carries JSON-RPC messages only, even at trace level and on errors", async () => {
-    const raw = startRawServer(["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "300"], { RUST_LOG: "trace" });
+    const raw = startRawServer(
+      ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "300"],
+      { RUST_LOG: "trace" },
+    );
     try {
       await raw.initialize();
       const calls: [string, Record<string, unknown>][] = [
@@ -192,9 +247,18 @@ describe("S6 logging", () => {
         ["find_similar_problems", { query: "ab" }],
         ["get_daily_challenge", { date: "2020-04-02" }],
       ];
-      calls.forEach(([name, args], id) => raw.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }));
+      for (const [id, [name, args]] of calls.entries()) {
+        raw.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+      }
       const replies = await Promise.all(calls.map((_, id) => raw.response(id)));
-      expect(replies.map((r) => ("error" in r ? (r.error as { code: number }).code : "result"))).toEqual(["result", "result", -32603, -32603, "result", "result"]);
+      expect(replies.map((r) => ("error" in r ? (r.error as { code: number }).code : "result"))).toEqual([
+        "result",
+        "result",
+        -32603,
+        -32603,
+        "result",
+        "result",
+      ]);
       const lines = raw.lines().filter((line) => line !== "");
       expect(lines.length).toBeGreaterThanOrEqual(7);
       for (const line of lines) expect(isJsonRpcLine(line)).toBe(true);
@@ -206,7 +270,7 @@ describe("S6 logging", () => {
   });
 });
 
-describe("host settings never change the output (research §8)", () => {
+describe("host settings never change the output (contract §6)", () => {
   test("TZ far from UTC and a German locale: com's daily date is still the UTC date; counts still use ASCII commas", async () => {
     const env = { TZ: "Pacific/Kiritimati", LC_ALL: "de_DE.UTF-8", LANG: "de_DE.UTF-8", LC_NUMERIC: "de_DE.UTF-8" };
     const before = fake.requests.length;
@@ -218,7 +282,9 @@ describe("host settings never change the output (research §8)", () => {
     const utcAfter = new Date().toISOString().slice(0, 10);
     expect(daily.code).toBe(0);
     const dailyTarget = fake.requests.slice(before).find((r) => r.target.startsWith("/api/v1/daily"))?.target;
-    expect([`/api/v1/daily?domain=com&date=${utcBefore}`, `/api/v1/daily?domain=com&date=${utcAfter}`]).toContain(dailyTarget as string);
+    expect([`/api/v1/daily?domain=com&date=${utcBefore}`, `/api/v1/daily?domain=com&date=${utcAfter}`]).toContain(
+      dailyTarget as string,
+    );
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).content[0].text).toContain("| codeforces | 12,984 | 106 | 127 |");
   });
@@ -227,13 +293,40 @@ describe("host settings never change the output (research §8)", () => {
 describe("mcpkit call", () => {
   test("exit 0 on success, 1 on isError, 2 on a protocol error (network failure)", async () => {
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    const unreachable = `http://127.0.0.1:${closed.port}`;
+    const port = closed.port;
+    const unreachable = `http://127.0.0.1:${port}`;
     await closed.stop(true);
     const [ok, isError, protocol, timeout] = await Promise.all([
       runCli(["call", "resolve_problem", '{"query":"cf1A"}', "--oj-base-url", fake.url, "--oj-token", TOKEN]),
-      runCli(["call", "get_problem", '{"source":"leetcode","id":"404404"}', "--oj-base-url", fake.url, "--oj-token", TOKEN]),
-      runCli(["call", "get_problem", '{"source":"leetcode","id":"1"}', "--oj-base-url", unreachable]),
-      runCli(["call", "get_problem", '{"source":"leetcode","id":"hang"}', "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "400"]),
+      runCli([
+        "call",
+        "get_problem",
+        '{"source":"leetcode","id":"404404"}',
+        "--oj-base-url",
+        fake.url,
+        "--oj-token",
+        TOKEN,
+      ]),
+      runCli([
+        "call",
+        "get_problem",
+        '{"source":"leetcode","id":"1"}',
+        "--oj-base-url",
+        unreachable,
+        "--oj-token",
+        TOKEN,
+      ]),
+      runCli([
+        "call",
+        "get_problem",
+        '{"source":"leetcode","id":"hang"}',
+        "--oj-base-url",
+        fake.url,
+        "--oj-token",
+        TOKEN,
+        "--oj-timeout-ms",
+        "400",
+      ]),
     ]);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout).content[0].text).toStartWith("# Theatre Square");
@@ -241,7 +334,14 @@ describe("mcpkit call", () => {
     expect(JSON.parse(isError.stdout).content[0].text).toBe("[404] Not Found: problem not found");
     expect(protocol.code).toBe(2);
     expect(protocol.stdout + protocol.stderr).toContain("-32603");
+    // The host, the cause and the flag to check; never the token.
+    expect(JSON.parse(protocol.stdout).error.message).toBe(
+      `cannot reach the craboj server at 127.0.0.1:${port} (connection refused) for GET /api/v1/problems/leetcode/1: check --oj-base-url (OJ_BASE_URL) and that the server is running`,
+    );
+    expect(protocol.stdout + protocol.stderr).not.toContain(TOKEN);
     expect(timeout.code).toBe(2);
-    expect(timeout.stdout + timeout.stderr).toContain("timed out");
+    expect(JSON.parse(timeout.stdout).error.message).toContain(
+      "(timed out) for GET /api/v1/problems/leetcode/hang: check --oj-base-url (OJ_BASE_URL), or raise --oj-timeout-ms (OJ_TIMEOUT_MS)",
+    );
   });
 });

@@ -1,10 +1,10 @@
 /**
  * The five `oj` tools end to end: a real `mcpkit` process over stdio, talking to the fake craboj
- * server over loopback. Covers seed 003 S2/S4/S5 and the per-tool properties of research §8,
- * plus each reference defect of research §7.
+ * server over loopback. Covers docs/contracts/oj.md §3–§6 and the per-tool properties,
+ * plus each upstream quirk of §9.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import fc from "fast-check";
 import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
@@ -14,23 +14,33 @@ const TOKEN = "tok-0123456789abcdef";
 let fake: FakeCraboj;
 let server: RunningServer; // with the token
 let anonymous: RunningServer; // without a token
+let wide: RunningServer; // with an output budget above the 102,400-byte cap
 const outputSchemas = new Map<string, Tool["outputSchema"]>();
 const validator = new AjvJsonSchemaValidator();
 
 beforeAll(async () => {
   fake = startFakeCraboj({ tokens: [TOKEN] });
-  [server, anonymous] = await Promise.all([
-    startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "800"] }),
+  [server, anonymous, wide] = await Promise.all([
+    startStdioServer({
+      args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "800"],
+    }),
     startStdioServer({ args: ["--toolsets", "oj", "--oj-base-url", `${fake.url}/`] }),
+    startStdioServer({
+      args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--max-output-bytes", "300000"],
+    }),
   ]);
   // The SDK client checks each structuredContent against the tool's outputSchema, but only for
   // tools it has listed: list them first so that every call below is validated (and check again
   // here, so the guarantee does not rest on an SDK detail).
-  const [listed] = await Promise.all([server.client.listTools(), anonymous.client.listTools()]);
+  const [listed] = await Promise.all([
+    server.client.listTools(),
+    anonymous.client.listTools(),
+    wide.client.listTools(),
+  ]);
   for (const tool of listed.tools) outputSchemas.set(tool.name, tool.outputSchema);
 });
 afterAll(async () => {
-  await Promise.all([server?.close(), anonymous?.close()]);
+  await Promise.all([server?.close(), anonymous?.close(), wide?.close()]);
   await fake?.stop();
 });
 
@@ -53,13 +63,19 @@ async function call(name: string, args: Record<string, unknown> = {}, on: Runnin
     const schema = outputSchemas.get(name);
     expect(schema).toBeDefined();
     expect(result.structuredContent).toBeDefined();
-    const verdict = validator.getValidator(schema as Parameters<typeof validator.getValidator>[0])(result.structuredContent);
+    const verdict = validator.getValidator(schema as Parameters<typeof validator.getValidator>[0])(
+      result.structuredContent,
+    );
     expect(verdict.errorMessage ?? "valid").toBe("valid");
   }
   return { isError: result.isError === true, text: result.content[0].text, structured: result.structuredContent };
 }
 
-async function protocolError(name: string, args: Record<string, unknown>, on: RunningServer = server): Promise<McpError> {
+async function protocolError(
+  name: string,
+  args: Record<string, unknown>,
+  on: RunningServer = server,
+): Promise<McpError> {
   try {
     await on.client.callTool({ name, arguments: args });
   } catch (error) {
@@ -84,17 +100,26 @@ describe("get_daily_challenge (T1)", () => {
     const before = utcToday();
     let result: Called | undefined;
     const targets = await targetsDuring(async () => (result = await call("get_daily_challenge")));
-    expect([`GET /api/v1/daily?domain=com&date=${before}`, `GET /api/v1/daily?domain=com&date=${utcToday()}`]).toContain(targets[0]);
+    expect([
+      `GET /api/v1/daily?domain=com&date=${before}`,
+      `GET /api/v1/daily?domain=com&date=${utcToday()}`,
+    ]).toContain(targets[0]);
     const lines = (result as Called).text.split("\n");
     expect(lines[0]).toBe("# Two Sum");
     expect(lines[2]).toContain("Source: leetcode");
-    expect((result as Called).structured).toMatchObject({ status: "ready", domain: "com", problems: [{ source: "leetcode", id: "1", title: "Two Sum" }] });
+    expect((result as Called).structured).toMatchObject({
+      status: "ready",
+      domain: "com",
+      problems: [{ source: "leetcode", id: "1", title: "Two Sum" }],
+    });
   });
 
-  test("cn defaults to today in UTC+8, not the UTC date (research §7.3)", async () => {
+  test("cn defaults to today in UTC+8, not the UTC date (contract §4.1)", async () => {
     const before = cnToday();
     const targets = await targetsDuring(() => call("get_daily_challenge", { domain: "cn" }));
-    expect([`GET /api/v1/daily?domain=cn&date=${before}`, `GET /api/v1/daily?domain=cn&date=${cnToday()}`]).toContain(targets[0]);
+    expect([`GET /api/v1/daily?domain=cn&date=${before}`, `GET /api/v1/daily?domain=cn&date=${cnToday()}`]).toContain(
+      targets[0],
+    );
   });
 
   test("202 fetching is a success result that says when to retry", async () => {
@@ -103,7 +128,11 @@ describe("get_daily_challenge (T1)", () => {
     expect(result.text).toBe("The daily challenge is currently being fetched. Please retry after 30 seconds.");
     expect(result.structured).toMatchObject({ status: "fetching", retry_after: 30, problems: [] });
 
-    fake.override("GET", "/api/v1/daily", () => new Response("busy", { status: 202, headers: { "content-type": "text/plain" } }));
+    fake.override(
+      "GET",
+      "/api/v1/daily",
+      () => new Response("busy", { status: 202, headers: { "content-type": "text/plain" } }),
+    );
     try {
       const later = await call("get_daily_challenge", { date: "2021-01-01" });
       expect(later.isError).toBe(false);
@@ -113,9 +142,39 @@ describe("get_daily_challenge (T1)", () => {
     }
   });
 
+  test("202 during the crawler's cooldown carries the seconds left; a retry_after that is no count means 'later'", async () => {
+    const answers = [
+      { status: "fetching", retry_after: 12 },
+      { status: "fetching", retry_after: -5 },
+      { status: "fetching", retry_after: 2.5 },
+      {},
+    ];
+    let next = 0;
+    fake.override("GET", "/api/v1/daily", () => Response.json(answers[next++], { status: 202 }));
+    try {
+      const texts = [];
+      for (let i = 0; i < answers.length; i++)
+        texts.push((await call("get_daily_challenge", { date: "2021-01-02" })).text);
+      expect(texts).toEqual([
+        "The daily challenge is currently being fetched. Please retry after 12 seconds.",
+        ...Array(3).fill("The daily challenge is currently being fetched. Please retry later."),
+      ]);
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
   test("HTML content converts: <b>bold</b> → **bold**", async () => {
     fake.override("GET", "/api/v1/daily", () =>
-      Response.json({ date: "2024-01-01", domain: "com", id: 42, slug: "bold", title: "Bold", tags: [], content: "<b>bold</b>" }),
+      Response.json({
+        date: "2024-01-01",
+        domain: "com",
+        id: 42,
+        slug: "bold",
+        title: "Bold",
+        tags: [],
+        content: "<b>bold</b>",
+      }),
     );
     try {
       const result = await call("get_daily_challenge", { date: "2024-01-01" });
@@ -126,7 +185,7 @@ describe("get_daily_challenge (T1)", () => {
     }
   });
 
-  test("the newer {source, date, problems[]} wrapper works too (research §6.5)", async () => {
+  test("the newer {source, date, problems[]} wrapper works too (contract §4.3, §8)", async () => {
     fake.shape = "new";
     try {
       const result = await call("get_daily_challenge", { date: "2024-03-02" });
@@ -139,7 +198,9 @@ describe("get_daily_challenge (T1)", () => {
   });
 
   test("the newer wrapper with no problem for the day is an isError saying so, not a crash", async () => {
-    fake.override("GET", "/api/v1/daily", () => Response.json({ source: "leetcode.com", date: "2024-03-03", problems: [] }));
+    fake.override("GET", "/api/v1/daily", () =>
+      Response.json({ source: "leetcode.com", date: "2024-03-03", problems: [] }),
+    );
     try {
       const result = await call("get_daily_challenge", { date: "2024-03-03" });
       expect(result.isError).toBe(true);
@@ -158,7 +219,9 @@ describe("get_daily_challenge (T1)", () => {
       }
     });
     expect(targets).toEqual([]);
-    expect((await call("get_daily_challenge", { date: "2024/01/01" })).text).toContain("invalid date format, expected YYYY-MM-DD");
+    expect((await call("get_daily_challenge", { date: "2024/01/01" })).text).toContain(
+      "invalid date format, expected YYYY-MM-DD",
+    );
   });
 
   test("the upstream's own 400 comes back as an RFC 7807 isError", async () => {
@@ -171,20 +234,42 @@ describe("get_problem (T2)", () => {
   test("renders '# Two Sum' and the parsed fields", async () => {
     const result = await call("get_problem", { source: "leetcode", id: "1" });
     expect(result.isError).toBe(false);
-    expect(result.text.startsWith("# Two Sum\n\n- Source: leetcode | ID: 1 | Difficulty: Easy\n- Tags: Array, Hash Table\n")).toBe(true);
+    expect(
+      result.text.startsWith("# Two Sum\n\n- Source: leetcode | ID: 1 | Difficulty: Easy\n- Tags: Array, Hash Table\n"),
+    ).toBe(true);
     expect(result.text).toContain("- AC Rate: 57.1%");
     expect(result.text).toContain("- `2 <= nums.length <= 10^4`");
     expect(result.structured?.problem).toMatchObject({ ac_rate: 57.08, tags: ["Array", "Hash Table"], rating: null });
   });
 
-  test("path segments are trimmed and percent-encoded: a/b, c d → a%2Fb/c%20d", async () => {
-    const targets = await targetsDuring(() => call("get_problem", { source: " a/b ", id: "c d" }));
-    expect(targets).toEqual(["GET /api/v1/problems/a%2Fb/c%20d"]);
+  test("path segments are trimmed and percent-encoded: a/b, c d → a%2Fb, c%20d; the source in any case is folded", async () => {
+    const targets = await targetsDuring(() => call("get_problem", { source: " LeetCode ", id: " a/b c d " }));
+    expect(targets).toEqual(["GET /api/v1/problems/leetcode/a%2Fb%20c%20d"]);
+  });
+
+  test("source is an enum of the server's platforms; an unknown one is refused listing them, with no request", async () => {
+    const listed = (await server.client.listTools()).tools.find((tool) => tool.name === "get_problem");
+    const properties = listed?.inputSchema.properties as Record<string, { enum?: string[] }> | undefined;
+    expect(properties?.source.enum).toEqual(["leetcode", "codeforces", "atcoder", "luogu", "spoj"]);
+    const targets = await targetsDuring(async () => {
+      const result = await call("get_problem", { source: "topcoder", id: "1" });
+      expect(result.isError).toBe(true);
+      expect(result.text).toBe(
+        'Invalid arguments for get_problem: "source": unknown source; use one of: leetcode, codeforces, atcoder, luogu, spoj (got "topcoder"). Fix the argument and call again.',
+      );
+    });
+    expect(targets).toEqual([]);
   });
 
   test("empty or blank source or id → isError, no request", async () => {
     const targets = await targetsDuring(async () => {
-      for (const args of [{ source: "", id: "1" }, { source: "  ", id: "1" }, { source: "leetcode", id: "" }, { source: "leetcode", id: " \t" }, { source: "leetcode" }]) {
+      for (const args of [
+        { source: "", id: "1" },
+        { source: "  ", id: "1" },
+        { source: "leetcode", id: "" },
+        { source: "leetcode", id: " \t" },
+        { source: "leetcode" },
+      ]) {
         const result = await call("get_problem", args);
         expect(result.isError).toBe(true);
         expect(result.text).toMatch(/"(source|id)"/);
@@ -194,10 +279,13 @@ describe("get_problem (T2)", () => {
   });
 
   test("404 RFC 7807 → [404] Not Found: problem not found", async () => {
-    expect(await call("get_problem", { source: "leetcode", id: "404404" })).toMatchObject({ isError: true, text: "[404] Not Found: problem not found" });
+    expect(await call("get_problem", { source: "leetcode", id: "404404" })).toMatchObject({
+      isError: true,
+      text: "[404] Not Found: problem not found",
+    });
   });
 
-  test("a null title falls back to the slug instead of failing (research §7.2)", async () => {
+  test("a null title falls back to the slug instead of failing (contract §9)", async () => {
     const result = await call("get_problem", { source: "leetcode", id: "9999" });
     expect(result.isError).toBe(false);
     expect(result.text).toStartWith("# mystery-problem\n");
@@ -206,17 +294,23 @@ describe("get_problem (T2)", () => {
 
   test("Markdown statements (Codeforces, Luogu) pass through unchanged", async () => {
     const result = await call("get_problem", { source: "luogu", id: "P1001" });
-    expect(result.text.endsWith("## 题目描述\n\n输入两个整数 $a, b$，输出它们的和（$|a|,|b| \\le {10}^9$）。")).toBe(true);
+    expect(result.text.endsWith("## 题目描述\n\n输入两个整数 $a, b$，输出它们的和（$|a|,|b| \\le {10}^9$）。")).toBe(
+      true,
+    );
   });
 });
 
 describe("find_similar_problems (T3)", () => {
   test("by source and id: rewritten_query null → 'Query: source id', percentages, null title → N/A", async () => {
     let result: Called | undefined;
-    const targets = await targetsDuring(async () => (result = await call("find_similar_problems", { source: "leetcode", id: "3" })));
+    const targets = await targetsDuring(
+      async () => (result = await call("find_similar_problems", { source: "leetcode", id: "3" })),
+    );
     expect(targets).toEqual(["GET /api/v1/similar/leetcode/3?limit=10&threshold=0"]);
     const text = (result as Called).text;
-    expect(text).toStartWith("# Similar Problems\n\nQuery: leetcode 3\n\n| # | Source | ID | Title | Difficulty | Similarity | Link |\n");
+    expect(text).toStartWith(
+      "# Similar Problems\n\nQuery: leetcode 3\n\n| # | Source | ID | Title | Difficulty | Similarity | Link |\n",
+    );
     expect(text).toContain("| 1 | leetcode | 1 | Two Sum | Easy | 100.0% | https://leetcode.com/problems/two-sum/ |\n");
     expect(text).toContain("| 2 | leetcode | 15 | 3Sum | Medium | 79.1% |");
     expect(text).toContain("| 4 | luogu | P1001 | N/A | 入门 | 25.0% |");
@@ -225,9 +319,18 @@ describe("find_similar_problems (T3)", () => {
 
   test("a query wins over source + id; limit, threshold and source_filter are sent", async () => {
     const targets = await targetsDuring(() =>
-      call("find_similar_problems", { query: "  two numbers adding up  ", source: "leetcode", id: "1", limit: 5, threshold: 0.5, source_filter: "leetcode,luogu" }),
+      call("find_similar_problems", {
+        query: "  two numbers adding up  ",
+        source: "leetcode",
+        id: "1",
+        limit: 5,
+        threshold: 0.5,
+        source_filter: "leetcode,luogu",
+      }),
     );
-    expect(targets).toEqual(["GET /api/v1/similar?q=two%20numbers%20adding%20up&limit=5&threshold=0.5&source=leetcode%2Cluogu"]);
+    expect(targets).toEqual([
+      "GET /api/v1/similar?q=two%20numbers%20adding%20up&limit=5&threshold=0.5&source=leetcode%2Cluogu",
+    ]);
   });
 
   test("query bounds: 'ab' and 2001 bytes are refused with no request (no fallback to source + id); 3 and 2000 are sent", async () => {
@@ -240,12 +343,13 @@ describe("find_similar_problems (T3)", () => {
     });
     expect(refused).toEqual([]);
     const sent = await targetsDuring(async () => {
-      for (const query of ["abc", "x".repeat(2000), "两数"]) expect((await call("find_similar_problems", { query })).isError).toBe(false);
+      for (const query of ["abc", "x".repeat(2000), "两数"])
+        expect((await call("find_similar_problems", { query })).isError).toBe(false);
     });
     expect(sent).toHaveLength(3);
   });
 
-  test("a two-character CJK query (6 bytes) is accepted, as the upstream accepts it (research §7.5)", async () => {
+  test("a two-character CJK query (6 bytes) is accepted, as the upstream accepts it (contract §4.3)", async () => {
     const result = await call("find_similar_problems", { query: "两数" });
     expect(result.isError).toBe(false);
     expect(result.text).toContain("Query: problems about 两数");
@@ -253,7 +357,13 @@ describe("find_similar_problems (T3)", () => {
 
   test("missing pair → isError; invalid limit and threshold → isError; none reach the server", async () => {
     const targets = await targetsDuring(async () => {
-      for (const args of [{}, { source: "leetcode" }, { id: "1" }, { source: " ", id: "1" }, { query: "   ", id: "1" }]) {
+      for (const args of [
+        {},
+        { source: "leetcode" },
+        { id: "1" },
+        { source: " ", id: "1" },
+        { query: "   ", id: "1" },
+      ]) {
         const result = await call("find_similar_problems", args);
         expect(result).toMatchObject({ isError: true });
         expect(result.text).toContain("either 'query' or both 'source' and 'id' must be provided");
@@ -273,12 +383,35 @@ describe("find_similar_problems (T3)", () => {
     expect(targets).toEqual([]);
   });
 
-  test("path segments encoded: a b / c/d → a%20b/c%2Fd", async () => {
-    const targets = await targetsDuring(() => call("find_similar_problems", { source: "a b", id: "c/d" }));
-    expect(targets).toEqual(["GET /api/v1/similar/a%20b/c%2Fd?limit=10&threshold=0"]);
+  test("path segments encoded: a b / c/d → a%20b/c%2Fd; the source is folded to its enum value", async () => {
+    const targets = await targetsDuring(() => call("find_similar_problems", { source: "Codeforces", id: "a b/c/d" }));
+    expect(targets).toEqual(["GET /api/v1/similar/codeforces/a%20b%2Fc%2Fd?limit=10&threshold=0"]);
   });
 
-  test("a server that answers 405 to GET gets a JSON POST, and keeps getting it (research §6.5)", async () => {
+  test("source and source_filter accept only the server's platforms (any case); an unknown one is named, with no request", async () => {
+    const targets = await targetsDuring(async () => {
+      const bad = await call("find_similar_problems", { source: "hackerrank", id: "1" });
+      expect(bad.isError).toBe(true);
+      expect(bad.text).toContain(
+        '"source": unknown source; use one of: leetcode, codeforces, atcoder, luogu, spoj (got "hackerrank")',
+      );
+      const badFilter = await call("find_similar_problems", {
+        query: "two sum",
+        source_filter: "leetcode, hackerrank",
+      });
+      expect(badFilter.isError).toBe(true);
+      expect(badFilter.text).toBe(
+        'Invalid arguments for find_similar_problems: "source_filter": unknown source "hackerrank"; use one of: leetcode, codeforces, atcoder, luogu, spoj (comma-separated).',
+      );
+    });
+    expect(targets).toEqual([]);
+    const folded = await targetsDuring(() =>
+      call("find_similar_problems", { query: "two sum", source_filter: " LeetCode,,luogu ,leetcode" }),
+    );
+    expect(folded).toEqual(["GET /api/v1/similar?q=two%20sum&limit=10&threshold=0&source=leetcode%2Cluogu"]);
+  });
+
+  test("a server that answers 405 to GET gets a JSON POST, and keeps getting it (contract §4.3, §8)", async () => {
     fake.shape = "new";
     try {
       let first: Called | undefined;
@@ -310,7 +443,7 @@ describe("find_similar_problems (T3)", () => {
     ]);
   });
 
-  test("text search: a null rewritten_query falls back to the user's query (research §7.2)", async () => {
+  test("text search: a null rewritten_query falls back to the user's query (contract §9)", async () => {
     fake.override("GET", "/api/v1/similar", () => Response.json({ rewritten_query: null, results: [] }));
     try {
       const result = await call("find_similar_problems", { query: "  shortest path in a grid  " });
@@ -328,7 +461,9 @@ describe("find_similar_problems (T3)", () => {
 describe("resolve_problem (T4)", () => {
   test("the whole query is percent-encoded; the nested problem is rendered", async () => {
     let result: Called | undefined;
-    const targets = await targetsDuring(async () => (result = await call("resolve_problem", { query: "https://leetcode.com/problems/two-sum" })));
+    const targets = await targetsDuring(
+      async () => (result = await call("resolve_problem", { query: "https://leetcode.com/problems/two-sum" })),
+    );
     expect(targets).toEqual(["GET /api/v1/resolve/https%3A%2F%2Fleetcode.com%2Fproblems%2Ftwo-sum"]);
     expect(result?.text).toStartWith("# Two Sum\n");
     expect(result?.structured).toMatchObject({ resolved: { source: "leetcode", id: "two-sum" }, problem: { id: "1" } });
@@ -336,7 +471,11 @@ describe("resolve_problem (T4)", () => {
 
   test("the nested problem's source wins over the top-level one", async () => {
     fake.override("GET", "/api/v1/resolve/cf1A", () =>
-      Response.json({ source: "luogu", id: "CF1A", problem: { id: "1A", source: "codeforces", slug: "1A", title: "Theatre Square", tags: [] } }),
+      Response.json({
+        source: "luogu",
+        id: "CF1A",
+        problem: { id: "1A", source: "codeforces", slug: "1A", title: "Theatre Square", tags: [] },
+      }),
     );
     try {
       const result = await call("resolve_problem", { query: "cf1A" });
@@ -346,18 +485,20 @@ describe("resolve_problem (T4)", () => {
     }
   });
 
-  test("problem: null → isError 'problem not found (…)', not a protocol error (research §7.2)", async () => {
+  test("problem: null → isError 'problem not found (…)', not a protocol error (contract §9)", async () => {
     const result = await call("resolve_problem", { query: "no-such-problem-slug" });
     expect(result).toMatchObject({ isError: true });
     expect(result.text).toStartWith("problem not found (leetcode:no-such-problem-slug)");
   });
 
   test("leetcode/two-sum resolves (sent as leetcode:two-sum)", async () => {
-    const targets = await targetsDuring(async () => expect((await call("resolve_problem", { query: "leetcode/two-sum" })).text).toStartWith("# Two Sum"));
+    const targets = await targetsDuring(async () =>
+      expect((await call("resolve_problem", { query: "leetcode/two-sum" })).text).toStartWith("# Two Sum"),
+    );
     expect(targets).toEqual(["GET /api/v1/resolve/leetcode%3Atwo-sum"]);
   });
 
-  test("an empty query → isError, no request (research §7.9)", async () => {
+  test("an empty query → isError, no request (contract §4.4)", async () => {
     const targets = await targetsDuring(async () => {
       expect((await call("resolve_problem", { query: "" })).isError).toBe(true);
       expect((await call("resolve_problem", { query: "   " })).isError).toBe(true);
@@ -378,10 +519,13 @@ describe("get_platform_status (T5)", () => {
       "| leetcode | 3,760 | 729 | 729 |",
       "| luogu | 15,393 | 2 | 13,358 |",
     ]);
-    expect(result.structured).toMatchObject({ version: "1.2.3", platforms: [{ source: "atcoder", total: 8356 }, {}, {}, {}] });
+    expect(result.structured).toMatchObject({
+      version: "1.2.3",
+      platforms: [{ source: "atcoder", total: 8356 }, {}, {}, {}],
+    });
   });
 
-  test("without a token: isError and no request (research §7.1)", async () => {
+  test("without a token: isError and no request (contract §4.5)", async () => {
     const targets = await targetsDuring(async () => {
       const result = await call("get_platform_status", {}, anonymous);
       expect(result.isError).toBe(true);
@@ -391,7 +535,7 @@ describe("get_platform_status (T5)", () => {
   });
 });
 
-describe("bearer token (S1.2, S2.1)", () => {
+describe("bearer token (contract §3)", () => {
   test("every request carries the token when configured, none without", async () => {
     const withToken = fake.requests.length;
     await call("get_problem", { source: "leetcode", id: "1" });
@@ -412,11 +556,65 @@ describe("bearer token (S1.2, S2.1)", () => {
     expect(fake.requests.slice(without).map((r) => r.authorization)).toEqual([null, null, null, null]);
     expect(fake.requests.at(-1)?.target).toBe("/api/v1/problems/leetcode/1");
     // The base URL was given with a trailing "/": it was stripped, so no "//api".
-    expect(denied).toEqual({ isError: true, text: "[401] Unauthorized: missing or invalid token", structured: undefined });
+    expect(denied).toEqual({
+      isError: true,
+      text: "[401] Unauthorized: missing or invalid token",
+      structured: undefined,
+    });
   });
 });
 
-describe("the token never reaches the client (S6.3)", () => {
+describe("client log notifications (notifications/message, logger oj)", () => {
+  test("upstream errors are warnings, network failures errors, the crawler's 202 and the 405 retry info; the client's level filters them", async () => {
+    const seen: { level: string; logger?: string; data: unknown }[] = [];
+    server.client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (notification) => void seen.push(notification.params),
+    );
+    try {
+      await server.client.setLoggingLevel("info");
+      await call("get_problem", { source: "leetcode", id: "404404" });
+      await call("get_daily_challenge", { date: "2020-04-02" });
+      fake.shape = "new";
+      await call("find_similar_problems", { query: "notify me please" }).finally(() => (fake.shape = "old"));
+      await call("find_similar_problems", { query: "and back again" });
+      await protocolError("get_problem", { source: "leetcode", id: "bad-json" });
+      await Bun.sleep(50);
+      const messages = seen.map(({ level, logger, data }) => [
+        level,
+        logger,
+        typeof data === "string" ? data : (data as { message: string }).message,
+      ]);
+      expect(messages).toEqual([
+        ["warning", "oj", "get_problem: the craboj server answered [404] Not Found: problem not found"],
+        [
+          "info",
+          "oj",
+          `get_daily_challenge: the craboj server is still fetching the com daily challenge of 2020-04-02`,
+        ],
+        ["info", "oj", "find_similar_problems: the craboj server refused GET /api/v1/similar (405); retrying as POST"],
+        ["info", "oj", "find_similar_problems: the craboj server refused POST /api/v1/similar (405); retrying as GET"],
+        [
+          "error",
+          "oj",
+          expect.stringMatching(
+            /^get_problem failed: the craboj server at 127\.0\.0\.1:\d+ answered GET \/api\/v1\/problems\/leetcode\/bad-json with invalid JSON/,
+          ),
+        ],
+      ]);
+      seen.length = 0;
+      await server.client.setLoggingLevel("error");
+      await call("get_problem", { source: "leetcode", id: "404404" });
+      await Bun.sleep(50);
+      expect(seen).toEqual([]);
+    } finally {
+      await server.client.setLoggingLevel("info");
+      server.client.removeNotificationHandler("notifications/message");
+    }
+  });
+});
+
+describe("the token never reaches the client (contract §7)", () => {
   test("an upstream echoing the Authorization header: isError texts, JSON-RPC errors and results are redacted", async () => {
     const texts: string[] = [];
     for (const id of ["echo-auth-401", "echo-auth-text"]) {
@@ -437,16 +635,25 @@ describe("the token never reaches the client (S6.3)", () => {
     texts.push(ok.text, JSON.stringify(ok.structured));
     for (const text of texts) expect(text).not.toContain(TOKEN);
     // The echo endpoints really did receive the token.
-    expect(fake.requests.filter((r) => r.target.includes("echo-auth")).every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(
+      fake.requests.filter((r) => r.target.includes("echo-auth")).every((r) => r.authorization === `Bearer ${TOKEN}`),
+    ).toBe(true);
   });
 });
 
-describe("S4 error classification", () => {
-  test("an error body that is not JSON by Content-Type is shown raw, even when it looks like RFC 7807 (S2.3)", async () => {
+describe("error classification (contract §5)", () => {
+  test("an error body that is not JSON by Content-Type is shown raw, even when it looks like RFC 7807 (contract §3)", async () => {
     const rfc = '{"status":404,"title":"Not Found","detail":"problem not found"}';
-    fake.override("GET", "/api/v1/problems/leetcode/plain-rfc", () => new Response(rfc, { status: 404, headers: { "content-type": "text/plain" } }));
+    fake.override(
+      "GET",
+      "/api/v1/problems/leetcode/plain-rfc",
+      () => new Response(rfc, { status: 404, headers: { "content-type": "text/plain" } }),
+    );
     try {
-      expect(await call("get_problem", { source: "leetcode", id: "plain-rfc" })).toMatchObject({ isError: true, text: `[404] ${rfc}` });
+      expect(await call("get_problem", { source: "leetcode", id: "plain-rfc" })).toMatchObject({
+        isError: true,
+        text: `[404] ${rfc}`,
+      });
     } finally {
       fake.clearOverrides();
     }
@@ -454,7 +661,9 @@ describe("S4 error classification", () => {
 
   test("for any 4xx/5xx response: an isError result, never a JSON-RPC error", async () => {
     const bodies = fc.oneof(
-      fc.record({ status: fc.integer({ min: 400, max: 599 }), title: fc.string(), detail: fc.string() }).map((b) => ({ body: JSON.stringify(b), type: "application/problem+json" })),
+      fc
+        .record({ status: fc.integer({ min: 400, max: 599 }), title: fc.string(), detail: fc.string() })
+        .map((b) => ({ body: JSON.stringify(b), type: "application/problem+json" })),
       fc.string({ maxLength: 700 }).map((body) => ({ body, type: "text/plain; charset=utf-8" })),
       fc.string({ maxLength: 50 }).map((body) => ({ body: `<html><body>${body}</body></html>`, type: "text/html" })),
       fc.constant({ body: "", type: "" }),
@@ -463,7 +672,11 @@ describe("S4 error classification", () => {
     try {
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 400, max: 599 }), bodies, async (status, { body, type }) => {
-          fake.override("GET", "/api/v1/problems/leetcode/any", () => new Response(body || null, { status, headers: type ? { "content-type": type } : {} }));
+          fake.override(
+            "GET",
+            "/api/v1/problems/leetcode/any",
+            () => new Response(body || null, { status, headers: type ? { "content-type": type } : {} }),
+          );
           const result = await call("get_problem", { source: "leetcode", id: "any" });
           expect(result.isError).toBe(true);
           expect(result.text).toMatch(/^\[\d+\] /);
@@ -486,7 +699,7 @@ describe("S4 error classification", () => {
     expect(result.text).toBe(`[500] ${"a".repeat(499)}😀`);
   });
 
-  test("text/html is never parsed as JSON: fallback template, for an error and for a 200 (S2.3, research §7.4)", async () => {
+  test("text/html is never parsed as JSON: fallback template, for an error and for a 200 (contract §5)", async () => {
     const error = await call("get_problem", { source: "leetcode", id: "html-error" });
     expect(error).toMatchObject({ isError: true });
     expect(error.text).toStartWith("[502] <html><head><title>502 Bad Gateway</title>");
@@ -508,11 +721,15 @@ describe("S4 error classification", () => {
       const error = await protocolError("get_problem", { source: "leetcode", id });
       expect(error.code).toBe(-32603);
     }
-    expect((await protocolError("get_problem", { source: "leetcode", id: "big-body" })).message).toContain("1048576 bytes");
+    expect((await protocolError("get_problem", { source: "leetcode", id: "big-body" })).message).toContain(
+      "1048576 bytes",
+    );
   });
 
   test("a wrong-shaped body holding a huge value gives a short JSON-RPC message, not the value", async () => {
-    fake.override("GET", "/api/v1/problems/leetcode/huge-field", () => Response.json({ id: "x", title: "T", tags: "y".repeat(500_000) }));
+    fake.override("GET", "/api/v1/problems/leetcode/huge-field", () =>
+      Response.json({ id: "x", title: "T", tags: "y".repeat(500_000) }),
+    );
     try {
       const error = await protocolError("get_problem", { source: "leetcode", id: "huge-field" });
       expect(error.code).toBe(-32603);
@@ -534,9 +751,9 @@ describe("S4 error classification", () => {
   });
 });
 
-describe("S5 output cap", () => {
-  test("200 KiB of Markdown → at most 102,400 + 17 bytes, valid UTF-8, ends with the suffix", async () => {
-    const result = await call("get_problem", { source: "leetcode", id: "huge-statement" });
+describe("output caps: 102,400 bytes (+ suffix) and the output budget, the smaller wins (contract §6)", () => {
+  test("with a budget above the cap: 200 KiB of Markdown → at most 102,400 + 17 bytes, valid UTF-8, ends with the suffix", async () => {
+    const result = await call("get_problem", { source: "leetcode", id: "huge-statement" }, wide);
     const bytes = Buffer.byteLength(result.text, "utf8");
     expect(bytes).toBeLessThanOrEqual(102_400 + 17);
     expect(bytes).toBeGreaterThan(102_400 - 4);
@@ -544,16 +761,59 @@ describe("S5 output cap", () => {
     expect(result.text.endsWith("\n\n... (truncated)")).toBe(true);
   });
 
-  test("for any statement size: the text stays within the cap", async () => {
+  test("with the default budget (100,000): cut below it at a line, saying where the rest is; structuredContent keeps up to the cap", async () => {
+    const lines = Array.from({ length: 4_000 }, (_, i) => `<p>line ${i} ${"x".repeat(40)}</p>`).join("\n");
+    fake.override("GET", "/api/v1/problems/leetcode/long", () =>
+      Response.json({
+        id: "long",
+        source: "leetcode",
+        slug: "long",
+        title: "Long",
+        link: "https://leetcode.com/problems/long/",
+        content: lines,
+      }),
+    );
+    try {
+      const result = await call("get_problem", { source: "leetcode", id: "long" });
+      expect(result.isError).toBe(false);
+      expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(100_000);
+      expect(Buffer.byteLength(result.text)).toBeGreaterThan(95_000);
+      const [kept, note] = [
+        result.text.slice(0, result.text.lastIndexOf("\n[")),
+        result.text.slice(result.text.lastIndexOf("\n[") + 1),
+      ];
+      expect(kept).toMatch(/x{40}\n$/); // a whole line, not a cut one
+      expect(note).toMatch(
+        /^\[get_problem: text cut at \d+ of \d+ bytes to fit the output budget of 100000 bytes \(--max-output-bytes\); /,
+      );
+      expect(note).toContain(
+        "read the whole statement at https://leetcode.com/problems/long/, or read it from structuredContent",
+      );
+      const structured = (result.structured as { problem: { content: string } }).problem.content;
+      expect(Buffer.byteLength(structured)).toBeGreaterThan(Buffer.byteLength(result.text));
+      expect(Buffer.byteLength(structured)).toBeLessThanOrEqual(102_417);
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
+  test("for any statement size and unit: the text stays within both limits and is valid UTF-8", async () => {
     try {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 90_000, max: 120_000 }), fc.constantFrom("a", "é", "中", "😀"), async (size, unit) => {
-          const content = unit.repeat(Math.ceil(size / Buffer.byteLength(unit)));
-          fake.override("GET", "/api/v1/problems/leetcode/sized", () => Response.json({ id: "sized", source: "leetcode", slug: "s", title: "S", content }));
-          const result = await call("get_problem", { source: "leetcode", id: "sized" });
-          expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(102_417);
-          expect(result.text.toWellFormed()).toBe(result.text);
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 90_000, max: 120_000 }),
+          fc.constantFrom("a", "é", "中", "😀"),
+          fc.boolean(),
+          async (size, unit, useWide) => {
+            const content = unit.repeat(Math.ceil(size / Buffer.byteLength(unit)));
+            fake.override("GET", "/api/v1/problems/leetcode/sized", () =>
+              Response.json({ id: "sized", source: "leetcode", slug: "s", title: "S", content }),
+            );
+            const result = await call("get_problem", { source: "leetcode", id: "sized" }, useWide ? wide : server);
+            expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(useWide ? 102_417 : 100_000);
+            expect(result.text.toWellFormed()).toBe(result.text);
+          },
+        ),
         { numRuns: 12 },
       );
     } finally {

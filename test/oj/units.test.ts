@@ -1,7 +1,7 @@
 /**
- * Pure pieces of the `oj` toolset, checked directly: the property-based ones of seed 003 (base
- * URL, truncation, fallback cut) and the research §8 rendering properties (format_number,
- * html_to_markdown, percentages, encoding, the CN date).
+ * Pure pieces of the `oj` toolset, checked directly: the properties of docs/contracts/oj.md (base
+ * URL, truncation, fallback cut) and its rendering properties (format_number, html_to_markdown,
+ * percentages, encoding, the CN date).
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -9,9 +9,17 @@ import { DEFAULT_TIMEOUT_MS, checkBaseUrl, readOjConfig } from "../../src/toolse
 import { isCalendarDate, todayFor } from "../../src/toolsets/oj/dates.ts";
 import { encodeComponent } from "../../src/toolsets/oj/encode.ts";
 import { formatApiError, takeScalars } from "../../src/toolsets/oj/errors.ts";
-import { MAX_OUTPUT_BYTES, TRUNCATION_SUFFIX, formatDecimal, formatFixed, formatNumber, truncateOutput } from "../../src/toolsets/oj/format.ts";
+import {
+  MAX_OUTPUT_BYTES,
+  TRUNCATION_SUFFIX,
+  formatDecimal,
+  formatFixed,
+  formatNumber,
+  truncateOutput,
+} from "../../src/toolsets/oj/format.ts";
 import { NO_DESCRIPTION, escapeMarkup, htmlToMarkdown, looksLikeHtml } from "../../src/toolsets/oj/html/to-markdown.ts";
 import type { UpstreamResponse } from "../../src/toolsets/oj/http.ts";
+import { createSanitizer } from "../../src/toolsets/oj/sanitize.ts";
 import { renderProblem, renderSimilar, renderStatus, toProblemView } from "../../src/toolsets/oj/render.ts";
 import { normalizeQuery } from "../../src/toolsets/oj/tools/resolve-problem.ts";
 import { createLogger } from "../../src/core/log.ts";
@@ -19,8 +27,8 @@ import { oj } from "../../src/toolsets/oj/index.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
-describe("S1.1 base URL", () => {
-  test("the seed's falsification list", () => {
+describe("base URL (rule S1.1)", () => {
+  test("rule S1.1's examples (contract §2.1)", () => {
     expect(checkBaseUrl("https://example.com/api/v1").ok).toBe(false);
     expect(checkBaseUrl("https://example.com?foo=1").ok).toBe(false);
     expect(checkBaseUrl("ftp://example.com").ok).toBe(false);
@@ -31,7 +39,14 @@ describe("S1.1 base URL", () => {
   });
 
   test("fragments, empty queries and credentials are refused too", () => {
-    for (const bad of ["https://example.com#top", "https://example.com/?", "https://user:pw@example.com", "https://user@example.com/", "http://", "https://example.com//"]) {
+    for (const bad of [
+      "https://example.com#top",
+      "https://example.com/?",
+      "https://user:pw@example.com",
+      "https://user@example.com/",
+      "http://",
+      "https://example.com//",
+    ]) {
       expect(checkBaseUrl(bad).ok).toBe(false);
     }
   });
@@ -50,7 +65,11 @@ describe("S1.1 base URL", () => {
       fc.property(parts, (p) => {
         const text = `${p.scheme}://${p.user}${p.host}${p.port}${p.path}${p.query}${p.fragment}`;
         const expected =
-          ["http", "https"].includes(p.scheme.toLowerCase()) && p.user === "" && (p.path === "" || p.path === "/") && p.query === "" && p.fragment === "";
+          ["http", "https"].includes(p.scheme.toLowerCase()) &&
+          p.user === "" &&
+          (p.path === "" || p.path === "/") &&
+          p.query === "" &&
+          p.fragment === "";
         const checked = checkBaseUrl(text);
         expect(checked.ok).toBe(expected);
         if (checked.ok) {
@@ -78,18 +97,24 @@ describe("S1.1 base URL", () => {
   test("for any URL with a user or password: refused, and the message never repeats them", () => {
     const secret = fc.stringMatching(/^[A-Za-z0-9._~-]{4,12}$/).map((s) => `Zq9${s}`);
     fc.assert(
-      fc.property(fc.constantFrom("http", "https", "HTTPS", "ftp"), secret, fc.option(secret, { nil: undefined }), fc.constantFrom("", "/", "/api"), (scheme, user, password, path) => {
-        const text = `${scheme}://${user}${password === undefined ? "" : `:${password}`}@example.com${path}`;
-        let message = "";
-        try {
-          readOjConfig({ "oj-base-url": text });
-        } catch (error) {
-          message = (error as Error).message;
-        }
-        expect(message).toContain("--oj-base-url");
-        expect(message).not.toContain(`${user}${password === undefined ? "" : `:${password}`}@`);
-        if (password !== undefined) expect(message).not.toContain(password);
-      }),
+      fc.property(
+        fc.constantFrom("http", "https", "HTTPS", "ftp"),
+        secret,
+        fc.option(secret, { nil: undefined }),
+        fc.constantFrom("", "/", "/api"),
+        (scheme, user, password, path) => {
+          const text = `${scheme}://${user}${password === undefined ? "" : `:${password}`}@example.com${path}`;
+          let message = "";
+          try {
+            readOjConfig({ "oj-base-url": text });
+          } catch (error) {
+            message = (error as Error).message;
+          }
+          expect(message).toContain("--oj-base-url");
+          expect(message).not.toContain(`${user}${password === undefined ? "" : `:${password}`}@`);
+          if (password !== undefined) expect(message).not.toContain(password);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -98,11 +123,14 @@ describe("S1.1 base URL", () => {
     expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
     expect(readOjConfig({ "oj-base-url": "https://example.com" })?.timeoutMs).toBe(30_000);
     expect(readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": "250" })?.timeoutMs).toBe(250);
-    expect(() => readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": "30001" })).toThrow("--oj-timeout-ms");
+    expect(() => readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": "30001" })).toThrow(
+      "--oj-timeout-ms",
+    );
     // S2: for any value, the timeout in force is at most 30 s; anything above is refused, never clamped silently.
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 10_000_000 }), (ms) => {
-        const read = () => readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": String(ms) })?.timeoutMs;
+        const read = () =>
+          readOjConfig({ "oj-base-url": "https://example.com", "oj-timeout-ms": String(ms) })?.timeoutMs;
         if (ms <= 30_000) expect(read()).toBe(ms);
         else expect(read).toThrow("--oj-timeout-ms");
       }),
@@ -122,8 +150,12 @@ describe("S1.1 base URL", () => {
   });
 });
 
-describe("S5 output truncation", () => {
-  const anyText = fc.string({ unit: fc.constantFrom("a", "é", "中", "😀", "\n", "\ud800"), minLength: 0, maxLength: 60_000 });
+describe("output truncation (contract §6.4)", () => {
+  const anyText = fc.string({
+    unit: fc.constantFrom("a", "é", "中", "😀", "\n", "\ud800"),
+    minLength: 0,
+    maxLength: 60_000,
+  });
 
   test("for any text: at most 102,400 bytes + the 17-byte suffix, valid UTF-8, suffix exactly when cut", () => {
     fc.assert(
@@ -161,7 +193,7 @@ describe("S5 output truncation", () => {
     expect(truncateOutput(cut)).toBe(cut);
   });
 
-  test("the suffix is exactly \"\\n\\n... (truncated)\" (17 bytes)", () => {
+  test('the suffix is exactly "\\n\\n... (truncated)" (17 bytes)', () => {
     expect(TRUNCATION_SUFFIX).toBe("\n\n... (truncated)");
     expect(utf8(TRUNCATION_SUFFIX).byteLength).toBe(17);
     const out = truncateOutput("中".repeat(40_000));
@@ -170,9 +202,16 @@ describe("S5 output truncation", () => {
   });
 });
 
-describe("S4.4 non-RFC fallback", () => {
+describe("non-RFC fallback (contract §5)", () => {
   const response = (status: number, body: string, isJson: boolean): UpstreamResponse => ({
-    method: "GET", path: "/x", status, body: utf8(body), truncated: false, isJson,
+    method: "GET",
+    path: "/x",
+    host: "127.0.0.1:1",
+    status,
+    body: utf8(body),
+    truncated: false,
+    isJson,
+    sanitize: createSanitizer(undefined),
   });
 
   test("for any body: at most 500 scalar values, never a split character", () => {
@@ -203,8 +242,15 @@ describe("S4.4 non-RFC fallback", () => {
 });
 
 describe("format_number", () => {
-  test("research §4.3 examples", () => {
-    expect([0, 999, 1000, 12984, 100, 1_000_000].map((n) => formatNumber(n))).toEqual(["0", "999", "1,000", "12,984", "100", "1,000,000"]);
+  test("contract §6.3 examples", () => {
+    expect([0, 999, 1000, 12984, 100, 1_000_000].map((n) => formatNumber(n))).toEqual([
+      "0",
+      "999",
+      "1,000",
+      "12,984",
+      "100",
+      "1,000,000",
+    ]);
   });
 
   test("for any u64: digits and commas only, groups of three, commas removed gives the number back", () => {
@@ -226,7 +272,7 @@ describe("format_number", () => {
 });
 
 describe("{:.1} percentages, like Rust", () => {
-  test("research examples and ties to even", () => {
+  test("contract examples and ties to even", () => {
     expect(formatFixed(0.791 * 100, 1)).toBe("79.1");
     expect(formatFixed(1.0 * 100, 1)).toBe("100.0");
     expect(formatFixed(57.08, 1)).toBe("57.1");
@@ -254,7 +300,9 @@ describe("{:.1} percentages, like Rust", () => {
 describe("path encoding", () => {
   test("a/b → a%2Fb and c d → c%20d", () => {
     expect(`${encodeComponent("a/b")}/${encodeComponent("c d")}`).toBe("a%2Fb/c%20d");
-    expect(encodeComponent("https://leetcode.com/problems/two-sum?x=1#y")).toBe("https%3A%2F%2Fleetcode.com%2Fproblems%2Ftwo-sum%3Fx%3D1%23y");
+    expect(encodeComponent("https://leetcode.com/problems/two-sum?x=1#y")).toBe(
+      "https%3A%2F%2Fleetcode.com%2Fproblems%2Ftwo-sum%3Fx%3D1%23y",
+    );
   });
 
   test("for any string: only unreserved characters and escapes, and decoding gives it back", () => {
@@ -274,15 +322,19 @@ describe("path encoding", () => {
   });
 });
 
-describe("the daily date (research §7.3)", () => {
-  const inZone = (timeZone: string, at: Date) => new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+describe("the daily date (contract §4.1)", () => {
+  const inZone = (timeZone: string, at: Date) =>
+    new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
 
   test("for any instant: com is the UTC date, cn the Asia/Shanghai (UTC+8) date", () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date("1995-01-01T00:00:00Z"), max: new Date("2090-01-01T00:00:00Z"), noInvalidDate: true }), (at) => {
-        expect(todayFor("com", at)).toBe(inZone("UTC", at));
-        expect(todayFor("cn", at)).toBe(inZone("Asia/Shanghai", at));
-      }),
+      fc.property(
+        fc.date({ min: new Date("1995-01-01T00:00:00Z"), max: new Date("2090-01-01T00:00:00Z"), noInvalidDate: true }),
+        (at) => {
+          expect(todayFor("com", at)).toBe(inZone("UTC", at));
+          expect(todayFor("cn", at)).toBe(inZone("Asia/Shanghai", at));
+        },
+      ),
     );
   });
 
@@ -308,20 +360,55 @@ describe("html_to_markdown", () => {
   test("<b>bold</b> renders as **bold**; LeetCode markup converts; Markdown passes through", () => {
     expect(htmlToMarkdown("<b>bold</b>")).toBe("**bold**");
     expect(htmlToMarkdown("<p>a &lt;= b<sup>2</sup></p><ul><li>x</li><li>y</li></ul>")).toBe("a <= b^2\n\n- x\n- y");
-    expect(htmlToMarkdown("<pre><strong>Input:</strong> s = 1\n<strong>Output:</strong> 2</pre>")).toBe("```\nInput: s = 1\nOutput: 2\n```");
+    expect(htmlToMarkdown("<pre><strong>Input:</strong> s = 1\n<strong>Output:</strong> 2</pre>")).toBe(
+      "```\nInput: s = 1\nOutput: 2\n```",
+    );
     const markdown = "## 题目描述\n\n输入 $a<b$ 的两个整数。";
     expect(looksLikeHtml(markdown)).toBe(false);
     expect(htmlToMarkdown(markdown)).toBe(markdown);
   });
 
   test("for any input: never throws and returns text", () => {
-    const htmlish = fc.array(fc.constantFrom("<p>", "</p>", "<div", ">", "<", "&lt;", "&#x1F600;", "&#0;", "<pre>", "</pre>", "<ul><li>", "<table><tr><td>", "<a href='x'>", "<b>", "</i>", "text ", "\n", "<!--", "-->", "<script>", "😀", '"', "<br/>"), { maxLength: 80 });
+    const htmlish = fc.array(
+      fc.constantFrom(
+        "<p>",
+        "</p>",
+        "<div",
+        ">",
+        "<",
+        "&lt;",
+        "&#x1F600;",
+        "&#0;",
+        "<pre>",
+        "</pre>",
+        "<ul><li>",
+        "<table><tr><td>",
+        "<a href='x'>",
+        "<b>",
+        "</i>",
+        "text ",
+        "\n",
+        "<!--",
+        "-->",
+        "<script>",
+        "😀",
+        '"',
+        "<br/>",
+      ),
+      { maxLength: 80 },
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string(), htmlish.map((parts) => parts.join(""))), (input) => {
-        const out = htmlToMarkdown(input);
-        expect(typeof out).toBe("string");
-        expect(out.length).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          htmlish.map((parts) => parts.join("")),
+        ),
+        (input) => {
+          const out = htmlToMarkdown(input);
+          expect(typeof out).toBe("string");
+          expect(out.length).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -345,8 +432,20 @@ describe("html_to_markdown", () => {
 
 describe("templates", () => {
   const upstream = {
-    id: "1", source: "leetcode", slug: "two-sum", title: "Two Sum", title_cn: null, difficulty: "Easy", ac_rate: 57.08, rating: null,
-    tags: ["Array"], link: "https://leetcode.com/problems/two-sum/", content: "<p>Hi</p>", content_cn: null, date: null, domain: null,
+    id: "1",
+    source: "leetcode",
+    slug: "two-sum",
+    title: "Two Sum",
+    title_cn: null,
+    difficulty: "Easy",
+    ac_rate: 57.08,
+    rating: null,
+    tags: ["Array"],
+    link: "https://leetcode.com/problems/two-sum/",
+    content: "<p>Hi</p>",
+    content_cn: null,
+    date: null,
+    domain: null,
   };
 
   test("problem template, no trailing newline", () => {
@@ -356,20 +455,43 @@ describe("templates", () => {
   });
 
   test("nullable fields fall back: title → title_cn → slug → id, N/A elsewhere, source leetcode", () => {
-    const view = toProblemView({ ...upstream, source: null, title: null, difficulty: null, ac_rate: null, tags: null, link: null, content: null });
+    const view = toProblemView({
+      ...upstream,
+      source: null,
+      title: null,
+      difficulty: null,
+      ac_rate: null,
+      tags: null,
+      link: null,
+      content: null,
+    });
     expect(view.title).toBe("two-sum");
-    expect(renderProblem(view)).toBe("# two-sum\n\n- Source: leetcode | ID: 1 | Difficulty: N/A\n- Tags: N/A\n- Link: N/A\n- AC Rate: N/A\n\n---\n\nNo description available.");
+    expect(renderProblem(view)).toBe(
+      "# two-sum\n\n- Source: leetcode | ID: 1 | Difficulty: N/A\n- Tags: N/A\n- Link: N/A\n- AC Rate: N/A\n\n---\n\nNo description available.",
+    );
     expect(toProblemView({ ...upstream, title: null, title_cn: "两数之和" }).title).toBe("两数之和");
     expect(toProblemView({ ...upstream, title: null, slug: null }).title).toBe("1");
   });
 
   test("for any problem the upstream may send: '# title' on line 0, Source/ID/Difficulty on line 2, '---' before the content", () => {
-    const text = fc.option(fc.string({ unit: fc.constantFrom("a", "中", " ", "\n", "\t", "|", "😀"), maxLength: 12 }), { nil: null });
+    const text = fc.option(fc.string({ unit: fc.constantFrom("a", "中", " ", "\n", "\t", "|", "😀"), maxLength: 12 }), {
+      nil: null,
+    });
     const problem = fc.record({
-      id: fc.string({ maxLength: 6 }), source: text, slug: text, title: text, title_cn: text, difficulty: text,
-      ac_rate: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: null }), rating: fc.constant(null),
-      tags: fc.option(fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }), { nil: null }), link: text, content: text, content_cn: text,
-      date: fc.constant(null), domain: fc.constant(null),
+      id: fc.string({ maxLength: 6 }),
+      source: text,
+      slug: text,
+      title: text,
+      title_cn: text,
+      difficulty: text,
+      ac_rate: fc.option(fc.double({ min: 0, max: 100, noNaN: true }), { nil: null }),
+      rating: fc.constant(null),
+      tags: fc.option(fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }), { nil: null }),
+      link: text,
+      content: text,
+      content_cn: text,
+      date: fc.constant(null),
+      domain: fc.constant(null),
     });
     fc.assert(
       fc.property(problem, (p) => {
@@ -389,14 +511,20 @@ describe("templates", () => {
 
   test("a title with line breaks stays a one-line heading; an all-blank problem still has a title", () => {
     expect(renderProblem(toProblemView({ ...upstream, title: "\n  Two\nSum  " })).split("\n")[0]).toBe("# Two Sum");
-    expect(toProblemView({ ...upstream, id: " ", title: null, title_cn: " ", slug: "" }).title).toBe("Untitled problem");
+    expect(toProblemView({ ...upstream, id: " ", title: null, title_cn: " ", slug: "" }).title).toBe(
+      "Untitled problem",
+    );
   });
 
   test("for any similar results: one row per result, numbered from 1, each with exactly 7 cells", () => {
     const text = fc.string({ unit: fc.constantFrom("a", "|", "\n", " ", "中"), maxLength: 8 });
     const row = fc.record({
-      source: text, id: text, title: fc.option(text, { nil: null }), difficulty: fc.option(text, { nil: null }),
-      link: fc.option(text, { nil: null }), similarity: fc.double({ min: 0, max: 1, noNaN: true }),
+      source: text,
+      id: text,
+      title: fc.option(text, { nil: null }),
+      difficulty: fc.option(text, { nil: null }),
+      link: fc.option(text, { nil: null }),
+      similarity: fc.double({ min: 0, max: 1, noNaN: true }),
     });
     fc.assert(
       fc.property(text, fc.array(row, { maxLength: 6 }), (query, rows) => {
@@ -419,7 +547,12 @@ describe("templates", () => {
 
   test("for any status: one row per platform, exactly 4 columns, counts grouped by commas", () => {
     const count = fc.integer({ min: 0, max: 2 ** 32 - 1 });
-    const platform = fc.record({ source: fc.string({ unit: fc.constantFrom("a", "|", "\n", "z"), minLength: 1, maxLength: 6 }), total: count, missing_content: count, not_embedded: count });
+    const platform = fc.record({
+      source: fc.string({ unit: fc.constantFrom("a", "|", "\n", "z"), minLength: 1, maxLength: 6 }),
+      total: count,
+      missing_content: count,
+      not_embedded: count,
+    });
     fc.assert(
       fc.property(fc.string({ maxLength: 8 }), fc.array(platform, { maxLength: 6 }), (version, platforms) => {
         const lines = renderStatus({ version, platforms }).split("\n");
@@ -427,9 +560,14 @@ describe("templates", () => {
         const rows = lines.slice(4, -1);
         expect(rows).toHaveLength(platforms.length);
         rows.forEach((row, i) => {
-          const cells = row.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+          const cells = row
+            .split(/(?<!\\)\|/)
+            .slice(1, -1)
+            .map((c) => c.trim());
           expect(cells).toHaveLength(4);
-          expect(cells.slice(1)).toEqual([platforms[i].total, platforms[i].missing_content, platforms[i].not_embedded].map((n) => formatNumber(n)));
+          expect(cells.slice(1)).toEqual(
+            [platforms[i].total, platforms[i].missing_content, platforms[i].not_embedded].map((n) => formatNumber(n)),
+          );
         });
       }),
       { numRuns: 200 },
@@ -448,7 +586,10 @@ describe("templates", () => {
       "# Similar Problems\n\nQuery: q\n\n| # | Source | ID | Title | Difficulty | Similarity | Link |\n|---|--------|----|-------|------------|------------|------|\n" +
         "| 1 | leetcode | 15 | 3Sum | Medium | 79.1% | N/A |\n| 2 | luogu | P1 | N/A | N/A | 100.0% | l |\n",
     );
-    const status = renderStatus({ version: "1.2.3", platforms: [{ source: "codeforces", total: 12984, missing_content: 100, not_embedded: 1000 }] });
+    const status = renderStatus({
+      version: "1.2.3",
+      platforms: [{ source: "codeforces", total: 12984, missing_content: 100, not_embedded: 1000 }],
+    });
     const lines = status.trimEnd().split("\n");
     expect(lines[0]).toBe("# OJ Platform Status (v1.2.3)");
     expect(lines.at(-1)).toBe("| codeforces | 12,984 | 100 | 1,000 |");

@@ -1,21 +1,28 @@
 /**
- * The `oj` toolset's options (seed 003 S1, adapted to mcpkit's flag names) and their validation.
+ * The `oj` toolset's options and their validation (docs/contracts/oj.md §2).
  *
  * `--oj-base-url` must be an origin only: the reference server appends literal absolute paths
  * (`{base}/api/v1/daily?...`) to it, so a path, query or fragment would silently produce wrong
  * URLs. Credentials are refused too, because they would end up in logs and error messages.
  */
 import * as v from "valibot";
-import { ConfigError, type OptionSpec, type OptionValues, describeOption, integerOption, readOptions } from "../../core/options.ts";
+import {
+  ConfigError,
+  type OptionSpec,
+  type OptionValues,
+  describeOption,
+  integerOption,
+  readOptions,
+} from "../../core/options.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface OjConfig {
-  /** The origin, never ending in `/` (S1.1), e.g. `https://craboj.zeabur.app`. */
+  /** The origin, never ending in `/` (rule S1.1, §2.1), e.g. `https://craboj.zeabur.app`. */
   baseUrl: string;
-  /** Bearer token for every request; `undefined` sends no Authorization header (S1.2). */
+  /** Bearer token for every request; `undefined` sends no Authorization header (§3). */
   token?: string;
-  /** Whole-request timeout; seed 003 S2.1 says 30 s, tests may lower it. */
+  /** Whole-request timeout; 30 s by default (the reference's), tests may lower it. */
   timeoutMs: number;
 }
 
@@ -49,7 +56,7 @@ const [baseUrlSpec, tokenSpec] = ojOptions;
 export type BaseUrlCheck = { ok: true; baseUrl: string } | { ok: false; reason: string };
 
 /**
- * S1.1: accept `http(s)://host[:port]` with an empty or `/` path and nothing else; return it
+ * Rule S1.1 (§2.1): accept `http(s)://host[:port]` with an empty or `/` path and nothing else; return it
  * without the trailing `/`. The reason for a refusal completes "invalid --oj-base-url: …".
  */
 export function checkBaseUrl(text: string): BaseUrlCheck {
@@ -63,19 +70,30 @@ export function checkBaseUrl(text: string): BaseUrlCheck {
     return { ok: false, reason: `the scheme must be http or https, not ${url.protocol.slice(0, -1)}` };
   }
   if (url.username !== "" || url.password !== "") {
-    return { ok: false, reason: "the URL must not carry a user name or password; pass a token with --oj-token instead" };
+    return {
+      ok: false,
+      reason: "the URL must not carry a user name or password; pass a token with --oj-token instead",
+    };
   }
   if (url.pathname !== "/") {
-    return { ok: false, reason: `the URL must be an origin without a path (found "${url.pathname}"); drop everything after the host and port` };
+    return {
+      ok: false,
+      reason: `the URL must be an origin without a path (found "${url.pathname}"); drop everything after the host and port`,
+    };
   }
   // WHATWG URL reports an empty `?` or `#` as "", so look at the serialization too.
   if (url.search !== "" || url.hash !== "" || url.href !== `${url.origin}/`) {
-    return { ok: false, reason: "the URL must be an origin without a query or fragment; drop everything after the host and port" };
+    return {
+      ok: false,
+      reason: "the URL must be an origin without a query or fragment; drop everything after the host and port",
+    };
   }
   return { ok: true, baseUrl: url.href.replace(/\/+$/, "") };
 }
 
-const timeoutSchema = v.object({ "oj-timeout-ms": integerOption(1, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, "milliseconds") });
+const timeoutSchema = v.object({
+  "oj-timeout-ms": integerOption(1, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, "milliseconds"),
+});
 
 /** Reads the options; `undefined` means no base URL was given (the toolset stays off by default). */
 export function readOjConfig(values: OptionValues): OjConfig | undefined {
@@ -87,7 +105,9 @@ export function readOjConfig(values: OptionValues): OjConfig | undefined {
   if (typeof rawBaseUrl !== "string") throw new ConfigError(`invalid ${describeOption(baseUrlSpec)}: expected one URL`);
   const checked = checkBaseUrl(rawBaseUrl.trim());
   if (!checked.ok) {
-    throw new ConfigError(`invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(withoutCredentials(rawBaseUrl))})`);
+    throw new ConfigError(
+      `invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(withoutCredentials(rawBaseUrl))})`,
+    );
   }
   return { baseUrl: checked.baseUrl, token, timeoutMs };
 }

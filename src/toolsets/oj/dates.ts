@@ -1,7 +1,7 @@
 /**
  * "Today" for a LeetCode domain. The daily challenge switches at 00:00 UTC on leetcode.com and at
  * 00:00 UTC+8 on leetcode.cn; the reference server always sent the UTC date, so between 16:00 and
- * 24:00 UTC it fetched yesterday's CN problem (research oj.md §7.3). The host's time zone never
+ * 24:00 UTC it fetched yesterday's CN problem (docs/contracts/oj.md §4.1). The host's time zone never
  * matters: the date comes from a fixed offset.
  */
 export type Domain = "com" | "cn";

@@ -5,5 +5,8 @@
  */
 export function encodeComponent(value: string): string {
   // A lone surrogate (possible in JSON input) cannot be UTF-8 encoded; send U+FFFD instead of failing.
-  return encodeURIComponent(value.toWellFormed()).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(value.toWellFormed()).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }

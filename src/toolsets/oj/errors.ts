@@ -1,24 +1,27 @@
 /**
  * How an HTTP error status from the craboj server becomes the text of an `isError` result
- * (seed 003 S4.3 and S4.4).
+ * (docs/contracts/oj.md §5).
  */
-import { type UpstreamResponse, bodyText } from "./http.ts";
+import { type UpstreamResponse, bodyText, rawBodyText } from "./http.ts";
 
-/** S4.4: the fallback message keeps at most this many Unicode scalar values of the body. */
+/** The fallback message keeps at most this many Unicode scalar values of the body. */
 export const MAX_FALLBACK_SCALARS = 500;
 
 /**
  * `[{status}] {title}: {detail}` when the body is RFC 7807 JSON with a `title`; otherwise
  * `[{http status}] {body}` with the body cut to 500 scalar values. A body whose Content-Type is
- * not JSON is never parsed (S2.3).
+ * not JSON is never parsed. The text is sanitized before it is cut, so a cut never leaves part of
+ * the token behind (§7).
  */
 export function formatApiError(response: UpstreamResponse): string {
-  const text = bodyText(response);
   if (response.isJson) {
-    const problem = parseProblemDetails(text);
-    if (problem) return `[${problem.status ?? response.status}] ${problem.title}: ${problem.detail ?? ""}`;
+    const problem = parseProblemDetails(rawBodyText(response));
+    if (problem) {
+      const { text } = response.sanitize;
+      return text(`[${problem.status ?? response.status}] ${text(problem.title)}: ${text(problem.detail ?? "")}`);
+    }
   }
-  return `[${response.status}] ${takeScalars(text, MAX_FALLBACK_SCALARS)}`;
+  return `[${response.status}] ${takeScalars(bodyText(response), MAX_FALLBACK_SCALARS)}`;
 }
 
 interface ProblemDetails {
@@ -38,7 +41,10 @@ export function parseProblemDetails(text: string): ProblemDetails | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const { status, title, detail } = value as Record<string, unknown>;
   if (typeof title !== "string") return undefined;
-  const statusOk = status === undefined || status === null || (Number.isInteger(status) && (status as number) >= 0 && (status as number) <= 65535);
+  const statusOk =
+    status === undefined ||
+    status === null ||
+    (Number.isInteger(status) && (status as number) >= 0 && (status as number) <= 65535);
   const detailOk = detail === undefined || detail === null || typeof detail === "string";
   if (!statusOk || !detailOk) return undefined;
   return {

@@ -1,9 +1,9 @@
 /**
  * Small, locale-free formatting helpers that reproduce the reference server's Rust output
- * (research oj.md §2.5 and §4): output truncation, `{:.1}` decimals and thousands separators.
+ * (docs/contracts/oj.md §6): output truncation, `{:.1}` decimals and thousands separators.
  */
 
-/** Seed 003 S5.2: the Markdown text is cut at this many UTF-8 bytes... */
+/** The Markdown text is cut at this many UTF-8 bytes (§6.4)... */
 export const MAX_OUTPUT_BYTES = 102_400;
 /** ...and this suffix is appended outside the cap. */
 export const TRUNCATION_SUFFIX = "\n\n... (truncated)";
@@ -13,8 +13,8 @@ const decoder = new TextDecoder();
 const SUFFIX_BYTES = encoder.encode(TRUNCATION_SUFFIX).byteLength;
 
 /**
- * S5.2: cut at the last UTF-8 character boundary at or before byte 102,400, then add the suffix.
- * Idempotent (research oj.md §8): a text that is already a cut (at most `maxBytes` bytes followed
+ * Cuts at the last UTF-8 character boundary at or before byte 102,400, then adds the suffix.
+ * Idempotent: a text that is already a cut (at most `maxBytes` bytes followed
  * by the suffix) is returned as it is, so cutting twice never stacks suffixes or loses bytes.
  */
 export function truncateOutput(text: string, maxBytes = MAX_OUTPUT_BYTES): string {

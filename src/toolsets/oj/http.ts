@@ -1,32 +1,42 @@
 /**
- * The one HTTP client of the `oj` toolset (seed 003 S2): whole-request timeout, bearer token on
- * every request when configured, redirects followed (at most 10), the body read as a stream and
- * capped at 1 MiB, and the Content-Type recorded so that nobody parses a non-JSON body as JSON.
+ * The one HTTP client of the `oj` toolset (docs/contracts/oj.md §3): whole-request timeout, the
+ * bearer token on every request to the configured origin, redirects followed (at most 10), the
+ * body read as a stream keeping its first 1 MiB, and the Content-Type recorded so that nobody
+ * parses a non-JSON body as JSON.
  *
- * Network failures, timeouts and undecodable success bodies are protocol errors (-32603, S4.1);
- * HTTP error statuses are returned to the caller, which turns them into `isError` results.
+ * Network failures, timeouts and undecodable success bodies are protocol errors (-32603, §5); HTTP
+ * error statuses are returned to the caller, which turns them into `isError` results. Every piece
+ * of body text leaves this file sanitized (§7): control sequences stripped and the token redacted
+ * before any cut is made.
  */
 import type { Logger } from "../../core/log.ts";
+import { readAtMost } from "../../core/read-at-most.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import type { OjConfig } from "./config.ts";
-import { readAtMost } from "../../core/read-at-most.ts";
+import { type Sanitizer, createSanitizer } from "./sanitize.ts";
 
-/** S2.2: never keep more than this many bytes of a response body. */
+/** Never keep more than this many bytes of a response body. */
 export const MAX_BODY_BYTES = 1_048_576;
 /** reqwest's default redirect policy, which the reference server relies on. */
 export const MAX_REDIRECTS = 10;
+
+/** What to tell a person whose base URL does not lead to a working craboj server. */
+export const BASE_URL_HINT = "check --oj-base-url (OJ_BASE_URL)";
 
 export interface UpstreamResponse {
   method: string;
   /** Path and query as requested (for messages; never carries the token). */
   path: string;
+  /** `host[:port]` of the server that answered (never with credentials). */
+  host: string;
   status: number;
-  /** At most MAX_BODY_BYTES bytes. */
+  /** At most MAX_BODY_BYTES bytes, unsanitized: read it through `bodyText` or `decodeJsonBody`. */
   body: Uint8Array;
   /** The body was longer than MAX_BODY_BYTES and reading stopped there. */
   truncated: boolean;
-  /** S2.3: `Content-Type` starts with `application/json` or `application/problem+json`. */
+  /** `Content-Type` starts with `application/json` or `application/problem+json`. */
   isJson: boolean;
+  sanitize: Sanitizer;
 }
 
 export interface RequestOptions {
@@ -38,19 +48,21 @@ export interface RequestOptions {
 
 export class OjHttpClient {
   private readonly origin: string;
+  readonly sanitize: Sanitizer;
 
   constructor(
     private readonly config: OjConfig,
     private readonly log: Logger,
   ) {
     this.origin = new URL(config.baseUrl).origin;
+    this.sanitize = createSanitizer(config.token);
   }
 
   get timeoutMs(): number {
     return this.config.timeoutMs;
   }
 
-  /** Requests `{baseUrl}{path}`; `path` is a literal absolute path with its query (S1.1). */
+  /** Requests `{baseUrl}{path}`; `path` is a literal absolute path with its query (§3). */
   async request(path: string, options: RequestOptions = {}): Promise<UpstreamResponse> {
     let method = options.method ?? "GET";
     let body = options.json === undefined ? undefined : JSON.stringify(options.json);
@@ -58,6 +70,7 @@ export class OjHttpClient {
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const started = performance.now();
     let url = new URL(`${this.config.baseUrl}${path}`);
+    const shownPath = this.sanitize.text(path);
 
     try {
       for (let redirects = 0; ; redirects++) {
@@ -72,9 +85,11 @@ export class OjHttpClient {
         if (isRedirect(response.status) && location !== null) {
           await response.body?.cancel().catch(() => {});
           if (redirects >= MAX_REDIRECTS) {
-            throw new ProtocolError(ErrorCode.InternalError, `request failed: ${method} ${path}: more than ${MAX_REDIRECTS} redirects`);
+            throw upstreamFault(
+              `the craboj server at ${url.host} redirected more than ${MAX_REDIRECTS} times for ${method} ${shownPath}: ${BASE_URL_HINT}`,
+            );
           }
-          url = followLocation(url, location, method, path);
+          url = followLocation(url, location, `${method} ${shownPath}`);
           // Fetch semantics: 303 always, and 301/302 after a POST, continue as a body-less GET.
           if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
             method = "GET";
@@ -82,18 +97,20 @@ export class OjHttpClient {
           }
           continue;
         }
-        const { bytes, truncated } = await readCapped(response);
+        const { bytes, truncated } = await readFirstBytes(response);
         const result: UpstreamResponse = {
           method,
-          path,
+          path: shownPath,
+          host: url.host,
           status: response.status,
           body: bytes,
           truncated,
           isJson: isJsonContentType(response.headers.get("content-type")),
+          sanitize: this.sanitize,
         };
         this.log.debug("oj upstream response", {
           method,
-          path,
+          path: shownPath,
           status: result.status,
           bytes: bytes.byteLength,
           truncated,
@@ -103,7 +120,14 @@ export class OjHttpClient {
       }
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
-      throw new ProtocolError(ErrorCode.InternalError, `request failed: ${method} ${path}: ${describeFailure(error, timeout, this.config.timeoutMs)}`);
+      throw upstreamFault(
+        describeFailure(error, {
+          host: url.host,
+          request: `${method} ${shownPath}`,
+          timeout,
+          timeoutMs: this.config.timeoutMs,
+        }),
+      );
     }
   }
 
@@ -114,7 +138,8 @@ export class OjHttpClient {
   private headersFor(url: URL, hasJsonBody: boolean): Headers {
     const headers = new Headers({ accept: "application/json, application/problem+json;q=0.9, */*;q=0.1" });
     if (hasJsonBody) headers.set("content-type", "application/json");
-    if (this.config.token !== undefined && url.origin === this.origin) headers.set("authorization", `Bearer ${this.config.token}`);
+    if (this.config.token !== undefined && url.origin === this.origin)
+      headers.set("authorization", `Bearer ${this.config.token}`);
     return headers;
   }
 }
@@ -128,50 +153,113 @@ function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
-function followLocation(current: URL, location: string, method: string, path: string): URL {
+function upstreamFault(message: string): ProtocolError {
+  return new ProtocolError(ErrorCode.InternalError, message);
+}
+
+function followLocation(current: URL, location: string, request: string): URL {
   let next: URL;
   try {
     next = new URL(location, current);
   } catch {
-    throw new ProtocolError(ErrorCode.InternalError, `request failed: ${method} ${path}: the server redirected to an invalid URL`);
+    throw upstreamFault(
+      `the craboj server at ${current.host} redirected ${request} to an invalid URL: ${BASE_URL_HINT}`,
+    );
   }
   if (next.protocol !== "http:" && next.protocol !== "https:") {
-    throw new ProtocolError(ErrorCode.InternalError, `request failed: ${method} ${path}: the server redirected to a ${next.protocol} URL`);
+    throw upstreamFault(
+      `the craboj server at ${current.host} redirected ${request} to a ${next.protocol} URL: ${BASE_URL_HINT}`,
+    );
   }
   return next;
 }
 
-/** S2.2: read chunk by chunk and stop at the cap instead of buffering the whole body; keep what fits. */
-export async function readCapped(response: Response, cap = MAX_BODY_BYTES): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+/**
+ * Reads chunk by chunk and keeps the first `cap` bytes, dropping the rest unread, instead of
+ * buffering the whole body (§3: a longer body is used as far as it was read).
+ */
+export async function readFirstBytes(
+  response: Response,
+  cap = MAX_BODY_BYTES,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const { bytes, overflowed } = await readAtMost(response.body, cap);
   return { bytes, truncated: overflowed };
 }
 
-function describeFailure(error: unknown, timeout: AbortSignal, timeoutMs: number): string {
-  if (timeout.aborted) return `no complete answer within ${timeoutMs} ms (timed out)`;
-  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return "the request was cancelled";
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+interface FailureContext {
+  host: string;
+  request: string;
+  timeout: AbortSignal;
+  timeoutMs: number;
+}
+
+/** Why a request got no answer, in words, naming the host and the flag to check (§5). */
+function describeFailure(error: unknown, { host, request, timeout, timeoutMs }: FailureContext): string {
+  if (timeout.aborted) {
+    return `the craboj server at ${host} sent no complete answer within ${timeoutMs} ms (timed out) for ${request}: ${BASE_URL_HINT}, or raise --oj-timeout-ms (OJ_TIMEOUT_MS)`;
+  }
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))
+    return `${request} was cancelled`;
+  const code = String((error as { code?: unknown } | null)?.code ?? "");
+  const [why, hint] = failureWords(code);
+  return `cannot reach the craboj server at ${host} (${why}) for ${request}: ${hint}`;
+}
+
+export function failureWords(code: string): [why: string, hint: string] {
+  switch (code) {
+    case "ECONNREFUSED":
+      return ["connection refused", `${BASE_URL_HINT} and that the server is running`];
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+    case "EAI_NONAME":
+      return ["host name not found", `${BASE_URL_HINT} and the network's DNS`];
+    case "ECONNRESET":
+    case "EPIPE":
+      return ["the connection closed before a complete answer", `${BASE_URL_HINT} and that the server is running`];
+    case "ETIMEDOUT":
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return ["host unreachable", `${BASE_URL_HINT} and the network (proxy, firewall)`];
+    case "Malformed_HTTP_Response":
+      return ["the answer is not HTTP", `${BASE_URL_HINT}: it must name the craboj server's HTTP port`];
+  }
+  if (/^(EPROTO|ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_CERT)/.test(code)) {
+    return [
+      `TLS failed: ${code}`,
+      `${BASE_URL_HINT}: http or https must match the server, and its certificate must be trusted`,
+    ];
+  }
+  return [code === "" ? "network error" : `network error ${code}`, BASE_URL_HINT];
 }
 
 /** UTF-8 decoding for success bodies: invalid bytes are a decode failure, not replacement characters. */
 export function decodeJsonBody(response: UpstreamResponse): unknown {
   let text: string;
+  const from = `the craboj server at ${response.host} answered ${response.method} ${response.path} with`;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(response.body);
   } catch {
-    throw new ProtocolError(ErrorCode.InternalError, `invalid response from ${response.method} ${response.path}: the body is not valid UTF-8`);
+    throw upstreamFault(`${from} a body that is not valid UTF-8: ${BASE_URL_HINT}`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
-    const why = response.truncated ? `the body exceeds ${MAX_BODY_BYTES} bytes` : (error as Error).message;
-    throw new ProtocolError(ErrorCode.InternalError, `invalid JSON from ${response.method} ${response.path}: ${why}`);
+    // JSON.parse quotes the text it stumbled on, which may be the token an upstream echoed.
+    const why = response.truncated
+      ? `the body exceeds ${MAX_BODY_BYTES} bytes`
+      : response.sanitize.text((error as Error).message);
+    throw upstreamFault(`${from} invalid JSON (${why}): ${BASE_URL_HINT}`);
   }
+  return response.sanitize.value(value);
 }
 
 /** Error bodies are only text for a message, so decoding replaces bad bytes instead of failing. */
 export function bodyText(response: UpstreamResponse): string {
+  return response.sanitize.text(rawBodyText(response));
+}
+
+/** The body as decoded, before sanitizing: only for parsing, never for showing. */
+export function rawBodyText(response: UpstreamResponse): string {
   return new TextDecoder("utf-8").decode(response.body);
 }

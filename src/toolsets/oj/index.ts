@@ -1,11 +1,11 @@
 /**
  * The `oj` toolset: online-judge problems (LeetCode, Codeforces, AtCoder, Luogu) from a craboj
- * (oj-api-rs) server, per seed 003 and research/oj.md. Enabled when a base URL is given.
+ * (oj-api-rs) server, as docs/contracts/oj.md describes. Enabled when a base URL is given.
  */
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import { type OjConfig, ojOptions, readOjConfig } from "./config.ts";
 import { OjHttpClient } from "./http.ts";
-import { withTokenRedacted } from "./redact.ts";
+import { tokenForms, withSanitizedOutput } from "./sanitize.ts";
 import { findSimilarProblems } from "./tools/find-similar-problems.ts";
 import { getDailyChallenge } from "./tools/get-daily-challenge.ts";
 import { getPlatformStatus } from "./tools/get-platform-status.ts";
@@ -17,12 +17,16 @@ export const oj = defineToolsetModule<OjConfig>({
   summary: "online-judge problems (LeetCode daily, problems, similar problems, platform status) from a craboj server",
   options: ojOptions,
   configure(values, runtime) {
-    // Last line of defence, registered before anything can fail: even a stray log of the token prints "[redacted]".
+    // Last line of defence, registered before anything can fail: a stray log of the token, in any
+    // form an upstream could echo it in, prints "[redacted]". (The tools never log upstream text
+    // before sanitizing it, which also removes fragments of the token: docs/contracts/oj.md §7.)
     const rawToken = values["oj-token"];
     if (typeof rawToken === "string" && rawToken.trim() !== "") {
-      runtime.log.redact(rawToken.trim());
-      // Log fields are JSON-encoded: a token holding `"` or `\` would appear there escaped.
-      runtime.log.redact(JSON.stringify(rawToken.trim()).slice(1, -1));
+      for (const form of tokenForms(rawToken.trim())) {
+        runtime.log.redact(form);
+        // Log fields are JSON-encoded: a form holding `"` or `\` would appear there escaped.
+        runtime.log.redact(JSON.stringify(form).slice(1, -1));
+      }
     }
     const config = readOjConfig(values);
     return config ?? { missing: "--oj-base-url URL (or OJ_BASE_URL)" };
@@ -31,12 +35,18 @@ export const oj = defineToolsetModule<OjConfig>({
     const log = runtime.log;
     log.info("oj: craboj server", { base_url: config.baseUrl, timeout_ms: config.timeoutMs });
     log.info(config.token === undefined ? "oj: token: not configured" : "oj: token: configured");
-    const deps = { http: new OjHttpClient(config, log), hasToken: config.token !== undefined };
+    const http = new OjHttpClient(config, log);
+    const deps = { http, hasToken: config.token !== undefined };
+    const tools = [
+      getDailyChallenge(deps),
+      getProblem(deps),
+      findSimilarProblems(deps),
+      resolveProblem(deps),
+      getPlatformStatus(deps),
+    ];
     return {
       name: "oj",
-      tools: [getDailyChallenge(deps), getProblem(deps), findSimilarProblems(deps), resolveProblem(deps), getPlatformStatus(deps)].map(
-        (tool) => withTokenRedacted(tool, config.token),
-      ),
+      tools: tools.map((tool) => withSanitizedOutput(tool, http.sanitize, { notifyFailures: runtime.mode !== "call" })),
     };
   },
 });

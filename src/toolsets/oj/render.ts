@@ -1,9 +1,9 @@
 /**
- * The Markdown the tools return (research oj.md §4) and the matching `structuredContent`
+ * The Markdown the tools return (docs/contracts/oj.md §6) and the matching `structuredContent`
  * shapes, which `tools/list` shows as each tool's `outputSchema`.
  */
 import * as v from "valibot";
-import { formatFixed, formatNumber, truncateOutput } from "./format.ts";
+import { MAX_OUTPUT_BYTES, formatFixed, formatNumber, truncateOutput } from "./format.ts";
 import { htmlToMarkdown } from "./html/to-markdown.ts";
 import type { UpstreamProblem } from "./upstream.ts";
 
@@ -42,23 +42,28 @@ export type SimilarView = v.InferOutput<typeof SimilarShape>;
 
 export const StatusShape = v.object({
   version: v.string(),
-  platforms: v.array(v.object({ source: v.string(), total: v.number(), missing_content: v.number(), not_embedded: v.number() })),
+  platforms: v.array(
+    v.object({ source: v.string(), total: v.number(), missing_content: v.number(), not_embedded: v.number() }),
+  ),
 });
 export type StatusView = v.InferOutput<typeof StatusShape>;
 
 // ---------------------------------------------------------------------------------------------
 // Problems
 
-const blank = (value: string | null | undefined): value is null | undefined | "" => value == null || value.trim() === "";
+const blank = (value: string | null | undefined): value is null | undefined | "" =>
+  value == null || value.trim() === "";
 const oneLine = (value: string | null | undefined): string => (value ?? "").replace(/\s+/g, " ").trim();
 
 /**
  * Fills the gaps the upstream may leave: no `source` on daily payloads (→ `leetcode`), and a
- * `null` title (→ Chinese title, slug, then id; research §9). The title becomes a one-line
- * heading whatever it holds, so the text always starts with `# ` and a visible title.
+ * `null` title (→ Chinese title, slug, then id). The title becomes a one-line heading whatever it
+ * holds, so the text always starts with `# ` and a visible title.
  */
 export function toProblemView(problem: UpstreamProblem, fallbackSource = "leetcode"): ProblemView {
-  const title = [problem.title, problem.title_cn, problem.slug, problem.id].map(oneLine).find((candidate) => candidate !== "") ?? "Untitled problem";
+  const title =
+    [problem.title, problem.title_cn, problem.slug, problem.id].map(oneLine).find((candidate) => candidate !== "") ??
+    "Untitled problem";
   const content = blank(problem.content) ? (problem.content_cn ?? "") : problem.content;
   return {
     source: blank(problem.source) ? fallbackSource : problem.source,
@@ -75,8 +80,8 @@ export function toProblemView(problem: UpstreamProblem, fallbackSource = "leetco
 }
 
 /**
- * Research §4.1, no trailing newline. Header values are put on one line each (an upstream value
- * holding a line break would otherwise shift the header's lines).
+ * §6.1, no trailing newline. Header values are put on one line each (an upstream value holding a
+ * line break would otherwise shift the header's lines).
  */
 export function renderProblem(problem: ProblemView): string {
   const tags = problem.tags.length > 0 ? oneLine(problem.tags.join(", ")) : "N/A";
@@ -95,10 +100,17 @@ export function renderProblem(problem: ProblemView): string {
   ].join("\n");
 }
 
+/** What a text cut to the output budget tells the reader about the statements it could not show. */
+export function readRestOf(problems: readonly ProblemView[]): string {
+  const links = problems.map((problem) => problem.link).filter((link): link is string => link !== null);
+  const where = links.length > 0 ? `read the whole statement at ${links.map(oneLine).join(", ")}, or ` : "";
+  return `${where}read it from structuredContent (content, up to ${formatNumber(MAX_OUTPUT_BYTES)} bytes)`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Similar problems and platform status
 
-/** Research §4.2: rows numbered from 1, each ending in a newline; similarity as `{:.1}%`. */
+/** §6.2: rows numbered from 1, each ending in a newline; similarity as `{:.1}%`. */
 export function renderSimilar(similar: SimilarView): string {
   let out = `# Similar Problems\n\nQuery: ${oneLine(similar.query)}\n\n`;
   out += "| # | Source | ID | Title | Difficulty | Similarity | Link |\n";
@@ -110,7 +122,7 @@ export function renderSimilar(similar: SimilarView): string {
   return out;
 }
 
-/** Research §4.3. */
+/** §6.3. */
 export function renderStatus(status: StatusView): string {
   let out = `# OJ Platform Status (v${status.version})\n\n`;
   out += "| Platform | Problems | Missing Content | Not Embedded |\n";
@@ -121,7 +133,7 @@ export function renderStatus(status: StatusView): string {
   return out;
 }
 
-/** A cell with `|` or a line break would break the table (research §4.2 notes the reference does not escape it). */
+/** A cell with `|` or a line break would break the table (the reference did not escape it). */
 function cell(value: string): string {
   return oneLine(value).replaceAll("|", "\\|");
 }

@@ -1,14 +1,14 @@
 /**
- * The craboj (oj-api-rs) response shapes (research oj.md §6.4, §6.5), and the one place that
- * turns an HTTP response into either parsed data or the text of an `isError` result.
+ * The craboj (oj-api-rs) response shapes (docs/contracts/oj.md §8), and the one place that turns
+ * an HTTP response into either parsed data or the text of an `isError` result.
  *
- * Every field the upstream may send as `null` is nullable here (research §7.2): a problem with
- * no title or a similar-search with no rewritten query must never become a protocol error.
+ * Every field the upstream may send as `null` is nullable here: a problem with no title or a
+ * similar-search with no rewritten query must never become a protocol error.
  */
 import * as v from "valibot";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { formatApiError, takeScalars } from "./errors.ts";
-import { type UpstreamResponse, decodeJsonBody } from "./http.ts";
+import { BASE_URL_HINT, type UpstreamResponse, decodeJsonBody } from "./http.ts";
 
 const text = v.nullish(v.string());
 /** Ids are strings, but the daily endpoint once sent the database integer. */
@@ -33,7 +33,7 @@ export const UpstreamProblem = v.object({
 });
 export type UpstreamProblem = v.InferOutput<typeof UpstreamProblem>;
 
-/** Old daily: one DailyChallenge object. New daily (§6.5): `{source, date, problems[]}`. */
+/** Old daily: one DailyChallenge object. New daily (§8): `{source, date, problems[]}`. */
 export const UpstreamDaily = v.union([
   v.object({ source: text, date: text, problems: v.array(UpstreamProblem) }),
   UpstreamProblem,
@@ -73,16 +73,19 @@ const MAX_ISSUE_SCALARS = 200;
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /**
- * 200 with a JSON Content-Type → the parsed, validated body. Any other status → the S4.3/S4.4
- * message. A 200 whose Content-Type is not JSON is never parsed (S2.3): it is reported with the
- * fallback template like any non-RFC 7807 body.
+ * 200 with a JSON Content-Type → the parsed, validated body. Any other status → the RFC 7807 or
+ * fallback message (§5). A 200 whose Content-Type is not JSON is never parsed: it is reported with
+ * the fallback template like any non-RFC 7807 body.
  */
-export function expectJson<S extends v.GenericSchema>(response: UpstreamResponse, schema: S): Outcome<v.InferOutput<S>> {
+export function expectJson<S extends v.GenericSchema>(
+  response: UpstreamResponse,
+  schema: S,
+): Outcome<v.InferOutput<S>> {
   if (response.status !== 200 || !response.isJson) return { ok: false, message: formatApiError(response) };
   return { ok: true, value: parseBody(response, schema) };
 }
 
-/** Decodes and validates a JSON body; anything that does not fit is a protocol error (S4.1). */
+/** Decodes and validates a JSON body; anything that does not fit is a protocol error (§5). */
 export function parseBody<S extends v.GenericSchema>(response: UpstreamResponse, schema: S): v.InferOutput<S> {
   const parsed = v.safeParse(schema, decodeJsonBody(response));
   if (parsed.success) return parsed.output;
@@ -92,6 +95,7 @@ export function parseBody<S extends v.GenericSchema>(response: UpstreamResponse,
   const message = takeScalars(issue.message, MAX_ISSUE_SCALARS);
   throw new ProtocolError(
     ErrorCode.InternalError,
-    `invalid JSON from ${response.method} ${response.path}: ${path ? `"${path}": ` : ""}${message}${message.length < issue.message.length ? "…" : ""}`,
+    `the craboj server at ${response.host} answered ${response.method} ${response.path} with JSON of an unexpected shape ` +
+      `(${path ? `"${path}": ` : ""}${message}${message.length < issue.message.length ? "…" : ""}): ${BASE_URL_HINT}`,
   );
 }

@@ -19,12 +19,53 @@ export interface TextNode {
 }
 export type HtmlNode = ElementNode | TextNode;
 
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
 const RAW_TEXT = new Set(["script", "style", "textarea", "title", "xmp", "noscript", "template"]);
 /** Block elements whose start closes an open `<p>` (HTML5 "close a p element"). */
 const CLOSES_P = new Set([
-  "address", "article", "aside", "blockquote", "details", "div", "dl", "fieldset", "figcaption", "figure", "footer",
-  "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "nav", "ol", "p", "pre", "section", "table", "ul",
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "details",
+  "div",
+  "dl",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hr",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "table",
+  "ul",
 ]);
 /** For an implied end tag: which open element a new start tag closes, and where the search stops. */
 const IMPLIED: Record<string, { closes: string[]; stopAt: string[] }> = {
@@ -54,10 +95,18 @@ export function parseHtml(html: string): ElementNode {
     text = "";
   };
   const open = (tag: string, attrs: Record<string, string>) => {
-    if (tag === "p" || CLOSES_P.has(tag)) current = closeOpen(current, ["p"], ["#root", "td", "th", "li", "blockquote", "dd", "div", "table"]) ?? current;
+    if (tag === "p" || CLOSES_P.has(tag))
+      current = closeOpen(current, ["p"], ["#root", "td", "th", "li", "blockquote", "dd", "div", "table"]) ?? current;
     const implied = IMPLIED[tag];
     if (implied) current = closeOpen(current, implied.closes, implied.stopAt) ?? current;
-    const element: ElementNode = { type: "element", tag, attrs, children: [], parent: current, depth: current.depth + 1 };
+    const element: ElementNode = {
+      type: "element",
+      tag,
+      attrs,
+      children: [],
+      parent: current,
+      depth: current.depth + 1,
+    };
     current.children.push(element);
     if (!VOID.has(tag) && element.depth < MAX_DEPTH) current = element;
     return element;
@@ -109,7 +158,11 @@ export function parseHtml(html: string): ElementNode {
       closer.lastIndex = i;
       const close = closer.exec(html)?.index ?? -1;
       const raw = html.slice(i, close === -1 ? html.length : close);
-      if (raw !== "") element.children.push({ type: "text", text: tag === "textarea" || tag === "title" ? decodeEntities(raw) : raw });
+      if (raw !== "")
+        element.children.push({
+          type: "text",
+          text: tag === "textarea" || tag === "title" ? decodeEntities(raw) : raw,
+        });
       if (current === element) current = element.parent ?? root;
       if (close === -1) break;
       const closeEnd = html.indexOf(">", close);
@@ -152,7 +205,11 @@ function parseAttributes(inside: string): Record<string, string> {
  */
 function closeOpen(current: ElementNode, names: string[], stopAt: string[], explicit = false): ElementNode | undefined {
   let steps = 0;
-  for (let node: ElementNode | undefined = current; node && node.tag !== "#root" && steps++ < MAX_DEPTH; node = node.parent) {
+  for (
+    let node: ElementNode | undefined = current;
+    node && node.tag !== "#root" && steps++ < MAX_DEPTH;
+    node = node.parent
+  ) {
     if (names.includes(node.tag)) return node.parent;
     if (!explicit && stopAt.includes(node.tag)) return undefined;
   }

@@ -1,5 +1,5 @@
 /**
- * Problem statements to Markdown (research oj.md §4.4), the job `htmd` does in the reference:
+ * Problem statements to Markdown (docs/contracts/oj.md §6.1), the job `htmd` does in the reference:
  * LeetCode sends HTML; Luogu, AtCoder and Codeforces content is usually Markdown already and is
  * returned untouched, so its line breaks and `$…$` formulas survive.
  */
@@ -9,7 +9,7 @@ export const NO_DESCRIPTION = "No description available.";
 
 /**
  * Tags whose presence makes a text HTML. The reference's list plus `b`, `i`, `sup`, `sub` and a
- * few more that LeetCode uses, so that `<b>bold</b>` renders as `**bold**` (seed's T1 property).
+ * few more that LeetCode uses, so that `<b>bold</b>` renders as `**bold**` (tested).
  */
 const HTML_TAG =
   /<\/?(?:p|div|ul|ol|li|table|thead|tbody|tr|td|th|br|hr|h[1-6]|pre|code|strong|b|em|i|u|s|del|span|img|a|sup|sub|blockquote|dl|dt|dd|font|section|article|center|small|kbd|var|samp|tt|mark)(?=[\s>/])/i;
@@ -42,11 +42,60 @@ export function escapeMarkup(text: string): string {
 // ---------------------------------------------------------------------------------------------
 
 const BLOCK = new Set([
-  "address", "article", "aside", "blockquote", "center", "dd", "details", "div", "dl", "dt", "fieldset", "figcaption",
-  "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre",
-  "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "center",
+  "dd",
+  "details",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hr",
+  "li",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+  "ul",
 ]);
-const DROPPED = new Set(["script", "style", "head", "template", "noscript", "title", "meta", "link", "button", "input", "textarea", "select"]);
+const DROPPED = new Set([
+  "script",
+  "style",
+  "head",
+  "template",
+  "noscript",
+  "title",
+  "meta",
+  "link",
+  "button",
+  "input",
+  "textarea",
+  "select",
+]);
 
 /** Renders a sequence of nodes in block context: paragraphs of inline content between blocks. */
 function renderBlocks(nodes: HtmlNode[]): string[] {
@@ -90,7 +139,14 @@ function renderBlock(node: ElementNode): string[] {
       return renderList(node);
     case "blockquote": {
       const inner = renderBlocks(node.children).join("\n\n");
-      return inner === "" ? [] : [inner.split("\n").map((line) => (line === "" ? ">" : `> ${line}`)).join("\n")];
+      return inner === ""
+        ? []
+        : [
+            inner
+              .split("\n")
+              .map((line) => (line === "" ? ">" : `> ${line}`))
+              .join("\n"),
+          ];
     }
     case "table":
       return renderTable(node);
@@ -138,7 +194,7 @@ function renderInline(node: HtmlNode): string {
     case "img": {
       const src = (node.attrs.src ?? "").trim();
       if (src === "" || /^(?:javascript|vbscript):/i.test(src)) return "";
-      return `![${(node.attrs.alt ?? "").replace(/[\[\]\n]/g, " ").trim()}](${linkTarget(src)})`;
+      return `![${(node.attrs.alt ?? "").replace(/[[\]\n]/g, " ").trim()}](${linkTarget(src)})`;
     }
     default:
       return inlineOf(node);
@@ -194,10 +250,14 @@ function inlineCode(raw: string): string {
 }
 
 function fencedCode(node: ElementNode): string {
-  const text = textOf(node).replace(/^\r?\n/, "").replace(/\s+$/, "");
+  const text = textOf(node)
+    .replace(/^\r?\n/, "")
+    .replace(/\s+$/, "");
   const longestRun = Math.max(0, ...(text.match(/`{3,}/g) ?? []).map((run) => run.length));
   const fence = "`".repeat(Math.max(3, longestRun + 1));
-  const code = node.children.find((child) => child.type === "element" && child.tag === "code") as ElementNode | undefined;
+  const code = node.children.find((child) => child.type === "element" && child.tag === "code") as
+    | ElementNode
+    | undefined;
   const language = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(code?.attrs.class ?? node.attrs.class ?? "")?.[1] ?? "";
   return `${fence}${language}\n${text}\n${fence}`;
 }
@@ -262,5 +322,9 @@ function renderTable(table: ElementNode): string[] {
 }
 
 function cellText(cell: ElementNode): string {
-  return renderBlocks(cell.children).join(" ").replace(/\s*\n\s*/g, " ").replaceAll("|", "\\|").trim();
+  return renderBlocks(cell.children)
+    .join(" ")
+    .replace(/\s*\n\s*/g, " ")
+    .replaceAll("|", "\\|")
+    .trim();
 }

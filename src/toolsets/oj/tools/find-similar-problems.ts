@@ -1,13 +1,14 @@
 import * as v from "valibot";
-import { defineTool } from "../../../core/tool.ts";
+import { type ToolContext, defineTool } from "../../../core/tool.ts";
 import { encodeComponent } from "../encode.ts";
 import { formatDecimal, utf8Length } from "../format.ts";
 import type { OjHttpClient, UpstreamResponse } from "../http.ts";
 import { SimilarShape, type SimilarView, renderSimilar } from "../render.ts";
 import { UpstreamSimilar, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, failure, readOnly, success } from "./shared.ts";
+import { readSourceFilter, sourceSchema } from "../sources.ts";
+import { LOGGER, type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
-/** The upstream's bounds for a text query, counted in UTF-8 bytes as it counts them (research §7.5). */
+/** The upstream's bounds for a text query, counted in UTF-8 bytes as it counts them (docs/contracts/oj.md §4). */
 export const QUERY_MIN_BYTES = 3;
 export const QUERY_MAX_BYTES = 2000;
 
@@ -15,12 +16,26 @@ const LIMIT_MESSAGE = "limit must be between 1 and 50";
 const THRESHOLD_MESSAGE = "threshold must be between 0.0 and 1.0";
 
 const Input = v.strictObject({
-  source: v.optional(v.pipe(v.string(), v.description("Problem source for an ID-based search: leetcode, codeforces, atcoder or luogu (with id)"))),
-  id: v.optional(v.pipe(v.string(), v.description("Problem ID for an ID-based search, e.g. '1' (leetcode), '1A' (codeforces), 'abc001_1' (atcoder), 'P1001' (luogu)"))),
+  source: v.optional(
+    sourceSchema(
+      "Platform of the problem for an ID-based search (with id): leetcode, codeforces, atcoder, luogu or spoj (any letter case).",
+      { blankMeansAbsent: true },
+    ),
+  ),
+  id: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        "Problem ID for an ID-based search, e.g. '1' (leetcode), '1A' (codeforces), 'abc001_1' (atcoder), 'P1001' (luogu)",
+      ),
+    ),
+  ),
   query: v.optional(
     v.pipe(
       v.string(),
-      v.description("Free-text query for a semantic search (3-2000 UTF-8 bytes after trimming); takes priority over source + id"),
+      v.description(
+        "Free-text query for a semantic search (3-2000 UTF-8 bytes after trimming); takes priority over source + id",
+      ),
     ),
   ),
   limit: v.optional(
@@ -34,16 +49,26 @@ const Input = v.strictObject({
     10,
   ),
   threshold: v.optional(
-    v.pipe(v.number(), v.minValue(0, THRESHOLD_MESSAGE), v.maxValue(1, THRESHOLD_MESSAGE), v.description("Minimum similarity, 0.0-1.0 (default 0.0)")),
+    v.pipe(
+      v.number(),
+      v.minValue(0, THRESHOLD_MESSAGE),
+      v.maxValue(1, THRESHOLD_MESSAGE),
+      v.description("Minimum similarity, 0.0-1.0 (default 0.0)"),
+    ),
     0,
   ),
   source_filter: v.optional(
-    v.pipe(v.string(), v.description("Comma-separated platforms to search in, e.g. 'leetcode,codeforces'")),
+    v.pipe(
+      v.string(),
+      v.description(
+        "Comma-separated platforms to search in, from leetcode, codeforces, atcoder, luogu and spoj, e.g. 'leetcode,codeforces' (default: all)",
+      ),
+    ),
   ),
 });
 
 export function findSimilarProblems({ http }: OjDeps) {
-  // Newer craboj servers answer 405 to GET /api/v1/similar and take a JSON POST (research §6.5);
+  // Newer craboj servers answer 405 to GET /api/v1/similar and take a JSON POST (docs/contracts/oj.md §8);
   // once seen, go straight to POST (and back to GET if the server answers 405 to POST later).
   const textSearch = { post: false };
 
@@ -57,9 +82,12 @@ export function findSimilarProblems({ http }: OjDeps) {
     output: SimilarShape,
     annotations: readOnly("Similar problems"),
     scope: SCOPE,
-    async handler(args, { signal }) {
+    async handler(args: v.InferOutput<typeof Input>, context) {
       const { limit, threshold } = args;
-      const filter = args.source_filter?.trim() || undefined;
+      const { signal } = context;
+      const filterCheck = readSourceFilter(args.source_filter ?? "");
+      if (!filterCheck.ok) return failure(`Invalid arguments for ${context.calledAs}: ${filterCheck.message}.`);
+      const filter = filterCheck.value;
       const common = `limit=${limit}&threshold=${formatDecimal(threshold)}${filter ? `&source=${encodeComponent(filter)}` : ""}`;
       const query = args.query?.trim() ?? "";
 
@@ -74,22 +102,29 @@ export function findSimilarProblems({ http }: OjDeps) {
               (bytes < QUERY_MIN_BYTES ? "describe the problem in a few more words." : "shorten the query."),
           );
         }
-        response = await searchByText(http, textSearch, query, common, { limit, threshold, source: filter }, signal);
+        response = await searchByText(
+          http,
+          textSearch,
+          { query, common, body: { limit, threshold, source: filter } },
+          context,
+        );
         label = query;
       } else {
-        const source = args.source?.trim() ?? "";
+        const source = args.source ?? "";
         const id = args.id?.trim() ?? "";
         if (source === "" || id === "") {
           return failure(
             "either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1').",
           );
         }
-        response = await http.request(`/api/v1/similar/${encodeComponent(source)}/${encodeComponent(id)}?${common}`, { signal });
+        response = await http.request(`/api/v1/similar/${encodeComponent(source)}/${encodeComponent(id)}?${common}`, {
+          signal,
+        });
         label = `${source} ${id}`;
       }
 
       const outcome = expectJson(response, UpstreamSimilar);
-      if (!outcome.ok) return failure(outcome.message);
+      if (!outcome.ok) return upstreamFailure(context, outcome.message);
       const rewritten = outcome.value.rewritten_query?.trim();
       const similar: SimilarView = {
         query: rewritten || label,
@@ -103,19 +138,25 @@ export function findSimilarProblems({ http }: OjDeps) {
           similarity: row.similarity,
         })),
       };
-      return success(renderSimilar(similar), similar);
+      return success(context, renderSimilar(similar), similar);
     },
   });
+}
+
+interface TextSearch {
+  query: string;
+  /** The query string shared by both search modes. */
+  common: string;
+  body: { limit: number; threshold: number; source?: string };
 }
 
 async function searchByText(
   http: OjHttpClient,
   mode: { post: boolean },
-  query: string,
-  common: string,
-  body: { limit: number; threshold: number; source?: string },
-  signal: AbortSignal,
+  { query, common, body }: TextSearch,
+  context: Pick<ToolContext, "signal" | "notify" | "calledAs">,
 ): Promise<UpstreamResponse> {
+  const { signal } = context;
   const get = () => http.request(`/api/v1/similar?q=${encodeComponent(query)}&${common}`, { signal });
   const post = () => http.request("/api/v1/similar", { method: "POST", json: { query, ...body }, signal });
   // Try the form that worked last; on 405 try the other one, and remember it only if it was accepted
@@ -123,6 +164,11 @@ async function searchByText(
   const [preferred, other] = mode.post ? [post, get] : [get, post];
   const first = await preferred();
   if (first.status !== 405) return first;
+  context.notify(
+    "info",
+    LOGGER,
+    `${context.calledAs}: the craboj server refused ${first.method} /api/v1/similar (405); retrying as ${mode.post ? "GET" : "POST"}`,
+  );
   const second = await other();
   if (second.status !== 405) mode.post = !mode.post;
   return second;

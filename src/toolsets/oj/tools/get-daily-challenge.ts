@@ -1,16 +1,18 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { type Domain, isCalendarDate, todayFor } from "../dates.ts";
-import { bodyText } from "../http.ts";
-import { ProblemShape, renderProblem, toProblemView } from "../render.ts";
+import { rawBodyText } from "../http.ts";
+import { ProblemShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { UpstreamDaily, UpstreamDailyFetching, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, failure, readOnly, success } from "./shared.ts";
+import { LOGGER, type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
 const Input = v.strictObject({
   domain: v.optional(
     v.pipe(
       v.picklist(["com", "cn"], 'domain must be "com" (leetcode.com) or "cn" (leetcode.cn)'),
-      v.description("LeetCode domain: 'com' (default) or 'cn'. The daily challenge switches at 00:00 UTC on com and 00:00 UTC+8 on cn."),
+      v.description(
+        "LeetCode domain: 'com' (default) or 'cn'. The daily challenge switches at 00:00 UTC on com and 00:00 UTC+8 on cn.",
+      ),
     ),
     "com",
   ),
@@ -24,7 +26,10 @@ const Input = v.strictObject({
 });
 
 const Output = v.object({
-  status: v.pipe(v.picklist(["ready", "fetching"]), v.description('"fetching" when the server is still crawling the problem: call again after retry_after seconds.')),
+  status: v.pipe(
+    v.picklist(["ready", "fetching"]),
+    v.description('"fetching" when the server is still crawling the problem: call again after retry_after seconds.'),
+  ),
   domain: v.picklist(["com", "cn"]),
   date: v.string(),
   retry_after: v.nullable(v.number()),
@@ -42,31 +47,54 @@ export function getDailyChallenge({ http }: OjDeps) {
     output: Output,
     annotations: readOnly("LeetCode daily challenge"),
     scope: SCOPE,
-    async handler({ domain, date: requested }, { signal }) {
+    async handler({ domain, date: requested }: v.InferOutput<typeof Input>, context) {
       if (requested !== undefined && !isCalendarDate(requested)) {
-        return failure(`Invalid arguments for get_daily_challenge: "date": invalid calendar date (got "${requested}"); give a real day as YYYY-MM-DD.`);
+        return failure(
+          `Invalid arguments for ${context.calledAs}: "date": invalid calendar date (got "${requested}"); give a real day as YYYY-MM-DD.`,
+        );
       }
       const date = requested ?? todayFor(domain as Domain);
-      const response = await http.request(`/api/v1/daily?domain=${domain}&date=${date}`, { signal });
+      const response = await http.request(`/api/v1/daily?domain=${domain}&date=${date}`, { signal: context.signal });
 
-      // S4.5: the server is crawling the problem; that is news, not an error.
+      // The server is crawling the problem: that is news, not an error (docs/contracts/oj.md §5).
       if (response.status === 202) {
-        const retryAfter = response.isJson ? retryAfterOf(bodyText(response)) : undefined;
+        const retryAfter = response.isJson ? retryAfterOf(rawBodyText(response)) : undefined;
         const text =
           retryAfter === undefined
             ? "The daily challenge is currently being fetched. Please retry later."
             : `The daily challenge is currently being fetched. Please retry after ${retryAfter} seconds.`;
-        return success(text, { status: "fetching", domain, date, retry_after: retryAfter ?? null, problems: [] });
+        context.notify(
+          "info",
+          LOGGER,
+          `${context.calledAs}: the craboj server is still fetching the ${domain} daily challenge of ${date}`,
+          {
+            retry_after: retryAfter ?? null,
+          },
+        );
+        return success(context, text, {
+          status: "fetching",
+          domain,
+          date,
+          retry_after: retryAfter ?? null,
+          problems: [],
+        });
       }
 
       const outcome = expectJson(response, UpstreamDaily);
-      if (!outcome.ok) return failure(outcome.message);
+      if (!outcome.ok) return upstreamFailure(context, outcome.message);
       const upstream = "problems" in outcome.value ? outcome.value.problems : [outcome.value];
       if (upstream.length === 0) {
-        return failure(`No daily challenge was returned for leetcode.${domain} on ${date}; try another date or retry later.`);
+        return failure(
+          `No daily challenge was returned for leetcode.${domain} on ${date}; try another date or retry later.`,
+        );
       }
       const problems = upstream.map((problem) => toProblemView(problem, "leetcode"));
-      return success(problems.map(renderProblem).join("\n\n"), { status: "ready", domain, date, retry_after: null, problems });
+      return success(
+        context,
+        problems.map(renderProblem).join("\n\n"),
+        { status: "ready", domain, date, retry_after: null, problems },
+        readRestOf(problems),
+      );
     },
   });
 }

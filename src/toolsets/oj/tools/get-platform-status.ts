@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { StatusShape, renderStatus } from "../render.ts";
 import { UpstreamStatus, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, failure, readOnly, success } from "./shared.ts";
+import { type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
 export function getPlatformStatus({ http, hasToken }: OjDeps) {
   return defineTool({
@@ -15,17 +15,17 @@ export function getPlatformStatus({ http, hasToken }: OjDeps) {
     output: StatusShape,
     annotations: readOnly("Platform coverage"),
     scope: SCOPE,
-    async handler(_args, { signal }) {
-      // The spec's guard (research §7.1): /status is behind the bearer gate, so do not even ask.
+    async handler(_args, context) {
+      // /status is behind the bearer gate, so without a token do not even ask (docs/contracts/oj.md §4).
       if (!hasToken) {
         return failure(
           "Authentication required: --oj-token (or OJ_TOKEN) must be provided to use get_platform_status. Restart mcpkit with the craboj API token.",
         );
       }
-      const outcome = expectJson(await http.request("/status", { signal }), UpstreamStatus);
-      if (!outcome.ok) return failure(outcome.message);
+      const outcome = expectJson(await http.request("/status", { signal: context.signal }), UpstreamStatus);
+      if (!outcome.ok) return upstreamFailure(context, outcome.message);
       const status = { version: outcome.value.version ?? "unknown", platforms: outcome.value.platforms };
-      return success(renderStatus(status), status);
+      return success(context, renderStatus(status), status);
     },
   });
 }

@@ -1,20 +1,19 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { encodeComponent } from "../encode.ts";
-import { ProblemShape, renderProblem, toProblemView } from "../render.ts";
+import { ProblemShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
+import { sourceSchema } from "../sources.ts";
 import { UpstreamProblem, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, failure, readOnly, success } from "./shared.ts";
+import { type OjDeps, SCOPE, readOnly, success, upstreamFailure } from "./shared.ts";
 
 const Input = v.strictObject({
-  source: v.pipe(
-    v.string(),
-    v.regex(/\S/, "source and id must be non-empty; give a platform such as leetcode, codeforces, atcoder or luogu"),
-    v.description("Problem source: leetcode, codeforces, atcoder, luogu (or spoj)"),
-  ),
+  source: sourceSchema("Platform of the problem: leetcode, codeforces, atcoder, luogu or spoj (any letter case)."),
   id: v.pipe(
     v.string(),
-    v.regex(/\S/, "source and id must be non-empty; give the problem's id on that platform"),
-    v.description("Problem ID on the platform. Examples: '1' or 'two-sum' (leetcode), '1A' (codeforces), 'abc001_1' (atcoder), 'P1001' (luogu)"),
+    v.regex(/\S/, "id must be non-empty; give the problem's id on that platform"),
+    v.description(
+      "Problem ID on the platform. Examples: '1' or 'two-sum' (leetcode), '1A' (codeforces), 'abc001_1' (atcoder), 'P1001' (luogu)",
+    ),
   ),
 });
 
@@ -29,14 +28,15 @@ export function getProblem({ http }: OjDeps) {
     output: v.object({ problem: ProblemShape }),
     annotations: readOnly("Problem by source and ID"),
     scope: SCOPE,
-    async handler(args, { signal }) {
-      const source = args.source.trim();
-      const id = args.id.trim();
-      const response = await http.request(`/api/v1/problems/${encodeComponent(source)}/${encodeComponent(id)}`, { signal });
+    async handler({ source, id: rawId }: v.InferOutput<typeof Input>, context) {
+      const id = rawId.trim();
+      const response = await http.request(`/api/v1/problems/${encodeComponent(source)}/${encodeComponent(id)}`, {
+        signal: context.signal,
+      });
       const outcome = expectJson(response, UpstreamProblem);
-      if (!outcome.ok) return failure(outcome.message);
+      if (!outcome.ok) return upstreamFailure(context, outcome.message);
       const problem = toProblemView(outcome.value, source);
-      return success(renderProblem(problem), { problem });
+      return success(context, renderProblem(problem), { problem }, readRestOf([problem]));
     },
   });
 }

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { encodeComponent } from "../encode.ts";
-import { ProblemShape, renderProblem, toProblemView } from "../render.ts";
+import { ProblemShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { UpstreamResolve, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, failure, readOnly, success } from "./shared.ts";
+import { type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
 const Input = v.strictObject({
   query: v.pipe(
@@ -28,27 +28,32 @@ export function resolveProblem({ http }: OjDeps) {
     output: v.object({ resolved: v.object({ source: v.string(), id: v.string() }), problem: ProblemShape }),
     annotations: readOnly("Resolve a problem URL or ID"),
     scope: SCOPE,
-    async handler(args, { signal }) {
+    async handler(args: v.InferOutput<typeof Input>, context) {
       const query = normalizeQuery(args.query.trim());
-      const response = await http.request(`/api/v1/resolve/${encodeComponent(query)}`, { signal });
+      const response = await http.request(`/api/v1/resolve/${encodeComponent(query)}`, { signal: context.signal });
       const outcome = expectJson(response, UpstreamResolve);
-      if (!outcome.ok) return failure(outcome.message);
+      if (!outcome.ok) return upstreamFailure(context, outcome.message);
       const { source, id, problem } = outcome.value;
-      // The upstream answers 200 with `problem: null` when nothing matches (research §7.2).
+      // The upstream answers 200 with `problem: null` when nothing matches (docs/contracts/oj.md §9).
       if (!problem) {
         return failure(
           `problem not found (${source || "unknown"}:${id || query}). Check the URL or ID, or call get_problem with an explicit source and id.`,
         );
       }
       const view = toProblemView(problem, source || "leetcode");
-      return success(renderProblem(view), { resolved: { source: source || view.source, id: id ?? view.id }, problem: view });
+      return success(
+        context,
+        renderProblem(view),
+        { resolved: { source: source || view.source, id: id ?? view.id }, problem: view },
+        readRestOf([view]),
+      );
     },
   });
 }
 
 /**
  * `leetcode/two-sum` (an example the reference itself gives) has no `:` prefix, so the upstream
- * would look it up as the slug "leetcode/two-sum" and find nothing (research §6.4). Rewrite a
+ * would look it up as the slug "leetcode/two-sum" and find nothing (docs/contracts/oj.md §9). Rewrite a
  * `platform/id` pair to the `platform:id` form the upstream understands; URLs are left alone.
  */
 export function normalizeQuery(query: string): string {

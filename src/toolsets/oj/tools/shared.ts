@@ -1,5 +1,13 @@
 /** What every `oj` tool shares: the HTTP client, the token's presence, and how results are built. */
-import { type ToolAnnotations, type ToolResult, errorResult, textResult } from "../../../core/tool.ts";
+import { fitText } from "../../../core/output-budget.ts";
+import { byteLength } from "../../../core/text.ts";
+import {
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolResult,
+  errorResult,
+  textResult,
+} from "../../../core/tool.ts";
 import { truncateOutput } from "../format.ts";
 import type { OjHttpClient } from "../http.ts";
 
@@ -9,16 +17,46 @@ export interface OjDeps {
 }
 
 export const SCOPE = "oj:read";
+/** The `logger` of the toolset's client notifications. */
+export const LOGGER = "oj";
 
 export function readOnly(title: string): ToolAnnotations {
   return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 }
 
-/** Every text leaves through here, so the 102,400-byte cap (seed 003 S5.2) holds for all of them. */
-export function success(markdown: string, structured: Record<string, unknown>): ToolResult {
-  return textResult(truncateOutput(markdown), structured);
+/**
+ * Every success text leaves through here (docs/contracts/oj.md §6): at most 102,400 bytes plus
+ * the `... (truncated)` suffix, and within the caller's output budget; the smaller limit wins.
+ * Over the budget the text is cut at a line and ends with a note saying how to read the rest
+ * (`rest`, e.g. the problem's link).
+ */
+export function success(
+  context: Pick<ToolContext, "outputBudget" | "calledAs">,
+  markdown: string,
+  structured: Record<string, unknown>,
+  rest?: string,
+): ToolResult {
+  return textResult(fitOutput(markdown, context.outputBudget, context.calledAs, rest), structured);
+}
+
+export function fitOutput(markdown: string, budget: number, calledAs: string, rest?: string): string {
+  const capped = truncateOutput(markdown);
+  if (byteLength(capped) <= budget) return capped;
+  return fitText(
+    markdown,
+    budget,
+    (shown, total) =>
+      `[${calledAs}: text cut at ${shown} of ${total} bytes to fit the output budget of ${budget} bytes (--max-output-bytes)` +
+      `${rest ? `; ${rest}` : ""}.]`,
+  ).text;
 }
 
 export function failure(message: string): ToolResult {
   return errorResult(truncateOutput(message));
+}
+
+/** An HTTP error status from the craboj server: an `isError` result, and a warning in the client's log. */
+export function upstreamFailure(context: Pick<ToolContext, "notify" | "calledAs">, message: string): ToolResult {
+  context.notify("warning", LOGGER, `${context.calledAs}: the craboj server answered ${truncateOutput(message, 500)}`);
+  return failure(message);
 }
