@@ -1,0 +1,215 @@
+/**
+ * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, MCP 2025-11-25):
+ * a `client_id` that is an https URL names a JSON document describing the client.
+ *
+ * Fetching a URL an anonymous caller chose is a server-side request forgery lever, so: https
+ * only, no redirects, at most 5 KB, 10 s, and the host's addresses are checked after DNS
+ * resolution — loopback, private, link-local and other special ranges are refused unless a test
+ * switch allows them. (A resolver that answers differently on the fetch's own lookup could still
+ * rebind; the short timeout, size cap and response validation bound what that would yield.)
+ */
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+import * as v from "valibot";
+import { redirectUriProblem } from "./redirect-uri.ts";
+import type { RegisteredClient } from "./store.ts";
+
+export const CIMD_MAX_BYTES = 5 * 1024;
+export const CIMD_TIMEOUT_MS = 10_000;
+const MAX_CACHE_SECONDS = 86_400;
+const MAX_CACHE_ENTRIES = 1000;
+
+export class CimdError extends Error {}
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 3],
+] as const)
+  blocked.addSubnet(net, prefix, "ipv4");
+for (const [net, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+  ["64:ff9b::", 96],
+  ["100::", 64],
+  ["2001:db8::", 32],
+  ["2002::", 16],
+] as const)
+  blocked.addSubnet(net, prefix, "ipv6");
+
+/** Whether an address is one a metadata fetch must never reach (checked without connecting). */
+export function isForbiddenAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return blocked.check(address, "ipv4");
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return blocked.check(mapped[1], "ipv4");
+  return blocked.check(address, "ipv6");
+}
+
+/** Whether a client_id is meant as a metadata document URL (https with a path). */
+export function isCimdClientId(clientId: string): boolean {
+  return /^https?:\/\//i.test(clientId);
+}
+
+const documentSchema = v.looseObject({
+  client_id: v.string(),
+  client_name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  client_uri: v.optional(v.string()),
+  logo_uri: v.optional(v.string()),
+  redirect_uris: v.pipe(v.array(v.string()), v.minLength(1), v.maxLength(20)),
+  token_endpoint_auth_method: v.optional(v.string()),
+  grant_types: v.optional(v.array(v.string())),
+  response_types: v.optional(v.array(v.string())),
+  scope: v.optional(v.string()),
+});
+
+export interface CimdFetcher {
+  resolve(clientId: string): Promise<RegisteredClient>;
+}
+
+export function createCimdFetcher(options: { allowPrivate: boolean; ownOrigin: string }): CimdFetcher {
+  const cache = new Map<string, { until: number; client: RegisteredClient }>();
+
+  const checkUrl = async (clientId: string): Promise<URL> => {
+    if (!URL.canParse(clientId)) throw new CimdError("the client_id is not a valid URL.");
+    const url = new URL(clientId);
+    if (url.protocol !== "https:" && !(options.allowPrivate && url.protocol === "http:"))
+      throw new CimdError("a client_id URL must use https.");
+    if (url.pathname === "/" || url.hash || url.username || url.password) {
+      throw new CimdError("a client_id URL must have a path and no fragment or credentials.");
+    }
+    if (url.href !== clientId)
+      throw new CimdError("a client_id URL must be in normalised form (lower-case scheme and host, no default port).");
+    if (url.origin === options.ownOrigin) throw new CimdError("a client_id URL must not point at this server.");
+    if (!options.allowPrivate) {
+      const host = url.hostname.replace(/^\[|\]$/g, "");
+      const addresses = isIP(host)
+        ? [host]
+        : (await lookup(host, { all: true, verbatim: true }).catch(() => [])).map((entry) => entry.address);
+      if (addresses.length === 0) throw new CimdError(`the client_id host ${url.hostname} does not resolve.`);
+      if (addresses.some(isForbiddenAddress)) {
+        throw new CimdError(
+          `the client_id host ${url.hostname} resolves to a private, loopback or reserved address; metadata documents must be on the public internet.`,
+        );
+      }
+    }
+    return url;
+  };
+
+  const fetchDocument = async (url: URL): Promise<{ body: string; maxAge: number }> => {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        redirect: "manual",
+        signal: AbortSignal.timeout(CIMD_TIMEOUT_MS),
+        headers: { accept: "application/json" },
+      });
+    } catch (error) {
+      throw new CimdError(
+        `the client metadata document could not be fetched (${error instanceof Error && error.name === "TimeoutError" ? "no answer within 10 s" : "connection failed"}).`,
+      );
+    }
+    if (response.status >= 300 && response.status < 400) {
+      void response.body?.cancel();
+      throw new CimdError(
+        "the client metadata document URL redirects; redirects are not followed, serve the document at the client_id URL itself.",
+      );
+    }
+    if (response.status !== 200) {
+      void response.body?.cancel();
+      throw new CimdError(`the client metadata document URL answered HTTP ${response.status}.`);
+    }
+    const body = await readLimited(response, CIMD_MAX_BYTES);
+    return { body, maxAge: cacheSeconds(response.headers.get("cache-control")) };
+  };
+
+  return {
+    async resolve(clientId) {
+      const hit = cache.get(clientId);
+      if (hit && hit.until > Date.now()) return hit.client;
+      const url = await checkUrl(clientId);
+      const { body, maxAge } = await fetchDocument(url);
+      const client = parseDocument(clientId, body, options.ownOrigin);
+      if (maxAge > 0) {
+        if (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+        cache.set(clientId, { until: Date.now() + maxAge * 1000, client });
+      }
+      return client;
+    },
+  };
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel();
+      throw new CimdError(`the client metadata document is larger than ${maxBytes} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+function parseDocument(clientId: string, body: string, ownOrigin: string): RegisteredClient {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new CimdError("the client metadata document is not JSON.");
+  }
+  const parsed = v.safeParse(documentSchema, json);
+  if (!parsed.success)
+    throw new CimdError("the client metadata document needs client_id and redirect_uris (1 to 20 strings).");
+  const document = parsed.output;
+  if (document.client_id !== clientId)
+    throw new CimdError("the client metadata document's client_id is not the URL it was fetched from.");
+  if (document.token_endpoint_auth_method && document.token_endpoint_auth_method !== "none") {
+    throw new CimdError(
+      'this server only serves public clients: the document\'s token_endpoint_auth_method must be "none" or absent.',
+    );
+  }
+  for (const uri of document.redirect_uris) {
+    const problem = redirectUriProblem(uri, ownOrigin);
+    if (problem)
+      throw new CimdError(`the client metadata document lists a redirect URI this server refuses: ${problem}`);
+  }
+  return {
+    client_id: clientId,
+    client_name: document.client_name,
+    client_uri: document.client_uri,
+    redirect_uris: document.redirect_uris,
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+    scope: document.scope,
+  };
+}
+
+/** Seconds from `Cache-Control: max-age`, 0 for `no-store`/`no-cache`/absent. */
+function cacheSeconds(header: string | null): number {
+  if (!header || /\b(no-store|no-cache|private)\b/i.test(header)) return 0;
+  const match = /\bmax-age=(\d+)/i.exec(header);
+  return match ? Math.min(Number(match[1]), MAX_CACHE_SECONDS) : 0;
+}

@@ -1,0 +1,142 @@
+/**
+ * Steps of the browser flow shared by `/authorize`, `/consent` and the callback: finding the
+ * client, answering the client with an error or a code, showing the consent page, and sending
+ * the browser to the IdP with a fresh, browser-bound upstream state.
+ */
+import { CimdError, isCimdClientId } from "./cimd.ts";
+import { type Deps, type PendingRequest, UPSTREAM_STATE_TTL_SECONDS, type UpstreamState } from "./context.ts";
+import { hashToken, randomToken } from "./crypto.ts";
+import { redirect } from "./http.ts";
+import { consentPage, errorPage } from "./pages.ts";
+import { hostOf } from "./redirect-uri.ts";
+import type { RegisteredClient } from "./store.ts";
+
+export type ClientLookup = { client: RegisteredClient; metadataHost?: string } | { error: Response };
+
+export async function findClient(deps: Deps, clientId: string | undefined): Promise<ClientLookup> {
+  if (!clientId)
+    return {
+      error: errorPage(
+        "Missing client_id",
+        "The authorization request names no client_id; the application must send one.",
+      ),
+    };
+  if (isCimdClientId(clientId)) {
+    try {
+      return { client: await deps.cimd.resolve(clientId), metadataHost: hostOf(clientId) };
+    } catch (error) {
+      const reason = error instanceof CimdError ? error.message : "the document could not be read.";
+      deps.log.info("client metadata document refused", { client_id: clientId, reason });
+      return { error: errorPage("Unknown application", `This application's metadata could not be used: ${reason}`) };
+    }
+  }
+  const record = await deps.store.getClient(clientId, Date.now());
+  if (!record) {
+    return {
+      error: errorPage(
+        "Unknown application",
+        "This client_id is not registered here (or its registration expired); the application should register again.",
+      ),
+    };
+  }
+  return { client: record.metadata };
+}
+
+/** An error sent back to the client's (already verified) redirect URI, with `iss` (RFC 9207). */
+export function redirectWithError(
+  deps: Deps,
+  redirectUri: string,
+  state: string | undefined,
+  error: string,
+  description: string,
+): Response {
+  const url = new URL(redirectUri);
+  url.searchParams.set("error", error);
+  url.searchParams.set("error_description", description);
+  if (state !== undefined) url.searchParams.set("state", state);
+  url.searchParams.set("iss", deps.config.issuer);
+  return redirect(url.href);
+}
+
+export function redirectWithCode(
+  deps: Deps,
+  pending: PendingRequest,
+  code: string,
+  cookies: [string, string][],
+): Response {
+  const url = new URL(pending.redirectUri);
+  url.searchParams.set("code", code);
+  if (pending.state !== undefined) url.searchParams.set("state", pending.state);
+  url.searchParams.set("iss", deps.config.issuer);
+  return redirect(url.href, cookies);
+}
+
+/** The consent page, with a browser nonce (new when the browser has none) and its CSRF token. */
+export function showConsent(
+  deps: Deps,
+  request: Request,
+  requestId: string,
+  pending: PendingRequest,
+  extraCookies: [string, string][] = [],
+): Response {
+  const cookies: [string, string][] = [...extraCookies];
+  let nonce = deps.browser.nonce(request);
+  if (!nonce) {
+    const issued = deps.browser.issueNonce();
+    nonce = issued.nonce;
+    cookies.push(["set-cookie", issued.cookie]);
+  }
+  const redirectHost = hostOf(pending.redirectUri);
+  const loopbackRedirect = /^http:\/\/(127\.|\[::1\]|localhost)/.test(pending.redirectUri);
+  return consentPage(
+    {
+      clientName: pending.clientName,
+      clientId: pending.clientId,
+      redirectHost,
+      metadataHost: pending.metadataHost,
+      scopes: pending.scopes,
+      requestId,
+      csrf: deps.browser.csrfFor(requestId, nonce),
+      action: `${deps.config.issuer}/consent`,
+      upstreamLabel: deps.upstream.label,
+      warning:
+        pending.metadataHost && loopbackRedirect
+          ? `The application describes itself at ${pending.metadataHost} but receives the result on this computer (${redirectHost}); allow only if you just started it here.`
+          : undefined,
+    },
+    cookies,
+  );
+}
+
+/**
+ * After consent: a new upstream state (random, single use, ≤ 10 min) bound to this browser's
+ * nonce, and the redirect to the IdP. A link to the IdP copied out of this browser is useless
+ * in another one: the callback checks the binding.
+ */
+export async function startUpstream(
+  deps: Deps,
+  requestId: string,
+  nonce: string,
+  rememberedSubject?: string,
+  cookies: [string, string][] = [],
+): Promise<Response> {
+  const state = randomToken();
+  const verifier = randomToken(48);
+  const oidcNonce = deps.config.upstream.kind === "oidc" ? randomToken() : undefined;
+  const record: UpstreamState = {
+    requestId,
+    browser: hashToken(nonce),
+    sealedVerifier: deps.keyring.seal(verifier, "upstream-verifier"),
+    nonce: oidcNonce,
+    rememberedSubject,
+  };
+  await deps.store.putEphemeral("upstream", hashToken(state), record, Date.now() + UPSTREAM_STATE_TTL_SECONDS * 1000);
+  let location: string;
+  try {
+    location = await deps.upstream.authorizationUrl({ state, verifier, nonce: oidcNonce });
+  } catch (error) {
+    deps.log.error("identity provider unavailable", { error: error instanceof Error ? error.message : String(error) });
+    return errorPage("Sign-in unavailable", "The identity provider could not be reached; try again in a moment.", 502);
+  }
+  return redirect(location, cookies);
+}

@@ -1,0 +1,124 @@
+/**
+ * Response and request helpers shared by the routes: OAuth JSON errors (RFC 6749 §5.2), the
+ * `no-store` rule for anything carrying a token, form bodies with a size cap, and cookies.
+ */
+import { stripControl } from "../../core/text.ts";
+
+/** What the HTTP pipeline passes to a route besides the request. */
+export interface RouteContext {
+  /** The client's address as the server saw it (for rate limits); absent when unknown. */
+  clientAddress?: string;
+}
+
+export interface Route {
+  method: "GET" | "POST" | "OPTIONS";
+  path: string;
+  handle(request: Request, ctx: RouteContext): Promise<Response>;
+}
+
+const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
+/** Endpoints that browser-based clients call from another origin (no cookies involved). */
+export const PUBLIC_CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-max-age": "600",
+};
+
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...NO_STORE, ...PUBLIC_CORS, ...headers },
+  });
+}
+
+/** An RFC 6749 §5.2 error; the description is a sentence a client developer (or model) can act on. */
+export function oauthError(
+  error: string,
+  description: string,
+  status = 400,
+  headers: Record<string, string> = {},
+): Response {
+  return jsonResponse(
+    { error, error_description: stripControl(description).replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "") },
+    status,
+    headers,
+  );
+}
+
+export function preflight(): Route["handle"] {
+  return async () => new Response(null, { status: 204, headers: PUBLIC_CORS });
+}
+
+export class BadRequest extends Error {}
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+/** `application/x-www-form-urlencoded` bodies (token, revoke, consent), capped. */
+export async function readForm(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
+    throw new BadRequest("send the parameters as application/x-www-form-urlencoded (RFC 6749 §3.2).");
+  }
+  return new URLSearchParams(await readCapped(request, MAX_FORM_BYTES));
+}
+
+export async function readCapped(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new BadRequest(`the request body is larger than ${maxBytes} bytes.`);
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel();
+      throw new BadRequest(`the request body is larger than ${maxBytes} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/** A parameter given at most once (RFC 6749 §3.1: repeated parameters are an error). */
+export function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw new BadRequest(`the parameter ${name} appears more than once; send it once.`);
+  return values[0] === "" ? undefined : values[0];
+}
+
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return rest.join("=");
+  }
+  return undefined;
+}
+
+export interface CookieSettings {
+  /** `__Host-` + Secure on https; on plain-http loopback a port-specific name without Secure. */
+  secure: boolean;
+  port: string;
+}
+
+export function cookieName(base: string, settings: CookieSettings): string {
+  // `__Host-` needs Secure, which browsers refuse over plain http; the port keeps two local
+  // instances (cookies ignore ports) from overwriting each other.
+  return settings.secure ? `__Host-${base}` : `${base}-${settings.port}`;
+}
+
+export function setCookie(name: string, value: string, maxAgeSeconds: number, settings: CookieSettings): string {
+  return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${settings.secure ? "; Secure" : ""}`;
+}
+
+export function redirect(location: string, headers: Record<string, string> | [string, string][] = {}): Response {
+  const response = new Response(null, { status: 302, headers: { location, ...NO_STORE } });
+  for (const [key, value] of Array.isArray(headers) ? headers : Object.entries(headers))
+    response.headers.append(key, value);
+  return response;
+}

@@ -1,0 +1,171 @@
+/**
+ * `--auth oauth`: mcpkit as the OAuth 2.1 authorization server its MCP clients see, brokering
+ * sign-in at an upstream IdP (OIDC or GitHub). Two hops, never token passthrough.
+ *
+ * The HTTP pipeline mounts `routes` (one file each under `routes/`), and the resource server
+ * verifies the tokens with the existing `--auth jwt` verifier: issuer = `issuer`, audience =
+ * `resource`, keys at `jwksUrl` (or `verifierKeys()` in-process).
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import type * as jose from "jose";
+import type { Logger } from "../../core/log.ts";
+import { ConfigError } from "../../core/options.ts";
+import { createCimdFetcher } from "./cimd.ts";
+import { type AuthServerConfig, resolveConfig } from "./config.ts";
+import { type Deps, createBrowserCookies } from "./context.ts";
+import { createKeyring, parseStateKey } from "./crypto.ts";
+import type { Route, RouteContext } from "./http.ts";
+import { createKeyManager } from "./keys.ts";
+import { needsGithubOrgs } from "./policy.ts";
+import { createRateLimiter } from "./rate-limit.ts";
+import { authorizeRoutes } from "./routes/authorize.ts";
+import { callbackRoutes } from "./routes/callback.ts";
+import { consentRoutes } from "./routes/consent.ts";
+import { JWKS_PATH, authorizationServerMetadata, metadataRoutes } from "./routes/metadata.ts";
+import { registerRoutes } from "./routes/register.ts";
+import { revokeRoutes } from "./routes/revoke.ts";
+import { tokenRoutes } from "./routes/token.ts";
+import { openStore } from "./store.ts";
+import { createUpstream } from "./upstream.ts";
+
+export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
+export type { Route, RouteContext } from "./http.ts";
+
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
+export interface AuthServer {
+  routes: Route[];
+  /** Byte-identical to what the protected-resource metadata must list in `authorization_servers`. */
+  issuer: string;
+  /** The MCP URL: the only accepted `resource`, and the tokens' `aud`. */
+  resource: string;
+  jwksUrl: string;
+  metadata: Record<string, unknown>;
+  /** The public signing keys, for verifying in-process without an HTTP round trip. */
+  verifierKeys(): Promise<{ keys: jose.JWK[] }>;
+  /** Dispatches a request to its route; `undefined` when no route has this path. */
+  handle(request: Request, ctx?: RouteContext): Promise<Response | undefined>;
+  rotateSigningKey(): Promise<string>;
+  purge(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function createAuthorizationServer(input: AuthServerConfig, log: Logger): Promise<AuthServer> {
+  const config = resolveConfig(input);
+  const store = await openStore(config.state);
+  let keyring: ReturnType<typeof createKeyring>;
+  try {
+    keyring = createKeyring(parseStateKey(input.stateKey ?? stateKeyFromFile(config.state)));
+  } catch (error) {
+    await store.close();
+    throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
+  }
+  const keys = createKeyManager(store, keyring, config.keyRotation, config.accessTokenTtl);
+  const deps: Deps = {
+    config,
+    store,
+    keyring,
+    keys,
+    upstream: createUpstream(config.upstream, config.callbackUrl, needsGithubOrgs(config.policy)),
+    cimd: createCimdFetcher({ allowPrivate: config.allowPrivateCimd, ownOrigin: config.publicUrl.origin }),
+    registrations: createRateLimiter(config.registrationsPerMinute, config.registrationsPerMinute * 10),
+    log,
+    browser: createBrowserCookies(keyring, {
+      secure: config.secure,
+      port: config.publicUrl.port || (config.secure ? "443" : "80"),
+    }),
+  };
+  if (config.allowPrivateCimd)
+    log.warn("test switch on: client metadata documents may be fetched from private and loopback addresses");
+  if (config.policy.length === 0) log.warn("--allow names nobody: every sign-in will be refused (default deny)");
+  await keys.signingKey(); // fail at start-up, not at the first sign-in, when the store or key is wrong
+
+  const routes = [
+    ...metadataRoutes(deps),
+    ...registerRoutes(deps),
+    ...authorizeRoutes(deps),
+    ...consentRoutes(deps),
+    ...callbackRoutes(deps),
+    ...tokenRoutes(deps),
+    ...revokeRoutes(deps),
+  ];
+  const purge = async () => {
+    const removed = await store.purge(Date.now());
+    if (removed > 0) log.debug("purged expired authorization rows", { removed });
+    return removed;
+  };
+  const timer = setInterval(
+    () => void purge().catch((error: unknown) => log.warn("purge failed", { error: String(error) })),
+    PURGE_INTERVAL_MS,
+  );
+  timer.unref();
+
+  return {
+    routes,
+    issuer: config.issuer,
+    resource: config.resource,
+    jwksUrl: `${config.issuer}${JWKS_PATH}`,
+    metadata: authorizationServerMetadata(deps),
+    verifierKeys: () => keys.jwks(),
+    handle: dispatcher(routes, log),
+    rotateSigningKey: () => keys.rotate(),
+    purge,
+    async close() {
+      clearInterval(timer);
+      await store.close();
+    },
+  };
+}
+
+/** Finds the route for a request: `undefined` for a path it does not serve, 405 for a wrong method. */
+function dispatcher(routes: Route[], log: Logger): AuthServer["handle"] {
+  return async (request, ctx = {}) => {
+    const path = new URL(request.url).pathname;
+    const candidates = routes.filter((route) => route.path === path);
+    if (candidates.length === 0) return undefined;
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const route = candidates.find((candidate) => candidate.method === method);
+    if (!route) {
+      return new Response(null, {
+        status: 405,
+        headers: { allow: candidates.map((candidate) => candidate.method).join(", ") },
+      });
+    }
+    try {
+      return await route.handle(request, ctx);
+    } catch (error) {
+      log.error("authorization server route failed", {
+        path,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return Response.json(
+        { error: "server_error", error_description: "internal error; the server log has details." },
+        { status: 500, headers: { "cache-control": "no-store" } },
+      );
+    }
+  };
+}
+
+/** With SQLite and no --state-key: a key file next to the database, created once, 0600. */
+function stateKeyFromFile(state: string): string {
+  const path = state.replace(/^sqlite:(\/\/)?/, "");
+  if (path === ":memory:") return crypto.getRandomValues(Buffer.alloc(32)).toString("hex");
+  const keyPath = `${path}.key`;
+  if (!existsSync(keyPath)) {
+    writeFileSync(keyPath, `${crypto.getRandomValues(Buffer.alloc(32)).toString("hex")}\n`, {
+      mode: 0o600,
+      flag: "wx",
+    });
+  }
+  try {
+    chmodSync(keyPath, 0o600);
+  } catch {
+    // Someone else's file on a shared volume; reading it is what matters.
+  }
+  const text = readFileSync(keyPath, "utf8");
+  if (!text.trim())
+    throw new ConfigError(
+      `the state key file ${keyPath} is empty; delete it (tokens at rest become unreadable) or fill it with \`openssl rand -hex 32\`.`,
+    );
+  return text;
+}

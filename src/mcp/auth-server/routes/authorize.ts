@@ -1,0 +1,125 @@
+/**
+ * `GET /authorize`: the client and its redirect URI are verified first, and any problem with
+ * them is an error page (never a redirect: an unverified URI is an open redirect). Only then do
+ * errors go back to the client. Consent already given by this user to this client for these
+ * scopes skips the page; otherwise the consent page is shown.
+ */
+import { type Deps, type PendingRequest, REQUEST_TTL_SECONDS } from "../context.ts";
+import { randomToken } from "../crypto.ts";
+import { type BadRequest, type Route, single } from "../http.ts";
+import { errorPage } from "../pages.ts";
+import { redirectUriMatches } from "../redirect-uri.ts";
+import { findClient, redirectWithError, showConsent, startUpstream } from "../flow.ts";
+
+export function authorizeRoutes(deps: Deps): Route[] {
+  return [{ method: "GET", path: "/authorize", handle: (request) => authorize(deps, request) }];
+}
+
+async function authorize(deps: Deps, request: Request): Promise<Response> {
+  const params = new URL(request.url).searchParams;
+  let clientId: string | undefined;
+  let requestedUri: string | undefined;
+  try {
+    clientId = single(params, "client_id");
+    requestedUri = single(params, "redirect_uri");
+  } catch (error) {
+    return errorPage("Invalid request", (error as BadRequest).message);
+  }
+  const found = await findClient(deps, clientId);
+  if ("error" in found) return found.error;
+  const { client, metadataHost } = found;
+  const registered = client.redirect_uris;
+  const redirectUri = requestedUri ?? (registered.length === 1 ? registered[0] : undefined);
+  if (!redirectUri)
+    return errorPage(
+      "Missing redirect_uri",
+      "This application registered several redirect URIs, so the request must name one with redirect_uri.",
+    );
+  if (!redirectUriMatches(registered, redirectUri)) {
+    deps.log.warn("authorization refused: redirect_uri not registered", { client_id: client.client_id });
+    return errorPage(
+      "Redirect URI not registered",
+      "The redirect_uri in this request is not one this application registered, so this server will not send you there.",
+    );
+  }
+
+  // From here the redirect URI is trusted: errors go back to the client.
+  let state: string | undefined;
+  let checked: PendingRequest | { error: string; description: string };
+  try {
+    state = single(params, "state");
+    checked = checkParameters(
+      deps,
+      params,
+      client.client_id,
+      client.client_name ?? client.client_id,
+      redirectUri,
+      state,
+      metadataHost,
+    );
+  } catch (error) {
+    checked = { error: "invalid_request", description: (error as BadRequest).message };
+  }
+  if ("error" in checked) return redirectWithError(deps, redirectUri, state, checked.error, checked.description);
+
+  const requestId = randomToken();
+  await deps.store.putEphemeral("request", requestId, checked, Date.now() + REQUEST_TTL_SECONDS * 1000);
+  const remembered = deps.browser.rememberedUser(request);
+  const nonce = deps.browser.nonce(request);
+  if (remembered && nonce) {
+    const consented = await deps.store.getConsent(client.client_id, remembered);
+    if (consented && checked.scopes.every((scope) => consented.includes(scope))) {
+      return startUpstream(deps, requestId, nonce, remembered);
+    }
+  }
+  return showConsent(deps, request, requestId, checked);
+}
+
+function checkParameters(
+  deps: Deps,
+  params: URLSearchParams,
+  clientId: string,
+  clientName: string,
+  redirectUri: string,
+  state: string | undefined,
+  metadataHost: string | undefined,
+): PendingRequest | { error: string; description: string } {
+  const responseType = single(params, "response_type");
+  if (responseType !== "code")
+    return { error: "unsupported_response_type", description: 'response_type must be "code".' };
+  const challenge = single(params, "code_challenge");
+  const method = single(params, "code_challenge_method");
+  if (!challenge)
+    return {
+      error: "invalid_request",
+      description: "PKCE is required: send code_challenge with code_challenge_method=S256.",
+    };
+  if (method !== "S256")
+    return {
+      error: "invalid_request",
+      description: 'code_challenge_method must be "S256"; "plain" and omitting it are refused.',
+    };
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
+    return {
+      error: "invalid_request",
+      description: "code_challenge must be the base64url SHA-256 of the verifier (43 characters).",
+    };
+  const resources = params.getAll("resource");
+  const { resource } = deps.config;
+  if (
+    resources.length > 1 ||
+    (resources.length === 1 && resources[0] !== resource && resources[0] !== `${resource}/`)
+  ) {
+    return { error: "invalid_target", description: `resource must be this server's MCP URL, ${resource}.` };
+  }
+  const scopeText = single(params, "scope");
+  const scopes = scopeText ? [...new Set(scopeText.split(" ").filter(Boolean))] : deps.config.scopesSupported;
+  const unknown = scopes.filter((scope) => !deps.config.scopesSupported.includes(scope));
+  if (unknown.length > 0) {
+    return {
+      error: "invalid_scope",
+      description: `unknown scope ${unknown.join(", ")}; this server offers ${deps.config.scopesSupported.join(" ")}.`,
+    };
+  }
+  return { clientId, clientName, redirectUri, state, codeChallenge: challenge, scopes, resource, metadataHost };
+}

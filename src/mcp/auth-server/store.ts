@@ -1,0 +1,316 @@
+/**
+ * Everything the authorization server remembers, behind one small interface on Bun's built-in
+ * `SQL`: a SQLite file for one instance, Postgres for several behind a load balancer (every
+ * row an instance needs from another lives here, nothing in memory that a flow depends on).
+ *
+ * Codes, refresh tokens and upstream states are stored by hash only; single use is enforced by
+ * the database (`DELETE … RETURNING`, `UPDATE … WHERE used_at IS NULL RETURNING`), so two
+ * instances racing on one code cannot both win.
+ */
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { SQL } from "bun";
+import type { Identity } from "./policy.ts";
+
+export interface ClientRecord {
+  clientId: string;
+  /** The registered (or fetched) metadata: `redirect_uris`, `client_name`, … */
+  metadata: RegisteredClient;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface RegisteredClient {
+  client_id: string;
+  redirect_uris: string[];
+  client_name?: string;
+  client_uri?: string;
+  logo_uri?: string;
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: "none";
+  scope?: string;
+  client_id_issued_at?: number;
+  software_id?: string;
+  software_version?: string;
+}
+
+export interface CodeRecord {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  resource: string;
+  scopes: string[];
+  subject: string;
+  /** Who signed in, kept so the access policy is applied again at every token request. */
+  identity: Identity;
+  familyId: string;
+  expiresAt: number;
+}
+
+export interface RefreshRecord {
+  familyId: string;
+  clientId: string;
+  subject: string;
+  identity: Identity;
+  scopes: string[];
+  resource: string;
+  expiresAt: number;
+  rotatedAt?: number;
+  revoked: boolean;
+}
+
+export interface SigningKeyRecord {
+  kid: string;
+  publicJwk: string;
+  sealedPrivateJwk: string;
+  createdAt: number;
+  /** Signs new tokens until then. */
+  signUntil: number;
+  /** Stays in the JWKS until then (tokens it signed may still be alive). */
+  publishUntil: number;
+}
+
+export type TakeCodeResult =
+  | { status: "ok"; code: CodeRecord }
+  | { status: "replayed"; code: CodeRecord }
+  | { status: "unknown" };
+export type RotateResult =
+  | { status: "ok"; token: RefreshRecord }
+  | { status: "rotated"; token: RefreshRecord }
+  | { status: "revoked" | "unknown" };
+
+export interface Store {
+  readonly kind: "sqlite" | "postgres";
+  putClient(record: ClientRecord): Promise<void>;
+  getClient(clientId: string, now: number): Promise<ClientRecord | undefined>;
+  /** A client that obtained a code is no longer an "unused registration". */
+  extendClient(clientId: string, expiresAt: number): Promise<void>;
+  getConsent(clientId: string, subject: string): Promise<string[] | undefined>;
+  putConsent(clientId: string, subject: string, scopes: string[], now: number): Promise<void>;
+  /** Short-lived JSON values by key (pending authorization requests, upstream states). */
+  putEphemeral(kind: string, key: string, value: unknown, expiresAt: number): Promise<void>;
+  getEphemeral<T>(kind: string, key: string, now: number): Promise<T | undefined>;
+  /** Reads and deletes in one step: only one caller ever gets the value. */
+  takeEphemeral<T>(kind: string, key: string, now: number): Promise<T | undefined>;
+  putCode(hash: string, code: CodeRecord): Promise<void>;
+  takeCode(hash: string, now: number): Promise<TakeCodeResult>;
+  putRefresh(hash: string, token: RefreshRecord): Promise<void>;
+  rotateRefresh(hash: string, now: number): Promise<RotateResult>;
+  findRefresh(hash: string): Promise<RefreshRecord | undefined>;
+  revokeFamily(familyId: string): Promise<number>;
+  listSigningKeys(now: number): Promise<SigningKeyRecord[]>;
+  putSigningKey(key: SigningKeyRecord): Promise<void>;
+  putUpstreamTokens(subject: string, sealed: string, expiresAt: number, now: number): Promise<void>;
+  getUpstreamTokens(subject: string, now: number): Promise<string | undefined>;
+  /** Deletes expired rows; returns how many. */
+  purge(now: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** `$XDG_STATE_HOME/mcpkit/auth.db`, else `~/.local/state/mcpkit/auth.db`. */
+export function defaultStatePath(env: Record<string, string | undefined> = process.env): string {
+  const base = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(base, "mcpkit", "auth.db");
+}
+
+const SCHEMA = [
+  `create table if not exists oauth_clients (client_id text primary key, metadata text not null, created_at bigint not null, expires_at bigint not null)`,
+  `create table if not exists oauth_consents (client_id text not null, subject text not null, scopes text not null, updated_at bigint not null, primary key (client_id, subject))`,
+  `create table if not exists oauth_ephemeral (kind text not null, key text not null, value text not null, expires_at bigint not null, primary key (kind, key))`,
+  `create table if not exists oauth_codes (hash text primary key, data text not null, family_id text not null, expires_at bigint not null, used_at bigint)`,
+  `create table if not exists oauth_refresh_tokens (hash text primary key, family_id text not null, data text not null, expires_at bigint not null, rotated_at bigint, revoked integer not null default 0)`,
+  `create index if not exists oauth_refresh_family on oauth_refresh_tokens (family_id)`,
+  `create table if not exists oauth_signing_keys (kid text primary key, public_jwk text not null, private_jwk text not null, created_at bigint not null, sign_until bigint not null, publish_until bigint not null)`,
+  `create table if not exists oauth_upstream_tokens (subject text primary key, sealed text not null, expires_at bigint not null, updated_at bigint not null)`,
+];
+
+type Row = Record<string, unknown>;
+
+export async function openStore(state: string): Promise<Store> {
+  const postgres = /^postgres(ql)?:\/\//.test(state);
+  let sql: SQL;
+  if (postgres) {
+    sql = new SQL(state, { max: 4 });
+  } else {
+    const path = state.replace(/^sqlite:(\/\/)?/, "");
+    createPrivateFile(path);
+    sql = new SQL({ adapter: "sqlite", filename: path });
+  }
+  await sql.begin(async (tx) => {
+    // Two instances starting together would race on CREATE TABLE in Postgres.
+    if (postgres) await tx`select pg_advisory_xact_lock(7210942)`;
+    for (const statement of SCHEMA) await tx.unsafe(statement);
+  });
+  return createSqlStore(sql, postgres ? "postgres" : "sqlite");
+}
+
+/** The database holds hashed tokens and sealed secrets, but still: owner-only, from the first byte. */
+function createPrivateFile(path: string): void {
+  if (path === ":memory:") return;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  try {
+    chmodSync(path, 0o600);
+  } catch {
+    // Not ours to change (a shared volume); the operator chose its permissions.
+  }
+}
+
+const num = (value: unknown): number => Number(value);
+const optionalNum = (value: unknown): number | undefined =>
+  value === null || value === undefined ? undefined : Number(value);
+
+/** Clients, consents and short-lived flow state (pending requests, upstream states). */
+function clientQueries(sql: SQL) {
+  const toClient = (row: Row): ClientRecord => ({
+    clientId: String(row.client_id),
+    metadata: JSON.parse(String(row.metadata)) as RegisteredClient,
+    createdAt: num(row.created_at),
+    expiresAt: num(row.expires_at),
+  });
+
+  return {
+    async putClient(record) {
+      await sql`insert into oauth_clients (client_id, metadata, created_at, expires_at)
+        values (${record.clientId}, ${JSON.stringify(record.metadata)}, ${record.createdAt}, ${record.expiresAt})
+        on conflict (client_id) do update set metadata = excluded.metadata, expires_at = excluded.expires_at`;
+    },
+    async getClient(clientId, now) {
+      const rows: Row[] = await sql`select * from oauth_clients where client_id = ${clientId} and expires_at > ${now}`;
+      return rows[0] ? toClient(rows[0]) : undefined;
+    },
+    async extendClient(clientId, expiresAt) {
+      await sql`update oauth_clients set expires_at = ${expiresAt} where client_id = ${clientId} and expires_at < ${expiresAt}`;
+    },
+    async getConsent(clientId, subject) {
+      const rows: Row[] =
+        await sql`select scopes from oauth_consents where client_id = ${clientId} and subject = ${subject}`;
+      return rows[0] ? (JSON.parse(String(rows[0].scopes)) as string[]) : undefined;
+    },
+    async putConsent(clientId, subject, scopes, now) {
+      await sql`insert into oauth_consents (client_id, subject, scopes, updated_at) values (${clientId}, ${subject}, ${JSON.stringify(scopes)}, ${now})
+        on conflict (client_id, subject) do update set scopes = excluded.scopes, updated_at = excluded.updated_at`;
+    },
+    async putEphemeral(kind, key, value, expiresAt) {
+      await sql`insert into oauth_ephemeral (kind, key, value, expires_at) values (${kind}, ${key}, ${JSON.stringify(value)}, ${expiresAt})`;
+    },
+    async getEphemeral<T>(kind: string, key: string, now: number) {
+      const rows: Row[] =
+        await sql`select value from oauth_ephemeral where kind = ${kind} and key = ${key} and expires_at > ${now}`;
+      return rows[0] ? (JSON.parse(String(rows[0].value)) as T) : undefined;
+    },
+    async takeEphemeral<T>(kind: string, key: string, now: number) {
+      const rows: Row[] =
+        await sql`delete from oauth_ephemeral where kind = ${kind} and key = ${key} returning value, expires_at`;
+      const row = rows[0];
+      return row && num(row.expires_at) > now ? (JSON.parse(String(row.value)) as T) : undefined;
+    },
+  } satisfies Partial<Store>;
+}
+
+/** Codes and refresh-token families: where single use and rotation are enforced. */
+function grantQueries(sql: SQL) {
+  const toRefresh = (row: Row): RefreshRecord => ({
+    ...(JSON.parse(String(row.data)) as Omit<RefreshRecord, "rotatedAt" | "revoked" | "expiresAt" | "familyId">),
+    familyId: String(row.family_id),
+    expiresAt: num(row.expires_at),
+    rotatedAt: optionalNum(row.rotated_at),
+    revoked: num(row.revoked) === 1,
+  });
+
+  return {
+    async putCode(hash, code) {
+      await sql`insert into oauth_codes (hash, data, family_id, expires_at) values (${hash}, ${JSON.stringify(code)}, ${code.familyId}, ${code.expiresAt})`;
+    },
+    async takeCode(hash, now) {
+      const taken: Row[] =
+        await sql`update oauth_codes set used_at = ${now} where hash = ${hash} and used_at is null returning data, expires_at`;
+      if (taken[0]) {
+        const code = JSON.parse(String(taken[0].data)) as CodeRecord;
+        return num(taken[0].expires_at) > now ? { status: "ok", code } : { status: "unknown" };
+      }
+      const used: Row[] = await sql`select data from oauth_codes where hash = ${hash}`;
+      return used[0]
+        ? { status: "replayed", code: JSON.parse(String(used[0].data)) as CodeRecord }
+        : { status: "unknown" };
+    },
+    async putRefresh(hash, token) {
+      const { familyId, expiresAt, rotatedAt: _rotated, revoked: _revoked, ...data } = token;
+      await sql`insert into oauth_refresh_tokens (hash, family_id, data, expires_at) values (${hash}, ${familyId}, ${JSON.stringify(data)}, ${expiresAt})`;
+    },
+    async rotateRefresh(hash, now) {
+      const rotated: Row[] = await sql`update oauth_refresh_tokens set rotated_at = ${now}
+        where hash = ${hash} and rotated_at is null and revoked = 0 and expires_at > ${now} returning *`;
+      if (rotated[0]) return { status: "ok", token: toRefresh(rotated[0]) };
+      const rows: Row[] = await sql`select * from oauth_refresh_tokens where hash = ${hash}`;
+      if (!rows[0] || num(rows[0].expires_at) <= now) return { status: "unknown" };
+      const token = toRefresh(rows[0]);
+      return token.revoked ? { status: "revoked" } : { status: "rotated", token };
+    },
+    async findRefresh(hash) {
+      const rows: Row[] = await sql`select * from oauth_refresh_tokens where hash = ${hash}`;
+      return rows[0] ? toRefresh(rows[0]) : undefined;
+    },
+    async revokeFamily(familyId) {
+      const result =
+        await sql`update oauth_refresh_tokens set revoked = 1 where family_id = ${familyId} and revoked = 0`;
+      return result.count;
+    },
+  } satisfies Partial<Store>;
+}
+
+/** Signing keys and sealed upstream tokens. */
+function secretQueries(sql: SQL) {
+  return {
+    async listSigningKeys(now) {
+      const rows: Row[] =
+        await sql`select * from oauth_signing_keys where publish_until > ${now} order by created_at desc`;
+      return rows.map((row) => ({
+        kid: String(row.kid),
+        publicJwk: String(row.public_jwk),
+        sealedPrivateJwk: String(row.private_jwk),
+        createdAt: num(row.created_at),
+        signUntil: num(row.sign_until),
+        publishUntil: num(row.publish_until),
+      }));
+    },
+    async putSigningKey(key) {
+      await sql`insert into oauth_signing_keys (kid, public_jwk, private_jwk, created_at, sign_until, publish_until)
+        values (${key.kid}, ${key.publicJwk}, ${key.sealedPrivateJwk}, ${key.createdAt}, ${key.signUntil}, ${key.publishUntil})`;
+    },
+    async putUpstreamTokens(subject, sealed, expiresAt, now) {
+      await sql`insert into oauth_upstream_tokens (subject, sealed, expires_at, updated_at) values (${subject}, ${sealed}, ${expiresAt}, ${now})
+        on conflict (subject) do update set sealed = excluded.sealed, expires_at = excluded.expires_at, updated_at = excluded.updated_at`;
+    },
+    async getUpstreamTokens(subject, now) {
+      const rows: Row[] =
+        await sql`select sealed from oauth_upstream_tokens where subject = ${subject} and expires_at > ${now}`;
+      return rows[0] ? String(rows[0].sealed) : undefined;
+    },
+  } satisfies Partial<Store>;
+}
+
+function createSqlStore(sql: SQL, kind: "sqlite" | "postgres"): Store {
+  return {
+    kind,
+    ...clientQueries(sql),
+    ...grantQueries(sql),
+    ...secretQueries(sql),
+    async purge(now) {
+      let removed = 0;
+      removed += (await sql`delete from oauth_clients where expires_at <= ${now}`).count;
+      removed += (await sql`delete from oauth_ephemeral where expires_at <= ${now}`).count;
+      // Used codes are kept until they expire so a replay is recognised (and revokes) until then.
+      removed += (await sql`delete from oauth_codes where expires_at <= ${now}`).count;
+      removed += (await sql`delete from oauth_refresh_tokens where expires_at <= ${now}`).count;
+      removed += (await sql`delete from oauth_signing_keys where publish_until <= ${now}`).count;
+      removed += (await sql`delete from oauth_upstream_tokens where expires_at <= ${now}`).count;
+      return removed;
+    },
+    async close() {
+      await sql.close();
+    },
+  };
+}

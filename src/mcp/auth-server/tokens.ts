@@ -1,0 +1,65 @@
+/**
+ * mcpkit's own tokens: ES256 JWT access tokens (RFC 9068 shape, `aud` = the MCP URL, which the
+ * `--auth jwt` verifier accepts as is) and opaque refresh tokens stored by hash, one family per
+ * sign-in so a detected reuse revokes everything that sign-in produced.
+ */
+import * as jose from "jose";
+import type { Deps } from "./context.ts";
+import { hashToken, randomToken } from "./crypto.ts";
+import { SIGNING_ALG } from "./keys.ts";
+import type { Identity } from "./policy.ts";
+
+export interface Grant {
+  clientId: string;
+  subject: string;
+  identity: Identity;
+  scopes: string[];
+  resource: string;
+  familyId: string;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export async function signAccessToken(deps: Deps, grant: Grant): Promise<string> {
+  const { kid, key } = await deps.keys.signingKey();
+  const now = Math.floor(Date.now() / 1000);
+  return new jose.SignJWT({ scope: grant.scopes.join(" "), client_id: grant.clientId })
+    .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: "at+jwt" })
+    .setIssuer(deps.config.issuer)
+    .setAudience(grant.resource)
+    .setSubject(grant.subject)
+    .setIssuedAt(now)
+    .setExpirationTime(now + deps.config.accessTokenTtl)
+    .setJti(randomToken(16))
+    .sign(key);
+}
+
+export async function issueTokens(deps: Deps, grant: Grant): Promise<TokenResponse> {
+  const refreshToken = randomToken();
+  const now = Date.now();
+  await deps.store.putRefresh(hashToken(refreshToken), {
+    familyId: grant.familyId,
+    clientId: grant.clientId,
+    subject: grant.subject,
+    identity: grant.identity,
+    scopes: grant.scopes,
+    resource: grant.resource,
+    expiresAt: now + deps.config.refreshTokenTtl * 1000,
+    revoked: false,
+  });
+  // A client in use is no longer an "unused registration": keep it as long as its refresh token.
+  await deps.store.extendClient(grant.clientId, now + deps.config.refreshTokenTtl * 1000);
+  return {
+    access_token: await signAccessToken(deps, grant),
+    token_type: "Bearer",
+    expires_in: deps.config.accessTokenTtl,
+    refresh_token: refreshToken,
+    scope: grant.scopes.join(" "),
+  };
+}

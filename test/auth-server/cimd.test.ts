@@ -1,0 +1,165 @@
+/**
+ * Client ID Metadata Documents: a real document server on loopback (allowed only through the
+ * test switch), and the refusals: private addresses, redirects, oversize documents, a document
+ * that names another client, a redirect URI it does not list.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { isForbiddenAddress } from "../../src/mcp/auth-server/cimd.ts";
+import { type Harness, authorizeUrl, pkce, signIn, startHarness, tokenRequest } from "./harness.ts";
+
+let h: Harness;
+let strict: Harness;
+let documents: ReturnType<typeof Bun.serve>;
+let docBase = "";
+const hits = new Map<string, number>();
+const REDIRECT = "http://127.0.0.1:9/cimd-callback";
+
+beforeAll(async () => {
+  documents = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const path = new URL(request.url).pathname;
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      const self = `${docBase}${path}`;
+      const doc = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+        Response.json(body, { headers });
+      switch (path) {
+        case "/client.json":
+          return doc(
+            { client_id: self, client_name: "CIMD Client", redirect_uris: [REDIRECT] },
+            { "cache-control": "max-age=60" },
+          );
+        case "/impostor.json":
+          return doc({ client_id: `${docBase}/client.json`, client_name: "Impostor", redirect_uris: [REDIRECT] });
+        case "/redirects.json":
+          return Response.redirect(`${docBase}/client.json`, 302);
+        case "/huge.json":
+          return doc({ client_id: self, client_name: "Huge", redirect_uris: [REDIRECT], padding: "x".repeat(6000) });
+        case "/evil-uri.json":
+          return doc({ client_id: self, redirect_uris: ["javascript:alert(1)"] });
+        default:
+          return new Response("not found", { status: 404 });
+      }
+    },
+  });
+  docBase = `http://127.0.0.1:${documents.port}`;
+  h = await startHarness({ config: { testing: { allowPrivateCimd: true } } });
+  strict = await startHarness({ idp: h.idp });
+});
+afterAll(async () => {
+  await strict?.stop();
+  await h?.stop();
+  documents?.stop(true);
+});
+
+function authorizeAs(harness: Harness, clientId: string, redirectUri = REDIRECT, challenge = pkce().challenge) {
+  return authorizeUrl(harness.base, {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "c",
+  });
+}
+
+async function pageText(url: string): Promise<{ status: number; text: string; location: string | null }> {
+  const response = await fetch(url, { redirect: "manual" });
+  return { status: response.status, text: await response.text(), location: response.headers.get("location") };
+}
+
+describe("CIMD", () => {
+  test("a client identified by its metadata URL signs in and redeems its code; the document is cached per max-age", async () => {
+    const clientId = `${docBase}/client.json`;
+    const consent = await pageText(authorizeAs(h, clientId));
+    expect(consent.status).toBe(200);
+    expect(consent.text).toContain("CIMD Client");
+    expect(consent.text).toContain(`id="metadata-host">127.0.0.1:${documents.port}<`);
+    expect(consent.text).toContain("receives the result on this computer");
+    const { verifier, challenge } = pkce();
+    const { exit } = await signIn(h, authorizeAs(h, clientId, REDIRECT, challenge));
+    const tokens = await tokenRequest(h.base, {
+      grant_type: "authorization_code",
+      client_id: clientId,
+      code: exit.searchParams.get("code") ?? "",
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    });
+    expect(tokens.status).toBe(200);
+    expect(hits.get("/client.json")).toBe(1);
+  });
+
+  test("a redirect URI the document does not list is refused with a page", async () => {
+    const result = await pageText(authorizeAs(h, `${docBase}/client.json`, "http://127.0.0.1:9/elsewhere"));
+    expect(result.status).toBe(400);
+    expect(result.location).toBeNull();
+  });
+
+  test("a document naming another client_id is refused", async () => {
+    const result = await pageText(authorizeAs(h, `${docBase}/impostor.json`));
+    expect(result.status).toBe(400);
+    expect(result.text).toContain("not the URL it was fetched from");
+  });
+
+  test("a redirecting document URL is refused (redirects are not followed)", async () => {
+    const result = await pageText(authorizeAs(h, `${docBase}/redirects.json`));
+    expect(result.text).toContain("redirects are not followed");
+    expect(hits.get("/client.json")).toBe(1);
+  });
+
+  test("an oversize document is refused", async () => {
+    const result = await pageText(authorizeAs(h, `${docBase}/huge.json`));
+    expect(result.text).toContain("larger than 5120 bytes");
+  });
+
+  test("a document listing a javascript: redirect URI is refused", async () => {
+    const result = await pageText(authorizeAs(h, `${docBase}/evil-uri.json`));
+    expect(result.text).toContain("redirect URI this server refuses");
+  });
+
+  test("without the test switch, loopback and private addresses are refused before connecting", async () => {
+    const before = hits.get("/client.json");
+    for (const clientId of [
+      `${docBase}/client.json`,
+      `https://127.0.0.1:${documents.port}/client.json`,
+      "https://localhost/client.json",
+      "https://[::1]/client.json",
+    ]) {
+      const result = await pageText(authorizeAs(strict, clientId));
+      expect(result.status).toBe(400);
+      expect(result.text).toMatch(/must use https|private, loopback or reserved/);
+    }
+    expect(hits.get("/client.json")).toBe(before);
+  });
+});
+
+describe("address classification (no connections)", () => {
+  test.each([
+    "10.0.0.1",
+    "172.16.5.4",
+    "172.31.255.255",
+    "192.168.1.1",
+    "127.0.0.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "::1",
+    "::",
+    "fc00::1",
+    "fd12::1",
+    "fe80::1",
+    "::ffff:10.0.0.1",
+    "::ffff:127.0.0.1",
+    "224.0.0.1",
+    "not-an-ip",
+  ])("%s is refused", (address) => {
+    expect(isForbiddenAddress(address)).toBe(true);
+  });
+  test.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])(
+    "%s is allowed",
+    (address) => {
+      expect(isForbiddenAddress(address)).toBe(false);
+    },
+  );
+});

@@ -1,0 +1,148 @@
+/** The pure parts: policy rules, configuration checks, redirect URI matching, sealing. */
+import { describe, expect, test } from "bun:test";
+import { ConfigError } from "../../src/core/options.ts";
+import type { AuthServerConfig } from "../../src/mcp/auth-server/index.ts";
+import { resolveConfig } from "../../src/mcp/auth-server/config.ts";
+import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.ts";
+import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
+import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
+import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
+
+const alice: Identity = {
+  subject: "oidc:1",
+  upstreamSubject: "1",
+  emails: ["alice@example.com"],
+  displayName: "alice",
+};
+const carol: Identity = {
+  subject: "oidc:2",
+  upstreamSubject: "2",
+  emails: ["carol@example.com"],
+  displayName: "carol",
+};
+const octo: Identity = {
+  subject: "github:7",
+  upstreamSubject: "7",
+  emails: [],
+  displayName: "octo",
+  github: { login: "octo", orgs: ["acme"] },
+};
+const rules = ["alice@example.com=*", "*@example.com=boj:read,fs:read", "github-org:acme=*:read"].map(parsePolicyRule);
+const all = ["boj:read", "oj:read", "fs:read", "fs:write"];
+
+describe("access policy", () => {
+  test("exact email gets *, domain gets its list, org gets *:read, others nothing (default deny)", () => {
+    expect(grantScopes(rules, alice, all)).toEqual(all);
+    expect(grantScopes(rules, carol, all)).toEqual(["boj:read", "fs:read"]);
+    expect(grantScopes(rules, octo, all)).toEqual(["boj:read", "oj:read", "fs:read"]);
+    expect(policyScopes(rules, { ...alice, emails: ["eve@evil.example"] })).toEqual([]);
+    expect(policyScopes([], alice)).toEqual([]);
+  });
+  test("a look-alike domain does not match *@example.com", () => {
+    expect(policyScopes(rules, { ...carol, emails: ["carol@notexample.com"] })).toEqual([]);
+    expect(policyScopes(rules, { ...carol, emails: ["carol@example.com.evil.example"] })).toEqual([]);
+  });
+  test.each(["alice@example.com", "=*", "nobody=*", "alice@example.com=", "*@=boj:read", "alice@example.com=a b"])(
+    "refuses the rule %p",
+    (rule) => {
+      expect(() => parsePolicyRule(rule)).toThrow();
+    },
+  );
+});
+
+const base: AuthServerConfig = {
+  publicUrl: "https://mcp.example.com",
+  upstream: { kind: "oidc", issuer: "https://login.example.com", clientId: "c" },
+  allow: ["*=*"],
+  state: "sqlite:/tmp/x.db",
+  scopesSupported: ["boj:read"],
+};
+
+describe("configuration", () => {
+  test("derives issuer, resource and callback from the public URL (path prefix kept)", () => {
+    const config = resolveConfig({ ...base, publicUrl: "https://host.example/team/" });
+    expect(config.issuer).toBe("https://host.example/team");
+    expect(config.resource).toBe("https://host.example/team/mcp");
+    expect(config.callbackUrl).toBe("https://host.example/team/oauth/callback");
+  });
+  test.each([
+    [{ publicUrl: "http://mcp.example.com" }, /must be https/],
+    [{ state: "postgres://db/mcpkit" }, /needs --state-key/],
+    [{ state: "mysql://db" }, /sqlite:PATH or a postgres/],
+    [{ allow: ["bad rule"] }, /--allow rule #1/],
+    [{ upstream: { kind: "github", clientId: "x", clientSecret: "" } }, /github-client-secret/],
+    [
+      { upstream: { kind: "oidc", issuer: "http://login.example.com", clientId: "c" } },
+      /--upstream-issuer must be https/,
+    ],
+    [{ codeTtlSeconds: 600 }, /at most 300/],
+  ] as [Partial<AuthServerConfig>, RegExp][])("refuses %p", (override, message) => {
+    expect(() => resolveConfig({ ...base, ...override })).toThrow(ConfigError);
+    expect(() => resolveConfig({ ...base, ...override })).toThrow(message);
+  });
+  test("plain http is accepted on loopback, with non-Secure cookies", () => {
+    expect(resolveConfig({ ...base, publicUrl: "http://127.0.0.1:8080" }).secure).toBe(false);
+  });
+});
+
+describe("redirect URI matching", () => {
+  test("exact, or a loopback URI with another port; nothing else", () => {
+    expect(redirectUriMatches(["https://app.example/cb"], "https://app.example/cb")).toBe(true);
+    expect(redirectUriMatches(["https://app.example/cb"], "https://app.example:444/cb")).toBe(false);
+    expect(redirectUriMatches(["http://127.0.0.1/cb"], "http://127.0.0.1:61000/cb")).toBe(true);
+    expect(redirectUriMatches(["http://[::1]:5/cb"], "http://[::1]:6/cb")).toBe(true);
+    expect(redirectUriMatches(["http://127.0.0.1/cb"], "http://127.0.0.2:61000/cb")).toBe(false);
+    expect(redirectUriMatches(["http://127.0.0.1/cb"], "http://127.0.0.1:61000/cb2")).toBe(false);
+    expect(
+      redirectUriMatches(
+        ["cursor://anysphere.cursor-mcp/oauth/callback"],
+        "cursor://anysphere.cursor-mcp/oauth/callback",
+      ),
+    ).toBe(true);
+  });
+});
+
+describe("sealing", () => {
+  test("a sealed value opens only with its key and context, and tampering is detected", () => {
+    const keyring = createKeyring(parseStateKey("11".repeat(32)));
+    const sealed = keyring.seal("upstream-refresh-token", "upstream-tokens:alice");
+    expect(sealed).not.toContain("upstream-refresh-token");
+    expect(keyring.open(sealed, "upstream-tokens:alice")).toBe("upstream-refresh-token");
+    expect(() => keyring.open(sealed, "upstream-tokens:mallory")).toThrow();
+    expect(() => createKeyring(parseStateKey("22".repeat(32))).open(sealed, "upstream-tokens:alice")).toThrow();
+    const tampered = `${sealed.slice(0, -2)}${sealed.endsWith("A") ? "B" : "A"}A`;
+    expect(() => keyring.open(tampered, "upstream-tokens:alice")).toThrow();
+    expect(() => parseStateKey("short")).toThrow(/32 bytes/);
+  });
+});
+
+describe("flags", () => {
+  test("OIDC flags become an oidc upstream; GitHub flags a github one; neither or both is an error naming the flags", () => {
+    const context = { publicUrl: "https://mcp.example.com", scopesSupported: ["boj:read"] };
+    const oidc = readAuthServerConfig(
+      {
+        "upstream-issuer": "https://id.example.com/realms/t",
+        "upstream-client-id": "mcpkit",
+        allow: ["*@example.com=*"],
+      },
+      context,
+    );
+    expect(oidc.upstream).toEqual({
+      kind: "oidc",
+      issuer: "https://id.example.com/realms/t",
+      clientId: "mcpkit",
+      clientSecret: undefined,
+    });
+    expect(oidc.state).toStartWith("sqlite:");
+    const github = readAuthServerConfig({ "github-client-id": "Iv1", "github-client-secret": "s" }, context);
+    expect(github.upstream.kind).toBe("github");
+    expect(() => readAuthServerConfig({}, context)).toThrow(/--upstream-issuer URL --upstream-client-id ID/);
+    expect(() => readAuthServerConfig({ "github-client-id": "Iv1" }, context)).toThrow(/--github-client-secret/);
+    expect(() =>
+      readAuthServerConfig(
+        { "github-client-id": "Iv1", "github-client-secret": "s", "upstream-issuer": "https://x.example" },
+        context,
+      ),
+    ).toThrow(/keep one/);
+  });
+});
