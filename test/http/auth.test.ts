@@ -26,7 +26,9 @@ import {
   startHttpServer,
 } from "./support.ts";
 
-const FS_TOOL = "fs.search_by_time";
+/** The listed (portable) name; the seed's name is accepted on call too. */
+const FS_TOOL = "fs_search_by_time";
+const FS_SEED_NAME = "fs.search_by_time";
 const isBojTool = (name: string) => name.startsWith("boj_");
 
 let auth: AuthServer;
@@ -252,6 +254,11 @@ describe("scopes", () => {
     expect(body.id).toBe(5);
     expect(body.error.code).toBe(-32001);
     expect(body.error.message).toContain("fs:read");
+    // The seed's name for the same tool needs the same scope.
+    const bySeedName = await post(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: FS_SEED_NAME, arguments: { root } } }), headers);
+    expect(bySeedName.status).toBe(403);
+    expect(bySeedName.headers.get("www-authenticate")).toContain('scope="fs:read"');
+    await bySeedName.text();
   });
 
   test("a permitted call goes through to the tool", async () => {
@@ -312,6 +319,75 @@ describe("sessions bound to the token's subject", () => {
     const stillMine = await ping(await token("boj:read"));
     expect(stillMine.status).toBe(200);
     expect(messagesOf(await stillMine.text(), stillMine.headers.get("content-type"))[0]).toMatchObject({ id: 1, result: {} });
+  });
+});
+
+describe("sessions are owned by issuer + sub, never by client_id or azp (issue 10 F6)", () => {
+  test("a token without sub is refused with 401 invalid_token saying why, even when its client_id equals a user's sub", async () => {
+    const owner = await token("*");
+    const ownerSub = jose.decodeJwt(owner).sub as string;
+    expect(ownerSub).toBeTruthy();
+    const init = await post(initializeBody(), bearer(owner));
+    const sessionId = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    for (const claim of ["client_id", "azp"]) {
+      const impostor = await token("*", {
+        mutate: (_h, payload) => {
+          delete payload.sub;
+          payload[claim] = ownerSub;
+        },
+      });
+      const hijack = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
+        ...bearer(impostor),
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": PROTOCOL_VERSION,
+      });
+      const challenge = hijack.headers.get("www-authenticate") ?? "";
+      const message = await expectUnauthorized(hijack, impostor);
+      expect(message).toContain("no subject (sub)");
+      expect(challenge).toContain('error="invalid_token"');
+      expect(challenge).toContain("no subject (sub)");
+      // Nor can it open a session of its own.
+      const opened = await post(initializeBody(), bearer(impostor));
+      expect(opened.status).toBe(401);
+      await opened.text();
+    }
+  });
+});
+
+describe("--max-sessions-per-subject (issue 10 F4)", () => {
+  test("one subject at its cap gets 429 with Retry-After; another subject is unaffected; ending a session makes room", async () => {
+    const capped = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, "--max-sessions-per-subject", "2"]);
+    try {
+      const alice = await auth.token({ scope: "*", resource: capped.url, mutate: (_h, payload) => void (payload.sub = "alice") });
+      const bob = await auth.token({ scope: "*", resource: capped.url, mutate: (_h, payload) => void (payload.sub = "bob") });
+      issuedTokens.push(alice, bob);
+      const open = async (accessToken: string) => {
+        const response = await fetch(capped.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(accessToken) }, body: initializeBody() });
+        return { response, text: await response.text(), id: response.headers.get("mcp-session-id") };
+      };
+      const first = await open(alice);
+      const second = await open(alice);
+      expect([first.response.status, second.response.status]).toEqual([200, 200]);
+      const third = await open(alice);
+      expect(third.response.status).toBe(429);
+      expect(Number(third.response.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(third.text).toContain("--max-sessions-per-subject");
+      // A second token for the same user counts against the same cap.
+      const aliceAgain = await auth.token({ scope: "boj:read", resource: capped.url, mutate: (_h, payload) => void (payload.sub = "alice") });
+      expect((await open(aliceAgain)).response.status).toBe(429);
+      const bobs = [await open(bob), await open(bob)];
+      expect(bobs.map((opened) => opened.response.status)).toEqual([200, 200]);
+      const ended = await fetch(capped.url, {
+        method: "DELETE",
+        headers: { ...bearer(alice), "mcp-session-id": first.id as string, "mcp-protocol-version": PROTOCOL_VERSION },
+      });
+      expect(ended.status).toBe(200);
+      await ended.text();
+      expect((await open(alice)).response.status).toBe(200);
+    } finally {
+      await capped.stop();
+    }
   });
 });
 

@@ -3,7 +3,7 @@
  */
 import { expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log.ts";
-import { createResourceServer } from "../../src/mcp/auth/resource-server.ts";
+import { createResourceServer } from "../../src/mcp/http/auth/resource-server.ts";
 
 test("authenticating many distinct tokens registers none of them with the logger (its redaction list would grow without bound)", async () => {
   const lines: string[] = [];

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { silentLogger } from "../../src/core/log.ts";
 import { type Toolset, defineTool, textResult } from "../../src/core/tool.ts";
-import { serveHttp } from "../../src/mcp/http.ts";
-import { readHttpConfig } from "../../src/mcp/http-options.ts";
+import { serveHttp } from "../../src/mcp/http/serve.ts";
+import { readHttpConfig } from "../../src/mcp/http/config.ts";
 import { type HttpServerProcess, MCP_HEADERS, deleteRawSession, initializeBody, openRawSession, startHttpServer } from "./support.ts";
 
 const SESSIONS = 1000;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type HttpServerProcess, MCP_HEADERS, PROTOCOL_VERSION, connectClient, initializeBody, startHttpServer } from "./support.ts";
 
 const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].find((path) => existsSync(path));
-if (!NGINX) console.error("SKIPPED stateless-nginx: nginx is not installed (apt-get install -y nginx; .ci/run installs it)");
+if (!NGINX) console.error("SKIPPED stateless-nginx: nginx is not installed; install the Debian package nginx (apt-get install -y nginx), as .ci/run does");
 
 let instances: HttpServerProcess[] = [];
 let nginx: ReturnType<typeof Bun.spawn> | undefined;

@@ -302,8 +302,8 @@ describe("--stateless", () => {
     const { client, transport } = await connectClient(server.url);
     expect(transport.sessionId).toBeUndefined();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toContain("fs.search_by_time");
-    const result = await client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified" } });
+    expect(tools.map((tool) => tool.name)).toContain("fs_search_by_time");
+    const result = await client.callTool({ name: "fs_search_by_time", arguments: { timeField: "modified" } });
     expect(result.isError ?? false).toBe(false);
     await client.close();
   });

@@ -1,31 +1,16 @@
 /**
- * The JSON-RPC edge of the HTTP transport: reading a capped body, telling parse errors (-32700)
- * from invalid requests (-32600), and building error responses that are JSON-RPC bodies with
- * the right HTTP status.
+ * Reading the JSON-RPC body of a POST: a capped read (413), parse errors (-32700) told apart
+ * from invalid requests (-32600), and the message as the later steps need it.
  *
  * We parse the body ourselves (and hand `parsedBody` to the SDK transport) because routing
  * needs it first: an `initialize` opens a session, and a `tools/call` is checked against the
  * token's scopes before any tool runs.
  */
-import { ErrorCode } from "../core/tool.ts";
-import { readAtMost } from "../core/read-at-most.ts";
-
-export type JsonRpcId = string | number | null;
-
-export interface ErrorOptions {
-  id?: JsonRpcId;
-  headers?: Record<string, string>;
-  data?: unknown;
-}
-
-export function jsonRpcErrorResponse(status: number, code: number, message: string, options: ErrorOptions = {}): Response {
-  const error: Record<string, unknown> = { code, message };
-  if (options.data !== undefined) error.data = options.data;
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id: options.id ?? null, error }), {
-    status,
-    headers: { "content-type": "application/json", ...options.headers },
-  });
-}
+import { readAtMost } from "../../core/read-at-most.ts";
+import { ErrorCode } from "../../core/tool.ts";
+import { type JsonRpcId, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
+import type { Middleware } from "./middleware.ts";
+import type { HttpState } from "./state.ts";
 
 /** One JSON-RPC message as the router needs to see it. */
 export interface IncomingMessage {
@@ -97,4 +82,15 @@ export async function readJsonRpcBody(request: Request, maxBytes: number): Promi
   // A response to one of our requests (roots/list, …).
   if (("result" in body || "error" in body) && "id" in body) return { ok: true, message: { body, isRequest: false } };
   return invalid('expected "method" (a request or notification) or "result"/"error" (a response).', echoId);
+}
+
+/** Pipeline step: a POST's body is read and checked here; the message rides on the exchange. */
+export function jsonRpcBody(state: HttpState): Middleware {
+  return async (exchange, next) => {
+    if (exchange.request.method !== "POST") return next();
+    const read = await readJsonRpcBody(exchange.request, state.config.maxBodyBytes);
+    if (!read.ok) return read.response;
+    exchange.message = read.message;
+    return next();
+  };
 }

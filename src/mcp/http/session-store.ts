@@ -1,6 +1,7 @@
 /**
  * The sessions of a sessionful `mcpkit --http`: one SDK server + transport per `mcp-session-id`,
- * a cap on how many exist, expiry of idle ones, and the subject each one is bound to.
+ * a cap on how many exist in all and per owner, expiry of idle ones, and the owner each one is
+ * bound to (the token's issuer + `sub`), so one user cannot take every session.
  *
  * "Idle" means no JSON-RPC request in flight and none started for `idleMs`; an open GET stream
  * alone does not keep a session alive (its client re-initializes after a 404, as the spec says).
@@ -8,33 +9,59 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../core/log.ts";
-import { ErrorCode } from "../core/tool.ts";
+import type { Logger } from "../../core/log.ts";
+import { ErrorCode } from "../../core/tool.ts";
 
 export interface Session {
   readonly id: string;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
-  /** The token subject that opened the session (undefined without authorization). */
-  readonly subject: string | undefined;
+  /** Who opened the session: `ownerKey(issuer, sub)` of its token (undefined without authorization). */
+  readonly owner: string | undefined;
   lastActive: number;
   /** Requests received on this session whose response has not been sent yet. */
   readonly pending: Set<string | number>;
+}
+
+/** Why `reserve` said no: the whole server is full, or this owner holds its share. */
+export type Refusal = "server-full" | "owner-full";
+
+/**
+ * The key sessions are owned by. The issuer is part of it so two issuers' `sub` values never
+ * meet, and `sub` alone (never `client_id`/`azp`) names the user, so a client id equal to
+ * someone's `sub` cannot pass for them.
+ */
+export function ownerKey(issuer: string, subject: string): string {
+  return JSON.stringify([issuer, subject]);
+}
+
+export interface SessionLimits {
+  maxSessions: number;
+  /** Applies to owned sessions only: without authorization there is no one to tell apart. */
+  maxPerOwner: number;
+  idleMs: number;
 }
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
   /** Initialize requests admitted but whose session id is not issued yet (counted against the cap). */
   private reserved = 0;
+  /** Sessions and reservations per owner (entries are removed at zero, so the map stays small). */
+  private readonly perOwner = new Map<string, number>();
   private readonly sweeper: ReturnType<typeof setInterval>;
+  private readonly maxSessions: number;
+  private readonly maxPerOwner: number;
+  private readonly idleMs: number;
 
   constructor(
-    private readonly maxSessions: number,
-    private readonly idleMs: number,
+    limits: SessionLimits,
     private readonly log: Logger,
   ) {
+    this.maxSessions = limits.maxSessions;
+    this.maxPerOwner = limits.maxPerOwner;
+    this.idleMs = limits.idleMs;
     // Check often enough that a session never outlives its idle time by more than a quarter.
-    const every = Math.min(60_000, Math.max(250, Math.floor(idleMs / 4)));
+    const every = Math.min(60_000, Math.max(250, Math.floor(limits.idleMs / 4)));
     this.sweeper = setInterval(() => this.expireIdle(), every);
     this.sweeper.unref?.();
   }
@@ -50,20 +77,35 @@ export class SessionStore {
     return total;
   }
 
-  /** Claims room for one more session; false when the cap is reached. Pair with `add` or `release`. */
-  reserve(): boolean {
-    if (this.sessions.size + this.reserved >= this.maxSessions) return false;
+  /** Sessions (and reservations) `owner` holds now. */
+  heldBy(owner: string): number {
+    return this.perOwner.get(owner) ?? 0;
+  }
+
+  /**
+   * Claims room for one more session of `owner`; a refusal when a cap is reached. Pair with
+   * `add` (same owner) or `release(owner)`.
+   */
+  reserve(owner: string | undefined): Refusal | undefined {
+    if (this.sessions.size + this.reserved >= this.maxSessions) return "server-full";
+    if (owner !== undefined) {
+      const held = this.heldBy(owner);
+      if (held >= this.maxPerOwner) return "owner-full";
+      this.perOwner.set(owner, held + 1);
+    }
     this.reserved++;
-    return true;
+    return undefined;
   }
 
-  release(): void {
+  /** Gives back a reservation whose initialize did not open a session. */
+  release(owner: string | undefined): void {
     if (this.reserved > 0) this.reserved--;
+    this.countDown(owner);
   }
 
-  /** Registers a session whose id was just issued (consumes the reservation). */
+  /** Registers a session whose id was just issued (consumes the reservation; the owner count stays). */
   add(session: Session): void {
-    this.release();
+    if (this.reserved > 0) this.reserved--;
     this.sessions.set(session.id, session);
     this.log.debug("session opened", { session: session.id.slice(0, 8), open: this.sessions.size });
   }
@@ -74,7 +116,18 @@ export class SessionStore {
 
   /** Forgets a session (called when its transport closed, whatever closed it). */
   forget(id: string): void {
-    if (this.sessions.delete(id)) this.log.debug("session closed", { session: id.slice(0, 8), open: this.sessions.size });
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    this.countDown(session.owner);
+    this.log.debug("session closed", { session: id.slice(0, 8), open: this.sessions.size });
+  }
+
+  private countDown(owner: string | undefined): void {
+    if (owner === undefined) return;
+    const held = this.heldBy(owner) - 1;
+    if (held > 0) this.perOwner.set(owner, held);
+    else this.perOwner.delete(owner);
   }
 
   async close(session: Session): Promise<void> {

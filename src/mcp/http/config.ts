@@ -6,7 +6,8 @@
  * (for example "no authorization on a public address") is checked here, at start-up.
  */
 import * as v from "valibot";
-import { ConfigError, type OptionSpec, type OptionValues, httpUrlOption, integerOption, readOptions } from "../core/options.ts";
+import { ConfigError, type OptionSpec, type OptionValues, httpUrlOption, integerOption, readOptions } from "../../core/options.ts";
+import { isLoopbackHost, isWildcardHost, parseListenAddress } from "./addresses.ts";
 
 export const httpOptions: OptionSpec[] = [
   {
@@ -47,6 +48,14 @@ export const httpOptions: OptionSpec[] = [
     valueName: "N",
     help: "most sessions open at once; beyond it initialize gets 503 with Retry-After",
     defaultText: "1000",
+  },
+  {
+    name: "max-sessions-per-subject",
+    env: "MCPKIT_MAX_SESSIONS_PER_SUBJECT",
+    kind: "string",
+    valueName: "N",
+    help: "with --auth: most sessions one user (token issuer + sub) may hold; beyond it that user's initialize gets 429 with Retry-After",
+    defaultText: "32",
   },
   {
     name: "session-idle-ms",
@@ -122,6 +131,8 @@ export interface HttpConfig {
   allowedOrigins?: string[];
   allowedHosts?: string[];
   maxSessions: number;
+  /** Sessions one authenticated subject may hold (no effect without authorization). */
+  maxSessionsPerSubject: number;
   sessionIdleMs: number;
   maxBodyBytes: number;
   stateless: boolean;
@@ -154,6 +165,7 @@ const schema = v.object({
   "allowed-origins": commaList,
   "allowed-hosts": commaList,
   "max-sessions": integerOption(1, 1_000_000, 1000, "sessions"),
+  "max-sessions-per-subject": integerOption(1, 1_000_000, 32, "sessions"),
   "session-idle-ms": integerOption(1000, 604_800_000, 1_800_000, "milliseconds"),
   "max-body-bytes": integerOption(1024, 1_073_741_824, 1_048_576, "bytes"),
   // A switch: `true` from the flag; the environment may say 1/true/yes/on.
@@ -174,26 +186,6 @@ const schema = v.object({
   "jwks-url": httpUrlOption(),
   "required-scopes": commaList,
 });
-
-/** `8080`, `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`. The host defaults to 127.0.0.1. */
-export function parseListenAddress(text: string): { host: string; port: number } | undefined {
-  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:\s[\]]+):)?(\d{1,5})$/.exec(text.trim());
-  if (!match) return undefined;
-  const port = Number(match[2]);
-  if (port > 65535) return undefined;
-  const host = match[1] ? match[1].replace(/^\[|\]$/g, "") : "127.0.0.1";
-  return { host, port };
-}
-
-/** Whether an address or name only reaches this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, "");
-  return name === "localhost" || name === "::1" || /^127(?:\.\d{1,3}){3}$/.test(name);
-}
-
-export function isWildcardHost(host: string): boolean {
-  return host === "0.0.0.0" || host === "::" || host === "";
-}
 
 /** Reads the HTTP options; `undefined` when `--http` was not given (serve stdio). */
 export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
@@ -239,6 +231,7 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
     allowedOrigins: options["allowed-origins"]?.map((origin) => origin.replace(/\/+$/, "").toLowerCase()),
     allowedHosts: options["allowed-hosts"]?.map((name) => name.toLowerCase()),
     maxSessions: options["max-sessions"],
+    maxSessionsPerSubject: options["max-sessions-per-subject"],
     sessionIdleMs: options["session-idle-ms"],
     maxBodyBytes: options["max-body-bytes"],
     stateless: options.stateless,

@@ -7,7 +7,7 @@
  * and never echo the token or its claims.
  */
 import * as jose from "jose";
-import type { Logger } from "../../core/log.ts";
+import type { Logger } from "../../../core/log.ts";
 
 /**
  * Asymmetric algorithms only. `none` is never accepted, and no HMAC (`HS*`) either: with a
@@ -29,8 +29,16 @@ export const FETCH_FAILURE_BACKOFF_MS = 5000;
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 const FETCH_TIMEOUT_MS = 5000;
 
+/**
+ * Sessions and per-user limits key on `sub`; a token without one (often a client-credentials
+ * token) would otherwise have to borrow `client_id`, which lives in another namespace.
+ */
+export const NO_SUBJECT =
+  "The access token has no subject (sub): this server ties sessions to the user named in sub and does not accept client_id or azp in its place; request a token issued for a user.";
+
 export interface VerifiedToken {
   token: string;
+  /** The `sub` claim: who the token speaks for. Never stands in for `client_id`, nor they for it. */
   subject: string;
   clientId: string;
   scopes: string[];
@@ -116,9 +124,9 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
           clockTolerance: CLOCK_SKEW_SECONDS,
           requiredClaims: ["exp"],
         });
+        const subject = stringClaim(payload.sub);
+        if (!subject) throw new TokenRejected(NO_SUBJECT);
         const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp) ?? "";
-        const subject = payload.sub ?? clientId;
-        if (!subject) throw new TokenRejected("The access token names no subject (sub) or client (client_id).");
         return { token, subject, clientId, scopes: scopesOf(payload), expiresAt: payload.exp };
       } catch (error) {
         if (error instanceof TokenRejected) throw error;

@@ -1,0 +1,73 @@
+/**
+ * Addresses as they reach the HTTP layer: the `--http` listen address, the Host header, and
+ * whether a name only reaches this machine. Parsed strictly: `127.999.999.999` is no address,
+ * and `127.0.0.1#evil` or `evil.com@127.0.0.1` are no Host header, however a URL parser would
+ * read them.
+ */
+import { isIP } from "node:net";
+
+/** Longest Host header we parse: a 253-character DNS name plus a port, with room to spare. */
+export const MAX_HOST_HEADER_LENGTH = 270;
+
+/** `8080`, `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`. The host defaults to 127.0.0.1. */
+export function parseListenAddress(text: string): { host: string; port: number } | undefined {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:\s[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port > 65535) return undefined;
+  const host = match[1] ? match[1].replace(/^\[|\]$/g, "") : "127.0.0.1";
+  return { host, port };
+}
+
+/** Whether an address or name only reaches this machine: `localhost`, 127.0.0.0/8, `::1` (also IPv4-mapped). */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (name === "localhost") return true;
+  switch (isIP(name)) {
+    case 4:
+      return name.startsWith("127.");
+    case 6: {
+      if (name.includes("%")) return false; // a zone id names an interface, not loopback
+      // The URL parser gives the canonical compressed form: `0:0:…:1` → `::1`, `::ffff:127.0.0.1` → `::ffff:7f00:1`.
+      const canonical = new URL(`http://[${name}]`).hostname;
+      return canonical === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+    }
+    default:
+      return false;
+  }
+}
+
+export function isWildcardHost(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "";
+}
+
+export interface HostHeader {
+  /** Lower-cased, IPv6 in brackets: `example.com`, `127.0.0.1`, `[::1]`. */
+  hostname: string;
+  port?: number;
+}
+
+/**
+ * A Host header (RFC 9110 §7.2: `uri-host [ ":" port ]`) or a sentence saying what is wrong with it.
+ * Names are limited to letters, digits, `-`, `_` and `.` (what DNS and /etc/hosts hold); a name made
+ * only of digits and dots must be a valid IPv4 address.
+ */
+export function parseHostHeader(value: string | null): HostHeader | string {
+  if (value === null || value === "") return "the request has no Host header";
+  if (value.length > MAX_HOST_HEADER_LENGTH) return `the Host header is longer than ${MAX_HOST_HEADER_LENGTH} characters`;
+  const match = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d{1,5}))?$/.exec(value);
+  if (!match) return "the Host header must be a host name or IP address, optionally followed by :PORT";
+  const [, host, portText] = match;
+  const port = portText === undefined ? undefined : Number(portText);
+  if (port !== undefined && port > 65535) return "the Host header's port must be between 0 and 65535";
+  if (host.startsWith("[")) {
+    const inner = host.slice(1, -1);
+    if (isIP(inner) !== 6 || inner.includes("%")) return "the Host header's bracketed part must be an IPv6 address, like [::1]";
+    return { hostname: new URL(`http://${host}`).hostname, port };
+  }
+  if (!/^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_.])?$/.test(host) || host.includes("..")) {
+    return "the Host header's name may hold only letters, digits, '-', '_' and '.'";
+  }
+  if (/^[0-9.]+$/.test(host) && isIP(host) !== 4) return "the Host header's address is not a valid IPv4 address (four numbers from 0 to 255)";
+  return { hostname: host.toLowerCase(), port };
+}

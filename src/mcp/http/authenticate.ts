@@ -1,0 +1,14 @@
+/** With --auth: the bearer token is checked (401/403/503) and the caller rides on the exchange. */
+import type { Middleware } from "./middleware.ts";
+import type { HttpState } from "./state.ts";
+
+export function authenticate(state: HttpState): Middleware {
+  const server = state.resourceServer;
+  if (!server) return (_exchange, next) => next();
+  return async (exchange, next) => {
+    const result = await server.authenticate(exchange.request);
+    if (result instanceof Response) return result;
+    exchange.caller = result;
+    return next();
+  };
+}

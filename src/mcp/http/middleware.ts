@@ -1,0 +1,42 @@
+/**
+ * The one shape every step of the HTTP pipeline has (see `pipeline.ts`): a function of the
+ * exchange and `next`. A step answers by returning a response, or passes the exchange on by
+ * returning `next()`, and may change what comes back (CORS does). A route is a step that
+ * answers its own path and calls `next()` for every other.
+ */
+import type { Authenticated } from "./auth/resource-server.ts";
+import type { IncomingMessage } from "./jsonrpc-body.ts";
+
+/** One request on its way through the pipeline; steps add what they learn. */
+export interface Exchange {
+  readonly request: Request;
+  /** The request URL, parsed once (the Host header was checked before). */
+  readonly url: URL;
+  /** The peer's IP address as the socket saw it (for rate limits), looked up only when asked. */
+  clientAddress(): string | undefined;
+  /** Who is calling, once `authenticate` has checked the token (absent without authorization). */
+  caller?: Authenticated;
+  /** The JSON-RPC message of a POST, once `jsonRpcBody` has read it. */
+  message?: IncomingMessage;
+}
+
+export type Next = () => Promise<Response>;
+export type Middleware = (exchange: Exchange, next: Next) => Response | Promise<Response>;
+
+/** Runs the steps in order; the last one must answer (`next` past the end is a programming error). */
+export function compose(steps: readonly Middleware[]): (exchange: Exchange) => Promise<Response> {
+  return (exchange) => {
+    const run = async (index: number): Promise<Response> => {
+      const step = steps[index];
+      if (!step) throw new Error("the HTTP pipeline ended without an answer");
+      return step(exchange, () => run(index + 1));
+    };
+    return run(0);
+  };
+}
+
+/** A step that answers one exact path (any method) and passes every other path on. */
+export function route(path: string | readonly string[], handler: (exchange: Exchange) => Response | Promise<Response>): Middleware {
+  const paths = typeof path === "string" ? [path] : path;
+  return (exchange, next) => (paths.includes(exchange.url.pathname) ? handler(exchange) : next());
+}

@@ -1,0 +1,78 @@
+/**
+ * The HTTP request pipeline of `mcpkit --http`, in the order a request meets it. Each step is
+ * one file in this folder; they share one `HttpState`.
+ *
+ *   0. well-formed Host            400   (before anything parses the URL; `well-formed.ts`)
+ *   1. /healthz                    200/503, no authorization
+ *   2. protected-resource metadata RFC 9728 documents (with --auth)
+ *   3. /mcp only                   404 for any other path
+ *   4. draining                    503 + Retry-After once shutdown began
+ *   5. Host / Origin               403 (DNS-rebinding protection)
+ *   6. CORS                        preflights; exposes headers to allowed origins
+ *   7. authenticate                401/403/503 (with --auth)
+ *   8. methods                     405 + Allow
+ *   9. JSON-RPC body               413, -32700, -32600
+ *  10. tool scope                  403 insufficient_scope (with --auth)
+ *  11. sessions | stateless        the SDK transport answers
+ *
+ * Adding a route: write `src/mcp/http/<route>.ts` exporting `function <route>(state: HttpState):
+ * Middleware`, usually `route("/path", handler)` from `middleware.ts`, and add one line to
+ * `steps` below, before `mcpEndpointOnly()`: the steps after it (draining, Host/Origin, CORS,
+ * bearer auth, …) are the MCP endpoint's, so a route sets its own CORS and checks. A component
+ * with many routes mounts the same way, as one step that answers its paths and otherwise
+ * returns `next()` (e.g. `(await server.handle(exchange.request)) ?? next()`).
+ * `exchange.clientAddress()` gives the peer's IP for rate limits.
+ */
+import type { Logger } from "../../core/log.ts";
+import { authenticate } from "./authenticate.ts";
+import { cors } from "./cors.ts";
+import { draining } from "./draining.ts";
+import { health } from "./health.ts";
+import { type HostOriginCheck, hostAndOrigin } from "./host-origin.ts";
+import { jsonRpcBody } from "./jsonrpc-body.ts";
+import { mcpEndpointOnly } from "./mcp-endpoint.ts";
+import { methods } from "./methods.ts";
+import { type Middleware, compose } from "./middleware.ts";
+import { protectedResourceMetadata } from "./protected-resource-metadata.ts";
+import { sessions } from "./sessions.ts";
+import type { HttpState } from "./state.ts";
+import { stateless } from "./stateless.ts";
+import { toolScope } from "./tool-scope.ts";
+import { requestUrl } from "./well-formed.ts";
+
+/** How the socket's peer address is found (Bun's `server.requestIP`); absent in-process. */
+export type PeerAddress = (request: Request) => string | undefined;
+
+export function createPipeline(state: HttpState, hostOriginCheck: HostOriginCheck, peerAddress: PeerAddress = () => undefined): (request: Request) => Promise<Response> {
+  const steps: Middleware[] = [
+    health(state),
+    protectedResourceMetadata(state),
+    mcpEndpointOnly(),
+    draining(state),
+    hostAndOrigin(state, hostOriginCheck),
+    cors(),
+    authenticate(state),
+    methods(state),
+    jsonRpcBody(state),
+    toolScope(state),
+    state.sessions ? sessions(state, state.sessions) : stateless(state),
+  ];
+  const run = compose(steps);
+  return async (request) => {
+    const url = requestUrl(request, state.log);
+    if (url instanceof Response) return url;
+    return run({ request, url, clientAddress: () => peerAddress(request) });
+  };
+}
+
+/** Debug logging of every request, only when enabled (it costs a clock read and a line per request). */
+export function withRequestLog(handle: (request: Request) => Promise<Response>, log: Logger): (request: Request) => Promise<Response> {
+  if (!log.enabled("debug")) return handle;
+  return async (request) => {
+    const started = performance.now();
+    const response = await handle(request);
+    const path = URL.canParse(request.url) ? new URL(request.url).pathname : "(malformed)";
+    log.debug("http", { method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) });
+    return response;
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * `mcpkit --http`: MCP Streamable HTTP (2025-11-25) on `Bun.serve`, through the SDK's
+ * web-standard transport (no express). The request pipeline is in `pipeline.ts`; this file binds
+ * the socket, builds the shared state, and shuts down gracefully when asked. Signals are the
+ * caller's (the CLI calls `close()` on SIGTERM/SIGINT), so a server can be started and closed
+ * in-process by tests and embedders.
+ */
+import type { McpServerOptions } from "../server.ts";
+import { createResourceServer } from "./auth/resource-server.ts";
+import type { HttpConfig } from "./config.ts";
+import { createHostOriginCheck } from "./host-origin.ts";
+import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
+import { createPipeline, withRequestLog } from "./pipeline.ts";
+import { SessionStore } from "./session-store.ts";
+import type { HttpState } from "./state.ts";
+
+/** How long `close` waits for in-flight tool calls before closing sessions anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface HttpServerHandle {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp` (the bound port when 0 was asked for). */
+  url: string;
+  /** Graceful shutdown: stop accepting, let in-flight calls finish (bounded), close sessions. */
+  close(): Promise<void>;
+  /** Resolves once the server has shut down (`close`); toolsets are the caller's to close. */
+  closed: Promise<void>;
+}
+
+export async function serveHttp(config: HttpConfig, serverOptions: McpServerOptions): Promise<HttpServerHandle> {
+  const { log } = serverOptions;
+  // Assigned right after binding, before the event loop can deliver a request.
+  let handle!: (request: Request) => Promise<Response>;
+  const bun = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    fetch: (request) => handle(request),
+    error(error) {
+      log.error("http handler failed", { error: error.message });
+      return jsonRpcErrorResponse(500, -32603, "Internal error; the server log has details.");
+    },
+  });
+
+  const boundHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const publicUrl = new URL(config.publicUrl ?? `http://${boundHost === "0.0.0.0" || boundHost === "[::]" ? "127.0.0.1" : boundHost}:${bun.port}`);
+  const resource = `${publicUrl.origin}${publicUrl.pathname.replace(/\/+$/, "")}/mcp`;
+  const state: HttpState = {
+    config,
+    serverOptions,
+    log,
+    publicUrl,
+    resource,
+    sessions: config.stateless
+      ? undefined
+      : new SessionStore({ maxSessions: config.maxSessions, maxPerOwner: config.maxSessionsPerSubject, idleMs: config.sessionIdleMs }, log),
+    resourceServer: createAuth(config, serverOptions, resource),
+    stopping: false,
+    statelessInFlight: 0,
+  };
+  void state.resourceServer?.warmUp();
+  const hostOriginCheck = createHostOriginCheck({ boundHost: config.host, publicUrl, allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
+  handle = withRequestLog(
+    createPipeline(state, hostOriginCheck, (request) => bun.requestIP(request)?.address),
+    log,
+  );
+
+  const url = `http://${boundHost}:${bun.port}/mcp`;
+  log.info(`listening on ${url}`, { mode: config.stateless ? "stateless" : "sessions", auth: config.auth.kind, ...(config.publicUrl ? { resource } : {}) });
+  const closed = Promise.withResolvers<void>();
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= shutDown(state, bun).then(closed.resolve);
+    return closing;
+  };
+  return { url, close, closed: closed.promise };
+}
+
+function createAuth(config: HttpConfig, { toolsets, log }: McpServerOptions, resource: string) {
+  if (config.auth.kind !== "jwt") return undefined;
+  return createResourceServer({
+    resource,
+    issuer: config.auth.issuer,
+    audience: config.auth.audience ?? [resource, `${resource}/`],
+    jwksUrl: config.auth.jwksUrl,
+    requiredScopes: config.auth.requiredScopes,
+    scopesSupported: [...new Set(toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.scope)))],
+    log,
+  });
+}
+
+/** Stop accepting, let calls in flight finish (up to the grace period), then end every session. */
+async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Promise<void> {
+  const { log, sessions, config } = state;
+  state.stopping = true;
+  log.info("shutting down: no new connections; waiting for calls in flight");
+  void bun.stop(false);
+  const deadline = Date.now() + (config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+  const inFlight = () => (sessions?.pendingRequests ?? 0) + state.statelessInFlight;
+  while (inFlight() > 0 && Date.now() < deadline) await Bun.sleep(25);
+  if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
+  await sessions?.closeAll("The server is shutting down and cancelled this call; retry it once the server is back.");
+  await bun.stop(true);
+  log.info("stopped");
+}

@@ -1,0 +1,117 @@
+/**
+ * The last step with sessions: `initialize` without Mcp-Session-Id opens a session (one SDK
+ * server + transport), every other request is forwarded to the session it names. A session
+ * answers only to the owner that opened it; to anyone else it does not exist (404).
+ */
+import { randomBytes } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { createMcpServer } from "../server.ts";
+import type { IncomingMessage } from "./jsonrpc-body.ts";
+import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
+import type { Exchange, Middleware } from "./middleware.ts";
+import { type Session, type SessionStore, trackResponses } from "./session-store.ts";
+import { flushSseHeaders } from "./sse.ts";
+import type { HttpState } from "./state.ts";
+
+/** SSE comment keep-alives, well under Bun's 10 s idle timeout, so quiet streams stay open. */
+const SSE_KEEP_ALIVE_MS = 5000;
+
+export function sessions(state: HttpState, store: SessionStore): Middleware {
+  return async (exchange) => {
+    const { request, message } = exchange;
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId === null) {
+      if (message?.method === "initialize") return openSession(state, store, exchange, message);
+      const hint = message
+        ? "Send initialize first, then send the mcp-session-id it returns on every later request."
+        : "Send the mcp-session-id that initialize returned.";
+      return jsonRpcErrorResponse(400, TRANSPORT_ERROR, `Bad Request: missing Mcp-Session-Id header. ${hint}`, { id: message?.id ?? null });
+    }
+    const session = store.get(sessionId);
+    if (!session || session.owner !== exchange.caller?.owner) {
+      if (session) state.log.warn("session used with another subject's token; answering 404", { session: sessionId.slice(0, 8) });
+      return jsonRpcErrorResponse(404, -32001, "Session not found: it expired, was deleted, or never existed. Send initialize without Mcp-Session-Id to start a new one.");
+    }
+    const response = await forward(session, exchange);
+    return request.method === "GET" ? flushSseHeaders(response) : response;
+  };
+}
+
+function refuseOpening(state: HttpState, refusal: "server-full" | "owner-full", message: IncomingMessage): Response {
+  const { config, log } = state;
+  const headers = { "retry-after": String(RETRY_AFTER_SECONDS) };
+  if (refusal === "owner-full") {
+    log.info("per-subject session cap reached; refusing initialize", { maxSessionsPerSubject: config.maxSessionsPerSubject });
+    return jsonRpcErrorResponse(
+      429,
+      TRANSPORT_ERROR,
+      `Too Many Requests: this user already holds ${config.maxSessionsPerSubject} sessions, the most one user may hold (--max-sessions-per-subject). End unused sessions with DELETE, or retry after ${RETRY_AFTER_SECONDS} seconds.`,
+      { id: message.id ?? null, headers },
+    );
+  }
+  log.warn("session cap reached; refusing initialize", { maxSessions: config.maxSessions });
+  return jsonRpcErrorResponse(
+    503,
+    TRANSPORT_ERROR,
+    `Service Unavailable: this server already holds its maximum of ${config.maxSessions} sessions (--max-sessions). Retry after ${RETRY_AFTER_SECONDS} seconds, or end unused sessions with DELETE.`,
+    { id: message.id ?? null, headers },
+  );
+}
+
+async function openSession(state: HttpState, store: SessionStore, exchange: Exchange, message: IncomingMessage): Promise<Response> {
+  const owner = exchange.caller?.owner;
+  const refusal = store.reserve(owner);
+  if (refusal) return refuseOpening(state, refusal, message);
+  const server = createMcpServer(state.serverOptions);
+  const pending = new Set<string | number>();
+  let session: Session | undefined;
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    // 256 random bits, base64url: visible ASCII as the spec requires, and unguessable.
+    sessionIdGenerator: () => randomBytes(32).toString("base64url"),
+    onsessioninitialized: (id) => {
+      session = { id, server, transport, owner, lastActive: Date.now(), pending };
+      store.add(session);
+    },
+    keepAliveMs: SSE_KEEP_ALIVE_MS,
+    maxRequestBodySize: state.config.maxBodyBytes,
+  });
+  transport.onclose = () => {
+    if (session) store.forget(session.id);
+  };
+  trackResponses(transport, pending, () => {
+    if (session) session.lastActive = Date.now();
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(exchange.request, { parsedBody: message.body, authInfo: exchange.caller?.authInfo });
+  } finally {
+    if (!session) {
+      // The SDK refused the initialize (bad headers, say): give the slot back.
+      store.release(owner);
+      void server.close();
+    }
+  }
+}
+
+async function forward(session: Session, { request, message, caller }: Exchange): Promise<Response> {
+  session.lastActive = Date.now();
+  const id = message?.isRequest ? (message.id as string | number) : undefined;
+  if (id !== undefined) session.pending.add(id);
+  if (message?.method === "notifications/cancelled") {
+    // The SDK sends no response for a cancelled request: without this the id would stay
+    // pending forever, so the session would never expire and shutdown would wait it out.
+    const cancelled = (message.body.params as { requestId?: unknown } | undefined)?.requestId;
+    if (typeof cancelled === "string" || typeof cancelled === "number") session.pending.delete(cancelled);
+  }
+  try {
+    const response = await session.transport.handleRequest(request, { parsedBody: message?.body, authInfo: caller?.authInfo });
+    // Anything but an open SSE stream means the request never reached a handler.
+    if (id !== undefined && response.status !== 200) session.pending.delete(id);
+    return response;
+  } catch (error) {
+    if (id !== undefined) session.pending.delete(id);
+    throw error;
+  } finally {
+    session.lastActive = Date.now();
+  }
+}

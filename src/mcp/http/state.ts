@@ -1,0 +1,27 @@
+/**
+ * Everything the HTTP steps share, in one object: the configuration, the session table, the
+ * resource server, and the two pieces of mutable state (draining, stateless calls in flight).
+ */
+import type { Logger } from "../../core/log.ts";
+import type { McpServerOptions } from "../server.ts";
+import type { ResourceServer } from "./auth/resource-server.ts";
+import type { HttpConfig } from "./config.ts";
+import type { SessionStore } from "./session-store.ts";
+
+export interface HttpState {
+  readonly config: HttpConfig;
+  readonly serverOptions: McpServerOptions;
+  readonly log: Logger;
+  /** The URL clients use, e.g. `https://mcp.example.com` (from --public-url or the bound address). */
+  readonly publicUrl: URL;
+  /** The canonical URI of the MCP endpoint (the OAuth resource), e.g. `https://mcp.example.com/mcp`. */
+  readonly resource: string;
+  /** Absent with --stateless. */
+  readonly sessions: SessionStore | undefined;
+  /** Absent without --auth. */
+  readonly resourceServer: ResourceServer | undefined;
+  /** Set once shutdown begins: new MCP requests get 503. */
+  stopping: boolean;
+  /** Stateless requests being served (shutdown waits for them). */
+  statelessInFlight: number;
+}

@@ -1,0 +1,150 @@
+/**
+ * Each step of the HTTP pipeline (src/mcp/http/pipeline.ts) on its own, in-process: a Request in,
+ * a Response out, no sockets. The end-to-end behaviour is in transport/auth/malformed tests.
+ */
+import { describe, expect, test } from "bun:test";
+import { createLogger, silentLogger } from "../../src/core/log.ts";
+import { readHttpConfig } from "../../src/mcp/http/config.ts";
+import { cors } from "../../src/mcp/http/cors.ts";
+import { draining } from "../../src/mcp/http/draining.ts";
+import { health } from "../../src/mcp/http/health.ts";
+import { createHostOriginCheck, hostAndOrigin } from "../../src/mcp/http/host-origin.ts";
+import { jsonRpcBody } from "../../src/mcp/http/jsonrpc-body.ts";
+import { mcpEndpointOnly } from "../../src/mcp/http/mcp-endpoint.ts";
+import { methods } from "../../src/mcp/http/methods.ts";
+import { type Exchange, type Middleware, compose, route } from "../../src/mcp/http/middleware.ts";
+import { SessionStore, ownerKey } from "../../src/mcp/http/session-store.ts";
+import type { HttpState } from "../../src/mcp/http/state.ts";
+import { requestUrl } from "../../src/mcp/http/well-formed.ts";
+
+function makeState(overrides: Partial<HttpState> = {}): HttpState {
+  const config = readHttpConfig({ http: "127.0.0.1:0", "max-body-bytes": "2048" });
+  if (!config) throw new Error("no config");
+  return {
+    config,
+    serverOptions: { toolsets: [], log: silentLogger, toolNames: "portable", outputBudget: 100_000 },
+    log: silentLogger,
+    publicUrl: new URL("http://127.0.0.1:8080"),
+    resource: "http://127.0.0.1:8080/mcp",
+    sessions: undefined,
+    resourceServer: undefined,
+    stopping: false,
+    statelessInFlight: 0,
+    ...overrides,
+  };
+}
+
+function exchange(path: string, init: RequestInit = {}): Exchange {
+  const request = new Request(`http://127.0.0.1:8080${path}`, init);
+  return { request, url: new URL(request.url), clientAddress: () => "127.0.0.1" };
+}
+
+/** What the rest of the pipeline answers in these tests: 299, so "passed on" is visible. */
+const next = async () => new Response("passed on", { status: 299 });
+const run = async (step: Middleware, ex: Exchange) => step(ex, next);
+
+test("compose runs steps in order until one answers; route answers only its own paths", async () => {
+  const seen: string[] = [];
+  const tag = (name: string): Middleware => (_e, n) => (seen.push(name), n());
+  const handle = compose([tag("a"), route("/x", () => new Response("x")), tag("b"), () => new Response("end")]);
+  expect(await (await handle(exchange("/x"))).text()).toBe("x");
+  expect(await (await handle(exchange("/y"))).text()).toBe("end");
+  expect(seen).toEqual(["a", "a", "b"]);
+  await expect(compose([tag("only")])(exchange("/"))).rejects.toThrow("without an answer");
+});
+
+test("well-formed: a parsed URL, or 400 with a sentence logged at debug only", () => {
+  const lines: string[] = [];
+  const log = createLogger("debug", (line) => lines.push(line));
+  expect(requestUrl(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1:1" } }), log)).toBeInstanceOf(URL);
+  const refused = requestUrl(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1#evil" } }), log) as Response;
+  expect(refused.status).toBe(400);
+  expect(lines.length).toBe(1);
+  expect(lines[0]).toContain("DEBUG");
+});
+
+test("health: 200 with the session count; 503 while draining", async () => {
+  const state = makeState();
+  expect((await run(health(state), exchange("/healthz"))).status).toBe(200);
+  expect((await run(health(state), exchange("/mcp"))).status).toBe(299);
+  state.stopping = true;
+  const response = await run(health(state), exchange("/healthz"));
+  expect(response.status).toBe(503);
+  expect(await response.json()).toEqual({ status: "stopping", sessions: 0 });
+});
+
+test("mcp endpoint: other paths get 404 naming /mcp", async () => {
+  expect((await run(mcpEndpointOnly(), exchange("/mcp"))).status).toBe(299);
+  const other = await run(mcpEndpointOnly(), exchange("/other"));
+  expect(other.status).toBe(404);
+  expect(await other.text()).toContain("/mcp");
+});
+
+test("draining: 503 with Retry-After once stopping", async () => {
+  const state = makeState();
+  expect((await run(draining(state), exchange("/mcp"))).status).toBe(299);
+  state.stopping = true;
+  const refused = await run(draining(state), exchange("/mcp"));
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get("retry-after")).toBe("5");
+});
+
+test("host and origin: foreign names get 403, loopback names pass", async () => {
+  const check = createHostOriginCheck({ boundHost: "127.0.0.1", publicUrl: new URL("http://127.0.0.1:8080") });
+  const step = hostAndOrigin(makeState(), check);
+  expect((await run(step, exchange("/mcp", { headers: { host: "localhost:9", origin: "http://localhost:3000" } }))).status).toBe(299);
+  expect((await run(step, exchange("/mcp", { headers: { host: "evil.example" } }))).status).toBe(403);
+  expect((await run(step, exchange("/mcp", { headers: { host: "127.0.0.1:8080", origin: "http://evil.example" } }))).status).toBe(403);
+  expect(check("127.999.999.999", null)).toContain("Host");
+});
+
+test("cors: preflight answered; allowed origins can read the session id and challenge", async () => {
+  const preflight = await run(cors(), exchange("/mcp", { method: "OPTIONS", headers: { origin: "http://localhost:3000" } }));
+  expect(preflight.status).toBe(204);
+  expect(preflight.headers.get("access-control-allow-headers")).toContain("mcp-session-id");
+  const answered = await run(cors(), exchange("/mcp", { method: "POST", headers: { origin: "http://localhost:3000" } }));
+  expect(answered.headers.get("access-control-expose-headers")).toContain("mcp-session-id");
+  expect((await run(cors(), exchange("/mcp"))).headers.get("access-control-allow-origin")).toBeNull();
+});
+
+test("methods: 405 with Allow; GET and DELETE only with sessions", async () => {
+  const stateful = methods(makeState({ sessions: new SessionStore({ maxSessions: 1, maxPerOwner: 1, idleMs: 60_000 }, silentLogger) }));
+  const statelessStep = methods(makeState());
+  expect((await run(stateful, exchange("/mcp", { method: "GET" }))).status).toBe(299);
+  const put = await run(stateful, exchange("/mcp", { method: "PUT" }));
+  expect(put.status).toBe(405);
+  expect(put.headers.get("allow")).toBe("GET, POST, DELETE");
+  const get = await run(statelessStep, exchange("/mcp", { method: "GET" }));
+  expect([get.status, get.headers.get("allow")]).toEqual([405, "POST"]);
+});
+
+test("JSON-RPC body: the message rides on the exchange; 413, -32700 and -32600 otherwise", async () => {
+  const step = jsonRpcBody(makeState());
+  const ok = exchange("/mcp", { method: "POST", body: '{"jsonrpc":"2.0","id":3,"method":"ping"}' });
+  expect((await run(step, ok)).status).toBe(299);
+  expect(ok.message).toMatchObject({ method: "ping", id: 3, isRequest: true });
+  const codeOf = async (body: string) => {
+    const response = await run(step, exchange("/mcp", { method: "POST", body }));
+    return [response.status, ((await response.json()) as { error: { code: number } }).error.code];
+  };
+  expect(await codeOf("x".repeat(3000))).toEqual([413, -32600]);
+  expect(await codeOf("{nope")).toEqual([400, -32700]);
+  expect(await codeOf("[]")).toEqual([400, -32600]);
+});
+
+test("session store: the per-owner cap refuses only that owner, and counts come back when sessions end", () => {
+  const store = new SessionStore({ maxSessions: 10, maxPerOwner: 2, idleMs: 60_000 }, silentLogger);
+  const alice = ownerKey("https://issuer", "alice");
+  const bob = ownerKey("https://issuer", "bob");
+  expect(ownerKey("https://a", "x")).not.toBe(ownerKey("https://b", "x"));
+  expect([store.reserve(alice), store.reserve(alice), store.reserve(alice)]).toEqual([undefined, undefined, "owner-full"]);
+  expect(store.reserve(bob)).toBeUndefined();
+  // Anonymous sessions (no authorization) have no per-owner cap.
+  expect([store.reserve(undefined), store.reserve(undefined), store.reserve(undefined)]).toEqual([undefined, undefined, undefined]);
+  store.release(alice);
+  expect(store.heldBy(alice)).toBe(1);
+  expect(store.reserve(alice)).toBeUndefined();
+  const full = new SessionStore({ maxSessions: 1, maxPerOwner: 5, idleMs: 60_000 }, silentLogger);
+  expect([full.reserve(alice), full.reserve(bob)]).toEqual([undefined, "server-full"]);
+  expect(full.heldBy(bob)).toBe(0);
+});
