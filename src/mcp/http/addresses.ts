@@ -54,7 +54,8 @@ export interface HostHeader {
  */
 export function parseHostHeader(value: string | null): HostHeader | string {
   if (value === null || value === "") return "the request has no Host header";
-  if (value.length > MAX_HOST_HEADER_LENGTH) return `the Host header is longer than ${MAX_HOST_HEADER_LENGTH} characters`;
+  if (value.length > MAX_HOST_HEADER_LENGTH)
+    return `the Host header is longer than ${MAX_HOST_HEADER_LENGTH} characters`;
   const match = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d{1,5}))?$/.exec(value);
   if (!match) return "the Host header must be a host name or IP address, optionally followed by :PORT";
   const [, host, portText] = match;
@@ -62,12 +63,14 @@ export function parseHostHeader(value: string | null): HostHeader | string {
   if (port !== undefined && port > 65535) return "the Host header's port must be between 0 and 65535";
   if (host.startsWith("[")) {
     const inner = host.slice(1, -1);
-    if (isIP(inner) !== 6 || inner.includes("%")) return "the Host header's bracketed part must be an IPv6 address, like [::1]";
+    if (isIP(inner) !== 6 || inner.includes("%"))
+      return "the Host header's bracketed part must be an IPv6 address, like [::1]";
     return { hostname: new URL(`http://${host}`).hostname, port };
   }
   if (!/^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_.])?$/.test(host) || host.includes("..")) {
     return "the Host header's name may hold only letters, digits, '-', '_' and '.'";
   }
-  if (/^[0-9.]+$/.test(host) && isIP(host) !== 4) return "the Host header's address is not a valid IPv4 address (four numbers from 0 to 255)";
+  if (/^[0-9.]+$/.test(host) && isIP(host) !== 4)
+    return "the Host header's address is not a valid IPv4 address (four numbers from 0 to 255)";
   return { hostname: host.toLowerCase(), port };
 }

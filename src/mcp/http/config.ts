@@ -6,7 +6,15 @@
  * (for example "no authorization on a public address") is checked here, at start-up.
  */
 import * as v from "valibot";
-import { ConfigError, type OptionSpec, type OptionValues, httpUrlOption, integerOption, readOptions } from "../../core/options.ts";
+import { authServerOptions } from "../auth-server/flags.ts";
+import {
+  ConfigError,
+  type OptionSpec,
+  type OptionValues,
+  httpUrlOption,
+  integerOption,
+  readOptions,
+} from "../../core/options.ts";
 import { isLoopbackHost, isWildcardHost, parseListenAddress } from "./addresses.ts";
 
 export const httpOptions: OptionSpec[] = [
@@ -83,8 +91,8 @@ export const httpOptions: OptionSpec[] = [
     name: "auth",
     env: "MCPKIT_AUTH",
     kind: "string",
-    valueName: "none|jwt",
-    help: "jwt: require OAuth 2.1 bearer tokens (JWT access tokens checked against the issuer's JWKS)",
+    valueName: "none|jwt|oauth",
+    help: "jwt: require OAuth 2.1 bearer tokens from an external issuer (checked against its JWKS); oauth: mcpkit is the authorization server and signs users in at an upstream identity provider (--upstream-issuer or --github-client-id)",
     defaultText: "none",
   },
   {
@@ -117,11 +125,14 @@ export const httpOptions: OptionSpec[] = [
     valueName: "LIST",
     help: "comma list of scopes every token must carry, on top of each tool's own scope",
   },
+  ...authServerOptions,
 ];
 
 export type HttpAuthConfig =
   | { kind: "none" }
-  | { kind: "jwt"; issuer: string; audience?: string[]; jwksUrl?: string; requiredScopes: string[] };
+  | { kind: "jwt"; issuer: string; audience?: string[]; jwksUrl?: string; requiredScopes: string[] }
+  /** mcpkit is the authorization server; its flags are read once the public URL is known (`serve.ts`). */
+  | { kind: "oauth"; values: OptionValues; requiredScopes: string[] };
 
 export interface HttpConfig {
   host: string;
@@ -158,7 +169,10 @@ const schema = v.object({
     v.pipe(
       v.string(),
       v.trim(),
-      v.check((text) => parseListenAddress(text) !== undefined, "expected [HOST:]PORT with PORT from 0 to 65535, e.g. 8080 or 127.0.0.1:8080"),
+      v.check(
+        (text) => parseListenAddress(text) !== undefined,
+        "expected [HOST:]PORT with PORT from 0 to 65535, e.g. 8080 or 127.0.0.1:8080",
+      ),
     ),
   ),
   "public-url": httpUrlOption(),
@@ -170,16 +184,25 @@ const schema = v.object({
   "max-body-bytes": integerOption(1024, 1_073_741_824, 1_048_576, "bytes"),
   // A switch: `true` from the flag; the environment may say 1/true/yes/on.
   stateless: v.optional(
-    v.union([v.boolean(), v.pipe(v.string(), v.transform((text) => /^(1|true|yes|on)$/i.test(text.trim())))]),
+    v.union([
+      v.boolean(),
+      v.pipe(
+        v.string(),
+        v.transform((text) => /^(1|true|yes|on)$/i.test(text.trim())),
+      ),
+    ]),
     false,
   ),
-  auth: v.optional(v.picklist(["none", "jwt"], 'expected "none" or "jwt"'), "none"),
+  auth: v.optional(v.picklist(["none", "jwt", "oauth"], 'expected "none", "jwt" or "oauth"'), "none"),
   // Kept exactly as given: it must equal the tokens' `iss`, trailing slash included (Auth0 has one).
   issuer: v.optional(
     v.pipe(
       v.string(),
       v.trim(),
-      v.check((text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text), "expected the issuer's absolute http:// or https:// URL, exactly as tokens carry it in iss"),
+      v.check(
+        (text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text),
+        "expected the issuer's absolute http:// or https:// URL, exactly as tokens carry it in iss",
+      ),
     ),
   ),
   audience: commaList,
@@ -207,18 +230,35 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
       jwksUrl: options["jwks-url"],
       requiredScopes: options["required-scopes"] ?? [],
     };
+  } else if (options.auth === "oauth") {
+    const jwtOnly = (["issuer", "audience", "jwks-url"] as const).filter((name) => options[name] !== undefined);
+    if (jwtOnly.length > 0) {
+      throw new ConfigError(
+        `--${jwtOnly[0]} is for --auth jwt (an external issuer); with --auth oauth mcpkit is the issuer, so drop --${jwtOnly[0]}.`,
+      );
+    }
+    auth = { kind: "oauth", values, requiredScopes: options["required-scopes"] ?? [] };
   } else {
-    const authOnly = (["issuer", "audience", "jwks-url", "required-scopes"] as const).filter((name) => options[name] !== undefined);
+    const authOnly = (["issuer", "audience", "jwks-url", "required-scopes"] as const).filter(
+      (name) => options[name] !== undefined,
+    );
     if (authOnly.length > 0) {
-      throw new ConfigError(`--${authOnly[0]} only applies with --auth jwt; add --auth jwt (MCPKIT_AUTH=jwt) or drop --${authOnly[0]}.`);
+      throw new ConfigError(
+        `--${authOnly[0]} only applies with --auth jwt; add --auth jwt (MCPKIT_AUTH=jwt) or drop --${authOnly[0]}.`,
+      );
     }
     if (!isLoopbackHost(host)) {
       throw new ConfigError(
-        `refusing to serve ${host} without authorization: anyone who can reach it could call every tool. Bind to loopback (--http 127.0.0.1:${port}) or add --auth jwt --issuer URL.`,
+        `refusing to serve ${host} without authorization: anyone who can reach it could call every tool. Bind to loopback (--http 127.0.0.1:${port}) or add --auth jwt --issuer URL (an external authorization server) or --auth oauth (mcpkit signs users in).`,
       );
     }
   }
-  if (auth.kind === "jwt" && isWildcardHost(host) && !options["public-url"] && !auth.audience) {
+  if (
+    auth.kind !== "none" &&
+    isWildcardHost(host) &&
+    !options["public-url"] &&
+    !(auth.kind === "jwt" && auth.audience)
+  ) {
     throw new ConfigError(
       `--http ${options.http} listens on every interface, so this server cannot tell which URL clients use: pass --public-url URL (MCPKIT_PUBLIC_URL), e.g. --public-url https://mcp.example.com, so tokens are checked for that audience.`,
     );

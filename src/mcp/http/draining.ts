@@ -6,8 +6,13 @@ import type { HttpState } from "./state.ts";
 export function draining(state: HttpState): Middleware {
   return (_exchange, next) =>
     state.stopping
-      ? jsonRpcErrorResponse(503, TRANSPORT_ERROR, "Service Unavailable: the server is shutting down; retry against another instance.", {
-          headers: { "retry-after": String(RETRY_AFTER_SECONDS), connection: "close" },
-        })
+      ? jsonRpcErrorResponse(
+          503,
+          TRANSPORT_ERROR,
+          "Service Unavailable: the server is shutting down; retry against another instance.",
+          {
+            headers: { "retry-after": String(RETRY_AFTER_SECONDS), connection: "close" },
+          },
+        )
       : next();
 }

@@ -21,7 +21,12 @@ export interface HostOriginSettings {
 /** A sentence saying what was refused, or undefined when the request may proceed. */
 export type HostOriginCheck = (host: string | null, origin: string | null) => string | undefined;
 
-export function createHostOriginCheck({ boundHost, publicUrl, allowedHosts, allowedOrigins }: HostOriginSettings): HostOriginCheck {
+export function createHostOriginCheck({
+  boundHost,
+  publicUrl,
+  allowedHosts,
+  allowedOrigins,
+}: HostOriginSettings): HostOriginCheck {
   const loopback = isLoopbackHost(boundHost);
   const hosts = allowedHosts ?? defaultHosts(boundHost, publicUrl, loopback);
   const origins = allowedOrigins ?? [publicUrl.origin.toLowerCase()];

@@ -52,7 +52,11 @@ export async function readJsonRpcBody(request: Request, maxBytes: number): Promi
   } catch {
     return {
       ok: false,
-      response: jsonRpcErrorResponse(400, ErrorCode.ParseError, "Parse error: the request body is not valid JSON. Send one JSON-RPC 2.0 message as a JSON object."),
+      response: jsonRpcErrorResponse(
+        400,
+        ErrorCode.ParseError,
+        "Parse error: the request body is not valid JSON. Send one JSON-RPC 2.0 message as a JSON object.",
+      ),
     };
   }
   const invalid = (why: string, id: JsonRpcId = null) => ({
@@ -69,7 +73,8 @@ export async function readJsonRpcBody(request: Request, maxBytes: number): Promi
   const echoId = validId ? (id as string | number) : null;
   if (body.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0".', echoId);
   if ("method" in body) {
-    if (typeof body.method !== "string" || body.method.length === 0) return invalid('"method" must be a non-empty string.', echoId);
+    if (typeof body.method !== "string" || body.method.length === 0)
+      return invalid('"method" must be a non-empty string.', echoId);
     if ("params" in body && (typeof body.params !== "object" || body.params === null || Array.isArray(body.params))) {
       return invalid('"params" must be an object.', echoId);
     }

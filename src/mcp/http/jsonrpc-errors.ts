@@ -15,7 +15,12 @@ export interface ErrorOptions {
   data?: unknown;
 }
 
-export function jsonRpcErrorResponse(status: number, code: number, message: string, options: ErrorOptions = {}): Response {
+export function jsonRpcErrorResponse(
+  status: number,
+  code: number,
+  message: string,
+  options: ErrorOptions = {},
+): Response {
   const error: Record<string, unknown> = { code, message };
   if (options.data !== undefined) error.data = options.data;
   return new Response(JSON.stringify({ jsonrpc: "2.0", id: options.id ?? null, error }), {
@@ -25,5 +30,7 @@ export function jsonRpcErrorResponse(status: number, code: number, message: stri
 }
 
 export function methodNotAllowed(allow: string, why?: string): Response {
-  return jsonRpcErrorResponse(405, TRANSPORT_ERROR, `Method Not Allowed${why ? `: ${why}` : `; use ${allow}.`}`, { headers: { allow } });
+  return jsonRpcErrorResponse(405, TRANSPORT_ERROR, `Method Not Allowed${why ? `: ${why}` : `; use ${allow}.`}`, {
+    headers: { allow },
+  });
 }

@@ -11,7 +11,9 @@ export function methods(state: HttpState): Middleware {
         return next();
       case "GET":
       case "DELETE":
-        return sessionful ? next() : methodNotAllowed("POST", "this server is stateless: there are no sessions to stream from or end.");
+        return sessionful
+          ? next()
+          : methodNotAllowed("POST", "this server is stateless: there are no sessions to stream from or end.");
       default:
         return methodNotAllowed(sessionful ? "GET, POST, DELETE" : "POST");
     }

@@ -36,7 +36,10 @@ export function compose(steps: readonly Middleware[]): (exchange: Exchange) => P
 }
 
 /** A step that answers one exact path (any method) and passes every other path on. */
-export function route(path: string | readonly string[], handler: (exchange: Exchange) => Response | Promise<Response>): Middleware {
+export function route(
+  path: string | readonly string[],
+  handler: (exchange: Exchange) => Response | Promise<Response>,
+): Middleware {
   const paths = typeof path === "string" ? [path] : path;
   return (exchange, next) => (paths.includes(exchange.url.pathname) ? handler(exchange) : next());
 }

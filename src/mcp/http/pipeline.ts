@@ -5,6 +5,7 @@
  *   0. well-formed Host            400   (before anything parses the URL; `well-formed.ts`)
  *   1. /healthz                    200/503, no authorization
  *   2. protected-resource metadata RFC 9728 documents (with --auth)
+ *   2b. authorization server       its own routes (with --auth oauth; `authorization-server.ts`)
  *   3. /mcp only                   404 for any other path
  *   4. draining                    503 + Retry-After once shutdown began
  *   5. Host / Origin               403 (DNS-rebinding protection)
@@ -25,6 +26,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { authenticate } from "./authenticate.ts";
+import { authorizationServer } from "./authorization-server.ts";
 import { cors } from "./cors.ts";
 import { draining } from "./draining.ts";
 import { health } from "./health.ts";
@@ -43,10 +45,15 @@ import { requestUrl } from "./well-formed.ts";
 /** How the socket's peer address is found (Bun's `server.requestIP`); absent in-process. */
 export type PeerAddress = (request: Request) => string | undefined;
 
-export function createPipeline(state: HttpState, hostOriginCheck: HostOriginCheck, peerAddress: PeerAddress = () => undefined): (request: Request) => Promise<Response> {
+export function createPipeline(
+  state: HttpState,
+  hostOriginCheck: HostOriginCheck,
+  peerAddress: PeerAddress = () => undefined,
+): (request: Request) => Promise<Response> {
   const steps: Middleware[] = [
     health(state),
     protectedResourceMetadata(state),
+    authorizationServer(state),
     mcpEndpointOnly(),
     draining(state),
     hostAndOrigin(state, hostOriginCheck),
@@ -66,13 +73,21 @@ export function createPipeline(state: HttpState, hostOriginCheck: HostOriginChec
 }
 
 /** Debug logging of every request, only when enabled (it costs a clock read and a line per request). */
-export function withRequestLog(handle: (request: Request) => Promise<Response>, log: Logger): (request: Request) => Promise<Response> {
+export function withRequestLog(
+  handle: (request: Request) => Promise<Response>,
+  log: Logger,
+): (request: Request) => Promise<Response> {
   if (!log.enabled("debug")) return handle;
   return async (request) => {
     const started = performance.now();
     const response = await handle(request);
     const path = URL.canParse(request.url) ? new URL(request.url).pathname : "(malformed)";
-    log.debug("http", { method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) });
+    log.debug("http", {
+      method: request.method,
+      path,
+      status: response.status,
+      ms: Math.round(performance.now() - started),
+    });
     return response;
   };
 }

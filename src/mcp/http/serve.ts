@@ -5,6 +5,7 @@
  * caller's (the CLI calls `close()` on SIGTERM/SIGINT), so a server can be started and closed
  * in-process by tests and embedders.
  */
+import type { AuthServer } from "../auth-server/index.ts";
 import type { McpServerOptions } from "../server.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
@@ -41,8 +42,20 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
   });
 
   const boundHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const publicUrl = new URL(config.publicUrl ?? `http://${boundHost === "0.0.0.0" || boundHost === "[::]" ? "127.0.0.1" : boundHost}:${bun.port}`);
+  const publicUrl = new URL(
+    config.publicUrl ??
+      `http://${boundHost === "0.0.0.0" || boundHost === "[::]" ? "127.0.0.1" : boundHost}:${bun.port}`,
+  );
   const resource = `${publicUrl.origin}${publicUrl.pathname.replace(/\/+$/, "")}/mcp`;
+  let authorizationServer: AuthServer | undefined;
+  try {
+    authorizationServer = await startAuthorizationServer(config, serverOptions, publicUrl);
+  } catch (error) {
+    await bun.stop(true);
+    throw error;
+  }
+  // The resource server fetches the keys of its own authorization server over loopback, not through a proxy.
+  const localOrigin = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : boundHost}:${bun.port}`;
   const state: HttpState = {
     config,
     serverOptions,
@@ -51,20 +64,33 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     resource,
     sessions: config.stateless
       ? undefined
-      : new SessionStore({ maxSessions: config.maxSessions, maxPerOwner: config.maxSessionsPerSubject, idleMs: config.sessionIdleMs }, log),
-    resourceServer: createAuth(config, serverOptions, resource),
+      : new SessionStore(
+          { maxSessions: config.maxSessions, maxPerOwner: config.maxSessionsPerSubject, idleMs: config.sessionIdleMs },
+          log,
+        ),
+    resourceServer: createAuth(config, serverOptions, resource, authorizationServer, localOrigin),
+    authorizationServer,
     stopping: false,
     statelessInFlight: 0,
   };
   void state.resourceServer?.warmUp();
-  const hostOriginCheck = createHostOriginCheck({ boundHost: config.host, publicUrl, allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
+  const hostOriginCheck = createHostOriginCheck({
+    boundHost: config.host,
+    publicUrl,
+    allowedHosts: config.allowedHosts,
+    allowedOrigins: config.allowedOrigins,
+  });
   handle = withRequestLog(
     createPipeline(state, hostOriginCheck, (request) => bun.requestIP(request)?.address),
     log,
   );
 
   const url = `http://${boundHost}:${bun.port}/mcp`;
-  log.info(`listening on ${url}`, { mode: config.stateless ? "stateless" : "sessions", auth: config.auth.kind, ...(config.publicUrl ? { resource } : {}) });
+  log.info(`listening on ${url}`, {
+    mode: config.stateless ? "stateless" : "sessions",
+    auth: config.auth.kind,
+    ...(config.publicUrl ? { resource } : {}),
+  });
   const closed = Promise.withResolvers<void>();
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -74,7 +100,30 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
   return { url, close, closed: closed.promise };
 }
 
-function createAuth(config: HttpConfig, { toolsets, log }: McpServerOptions, resource: string) {
+function scopesOf({ toolsets }: McpServerOptions): string[] {
+  return [...new Set(toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.scope)))];
+}
+
+function createAuth(
+  config: HttpConfig,
+  serverOptions: McpServerOptions,
+  resource: string,
+  own: AuthServer | undefined,
+  localOrigin: string,
+) {
+  const { log } = serverOptions;
+  if (config.auth.kind === "none") return undefined;
+  if (config.auth.kind === "oauth" && own) {
+    return createResourceServer({
+      resource,
+      issuer: own.issuer,
+      audience: [own.resource],
+      jwksUrl: `${localOrigin}${new URL(own.jwksUrl).pathname}`,
+      requiredScopes: config.auth.requiredScopes,
+      scopesSupported: scopesOf(serverOptions),
+      log,
+    });
+  }
   if (config.auth.kind !== "jwt") return undefined;
   return createResourceServer({
     resource,
@@ -82,9 +131,27 @@ function createAuth(config: HttpConfig, { toolsets, log }: McpServerOptions, res
     audience: config.auth.audience ?? [resource, `${resource}/`],
     jwksUrl: config.auth.jwksUrl,
     requiredScopes: config.auth.requiredScopes,
-    scopesSupported: [...new Set(toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.scope)))],
+    scopesSupported: scopesOf(serverOptions),
     log,
   });
+}
+
+/** `--auth oauth`: loaded only then, so no other start pays for the authorization server's code. */
+async function startAuthorizationServer(
+  config: HttpConfig,
+  serverOptions: McpServerOptions,
+  publicUrl: URL,
+): Promise<AuthServer | undefined> {
+  if (config.auth.kind !== "oauth") return undefined;
+  const [{ readAuthServerConfig }, { createAuthorizationServer }] = await Promise.all([
+    import("../auth-server/options.ts"),
+    import("../auth-server/index.ts"),
+  ]);
+  const settings = readAuthServerConfig(config.auth.values, {
+    publicUrl: publicUrl.href.replace(/\/+$/, ""),
+    scopesSupported: scopesOf(serverOptions),
+  });
+  return createAuthorizationServer(settings, serverOptions.log);
 }
 
 /** Stop accepting, let calls in flight finish (up to the grace period), then end every session. */
@@ -99,5 +166,6 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
   await sessions?.closeAll("The server is shutting down and cancelled this call; retry it once the server is back.");
   await bun.stop(true);
+  await state.authorizationServer?.close();
   log.info("stopped");
 }

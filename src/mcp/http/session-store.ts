@@ -168,7 +168,11 @@ export class SessionStore {
  * Watches a transport's outgoing responses so the session knows which requests are still in
  * flight: the SDK writes SSE responses after `handleRequest` has returned.
  */
-export function trackResponses(transport: WebStandardStreamableHTTPServerTransport, pending: Set<string | number>, onSettled: () => void): void {
+export function trackResponses(
+  transport: WebStandardStreamableHTTPServerTransport,
+  pending: Set<string | number>,
+  onSettled: () => void,
+): void {
   const send = transport.send.bind(transport);
   transport.send = async (message: JSONRPCMessage, options) => {
     try {

@@ -25,12 +25,19 @@ export function sessions(state: HttpState, store: SessionStore): Middleware {
       const hint = message
         ? "Send initialize first, then send the mcp-session-id it returns on every later request."
         : "Send the mcp-session-id that initialize returned.";
-      return jsonRpcErrorResponse(400, TRANSPORT_ERROR, `Bad Request: missing Mcp-Session-Id header. ${hint}`, { id: message?.id ?? null });
+      return jsonRpcErrorResponse(400, TRANSPORT_ERROR, `Bad Request: missing Mcp-Session-Id header. ${hint}`, {
+        id: message?.id ?? null,
+      });
     }
     const session = store.get(sessionId);
     if (!session || session.owner !== exchange.caller?.owner) {
-      if (session) state.log.warn("session used with another subject's token; answering 404", { session: sessionId.slice(0, 8) });
-      return jsonRpcErrorResponse(404, -32001, "Session not found: it expired, was deleted, or never existed. Send initialize without Mcp-Session-Id to start a new one.");
+      if (session)
+        state.log.warn("session used with another subject's token; answering 404", { session: sessionId.slice(0, 8) });
+      return jsonRpcErrorResponse(
+        404,
+        -32001,
+        "Session not found: it expired, was deleted, or never existed. Send initialize without Mcp-Session-Id to start a new one.",
+      );
     }
     const response = await forward(session, exchange);
     return request.method === "GET" ? flushSseHeaders(response) : response;
@@ -41,7 +48,9 @@ function refuseOpening(state: HttpState, refusal: "server-full" | "owner-full", 
   const { config, log } = state;
   const headers = { "retry-after": String(RETRY_AFTER_SECONDS) };
   if (refusal === "owner-full") {
-    log.info("per-subject session cap reached; refusing initialize", { maxSessionsPerSubject: config.maxSessionsPerSubject });
+    log.info("per-subject session cap reached; refusing initialize", {
+      maxSessionsPerSubject: config.maxSessionsPerSubject,
+    });
     return jsonRpcErrorResponse(
       429,
       TRANSPORT_ERROR,
@@ -58,7 +67,12 @@ function refuseOpening(state: HttpState, refusal: "server-full" | "owner-full", 
   );
 }
 
-async function openSession(state: HttpState, store: SessionStore, exchange: Exchange, message: IncomingMessage): Promise<Response> {
+async function openSession(
+  state: HttpState,
+  store: SessionStore,
+  exchange: Exchange,
+  message: IncomingMessage,
+): Promise<Response> {
   const owner = exchange.caller?.owner;
   const refusal = store.reserve(owner);
   if (refusal) return refuseOpening(state, refusal, message);
@@ -83,7 +97,10 @@ async function openSession(state: HttpState, store: SessionStore, exchange: Exch
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(exchange.request, { parsedBody: message.body, authInfo: exchange.caller?.authInfo });
+    return await transport.handleRequest(exchange.request, {
+      parsedBody: message.body,
+      authInfo: exchange.caller?.authInfo,
+    });
   } finally {
     if (!session) {
       // The SDK refused the initialize (bad headers, say): give the slot back.
@@ -104,7 +121,10 @@ async function forward(session: Session, { request, message, caller }: Exchange)
     if (typeof cancelled === "string" || typeof cancelled === "number") session.pending.delete(cancelled);
   }
   try {
-    const response = await session.transport.handleRequest(request, { parsedBody: message?.body, authInfo: caller?.authInfo });
+    const response = await session.transport.handleRequest(request, {
+      parsedBody: message?.body,
+      authInfo: caller?.authInfo,
+    });
     // Anything but an open SSE stream means the request never reached a handler.
     if (id !== undefined && response.status !== 200) session.pending.delete(id);
     return response;

@@ -5,7 +5,8 @@
 const OPENED = new TextEncoder().encode(": stream open\n\n");
 
 export function flushSseHeaders(response: Response): Response {
-  if (response.status !== 200 || !response.body || !response.headers.get("content-type")?.includes("text/event-stream")) return response;
+  if (response.status !== 200 || !response.body || !response.headers.get("content-type")?.includes("text/event-stream"))
+    return response;
   const source = response.body.getReader();
   let sentOpening = false;
   const body = new ReadableStream<Uint8Array>({
@@ -25,4 +26,3 @@ export function flushSseHeaders(response: Response): Response {
   });
   return new Response(body, { status: response.status, headers: response.headers });
 }
-

@@ -4,6 +4,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import type { McpServerOptions } from "../server.ts";
+import type { AuthServer } from "../auth-server/index.ts";
 import type { ResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
 import type { SessionStore } from "./session-store.ts";
@@ -20,6 +21,8 @@ export interface HttpState {
   readonly sessions: SessionStore | undefined;
   /** Absent without --auth. */
   readonly resourceServer: ResourceServer | undefined;
+  /** With --auth oauth: mcpkit's own authorization server. */
+  readonly authorizationServer?: AuthServer;
   /** Set once shutdown begins: new MCP requests get 503. */
   stopping: boolean;
   /** Stateless requests being served (shutdown waits for them). */

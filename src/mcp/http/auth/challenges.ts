@@ -35,14 +35,18 @@ export function createChallenges(metadataUrl: string, challengeScope: string): C
       jsonRpcErrorResponse(401, ErrorCode.Unauthorized, `Unauthorized: ${description}`, {
         headers: {
           "www-authenticate": challenge(
-            tokenSent ? { scope: challengeScope, error: "invalid_token", error_description: description } : { scope: challengeScope },
+            tokenSent
+              ? { scope: challengeScope, error: "invalid_token", error_description: description }
+              : { scope: challengeScope },
           ),
         },
       }),
     forbidden: (needed, description, id = null) =>
       jsonRpcErrorResponse(403, ErrorCode.Unauthorized, `Forbidden: ${description}`, {
         id,
-        headers: { "www-authenticate": challenge({ error: "insufficient_scope", scope: needed, error_description: description }) },
+        headers: {
+          "www-authenticate": challenge({ error: "insufficient_scope", scope: needed, error_description: description }),
+        },
         data: { requiredScope: needed },
       }),
     unavailable: (description) =>

@@ -89,7 +89,11 @@ export function createResourceServer(settings: ResourceServerSettings): Resource
       }),
     authenticate: (request) => authenticate(request, { verifier, challenges, requiredScopes, log, admit }),
     insufficientScope: (needed, toolName, id) =>
-      challenges.forbidden(needed, `calling ${toolName} needs the scope "${needed}", which this access token does not grant; request a token with that scope.`, id),
+      challenges.forbidden(
+        needed,
+        `calling ${toolName} needs the scope "${needed}", which this access token does not grant; request a token with that scope.`,
+        id,
+      ),
     warmUp: () => verifier.warmUp(),
   };
 }
@@ -102,18 +106,28 @@ interface AuthenticateParts {
   admit(verified: VerifiedToken): Authenticated;
 }
 
-async function authenticate(request: Request, { verifier, challenges, requiredScopes, log, admit }: AuthenticateParts): Promise<Authenticated | Response> {
+async function authenticate(
+  request: Request,
+  { verifier, challenges, requiredScopes, log, admit }: AuthenticateParts,
+): Promise<Authenticated | Response> {
   const header = request.headers.get("authorization");
   if (header === null || header.trim() === "") {
-    return challenges.unauthorized("this server requires an OAuth access token: send Authorization: Bearer <token>.", false);
+    return challenges.unauthorized(
+      "this server requires an OAuth access token: send Authorization: Bearer <token>.",
+      false,
+    );
   }
   const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
-  if (!match) return challenges.unauthorized('the Authorization header must be "Bearer <token>" with a single token.', true);
+  if (!match)
+    return challenges.unauthorized('the Authorization header must be "Bearer <token>" with a single token.', true);
   try {
     const verified = await verifier.verify(match[1]);
     const missing = requiredScopes.filter((scope) => !isScopeGranted(verified.scopes, scope));
     if (missing.length > 0) {
-      return challenges.forbidden(missing.join(" "), `this server requires the scope ${missing.map((s) => `"${s}"`).join(", ")}; request a token that includes it.`);
+      return challenges.forbidden(
+        missing.join(" "),
+        `this server requires the scope ${missing.map((s) => `"${s}"`).join(", ")}; request a token that includes it.`,
+      );
     }
     return admit(verified);
   } catch (error) {

@@ -13,7 +13,19 @@ import type { Logger } from "../../../core/log.ts";
  * Asymmetric algorithms only. `none` is never accepted, and no HMAC (`HS*`) either: with a
  * public JWKS an HMAC "signature" could be forged using the public key as the shared secret.
  */
-export const ALLOWED_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+export const ALLOWED_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
 
 /** Tolerated clock difference between this server and the authorization server. */
 export const CLOCK_SKEW_SECONDS = 30;
@@ -108,13 +120,17 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
       } catch {
         throw new TokenRejected(explain(new jose.errors.JWTInvalid("malformed")));
       }
-      if (!algorithm || !ALLOWED_ALGORITHMS.includes(algorithm)) throw new TokenRejected(explain(new jose.errors.JOSEAlgNotAllowed("alg")));
+      if (!algorithm || !ALLOWED_ALGORITHMS.includes(algorithm))
+        throw new TokenRejected(explain(new jose.errors.JOSEAlgNotAllowed("alg")));
       let getKey: Awaited<ReturnType<typeof keys>>;
       try {
         getKey = await keys();
       } catch (error) {
         log.warn("cannot load the authorization server's keys", { issuer, error: describe(error) });
-        throw new TokenRejected("The authorization server's signing keys could not be loaded; try again shortly.", true);
+        throw new TokenRejected(
+          "The authorization server's signing keys could not be loaded; try again shortly.",
+          true,
+        );
       }
       try {
         const { payload } = await jose.jwtVerify(token, getKey, {
@@ -140,7 +156,10 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
         const getKey = await keys();
         await getKey.reload();
       } catch (error) {
-        log.warn("authorization server not reachable yet; will retry on the first request", { issuer, error: describe(error) });
+        log.warn("authorization server not reachable yet; will retry on the first request", {
+          issuer,
+          error: describe(error),
+        });
       }
     },
   };
@@ -173,7 +192,10 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
   const failures: string[] = [];
   for (const url of candidates) {
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
+      const response = await fetch(url, {
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+        headers: { accept: "application/json" },
+      });
       if (!response.ok) {
         failures.push(`${url}: HTTP ${response.status}`);
         continue;
@@ -199,7 +221,9 @@ function createFetchBackoff(backoffMs: number): { fetch: typeof fetch } {
   };
   const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     if (Date.now() < retryAt) {
-      throw new Error(`the authorization server failed moments ago; not asking again for ${Math.ceil((retryAt - Date.now()) / 1000)} s`);
+      throw new Error(
+        `the authorization server failed moments ago; not asking again for ${Math.ceil((retryAt - Date.now()) / 1000)} s`,
+      );
     }
     let response: Response;
     try {
@@ -218,7 +242,10 @@ function createFetchBackoff(backoffMs: number): { fetch: typeof fetch } {
     } catch {
       failed();
     }
-    return new Response(text, { status: response.status, headers: { "content-type": response.headers.get("content-type") ?? "application/json" } });
+    return new Response(text, {
+      status: response.status,
+      headers: { "content-type": response.headers.get("content-type") ?? "application/json" },
+    });
   };
   return { fetch: guarded as typeof fetch };
 }
@@ -250,10 +277,13 @@ function explain(error: unknown): string {
   if (error instanceof jose.errors.JOSEAlgNotAllowed || error instanceof jose.errors.JOSENotSupported) {
     return `The access token's signing algorithm is not accepted; use one of ${ALLOWED_ALGORITHMS.join(", ")}.`;
   }
-  if (error instanceof jose.errors.JWKSNoMatchingKey) return "The access token was signed with a key the authorization server does not publish.";
+  if (error instanceof jose.errors.JWKSNoMatchingKey)
+    return "The access token was signed with a key the authorization server does not publish.";
   if (error instanceof jose.errors.JWSSignatureVerificationFailed) return "The access token's signature is invalid.";
-  if (error instanceof jose.errors.JWKSMultipleMatchingKeys) return "The access token does not say which signing key it uses (kid).";
-  if (isKeyFetchFailure(error)) return "The authorization server's signing keys could not be loaded; try again shortly.";
+  if (error instanceof jose.errors.JWKSMultipleMatchingKeys)
+    return "The access token does not say which signing key it uses (kid).";
+  if (isKeyFetchFailure(error))
+    return "The authorization server's signing keys could not be loaded; try again shortly.";
   return "The access token is malformed: expected a signed JWT (three base64url parts).";
 }
 

@@ -1,0 +1,75 @@
+/**
+ * The flags of `--auth oauth`, as data only: the CLI lists them in --help on every start, so this
+ * file imports nothing of the authorization server (its code loads only with --auth oauth).
+ * Secrets are better given through their environment variables (a flag shows in `ps`).
+ */
+import type { OptionSpec } from "../../core/options.ts";
+
+export const authServerOptions: OptionSpec[] = [
+  {
+    name: "upstream-issuer",
+    env: "MCPKIT_UPSTREAM_ISSUER",
+    kind: "string",
+    valueName: "URL",
+    help: "with --auth oauth: the OpenID Connect issuer users sign in at (Keycloak realm, Google, Entra, Auth0…)",
+  },
+  {
+    name: "upstream-client-id",
+    env: "MCPKIT_UPSTREAM_CLIENT_ID",
+    kind: "string",
+    valueName: "ID",
+    help: "mcpkit's client ID at the upstream issuer",
+  },
+  {
+    name: "upstream-client-secret",
+    env: "MCPKIT_UPSTREAM_CLIENT_SECRET",
+    kind: "string",
+    valueName: "SECRET",
+    help: "mcpkit's client secret at the upstream issuer (omit for a public client)",
+  },
+  {
+    name: "github-client-id",
+    env: "MCPKIT_GITHUB_CLIENT_ID",
+    kind: "string",
+    valueName: "ID",
+    help: "with --auth oauth: sign users in with this GitHub OAuth app instead of an OIDC issuer",
+  },
+  {
+    name: "github-client-secret",
+    env: "MCPKIT_GITHUB_CLIENT_SECRET",
+    kind: "string",
+    valueName: "SECRET",
+    help: "the GitHub OAuth app's client secret",
+  },
+  {
+    name: "allow",
+    env: "MCPKIT_ALLOW",
+    kind: "list",
+    envSeparator: " ",
+    valueName: "WHO=SCOPES",
+    help: "who may sign in and with which scopes, repeatable: alice@example.com=*, *@example.com=boj:read,fs:read, github-org:acme=*:read (default: nobody)",
+  },
+  {
+    name: "state",
+    env: "MCPKIT_STATE",
+    kind: "string",
+    valueName: "sqlite:PATH|postgres://…",
+    help: "where clients, grants and keys are kept",
+    defaultText: "sqlite:$XDG_STATE_HOME/mcpkit/auth.db",
+  },
+  {
+    name: "state-key",
+    env: "MCPKIT_STATE_KEY",
+    kind: "string",
+    valueName: "HEX",
+    help: "32-byte key (64 hex digits) encrypting secrets at rest and signing cookies; required with Postgres",
+    defaultText: "a key file next to the SQLite database",
+  },
+  {
+    name: "state-key-file",
+    env: "MCPKIT_STATE_KEY_FILE",
+    kind: "string",
+    valueName: "PATH",
+    help: "read --state-key from this file",
+  },
+];

@@ -1,0 +1,95 @@
+/**
+ * `mcpkit --http --auth oauth` as a real process: the SDK client's own OAuth code registers,
+ * the user consents and signs in at a real OIDC provider (oauth2-mock-server), and the token
+ * mcpkit issues opens an MCP session whose tools/list and tools/call follow the granted scopes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
+import { type Harness, type Idp, signIn, startIdp } from "./harness.ts";
+import { MemoryProvider } from "./sdk-client.ts";
+
+let idp: Idp;
+let dir: string;
+let server: HttpServerProcess;
+
+beforeAll(async () => {
+  idp = await startIdp();
+  dir = mkdtempSync(join(tmpdir(), "mcpkit-oauth-process-"));
+  writeFileSync(join(dir, "report.md"), "hello");
+  server = await startHttpServer(
+    [
+      "--auth",
+      "oauth",
+      "--upstream-issuer",
+      idp.issuer,
+      "--upstream-client-id",
+      "mcpkit-upstream",
+      "--allow",
+      "alice@example.com=fs:read",
+      "--state",
+      `sqlite:${join(dir, "state", "auth.db")}`,
+      "--toolsets",
+      "boj,fs",
+      "--root",
+      dir,
+    ],
+    { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "upstream-secret" } },
+  );
+});
+afterAll(async () => {
+  await server?.stop();
+  await idp?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("mcpkit --http --auth oauth", () => {
+  test("the SDK client signs in through mcpkit and calls the tools its scopes allow", async () => {
+    const provider = new MemoryProvider("http://127.0.0.1:9/callback");
+    expect(await auth(provider, { serverUrl: server.url })).toBe("REDIRECT");
+    const { exit } = await signIn({ base: server.base, idp } as Harness, (provider.authorizationUrl as URL).href);
+    expect(exit.searchParams.get("iss")).toBe(server.base);
+    const code = exit.searchParams.get("code") ?? "";
+    expect(await auth(provider, { serverUrl: server.url, authorizationCode: code })).toBe("AUTHORIZED");
+    expect(provider.saved?.scope?.split(" ").sort()).toEqual(["fs:read"]);
+
+    const client = new Client({ name: "oauth-process-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider }));
+    try {
+      // The policy grants fs:read only, so the boj tools are not listed.
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(["fs_search_by_time"]);
+      const result = (await client.callTool({ name: "fs_search_by_time", arguments: { timeField: "modified" } })) as unknown as {
+        structuredContent: { matches: { path: string }[] };
+      };
+      expect(result.structuredContent.matches.map((match) => match.path)).toContain("report.md");
+    } finally {
+      await client.close();
+    }
+    // The state file holds grants and keys: only its owner may read it.
+    expect(statSync(join(dir, "state", "auth.db")).mode & 0o077).toBe(0);
+    expect(server.stderr()).not.toContain(provider.saved?.access_token ?? "unreachable");
+  });
+
+  test("without a token, /mcp answers 401 pointing at mcpkit's own authorization server", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(response.status).toBe(401);
+    const metadata = (await (await fetch(`${server.base}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+      authorization_servers: string[];
+    };
+    expect(metadata.authorization_servers).toEqual([server.base]);
+    const as = (await (await fetch(`${server.base}/.well-known/oauth-authorization-server`)).json()) as {
+      issuer: string;
+    };
+    expect(as.issuer).toBe(server.base);
+  });
+});
