@@ -3,7 +3,14 @@
  * processes, warm cache, interleaved rounds, medians and ratios; then the next page via its cursor,
  * and peak RSS at 200,000 vs 1,000,000 files.
  *
- *   bun run build && bun scripts/bench/fs-search.ts [--rounds N] [--bin dist/mcpkit] [--million] [--dir /tmp]
+ *   bun run build && bun scripts/bench/fs-search.ts [--rounds N] [--bin dist/mcpkit] [--baseline OTHER_BIN] [--million] [--project] [--dir /tmp]
+ *
+ * `--project` adds a realistic shape (see `fs-project-tree.ts`): a node_modules-heavy TypeScript
+ * project searched with a glob for every `.ts` file at any depth (against `find -name '*.ts'` and `fd -e ts`) and by
+ * `created` time (against `find -newerBt` where findutils supports it).
+ *
+ * `--baseline` adds another mcpkit binary (e.g. one built from the previous commit) to the same
+ * interleaved rounds, so before/after ratios come from one run on the same machine load.
  *
  * Peers: `find` (findutils) and `fdfind`/`fd` (Debian/Ubuntu: `apt-get install -y fd-find`;
  * macOS: `brew install fd`). A missing peer is skipped. `--million` also builds a 1,000,000-file
@@ -12,13 +19,16 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { ensureProjectTree } from "./fs-project-tree.ts";
 import { ensureTree } from "./fs-tree.ts";
 
 const { values: flags } = parseArgs({
   options: {
     rounds: { type: "string", default: "9" },
     bin: { type: "string", default: "dist/mcpkit" },
+    baseline: { type: "string" },
     million: { type: "boolean", default: false },
+    project: { type: "boolean", default: false },
     dir: { type: "string", default: "/tmp" },
   },
 });
@@ -38,7 +48,8 @@ function run(command: string[]): Run {
   const started = performance.now();
   const child = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - started;
-  if (child.exitCode !== 0) throw new Error(`${command.join(" ")} exited ${child.exitCode}: ${child.stderr.toString().slice(0, 300)}`);
+  if (child.exitCode !== 0)
+    throw new Error(`${command.join(" ")} exited ${child.exitCode}: ${child.stderr.toString().slice(0, 300)}`);
   return { ms, stdout: child.stdout.toString() };
 }
 
@@ -58,16 +69,96 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-function mcpkitCall(tree: string, args: Record<string, unknown>): string[] {
-  return [bin, "call", "fs.search_by_time", JSON.stringify(args), "--root", tree];
+const baseline = flags.baseline ? resolve(flags.baseline) : undefined;
+
+/** `fs.search_by_time` is the contract's name, accepted by every mcpkit version. */
+function mcpkitCall(tree: string, args: Record<string, unknown>, binary = bin): string[] {
+  return [binary, "call", "fs.search_by_time", JSON.stringify(args), "--root", tree];
 }
 
 const fdBinary = Bun.which("fdfind") ?? Bun.which("fd");
 const findBinary = Bun.which("find");
-if (!fdBinary) console.error("fd not found: skipping it (install with 'apt-get install -y fd-find' or 'brew install fd').");
+if (!fdBinary)
+  console.error("fd not found: skipping it (install with 'apt-get install -y fd-find' or 'brew install fd').");
 if (!findBinary) console.error("find not found: skipping it.");
 
-function benchTree(tree: string, label: string): { firstPageMs: number; nextPageMs: number; findMs?: number; peakRssMb?: number } {
+/** Each command once untimed (warm cache), then `rounds` interleaved rounds in a rotating order. */
+function timeRounds(commands: Record<string, string[]>): Record<string, number[]> {
+  for (const command of Object.values(commands)) run(command);
+  const times: Record<string, number[]> = {};
+  for (let round = 0; round < rounds; round++) {
+    // Rotating, so drift in machine load hits every command alike.
+    const names = Object.keys(commands);
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    for (const name of order) (times[name] ??= []).push(run(commands[name]).ms);
+  }
+  return times;
+}
+
+function printTimes(label: string, times: Record<string, number[]>, reference: string): void {
+  const referenceMs = times[reference] ? median(times[reference]) : undefined;
+  console.log(`\n${label} (${rounds} rounds, warm cache)`);
+  console.log(
+    `${"command".padEnd(34)} ${"median ms".padStart(10)} ${"min ms".padStart(8)} ${`vs ${reference}`.padStart(10)}`,
+  );
+  for (const [name, samples] of Object.entries(times)) {
+    const med = median(samples);
+    const ratio = referenceMs ? `${(med / referenceMs).toFixed(2)}x` : "-";
+    console.log(
+      `${name.padEnd(34)} ${med.toFixed(0).padStart(10)} ${Math.min(...samples)
+        .toFixed(0)
+        .padStart(8)} ${ratio.padStart(10)}`,
+    );
+  }
+}
+
+/** The realistic shape: every `.ts` file at any depth of a node_modules-heavy project, and a created-time search. */
+function benchProject(tree: string): void {
+  const from = new Date(Date.now() - 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const glob: Record<string, string[]> = {
+    "mcpkit **/*.ts (page 1)": mcpkitCall(tree, { timeField: "modified", from, glob: "**/*.ts" }),
+  };
+  if (baseline)
+    glob["baseline **/*.ts (page 1)"] = mcpkitCall(tree, { timeField: "modified", from, glob: "**/*.ts" }, baseline);
+  // fast-glob skips dot entries unless the pattern names them; so do the peers here.
+  if (findBinary)
+    glob.find = [
+      findBinary,
+      tree,
+      "-name",
+      ".*",
+      "-prune",
+      "-o",
+      "-type",
+      "f",
+      "-name",
+      "*.ts",
+      "-newermt",
+      "-30 days",
+      "-print",
+    ];
+  if (fdBinary) glob.fd = [fdBinary, "-t", "f", "-e", "ts", "--no-ignore", "--changed-within", "30d", ".", tree];
+  printTimes(`project tree ${tree}: **/*.ts modified in 30 days`, timeRounds(glob), "find");
+
+  const created: Record<string, string[]> = {
+    "mcpkit created (page 1)": mcpkitCall(tree, { timeField: "created", from }),
+  };
+  if (baseline) created["baseline created (page 1)"] = mcpkitCall(tree, { timeField: "created", from }, baseline);
+  const findBirth = findBinary
+    ? Bun.spawnSync([findBinary, tree, "-maxdepth", "0", "-newerBt", "-30 days"], { stderr: "pipe" })
+    : undefined;
+  if (findBinary && findBirth?.exitCode === 0) created.find = [findBinary, tree, "-type", "f", "-newerBt", "-30 days"];
+  printTimes(
+    `project tree ${tree}: created in 30 days`,
+    timeRounds(created),
+    created.find ? "find" : "mcpkit created (page 1)",
+  );
+}
+
+function benchTree(
+  tree: string,
+  label: string,
+): { firstPageMs: number; nextPageMs: number; findMs?: number; peakRssMb?: number } {
   const from = new Date(Date.now() - 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
   const firstArgs = { timeField: "modified", from };
   // One call to learn the cursor of page 2 (the cursor is bound to these exact arguments).
@@ -77,24 +168,23 @@ function benchTree(tree: string, label: string): { firstPageMs: number; nextPage
     "mcpkit (page 1)": mcpkitCall(tree, firstArgs),
     "mcpkit (page 2, cursor)": mcpkitCall(tree, { ...firstArgs, cursor }),
   };
+  if (baseline) {
+    const baselineCursor = JSON.parse(run(mcpkitCall(tree, firstArgs, baseline)).stdout).structuredContent
+      .nextCursor as string;
+    commands["baseline (page 1)"] = mcpkitCall(tree, firstArgs, baseline);
+    commands["baseline (page 2, cursor)"] = mcpkitCall(tree, { ...firstArgs, cursor: baselineCursor }, baseline);
+  }
   if (findBinary) commands.find = [findBinary, tree, "-type", "f", "-newermt", "-30 days"];
   if (fdBinary) commands.fd = [fdBinary, "-t", "f", "--changed-within", "30d", ".", tree];
 
-  // Warm the cache: each command once, untimed.
-  for (const command of Object.values(commands)) run(command);
-  const times: Record<string, number[]> = {};
-  for (let round = 0; round < rounds; round++) {
-    // Interleaved, in a rotating order, so drift in machine load hits every command alike.
-    const names = Object.keys(commands);
-    const order = names.map((_, i) => names[(i + round) % names.length]);
-    for (const name of order) {
-      const result = run(commands[name]);
-      (times[name] ??= []).push(result.ms);
-    }
-  }
+  const times = timeRounds(commands);
   const findMs = times.find ? median(times.find) : undefined;
-  console.log(`\n${label}: ${tree} (${rounds} rounds, warm cache; matches in 30 days: ${findBinary ? run(commands.find).stdout.split("\n").filter(Boolean).length : "?"})`);
-  console.log(`${"command".padEnd(26)} ${"median ms".padStart(10)} ${"min ms".padStart(8)} ${"peak RSS MB".padStart(12)} ${"vs find".padStart(8)}`);
+  console.log(
+    `\n${label}: ${tree} (${rounds} rounds, warm cache; matches in 30 days: ${findBinary ? run(commands.find).stdout.split("\n").filter(Boolean).length : "?"})`,
+  );
+  console.log(
+    `${"command".padEnd(26)} ${"median ms".padStart(10)} ${"min ms".padStart(8)} ${"peak RSS MB".padStart(12)} ${"vs find".padStart(8)}`,
+  );
   const rss: Record<string, number | undefined> = {};
   for (const name of Object.keys(commands)) {
     // Separate untimed runs: the wrapper must not colour the timings.
@@ -103,7 +193,9 @@ function benchTree(tree: string, label: string): { firstPageMs: number; nextPage
     const med = median(times[name]);
     const ratio = findMs ? `${(med / findMs).toFixed(2)}x` : "-";
     console.log(
-      `${name.padEnd(26)} ${med.toFixed(0).padStart(10)} ${Math.min(...times[name]).toFixed(0).padStart(8)} ${(rss[name]?.toFixed(1) ?? "n/a").padStart(12)} ${ratio.padStart(8)}`,
+      `${name.padEnd(26)} ${med.toFixed(0).padStart(10)} ${Math.min(...times[name])
+        .toFixed(0)
+        .padStart(8)} ${(rss[name]?.toFixed(1) ?? "n/a").padStart(12)} ${ratio.padStart(8)}`,
     );
   }
   return {
@@ -114,17 +206,28 @@ function benchTree(tree: string, label: string): { firstPageMs: number; nextPage
   };
 }
 
-const small = benchTree(ensureTree(join(flags.dir as string, "mcpkit-bench-200k"), 200_000), "200,000 files in 1,000 directories");
+const small = benchTree(
+  ensureTree(join(flags.dir as string, "mcpkit-bench-200k"), 200_000),
+  "200,000 files in 1,000 directories",
+);
 if (small.findMs) {
   const target = 1.5;
   const verdict = (ms: number) => (ms / (small.findMs as number) <= target ? "within" : "OVER");
-  console.log(`\ntarget <= ${target}x find: page 1 ${(small.firstPageMs / small.findMs).toFixed(2)}x (${verdict(small.firstPageMs)}), page 2 ${(small.nextPageMs / small.findMs).toFixed(2)}x (${verdict(small.nextPageMs)})`);
+  console.log(
+    `\ntarget <= ${target}x find: page 1 ${(small.firstPageMs / small.findMs).toFixed(2)}x (${verdict(small.firstPageMs)}), page 2 ${(small.nextPageMs / small.findMs).toFixed(2)}x (${verdict(small.nextPageMs)})`,
+  );
 }
+if (flags.project) benchProject(ensureProjectTree(join(flags.dir as string, "mcpkit-bench-project")));
 if (flags.million) {
-  const large = benchTree(ensureTree(join(flags.dir as string, "mcpkit-bench-1m"), 1_000_000), "1,000,000 files in 1,000 directories");
+  const large = benchTree(
+    ensureTree(join(flags.dir as string, "mcpkit-bench-1m"), 1_000_000),
+    "1,000,000 files in 1,000 directories",
+  );
   if (large.peakRssMb !== undefined && small.peakRssMb !== undefined) {
     const ratio = large.peakRssMb / small.peakRssMb;
-    console.log(`\npeak RSS of mcpkit page 1: ${small.peakRssMb.toFixed(1)} MB at 200k, ${large.peakRssMb.toFixed(1)} MB at 1M: ${ratio.toFixed(2)}x (target <= 1.2x: ${ratio <= 1.2 ? "within" : "OVER"})`);
+    console.log(
+      `\npeak RSS of mcpkit page 1: ${small.peakRssMb.toFixed(1)} MB at 200k, ${large.peakRssMb.toFixed(1)} MB at 1M: ${ratio.toFixed(2)}x (target <= 1.2x: ${ratio <= 1.2 ? "within" : "OVER"})`,
+    );
   } else {
     console.log("\npeak RSS needs GNU time (/usr/bin/time; apt-get install -y time)");
   }

@@ -3,10 +3,10 @@
  * that stops the walk promptly while the server keeps answering, and the per-call time budget.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const DIRECTORIES = 240;
@@ -30,15 +30,23 @@ afterAll(async () => {
   rmSync(tree, { recursive: true, force: true });
 });
 
-type Result = { isError?: boolean; content: { text: string }[]; structuredContent?: { stats: { scannedFiles: number }; matches: unknown[] } };
+type Result = {
+  isError?: boolean;
+  content: { text: string }[];
+  structuredContent?: { stats: { scannedFiles: number }; matches: unknown[] };
+};
 
 test("a long walk reports progress at most every 100 ms, with growing counts", async () => {
   const seen: { at: number; progress: number }[] = [];
   const started = performance.now();
-  const result = (await server.client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified", limit: 1 } }, CallToolResultSchema, {
-    onprogress: ({ progress }) => seen.push({ at: performance.now(), progress }),
-    timeout: 30_000,
-  })) as Result;
+  const result = (await server.client.callTool(
+    { name: "fs_search_by_time", arguments: { timeField: "modified", limit: 1 } },
+    CallToolResultSchema,
+    {
+      onprogress: ({ progress }) => seen.push({ at: performance.now(), progress }),
+      timeout: 30_000,
+    },
+  )) as Result;
   const elapsed = performance.now() - started;
   expect(result.structuredContent?.stats.scannedFiles).toBe(TOTAL_FILES);
   if (elapsed > 250) expect(seen.length).toBeGreaterThan(0); // a walk this long must have reported
@@ -49,7 +57,10 @@ test("a long walk reports progress at most every 100 ms, with growing counts", a
 
 test("a long walk (stat calls shared with the worker thread) still ranks exactly and pages on", async () => {
   const call = async (args: Record<string, unknown>) =>
-    (await server.client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified", sort: "path_asc", ...args } })) as unknown as {
+    (await server.client.callTool({
+      name: "fs_search_by_time",
+      arguments: { timeField: "modified", sort: "path_asc", ...args },
+    })) as unknown as {
       structuredContent: { matches: { path: string }[]; nextCursor: string | null; stats: { scannedFiles: number } };
     };
   const all: string[] = [];
@@ -65,26 +76,37 @@ test("a long walk (stat calls shared with the worker thread) still ranks exactly
 test("cancelling stops the walk early and the server keeps answering", async () => {
   const controller = new AbortController();
   const progress: number[] = [];
-  const call = server.client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified", includeDirectories: true } }, CallToolResultSchema, {
-    signal: controller.signal,
-    timeout: 30_000,
-    onprogress: ({ progress: scanned }) => {
-      progress.push(scanned);
-      controller.abort("the user changed their mind");
+  const call = server.client.callTool(
+    { name: "fs_search_by_time", arguments: { timeField: "modified", includeDirectories: true } },
+    CallToolResultSchema,
+    {
+      signal: controller.signal,
+      timeout: 30_000,
+      onprogress: ({ progress: scanned }) => {
+        progress.push(scanned);
+        controller.abort("the user changed their mind");
+      },
     },
-  });
+  );
   await expect(call).rejects.toThrow();
   expect(progress.length).toBeGreaterThan(0);
 
   const answeredWithin = performance.now();
-  const small = (await server.client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified", path: "d0", limit: 2 } })) as Result;
+  const small = (await server.client.callTool({
+    name: "fs_search_by_time",
+    arguments: { timeField: "modified", path: "d0", limit: 2 },
+  })) as Result;
   expect(small.isError).toBeFalsy();
   expect(small.structuredContent?.matches).toHaveLength(2);
   expect(performance.now() - answeredWithin).toBeLessThan(5_000);
 
   // The server logs how far the cancelled walk got: well short of the whole tree.
-  for (let i = 0; i < 50 && !server.stderr().includes("fs.search_by_time cancelled"); i++) await Bun.sleep(20);
-  const line = server.stderr().split("\n").find((l) => l.includes("fs.search_by_time cancelled")) ?? "";
+  for (let i = 0; i < 50 && !server.stderr().includes("fs_search_by_time cancelled"); i++) await Bun.sleep(20);
+  const line =
+    server
+      .stderr()
+      .split("\n")
+      .find((l) => l.includes("fs_search_by_time cancelled")) ?? "";
   const scanned = Number(/scannedFiles\D{0,4}(\d+)/.exec(line)?.[1]);
   expect(scanned).toBeGreaterThan(0);
   expect(scanned).toBeLessThan(TOTAL_FILES);
@@ -93,11 +115,99 @@ test("cancelling stops the walk early and the server keeps answering", async () 
 test("the time budget ends a walk with partial results and says so", async () => {
   const limited = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree, "--fs-time-budget-ms", "100"] });
   try {
-    const result = (await limited.client.callTool({ name: "fs.search_by_time", arguments: { timeField: "modified" } })) as Result;
+    const messages: { level: string; logger?: string; data: unknown }[] = [];
+    limited.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      messages.push(params);
+    });
+    await limited.client.setLoggingLevel("info");
+    const result = (await limited.client.callTool({
+      name: "fs_search_by_time",
+      arguments: { timeField: "modified" },
+    })) as Result;
     expect(result.isError).toBeFalsy();
     expect(result.content[0].text).toContain("time budget of 100 ms");
     expect(result.structuredContent?.stats.scannedFiles).toBeLessThan(TOTAL_FILES);
+    for (let i = 0; i < 50 && messages.length === 0; i++) await Bun.sleep(10);
+    const partial = messages.filter(
+      (m) => m.logger === "fs" && JSON.stringify(m.data).includes("time budget of 100 ms"),
+    );
+    expect(partial).toHaveLength(1);
+    expect(partial[0].level).toBe("warning");
   } finally {
     await limited.close();
   }
 });
+
+test("while a long search runs, other requests are answered within ~50 ms (the walk never holds the event loop)", async () => {
+  const slow = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree] });
+  try {
+    await slow.client.ping(); // warm
+    let running = true;
+    const search = slow.client
+      .callTool(
+        {
+          name: "fs_search_by_time",
+          arguments: { timeField: "modified", glob: "**/f*[0-9].txt", includeDirectories: true },
+        },
+        CallToolResultSchema,
+        { timeout: 30_000 },
+      )
+      .finally(() => {
+        running = false;
+      });
+    const lags: number[] = [];
+    await Bun.sleep(30);
+    while (running) {
+      const started = performance.now();
+      await slow.client.ping();
+      if (running) lags.push(performance.now() - started);
+    }
+    await search;
+    lags.sort((a, b) => a - b);
+    console.error(
+      `ping during a search: ${lags.length} pings, median ${lags[lags.length >> 1]?.toFixed(1)} ms, max ${lags.at(-1)?.toFixed(1)} ms`,
+    );
+    expect(lags.length).toBeGreaterThan(3);
+    // Slices are 15 ms; allow for a busy CI machine, but not for a walk that blocks.
+    expect(lags[Math.floor(lags.length * 0.9)]).toBeLessThan(80);
+  } finally {
+    await slow.close();
+  }
+});
+
+test.skipIf(!existsSync("/proc/self/fd"))(
+  "the server's open descriptors are back to where they were after cancelled, out-of-time and complete searches",
+  async () => {
+    const budgeted = await startStdioServer({
+      args: ["--toolsets", "fs", "--root", tree, "--fs-time-budget-ms", "100"],
+    });
+    try {
+      // Warm up: the first long search starts the stat worker thread, whose own descriptors stay.
+      for (const running of [server, budgeted]) {
+        await running.client.callTool({ name: "fs_search_by_time", arguments: { timeField: "modified", limit: 1 } });
+      }
+      const count = (running: RunningServer) => readdirSync(`/proc/${running.transport.pid}/fd`).length;
+      const before = [count(server), count(budgeted)];
+      const outOfTime = (await budgeted.client.callTool({
+        name: "fs_search_by_time",
+        arguments: { timeField: "modified" },
+      })) as Result;
+      expect(outOfTime.content[0].text).toContain("time budget");
+      const controller = new AbortController();
+      const call = server.client.callTool(
+        { name: "fs_search_by_time", arguments: { timeField: "created" } },
+        CallToolResultSchema,
+        { signal: controller.signal },
+      );
+      setTimeout(() => controller.abort("stop"), 60);
+      await expect(call).rejects.toThrow();
+      for (let i = 0; i < 50 && !server.stderr().includes("fs_search_by_time cancelled"); i++) await Bun.sleep(20);
+      for (const running of [server, budgeted]) {
+        await running.client.callTool({ name: "fs_search_by_time", arguments: { timeField: "modified", path: "d1" } });
+      }
+      expect([count(server), count(budgeted)]).toEqual(before);
+    } finally {
+      await budgeted.close();
+    }
+  },
+);

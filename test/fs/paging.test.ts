@@ -1,5 +1,5 @@
 /**
- * Paging properties of fs.search_by_time over randomly generated trees (fast-check), through one
+ * Paging properties of fs_search_by_time over randomly generated trees (fast-check), through one
  * real server process: an unchanged tree pages through every match exactly once and in order; a
  * tree that changes between pages never yields an entry twice.
  */
@@ -97,7 +97,7 @@ async function page(name: string, query: Record<string, unknown>, cursor?: strin
   if (args.from !== undefined) args.from = new Date(args.from as number).toISOString();
   for (const key of Object.keys(args)) if (args[key] === undefined) delete args[key];
   if (cursor) args.cursor = cursor;
-  const result = (await server.client.callTool({ name: "fs.search_by_time", arguments: args })) as unknown as {
+  const result = (await server.client.callTool({ name: "fs_search_by_time", arguments: args })) as unknown as {
     isError?: boolean;
     content: { text: string }[];
     structuredContent: { matches: { path: string }[]; nextCursor: string | null; stats: { returned: number } };
@@ -105,7 +105,9 @@ async function page(name: string, query: Record<string, unknown>, cursor?: strin
   if (result.isError) throw new Error(result.content[0].text);
   const prefix = `${name}/`;
   return {
-    paths: result.structuredContent.matches.map((m) => (m.path.startsWith(prefix) ? m.path.slice(prefix.length) : `!${m.path}`)),
+    paths: result.structuredContent.matches.map((m) =>
+      m.path.startsWith(prefix) ? m.path.slice(prefix.length) : `!${m.path}`,
+    ),
     next: result.structuredContent.nextCursor,
     returned: result.structuredContent.stats.returned,
   };
@@ -135,40 +137,51 @@ test("an unchanged tree: the pages hold every match exactly once, in order, and 
 
 test("a tree changed between pages never yields an entry twice", async () => {
   const mutationArb = fc.array(
-    fc.record({ kind: fc.constantFrom("add", "touch", "delete", "rename"), file: fileArb, pick: fc.nat(), time: fc.nat(TIMES.length - 1) }),
+    fc.record({
+      kind: fc.constantFrom("add", "touch", "delete", "rename"),
+      file: fileArb,
+      pick: fc.nat(),
+      time: fc.nat(TIMES.length - 1),
+    }),
     { minLength: 1, maxLength: 8 },
   );
   await fc.assert(
-    fc.asyncProperty(fc.array(fileArb, { minLength: 4, maxLength: 25 }), queryArb, mutationArb, async (files, query, mutations) => {
-      const tree = buildTree(files);
-      const dir = join(base, tree.name);
-      const first = await page(tree.name, { ...query, limit: Math.min(query.limit, 3) });
-      const seen = [...first.paths];
-      let cursor = first.next;
-      // Mutate after the first page: new files, mtimes moved back and forth, deletions, renames.
-      const existing = tree.entries.filter((e) => !e.isDirectory).map((e) => e.path);
-      for (const mutation of mutations) {
-        const target = existing.length > 0 ? existing[mutation.pick % existing.length] : undefined;
-        const when = new Date(TIMES[mutation.time]);
-        try {
-          if (mutation.kind === "add") {
-            const path = `${mutation.file.dir ? `${mutation.file.dir}/` : ""}new-${mutation.file.name}${mutation.file.ext}`;
-            writeFileSync(join(dir, path), "new");
-            utimesSync(join(dir, path), when, when);
-          } else if (target && mutation.kind === "touch") utimesSync(join(dir, target), when, when);
-          else if (target && mutation.kind === "delete") rmSync(join(dir, target), { force: true });
-          else if (target && mutation.kind === "rename") renameSync(join(dir, target), join(dir, `${target}.moved.md`));
-        } catch {
-          // the target may already be gone; that is a valid change too
+    fc.asyncProperty(
+      fc.array(fileArb, { minLength: 4, maxLength: 25 }),
+      queryArb,
+      mutationArb,
+      async (files, query, mutations) => {
+        const tree = buildTree(files);
+        const dir = join(base, tree.name);
+        const first = await page(tree.name, { ...query, limit: Math.min(query.limit, 3) });
+        const seen = [...first.paths];
+        let cursor = first.next;
+        // Mutate after the first page: new files, mtimes moved back and forth, deletions, renames.
+        const existing = tree.entries.filter((e) => !e.isDirectory).map((e) => e.path);
+        for (const mutation of mutations) {
+          const target = existing.length > 0 ? existing[mutation.pick % existing.length] : undefined;
+          const when = new Date(TIMES[mutation.time]);
+          try {
+            if (mutation.kind === "add") {
+              const path = `${mutation.file.dir ? `${mutation.file.dir}/` : ""}new-${mutation.file.name}${mutation.file.ext}`;
+              writeFileSync(join(dir, path), "new");
+              utimesSync(join(dir, path), when, when);
+            } else if (target && mutation.kind === "touch") utimesSync(join(dir, target), when, when);
+            else if (target && mutation.kind === "delete") rmSync(join(dir, target), { force: true });
+            else if (target && mutation.kind === "rename")
+              renameSync(join(dir, target), join(dir, `${target}.moved.md`));
+          } catch {
+            // the target may already be gone; that is a valid change too
+          }
         }
-      }
-      for (let pages = 0; cursor !== null && pages < 100; pages++) {
-        const next = await page(tree.name, { ...query, limit: Math.min(query.limit, 3) }, cursor);
-        seen.push(...next.paths);
-        cursor = next.next;
-      }
-      expect(new Set(seen).size).toBe(seen.length);
-    }),
+        for (let pages = 0; cursor !== null && pages < 100; pages++) {
+          const next = await page(tree.name, { ...query, limit: Math.min(query.limit, 3) }, cursor);
+          seen.push(...next.paths);
+          cursor = next.next;
+        }
+        expect(new Set(seen).size).toBe(seen.length);
+      },
+    ),
     { numRuns: 25 },
   );
 });

@@ -1,12 +1,9 @@
 /**
  * Turning listed entries into ranked matches: lstat, the time filter, the cursor position and a
- * bounded top-k, in one place.
- *
- * `collectorProgram` is deliberately self-contained (no imports, no outer names; `lstat` comes in
- * as a parameter): its source text is also the program of the stat worker (`stat-worker.ts`), so
- * the main thread and the worker run the very same code. Keep it that way when editing.
+ * bounded top-k, in one place. The main thread and the stat worker thread
+ * (`stat-worker-thread.ts`) both import this module, so both sides filter and rank identically.
  */
-import type { lstatSync } from "node:fs";
+import type { StatEntry } from "./entry-stat.ts";
 
 export type SortOrder = "time_desc" | "time_asc" | "path_asc";
 
@@ -44,128 +41,128 @@ export interface Collected {
 }
 
 export interface Collector {
-  /** Entries of one directory: `names[i]` is a directory when `directories[i]`. */
-  add(absolutePrefix: string, relativePrefix: string, names: string[], directories: boolean[]): void;
+  /**
+   * Entries of one directory: `names[i]` is a directory when `directories[i]`. The directory is
+   * open as `fd` (-1 on path walks) and reachable as `directoryPrefix` without resolving it again
+   * from the root (see `directories.ts`).
+   */
+  add(fd: number, directoryPrefix: string, relativePrefix: string, names: string[], directories: boolean[]): void;
   merge(other: Collected): void;
   result(): Collected;
 }
 
-export function collectorProgram(lstat: typeof lstatSync) {
-  /**
-   * The total order: every sort ends with the path, so no two entries tie. Unknown times come
-   * after all known ones in both time orders, so paging over them stays deterministic.
-   */
-  function comparatorFor(sort: SortOrder): (a: Position, b: Position) => number {
-    const byPath = (a: Position, b: Position) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-    if (sort === "path_asc") return byPath;
-    const direction = sort === "time_desc" ? -1 : 1;
-    return (a, b) => {
-      if (a.time !== b.time) {
-        if (a.time === null) return 1;
-        if (b.time === null) return -1;
-        return direction * (a.time - b.time);
+/**
+ * The total order: every sort ends with the path, so no two entries tie. Unknown times come
+ * after all known ones in both time orders, so paging over them stays deterministic.
+ */
+export function comparatorFor(sort: SortOrder): (a: Position, b: Position) => number {
+  const byPath = (a: Position, b: Position) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  if (sort === "path_asc") return byPath;
+  const direction = sort === "time_desc" ? -1 : 1;
+  return (a, b) => {
+    if (a.time !== b.time) {
+      if (a.time === null) return 1;
+      if (b.time === null) return -1;
+      return direction * (a.time - b.time);
+    }
+    return byPath(a, b);
+  };
+}
+
+/**
+ * Keeps the first `capacity` items in `compare` order in O(capacity) memory: a max-heap whose
+ * top is the worst item kept, so an item that does not qualify costs one comparison.
+ */
+export class TopK<T> {
+  readonly heap: T[] = [];
+  offered = 0;
+  constructor(
+    readonly capacity: number,
+    readonly compare: (a: T, b: T) => number,
+  ) {}
+
+  offer(item: T): void {
+    this.offered++;
+    const heap = this.heap;
+    if (heap.length < this.capacity) {
+      heap.push(item);
+      let index = heap.length - 1;
+      while (index > 0) {
+        const parent = (index - 1) >> 1;
+        if (this.compare(heap[index], heap[parent]) <= 0) break;
+        [heap[index], heap[parent]] = [heap[parent], heap[index]];
+        index = parent;
       }
-      return byPath(a, b);
-    };
-  }
-
-  /**
-   * Keeps the first `capacity` items in `compare` order in O(capacity) memory: a max-heap whose
-   * top is the worst item kept, so an item that does not qualify costs one comparison.
-   */
-  class TopK<T> {
-    readonly heap: T[] = [];
-    offered = 0;
-    constructor(
-      readonly capacity: number,
-      readonly compare: (a: T, b: T) => number,
-    ) {}
-
-    offer(item: T): void {
-      this.offered++;
-      const heap = this.heap;
-      if (heap.length < this.capacity) {
-        heap.push(item);
-        let index = heap.length - 1;
-        while (index > 0) {
-          const parent = (index - 1) >> 1;
-          if (this.compare(heap[index], heap[parent]) <= 0) break;
-          [heap[index], heap[parent]] = [heap[parent], heap[index]];
-          index = parent;
-        }
-      } else if (this.compare(item, heap[0]) < 0) {
-        heap[0] = item;
-        let index = 0;
-        for (;;) {
-          const left = 2 * index + 1;
-          const right = left + 1;
-          let largest = index;
-          if (left < heap.length && this.compare(heap[left], heap[largest]) > 0) largest = left;
-          if (right < heap.length && this.compare(heap[right], heap[largest]) > 0) largest = right;
-          if (largest === index) break;
-          [heap[index], heap[largest]] = [heap[largest], heap[index]];
-          index = largest;
-        }
+    } else if (this.compare(item, heap[0]) < 0) {
+      heap[0] = item;
+      let index = 0;
+      for (;;) {
+        const left = 2 * index + 1;
+        const right = left + 1;
+        let largest = index;
+        if (left < heap.length && this.compare(heap[left], heap[largest]) > 0) largest = left;
+        if (right < heap.length && this.compare(heap[right], heap[largest]) > 0) largest = right;
+        if (largest === index) break;
+        [heap[index], heap[largest]] = [heap[largest], heap[index]];
+        index = largest;
       }
     }
   }
+}
 
-  function createCollector(config: CollectorConfig): Collector {
-    const compare = comparatorFor(config.sort);
-    const best = new TopK<Candidate>(config.limit, compare);
-    const { from, to, resume, includeUnknownTime } = config;
-    const wantsCreated = config.timeField === "created";
-    let unknownTimeSkipped = 0;
-    return {
-      add(absolutePrefix, relativePrefix, names, directories) {
-        for (let i = 0; i < names.length; i++) {
-          let stats: ReturnType<typeof lstat>;
-          try {
-            stats = lstat(absolutePrefix + names[i]);
-          } catch {
-            continue; // removed or unreadable since the directory was listed
-          }
-          if (!stats || stats.isSymbolicLink()) continue; // replaced by a link since the listing
-          const modifiedMs = stats.mtimeMs;
-          const birth = stats.birthtimeMs;
-          // 0 (or nothing) means the file system keeps no birth time: "unknown", never 1970.
-          const createdMs = Number.isFinite(birth) && birth > 0 ? birth : null;
-          const time = wantsCreated ? createdMs : modifiedMs;
-          if (time === null) {
-            if (!includeUnknownTime) {
-              unknownTimeSkipped++;
-              continue;
-            }
-          } else if ((from !== null && time < from) || (to !== null && time >= to)) {
+export function createCollector(config: CollectorConfig, stat: StatEntry): Collector {
+  const compare = comparatorFor(config.sort);
+  const best = new TopK<Candidate>(config.limit, compare);
+  const { from, to, resume, includeUnknownTime } = config;
+  const wantsCreated = config.timeField === "created";
+  let unknownTimeSkipped = 0;
+  return {
+    add(fd, directoryPrefix, relativePrefix, names, directories) {
+      for (let i = 0; i < names.length; i++) {
+        let stats: ReturnType<StatEntry>;
+        try {
+          stats = stat(fd, directoryPrefix, names[i]);
+        } catch {
+          continue; // unreadable since the directory was listed
+        }
+        if (!stats || stats.isSymbolicLink) continue; // removed, or replaced by a link since the listing
+        const modifiedMs = stats.mtimeMs;
+        const birth = stats.birthtimeMs;
+        // 0 (or nothing) means the file system keeps no birth time: "unknown", never 1970.
+        const createdMs = Number.isFinite(birth) && birth > 0 ? birth : null;
+        const time = wantsCreated ? createdMs : modifiedMs;
+        if (time === null) {
+          if (!includeUnknownTime) {
+            unknownTimeSkipped++;
             continue;
           }
-          const isDirectory = directories[i];
-          const candidate: Candidate = {
-            time,
-            path: relativePrefix + names[i],
-            isDirectory,
-            sizeBytes: isDirectory ? null : stats.size,
-            modifiedMs,
-            createdMs,
-          };
-          if (resume) {
-            if (compare(candidate, resume.position) <= 0) continue; // on an earlier page
-            // Changed since paging began, so it may already have been returned under its old position.
-            if (stats.ctimeMs >= resume.since) continue;
-          }
-          best.offer(candidate);
+        } else if ((from !== null && time < from) || (to !== null && time >= to)) {
+          continue;
         }
-      },
-      merge(other) {
-        for (const candidate of other.kept) best.offer(candidate);
-        best.offered += other.offered - other.kept.length;
-        unknownTimeSkipped += other.unknownTimeSkipped;
-      },
-      result() {
-        return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped };
-      },
-    };
-  }
-
-  return { comparatorFor, TopK, createCollector };
+        const isDirectory = directories[i];
+        const candidate: Candidate = {
+          time,
+          path: relativePrefix + names[i],
+          isDirectory,
+          sizeBytes: isDirectory ? null : stats.size,
+          modifiedMs,
+          createdMs,
+        };
+        if (resume) {
+          if (compare(candidate, resume.position) <= 0) continue; // on an earlier page
+          // Changed since paging began, so it may already have been returned under its old position.
+          if (stats.ctimeMs >= resume.since) continue;
+        }
+        best.offer(candidate);
+      }
+    },
+    merge(other) {
+      for (const candidate of other.kept) best.offer(candidate);
+      best.offered += other.offered - other.kept.length;
+      unknownTimeSkipped += other.unknownTimeSkipped;
+    },
+    result() {
+      return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped };
+    },
+  };
 }

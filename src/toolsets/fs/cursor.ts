@@ -30,7 +30,13 @@ export class CursorCodec {
 
   encode(query: string, state: CursorState): string {
     const payload = Buffer.from(
-      JSON.stringify({ v: VERSION, q: fingerprint(query), t: state.position.time, p: state.position.path, s: state.since }),
+      JSON.stringify({
+        v: VERSION,
+        q: fingerprint(query),
+        t: state.position.time,
+        p: state.position.path,
+        s: state.since,
+      }),
     ).toString("base64url");
     return `${payload}.${this.sign(payload)}`;
   }
@@ -42,7 +48,8 @@ export class CursorCodec {
     // Compared as text: base64url decoding would ignore stray trailing characters.
     const given = Buffer.from(cursor.slice(dot + 1));
     const expected = Buffer.from(this.sign(payload));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, message: CURSOR_TAMPERED };
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return { ok: false, message: CURSOR_TAMPERED };
     let data: { v?: unknown; q?: unknown; t?: unknown; p?: unknown; s?: unknown };
     try {
       data = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
@@ -73,7 +80,9 @@ export function cursorKey(secret: string | undefined, stable: boolean): Uint8Arr
   // key from the machine and user. Forging one only lets a caller skip ahead in its own results
   // (containment is checked on every call), so this protects against accidental edits.
   if (stable) {
-    return createHash("sha256").update(`mcpkit fs cursor\0${hostname()}\0${process.getuid?.() ?? ""}`).digest();
+    return createHash("sha256")
+      .update(`mcpkit fs cursor\0${hostname()}\0${process.getuid?.() ?? ""}`)
+      .digest();
   }
   return crypto.getRandomValues(new Uint8Array(32));
 }

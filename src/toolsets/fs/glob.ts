@@ -1,22 +1,35 @@
 /**
  * fast-glob's own matching, applied to our walk.
  *
- * We walk the tree ourselves (no symlinks, bounded memory, a time budget), but `glob` must mean
- * exactly what it means to fast-glob. So we build fast-glob's tasks and its entry and deep filters
- * (the code `fg.glob` runs) and ask them about each entry, with fast-glob's default options
- * (`dot: false`, braces, extglobs, globstar, case-sensitive) relative to the start path.
+ * We walk the tree ourselves (no symlinks, bounded memory, a time budget, descriptor-anchored),
+ * but `glob` must mean exactly what it means to fast-glob. So we build fast-glob's tasks with its
+ * public `generateTasks`, and ask its entry and deep filters (the code `fg.glob` runs) about each
+ * entry, with fast-glob's default options (`dot: false`, braces, extglobs, globstar,
+ * case-sensitive) relative to the start path.
+ *
+ * The two filters and `Settings` are not public API: they live in fast-glob's `out/` modules. They
+ * are used here only, with fast-glob pinned to an exact version in package.json, and
+ * test/fs/glob.test.ts compares our matches with `fg.sync` on a real tree for a table of patterns,
+ * so any drift in a fast-glob upgrade fails a test instead of changing results. Reimplementing the
+ * filters on micromatch would not be more public: micromatch is fast-glob's dependency, not ours.
  */
 import type { Dirent } from "node:fs";
-import type { Task } from "fast-glob/out/managers/tasks.js";
+import { posix } from "node:path";
+import fg from "fast-glob";
 import type { EntryFilterFunction, MicromatchOptions } from "fast-glob/out/types/index.js";
+import { checkGlobCost } from "./glob-limits.ts";
 
 // fast-glob's internals are CommonJS modules exporting `default`. require() reads them the same way
 // from the sources and from the compiled binary, where a default import resolves differently.
-const { generate } = require("fast-glob/out/managers/tasks.js") as typeof import("fast-glob/out/managers/tasks.js");
-const DeepFilter = (require("fast-glob/out/providers/filters/deep.js") as typeof import("fast-glob/out/providers/filters/deep.js")).default;
-const EntryFilter = (require("fast-glob/out/providers/filters/entry.js") as typeof import("fast-glob/out/providers/filters/entry.js")).default;
+const DeepFilter = (
+  require("fast-glob/out/providers/filters/deep.js") as typeof import("fast-glob/out/providers/filters/deep.js")
+).default;
+const EntryFilter = (
+  require("fast-glob/out/providers/filters/entry.js") as typeof import("fast-glob/out/providers/filters/entry.js")
+).default;
 const Settings = (require("fast-glob/out/settings.js") as typeof import("fast-glob/out/settings.js")).default;
-const { isAbsolute: isAbsolutePattern } = require("fast-glob/out/utils/pattern.js") as typeof import("fast-glob/out/utils/pattern.js");
+
+const OPTIONS = { unique: false, onlyFiles: false, followSymbolicLinks: false } as const;
 
 export interface GlobMatcher {
   /** Whether the entry at `path` (relative to the start, `/`-separated) is a match. */
@@ -39,14 +52,16 @@ export function compileGlob(text: string): GlobMatcher | string {
   // fast-glob echoes a leading "./" in its output paths; ours are root-relative, so drop it.
   const pattern = text.replace(/^(\.\/)+/, "");
   if (pattern.trim() === "") return "'glob' must not be empty; omit it to match every entry.";
-  if (isAbsolutePattern(pattern) || /^[A-Za-z]:[\\/]/.test(pattern)) {
+  const tooCostly = checkGlobCost(pattern);
+  if (tooCostly) return tooCostly;
+  if (posix.isAbsolute(pattern) || /^[A-Za-z]:[\\/]/.test(pattern)) {
     return `'glob' must be relative to the start path (got an absolute pattern "${pattern}"); use e.g. "**/*.md" and set 'path' to choose the directory.`;
   }
   if (/(^|\/)\.\.(\/|$)/.test(pattern)) {
     return `'glob' must not contain '..' segments (got "${pattern}"); patterns only match below the start path.`;
   }
   // Everything else is fast-glob's business: an unusual pattern simply matches nothing, as with fg.glob.
-  const settings = new Settings({ unique: false, onlyFiles: false, followSymbolicLinks: false });
+  const settings = new Settings(OPTIONS);
   const micromatchOptions: MicromatchOptions = {
     dot: settings.dot,
     matchBase: settings.baseNameMatch,
@@ -59,7 +74,7 @@ export function compileGlob(text: string): GlobMatcher | string {
   };
   const entryFilter = new EntryFilter(settings, micromatchOptions);
   const deepFilter = new DeepFilter(settings, micromatchOptions);
-  const tasks: CompiledTask[] = generate([pattern], settings).map((task: Task) => {
+  const tasks: CompiledTask[] = fg.generateTasks([pattern], OPTIONS).map((task) => {
     const base = task.base === "." ? "" : task.base;
     return {
       base,
@@ -93,4 +108,14 @@ class FastGlobMatcher implements GlobMatcher {
 
 function isBelow(path: string, base: string): boolean {
   return base === "" || path.startsWith(`${base}/`);
+}
+
+/**
+ * The hint for a recursive search whose glob has no "/" and matched nothing: fast-glob anchors
+ * such a pattern to the start directory, which surprises callers who expect find's -name.
+ */
+export function depthHint(glob: string): string | undefined {
+  const pattern = glob.replace(/^(\.\/)+/, "");
+  if (pattern.includes("/")) return undefined;
+  return `'glob' "${pattern}" only matches entries directly in the start directory; use "**/${pattern}" to match at any depth.`;
 }

@@ -1,5 +1,5 @@
 /**
- * The `fs` toolset module: options, configuration and the toolset (`fs.search_by_time`).
+ * The `fs` toolset module: options, configuration and the toolset (`fs_search_by_time`).
  */
 import { delimiter } from "node:path";
 import * as v from "valibot";
@@ -7,18 +7,46 @@ import { ConfigError, describeOption, integerOption, type OptionSpec, readOption
 import { defineToolsetModule, type Runtime } from "../../core/toolset-module.ts";
 import { CursorCodec, cursorKey } from "./cursor.ts";
 import { type AllowedRoot, resolveRoot } from "./roots.ts";
+import { searchByTimeTool } from "./search-by-time-tool.ts";
 import type { SearchLimits } from "./search.ts";
 import { StatWorker } from "./stat-worker.ts";
-import { searchByTimeTool } from "./tool.ts";
 
 export const DEFAULT_MAX_DEPTH = 64;
 export const DEFAULT_TIME_BUDGET_MS = 20_000;
 
+export const rootOption = {
+  name: "root",
+  env: "MCPKIT_ROOTS",
+  kind: "list",
+  valueName: "DIR",
+  help: `directory fs_search_by_time may search; MCPKIT_ROOTS lists several separated by "${delimiter}"`,
+} as const satisfies OptionSpec;
+
 const options = [
-  { name: "root", env: "MCPKIT_ROOTS", kind: "list", valueName: "DIR", help: `directory fs.search_by_time may search; MCPKIT_ROOTS lists several separated by "${delimiter}"` },
-  { name: "fs-max-depth", env: "MCPKIT_FS_MAX_DEPTH", kind: "string", valueName: "N", help: "deepest directory level below the start path that fs.search_by_time reads", defaultText: String(DEFAULT_MAX_DEPTH) },
-  { name: "fs-time-budget-ms", env: "MCPKIT_FS_TIME_BUDGET_MS", kind: "string", valueName: "MS", help: "time one fs.search_by_time call may walk before returning partial results", defaultText: String(DEFAULT_TIME_BUDGET_MS) },
-  { name: "fs-cursor-secret", env: "MCPKIT_FS_CURSOR_SECRET", kind: "string", valueName: "SECRET", help: "key that signs page cursors, so several server instances accept each other's (default: random per process)" },
+  rootOption,
+  {
+    name: "fs-max-depth",
+    env: "MCPKIT_FS_MAX_DEPTH",
+    kind: "string",
+    valueName: "N",
+    help: "deepest directory level below the start path that fs_search_by_time reads",
+    defaultText: String(DEFAULT_MAX_DEPTH),
+  },
+  {
+    name: "fs-time-budget-ms",
+    env: "MCPKIT_FS_TIME_BUDGET_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "time one fs_search_by_time call may take (walk included) before returning partial results",
+    defaultText: String(DEFAULT_TIME_BUDGET_MS),
+  },
+  {
+    name: "fs-cursor-secret",
+    env: "MCPKIT_FS_CURSOR_SECRET",
+    kind: "string",
+    valueName: "SECRET",
+    help: "key that signs page cursors, so several server instances accept each other's (default: random per process)",
+  },
 ] as const satisfies readonly OptionSpec[];
 
 const optionSchema = v.object({
@@ -34,9 +62,13 @@ export interface FsConfig {
   cursorSecret: string | undefined;
 }
 
+/** Why fs is off over HTTP without --root: client roots describe the client's machine, not this one. */
+export const HTTP_NEEDS_ROOT =
+  "--root DIR (or MCPKIT_ROOTS): over HTTP only the server's own directories are searched, never the client's roots";
+
 export const fs = defineToolsetModule<FsConfig>({
   name: "fs",
-  summary: "fs.search_by_time: find files under allowed roots by modified or created time",
+  summary: "fs_search_by_time: find files under allowed roots by modified or created time",
   options,
   configure(values, runtime) {
     const read = readOptions(optionSchema, options, values);
@@ -44,9 +76,11 @@ export const fs = defineToolsetModule<FsConfig>({
     const given = (read.root ?? []).filter((dir) => dir !== "");
     // `mcpkit call` has no client to offer roots, so it searches the current directory by default.
     if (given.length === 0 && runtime.mode === "call") given.push(runtime.cwd);
+    if (given.length === 0 && runtime.mode === "http") return { missing: HTTP_NEEDS_ROOT };
     const roots = given.map((dir) => {
       const root = resolveRoot(dir, runtime.cwd);
-      if (typeof root === "string") throw new ConfigError(`invalid ${describeOption(options[0])}: ${root}; pass an existing directory`);
+      if (typeof root === "string")
+        throw new ConfigError(`invalid ${describeOption(rootOption)}: ${root}; pass an existing directory`);
       return root;
     });
     return {
@@ -58,13 +92,17 @@ export const fs = defineToolsetModule<FsConfig>({
   create(config: FsConfig, runtime: Runtime) {
     const cursors = new CursorCodec(cursorKey(config.cursorSecret, runtime.mode === "call"));
     const hasRoots = config.roots.length > 0;
-    const helper = new StatWorker();
+    const statWorker = new StatWorker();
     return {
       name: "fs",
-      tools: [searchByTimeTool({ configured: config.roots }, config.limits, cursors, helper)],
-      close: () => helper.close(),
+      tools: [
+        searchByTimeTool({ roots: config.roots, mode: runtime.mode, limits: config.limits, cursors, statWorker }),
+      ],
+      close: () => statWorker.close(),
       // Without configured roots the tool stays listed and uses the client's roots, or says how to configure one.
-      warning: hasRoots ? undefined : "fs: no --root given; fs_search_by_time will search the client's roots, or answer with how to configure a root",
+      warning: hasRoots
+        ? undefined
+        : "fs: no --root given; fs_search_by_time will search the client's roots, or answer with how to configure a root",
     };
   },
 });

@@ -84,7 +84,8 @@ export function resolveStart(root: AllowedRoot, path: string | undefined): Start
     return `'path' "${requested}" resolves (through a symbolic link) to a location outside the root ${root.given}; only directories inside an allowed root can be searched.`;
   }
   try {
-    if (!statSync(real).isDirectory()) return `'path' "${requested}" is not a directory. Pass the directory to search in, and use 'glob' to select files.`;
+    if (!statSync(real).isDirectory())
+      return `'path' "${requested}" is not a directory. Pass the directory to search in, and use 'glob' to select files.`;
   } catch {
     return `'path' "${requested}" cannot be read.`;
   }

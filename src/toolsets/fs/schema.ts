@@ -1,6 +1,7 @@
 /**
- * Argument and result schemas of `fs.search_by_time`, written to produce exactly the JSON Schema of
- * seed 004 (§2.1.2 inputSchema, §2.1.3 outputSchema) through `@valibot/to-json-schema`.
+ * Argument and result schemas of `fs_search_by_time`, written to produce exactly the JSON Schemas
+ * of docs/contracts/fs-search-by-time.md through `@valibot/to-json-schema`; only descriptions are
+ * ours (every argument has one, so a model knows what each does).
  */
 import * as v from "valibot";
 
@@ -8,16 +9,20 @@ export const TIME_FIELDS = ["modified", "created"] as const;
 export const SORT_ORDERS = ["time_desc", "time_asc", "path_asc"] as const;
 export const MAX_LIMIT = 1000;
 
-const DATE_TIME_HINT = "must be an ISO 8601 date-time with a time zone, e.g. 2025-12-15T00:00:00Z or 2025-12-15T09:00:00+09:00";
+const DATE_TIME_HINT =
+  "must be an ISO 8601 date-time with a time zone, e.g. 2025-12-15T00:00:00Z or 2025-12-15T09:00:00+09:00";
 
 /** An ISO 8601 date-time with an explicit offset; shown as `format: "date-time"`. */
-const dateTime = (description: string) => v.optional(v.pipe(v.string(), v.isoTimestamp(DATE_TIME_HINT), v.description(description)));
+const dateTime = (description: string) =>
+  v.optional(v.pipe(v.string(), v.isoTimestamp(DATE_TIME_HINT), v.description(description)));
 
 export const searchInput = v.strictObject({
   root: v.optional(
     v.pipe(
       v.string(),
-      v.description("Search root. Must be one of the roots the server allows (allowed roots). When omitted, the default root is used."),
+      v.description(
+        "Search root. Must be one of the roots the server allows (allowed roots). When omitted, the default root is used.",
+      ),
     ),
   ),
   path: v.optional(
@@ -33,9 +38,20 @@ export const searchInput = v.strictObject({
   from: dateTime("Start of the time range (inclusive). Optional."),
   to: dateTime("End of the time range (exclusive). Optional."),
   glob: v.optional(
-    v.pipe(v.string(), v.description("Glob pattern (e.g. **/*.md). When omitted, every entry matches.")),
+    v.pipe(
+      v.string(),
+      v.description(
+        "Glob pattern relative to the start path, fast-glob syntax (e.g. **/*.md for any depth; *.md matches only the start directory). When omitted, every entry matches.",
+      ),
+    ),
   ),
-  recursive: v.optional(v.boolean(), true),
+  recursive: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description("Whether to search subdirectories too (default true); false searches only the start directory."),
+    ),
+    true,
+  ),
   maxDepth: v.optional(
     v.pipe(
       v.number(),
@@ -46,15 +62,30 @@ export const searchInput = v.strictObject({
       ),
     ),
   ),
-  includeFiles: v.optional(v.boolean(), true),
-  includeDirectories: v.optional(v.boolean(), false),
-  sort: v.optional(v.picklist(SORT_ORDERS, `must be "time_desc", "time_asc" or "path_asc"`), "time_desc"),
+  includeFiles: v.optional(
+    v.pipe(v.boolean(), v.description("Whether regular files are returned (default true).")),
+    true,
+  ),
+  includeDirectories: v.optional(
+    v.pipe(v.boolean(), v.description("Whether directories are returned (default false); their sizeBytes is null.")),
+    false,
+  ),
+  sort: v.optional(
+    v.pipe(
+      v.picklist(SORT_ORDERS, `must be "time_desc", "time_asc" or "path_asc"`),
+      v.description(
+        "Order of the matches: newest first (time_desc, default), oldest first (time_asc) or by path (path_asc).",
+      ),
+    ),
+    "time_desc",
+  ),
   limit: v.optional(
     v.pipe(
       v.number(),
       v.integer("must be a whole number"),
       v.minValue(1, `must be from 1 to ${MAX_LIMIT}`),
       v.maxValue(MAX_LIMIT, `must be from 1 to ${MAX_LIMIT}`),
+      v.description(`Matches per page, 1 to ${MAX_LIMIT} (default 100); use 'cursor' for the next page.`),
     ),
     100,
   ),

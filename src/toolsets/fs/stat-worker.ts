@@ -2,76 +2,105 @@
  * A second thread for the stat calls, which dominate a large search (one lstat per entry).
  *
  * The main thread walks and lists directories; while the worker keeps up it hands whole
- * directory listings over, otherwise it stats them itself. The worker's program is the source of
- * `collectorProgram`, so both sides filter and rank identically; it keeps its own bounded top-k
- * per job and returns it at the end, so memory stays bounded by `limit` on both sides.
- * A blob worker is used because `bun build --compile` only embeds extra worker files when they are
- * named as build entry points.
+ * directory listings over, otherwise it stats them itself. Both sides use `collector.ts`, so they
+ * filter and rank identically; the worker keeps its own bounded top-k per job and returns it at the
+ * end, so memory stays bounded by `limit` on both sides. A batch keeps its directory open
+ * (`DirectoryHandle.retain`) until the worker has finished it.
+ *
+ * The thread is its own module, `stat-worker-thread.ts`; `bun build --compile` embeds it only when
+ * it is named as an extra entry point (`bun build src/main.ts src/toolsets/fs/stat-worker-thread.ts
+ * --compile …`), as `toolsets/fs/stat-worker-thread.js` below the entry points' common folder
+ * (`src/`). Until the thread says it is ready, searches stat on the main thread, so a thread that
+ * cannot load only costs speed, never a result.
  */
 import type { Collected, CollectorConfig } from "./collector.ts";
-import { collectorProgram } from "./collector.ts";
+import type { DirectoryHandle } from "./directories.ts";
 
-const WORKER_SOURCE = `
-const { lstatSync } = require("node:fs");
-const program = (${collectorProgram.toString()})(lstatSync);
-const jobs = new Map();
-let done;
-self.onmessage = ({ data }) => {
-  if (data.type === "init") done = new Int32Array(data.shared);
-  else if (data.type === "begin") jobs.set(data.job, program.createCollector(data.config));
-  else if (data.type === "batch") {
-    jobs.get(data.job)?.add(data.absolutePrefix, data.relativePrefix, data.names, data.directories);
-    Atomics.add(done, 0, 1);
-  } else if (data.type === "end") {
-    const collector = jobs.get(data.job);
-    jobs.delete(data.job);
-    postMessage({ job: data.job, result: collector ? collector.result() : null });
-  }
-};
-`;
+/** Where the thread's module is: beside this file in the sources, under the bundle's root when compiled. */
+export function workerUrl(moduleUrl: string = import.meta.url): URL {
+  return moduleUrl.endsWith("/stat-worker.ts")
+    ? new URL("./stat-worker-thread.ts", moduleUrl)
+    : new URL("./toolsets/fs/stat-worker-thread.js", moduleUrl);
+}
+
+export type WorkerMessage =
+  | { type: "init"; shared: SharedArrayBuffer }
+  | { type: "begin"; job: number; config: CollectorConfig }
+  | {
+      type: "batch";
+      job: number;
+      fd: number;
+      directoryPrefix: string;
+      relativePrefix: string;
+      names: string[];
+      directories: boolean[];
+    }
+  | { type: "end"; job: number };
+
+export type WorkerReply = { type: "ready" } | { type: "result"; job: number; result: Collected | null };
 
 export interface StatJob {
   /** Whether the worker has at most `depth` batches waiting; read without the event loop. */
   hasRoom(depth: number): boolean;
-  post(absolutePrefix: string, relativePrefix: string, names: string[], directories: boolean[]): void;
+  post(directory: DirectoryHandle, relativePrefix: string, names: string[], directories: boolean[]): void;
   /** Batches handed over so far (for the debug log). */
   readonly batches: number;
-  /** Ends the job and returns what the worker collected. */
+  /** Ends the job and returns what the worker collected (null when the worker died). */
   finish(): Promise<Collected | null>;
 }
 
 export class StatWorker {
   private worker: Worker | undefined;
+  private ready = false;
   private unavailable = false;
   private readonly done = new Int32Array(new SharedArrayBuffer(4));
   private posted = 0;
   private nextJob = 1;
   private running = 0;
   private readonly waiting = new Map<number, (result: Collected | null) => void>();
+  /** Directories of posted batches the worker has not finished, oldest first (it works in order). */
+  private readonly inFlight: DirectoryHandle[] = [];
+  private released = 0;
 
   /** Starts a job, or returns undefined when no worker can run here (then the caller stats alone). */
   begin(config: CollectorConfig): StatJob | undefined {
     const worker = this.start();
-    if (!worker) return undefined;
+    if (!worker || !this.ready) return undefined;
     const job = this.nextJob++;
     // Referenced only while a job runs: an idle worker must not keep the process alive.
     if (this.running++ === 0) worker.ref();
-    worker.postMessage({ type: "begin", job, config });
+    this.send(worker, { type: "begin", job, config });
     let batches = 0;
     return {
       get batches() {
         return batches;
       },
-      hasRoom: (depth) => this.posted - Atomics.load(this.done, 0) <= depth,
-      post: (absolutePrefix, relativePrefix, names, directories) => {
+      hasRoom: (depth) => {
+        this.releaseFinished();
+        return this.posted - Atomics.load(this.done, 0) <= depth;
+      },
+      post: (directory, relativePrefix, names, directories) => {
+        directory.retain();
+        this.inFlight.push(directory);
         this.posted++;
         batches++;
-        worker.postMessage({ type: "batch", job, absolutePrefix, relativePrefix, names, directories });
+        this.send(worker, {
+          type: "batch",
+          job,
+          fd: directory.fd,
+          directoryPrefix: directory.prefix,
+          relativePrefix,
+          names,
+          directories,
+        });
       },
       finish: () =>
         new Promise((resolve) => {
-          this.waiting.set(job, resolve);
-          worker.postMessage({ type: "end", job });
+          this.waiting.set(job, (result) => {
+            this.releaseFinished();
+            resolve(result);
+          });
+          this.send(worker, { type: "end", job });
         }),
     };
   }
@@ -79,24 +108,48 @@ export class StatWorker {
   close(): void {
     this.worker?.terminate();
     this.worker = undefined;
+    this.ready = false;
     for (const resolve of this.waiting.values()) resolve(null);
     this.waiting.clear();
     this.running = 0;
+    // The thread is gone, so nothing uses these directories any more.
+    for (const directory of this.inFlight.splice(0)) directory.release();
+    this.released = this.posted = 0;
+    Atomics.store(this.done, 0, 0);
+  }
+
+  /** Gives back the directories of the batches the worker has finished. */
+  private releaseFinished(): void {
+    const finished = Atomics.load(this.done, 0);
+    while (this.released < finished && this.inFlight.length > 0) {
+      (this.inFlight.shift() as DirectoryHandle).release();
+      this.released++;
+    }
+  }
+
+  private send(worker: Worker, message: WorkerMessage): void {
+    worker.postMessage(message);
   }
 
   private start(): Worker | undefined {
     if (this.worker || this.unavailable) return this.worker;
     try {
-      const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
-      const worker = new Worker(url);
-      worker.onmessage = ({ data }: MessageEvent<{ job: number; result: Collected | null }>) => {
+      const worker = new Worker(workerUrl().href);
+      worker.onmessage = ({ data }: MessageEvent<WorkerReply>) => {
+        if (data.type === "ready") {
+          this.ready = true;
+          return;
+        }
         const resolve = this.waiting.get(data.job);
         this.waiting.delete(data.job);
         resolve?.(data.result);
         if (--this.running === 0) worker.unref();
       };
-      worker.onerror = () => this.close();
-      worker.postMessage({ type: "init", shared: this.done.buffer });
+      worker.onerror = () => {
+        this.close();
+        this.unavailable = true; // e.g. a build without the thread's entry point: stat on this thread
+      };
+      this.send(worker, { type: "init", shared: this.done.buffer as SharedArrayBuffer });
       worker.unref();
       this.worker = worker;
     } catch {

@@ -1,7 +1,8 @@
 /** ISO 8601 date-times in and out of `fs.search_by_time`. */
 
 // Date, time, optional fraction and a mandatory offset; the schema already checked the general shape.
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):?(\d{2})?)$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):?(\d{2})?)$/;
 
 /**
  * Milliseconds since the epoch for an ISO 8601 date-time with offset, or `undefined` when the text is

@@ -1,17 +1,24 @@
 /**
- * The directory walk: depth-first, synchronous `readdir` with file types (Bun's fastest path; no
+ * The directory walk: depth-first, synchronous listing with file types (Bun's fastest path; no
  * per-call promise overhead), never following symbolic links, skipping unreadable directories.
+ * Directories are reached through `directories.ts`: anchored to open descriptors where the
+ * platform allows it, so a directory swapped for a link mid-walk cannot lead outside the root.
  *
- * Memory holds only the directories still to visit and one directory listing at a time. The walk
- * pauses every few milliseconds so the event loop can deliver cancellation and progress
- * notifications, and it stops at the time budget.
+ * Memory holds only the directories still to visit and one directory listing at a time;
+ * descriptors stay O(depth). The walk pauses every few milliseconds so the event loop can deliver
+ * cancellation, progress and other requests, and it stops at the call's deadline.
  */
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import type { Dirent } from "node:fs";
+import { type DirectoryAccess, type DirectoryHandle, directoryAccess } from "./directories.ts";
 import type { GlobMatcher } from "./glob.ts";
 
 export interface WalkRequest {
-  /** Real absolute path of the start directory. */
+  /** Real absolute path of the root. */
+  root: string;
+  /** The start directory relative to the root (`/`-separated, no links; "" for the root). */
   start: string;
+  /** How directories are opened; default: the platform's (see `directories.ts`). */
+  access?: DirectoryAccess;
   /** Deepest level reported; direct children of the start are level 1. */
   maxDepth: number;
   /** Whether `maxDepth` is the server's limit rather than the caller's (decides `depthLimited`). */
@@ -19,15 +26,17 @@ export interface WalkRequest {
   glob: GlobMatcher | undefined;
   includeFiles: boolean;
   includeDirectories: boolean;
-  budgetMs: number;
+  /** `performance.now()` value at which the call's time budget runs out. */
+  deadline: number;
   signal: AbortSignal;
   /** Called with the entries scanned so far, at most every PROGRESS_INTERVAL_MS. */
   onProgress?(scanned: number): void;
   /**
    * Receives the entries of one directory that are of a wanted type and match the glob (at most
-   * BATCH_SIZE at a time): `names[i]` is a directory when `directories[i]`.
+   * BATCH_SIZE at a time): `names[i]` is a directory when `directories[i]`. The directory stays
+   * open for the duration of the call; `retain()` it to use it later (then `release()` it).
    */
-  accept(absolutePrefix: string, relativePrefix: string, names: string[], directories: boolean[]): void;
+  accept(directory: DirectoryHandle, relativePrefix: string, names: string[], directories: boolean[]): void;
 }
 
 export interface WalkOutcome {
@@ -38,35 +47,77 @@ export interface WalkOutcome {
   /** Directories below the server's maximum depth were not read. */
   depthLimited: boolean;
   cancelled: boolean;
+  /** Directories that could not be opened or listed (permissions, or gone), skipped as find does. */
+  unreadableDirectories: number;
+  /** The start directory itself could not be opened (it changed since it was checked). */
+  startUnreadable: boolean;
 }
 
 export const PROGRESS_INTERVAL_MS = 100;
 /** How long the walk may hold the event loop before letting other work (cancellation) in. */
 const SLICE_MS = 15;
-/** Entries between two clock reads. */
+/** Entries between two clock reads; fewer with a glob, whose matching costs more per entry. */
 const CHECK_EVERY = 256;
+const CHECK_EVERY_WITH_GLOB = 32;
 /** Largest batch handed to `accept`, so a huge directory is still processed in slices. */
 const BATCH_SIZE = 512;
 
 interface PendingDirectory {
-  absolute: string;
+  /** The open parent; this entry holds one reference to it. */
+  parent: DirectoryHandle;
+  name: string;
   relative: string;
   level: number;
 }
 
 export async function walk(request: WalkRequest): Promise<WalkOutcome> {
-  const outcome: WalkOutcome = { scannedFiles: 0, scannedDirectories: 0, budgetExhausted: false, depthLimited: false, cancelled: false };
+  const outcome: WalkOutcome = {
+    scannedFiles: 0,
+    scannedDirectories: 0,
+    budgetExhausted: false,
+    depthLimited: false,
+    cancelled: false,
+    unreadableDirectories: 0,
+    startUnreadable: false,
+  };
+  if (request.maxDepth < 1) return outcome;
+  const access = request.access ?? directoryAccess();
+  let start: DirectoryHandle;
+  try {
+    start = access.openStart(request.root, request.start);
+  } catch {
+    outcome.startUnreadable = true;
+    return outcome;
+  }
+  const pending: PendingDirectory[] = [];
+  try {
+    await visit(request, access, start, pending, outcome);
+  } finally {
+    // Cancelled, out of time or failed: whatever is still waiting gives its parent back.
+    for (const directory of pending) directory.parent.release();
+  }
+  return outcome;
+}
+
+/** The walk proper; `pending` is the caller's so it can release what is left when this stops. */
+async function visit(
+  request: WalkRequest,
+  access: DirectoryAccess,
+  start: DirectoryHandle,
+  pending: PendingDirectory[],
+  outcome: WalkOutcome,
+): Promise<void> {
   const { glob, includeFiles, includeDirectories, maxDepth, signal } = request;
-  const started = performance.now();
-  let sliceStarted = started;
-  let lastProgress = started;
-  let untilCheck = CHECK_EVERY;
+  const checkEvery = glob ? CHECK_EVERY_WITH_GLOB : CHECK_EVERY;
+  let sliceStarted = performance.now();
+  let lastProgress = sliceStarted;
+  let untilCheck = checkEvery;
 
   /** Returns false when the walk must stop. Yields to the event loop when the slice is used up. */
   const checkpoint = async (): Promise<boolean> => {
-    untilCheck = CHECK_EVERY;
+    untilCheck = checkEvery;
     const now = performance.now();
-    if (now - started >= request.budgetMs) {
+    if (now >= request.deadline) {
       outcome.budgetExhausted = true;
       return false;
     }
@@ -85,34 +136,57 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
     return true;
   };
 
-  if (maxDepth < 1) return outcome;
-  const pending: PendingDirectory[] = [{ absolute: request.start, relative: "", level: 0 }];
-  while (pending.length > 0) {
-    const directory = pending.pop() as PendingDirectory;
-    let entries: Dirent[];
+  let current: DirectoryHandle | undefined = start;
+  let relative = "";
+  let level = 0;
+  for (;;) {
+    const directory = current;
+    let entries: Dirent[] | undefined;
     try {
-      // A directory swapped for a symbolic link since it was listed would lead outside the root.
-      // (Closing this race fully needs openat with O_NOFOLLOW, which Node's fs API lacks.)
-      if (directory.level > 0 && lstatSync(directory.absolute).isSymbolicLink()) continue;
-      entries = readdirSync(directory.absolute, { withFileTypes: true });
+      entries = access.list(directory);
     } catch {
-      continue; // unreadable (permissions) or gone since it was listed: skip, as find does
+      outcome.unreadableDirectories++;
     }
+    try {
+      if (entries && !(await listEntries(directory, relative, level, entries))) return;
+    } finally {
+      directory.release();
+    }
+    if (!(await checkpoint())) return;
+    current = undefined;
+    while (!current && pending.length > 0) {
+      const next = pending.pop() as PendingDirectory;
+      current = access.openChild(next.parent, next.name);
+      next.parent.release();
+      if (!current) outcome.unreadableDirectories++;
+      relative = next.relative;
+      level = next.level;
+    }
+    if (!current) return;
+  }
+
+  /** Sorts one listing into pending directories and accepted entries; false when the walk must stop. */
+  async function listEntries(
+    directory: DirectoryHandle,
+    relative: string,
+    parentLevel: number,
+    entries: Dirent[],
+  ): Promise<boolean> {
     outcome.scannedDirectories++;
-    const level = directory.level + 1;
-    const prefix = directory.relative === "" ? "" : `${directory.relative}/`;
-    const absolutePrefix = directory.absolute.endsWith("/") ? directory.absolute : `${directory.absolute}/`;
+    const level = parentLevel + 1;
+    const prefix = relative === "" ? "" : `${relative}/`;
     let names: string[] = [];
     let kinds: boolean[] = [];
     for (const entry of entries) {
-      if (--untilCheck === 0 && !(await checkpoint())) return outcome;
+      if (--untilCheck === 0 && !(await checkpoint())) return false;
       if (entry.isSymbolicLink()) continue; // never followed, never reported
       const isDirectory = entry.isDirectory();
       if (isDirectory) {
         if (level < maxDepth) {
-          const relative = prefix + entry.name;
-          if (!glob || glob.mayMatchBelow(relative, entry)) {
-            pending.push({ absolute: absolutePrefix + entry.name, relative, level });
+          const childRelative = prefix + entry.name;
+          if (!glob || glob.mayMatchBelow(childRelative, entry)) {
+            directory.retain();
+            pending.push({ parent: directory, name: entry.name, relative: childRelative, level });
           }
         } else if (request.maxDepthIsServerLimit && (!glob || glob.mayMatchBelow(prefix + entry.name, entry))) {
           outcome.depthLimited = true;
@@ -126,13 +200,12 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
       names.push(entry.name);
       kinds.push(isDirectory);
       if (names.length === BATCH_SIZE) {
-        request.accept(absolutePrefix, prefix, names, kinds);
+        request.accept(directory, prefix, names, kinds);
         names = [];
         kinds = [];
       }
     }
-    if (names.length > 0) request.accept(absolutePrefix, prefix, names, kinds);
-    if (!(await checkpoint())) return outcome;
+    if (names.length > 0) request.accept(directory, prefix, names, kinds);
+    return true;
   }
-  return outcome;
 }

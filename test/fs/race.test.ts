@@ -1,0 +1,133 @@
+/**
+ * Issue 10, F1: a directory swapped for a symbolic link during a walk must never lead outside the
+ * root. A separate process flips `root/d` between a real directory and a link to a directory
+ * outside every ~3 ms while searches run through a real server; entries of the outside directory
+ * carry a unique marker name, and none may ever be reported.
+ *
+ * MCPKIT_RACE_SECONDS sets how long the server is raced (default 10; CI runs 20). A short control
+ * run of the old by-path walk under the same flipping shows that the race is really exercised.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
+import { walk } from "../../src/toolsets/fs/walk.ts";
+import { type RunningServer, startStdioServer } from "../support/mcp.ts";
+
+const RACE_SECONDS = Number(process.env.MCPKIT_RACE_SECONDS ?? 10);
+const CONTROL_SECONDS = 2;
+const MARKER = `MARKER-${crypto.randomUUID()}`;
+const SUBDIRECTORIES = 20;
+
+let base: string;
+let root: string;
+let flipper: ReturnType<typeof Bun.spawn> | undefined;
+let server: RunningServer;
+
+// The flipper: d is a directory, then (parked inside the root) replaced by a link to `outside`, and back.
+const FLIPPER = `
+const { renameSync, symlinkSync, unlinkSync } = require("node:fs");
+const [root, outside] = process.argv.slice(-2);
+const d = root + "/d", parked = root + "/parked";
+let flips = 0;
+setInterval(() => {
+  try {
+    if (flips % 2 === 0) { renameSync(d, parked); symlinkSync(outside, d); }
+    else { unlinkSync(d); renameSync(parked, d); }
+    flips++;
+  } catch {}
+}, 3);
+`;
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), "mcpkit-fs-race-"));
+  root = join(base, "root");
+  const outside = join(base, "outside");
+  for (const side of [join(root, "d"), outside]) {
+    for (let i = 0; i < SUBDIRECTORIES; i++) {
+      mkdirSync(join(side, `sub${i}`), { recursive: true });
+      for (let f = 0; f < 10; f++)
+        writeFileSync(join(side, `sub${i}`, side === outside ? `${MARKER}-${f}` : `inside-${f}`), "x");
+    }
+    writeFileSync(join(side, side === outside ? MARKER : "inside"), "x");
+  }
+  server = await startStdioServer({ args: ["--toolsets", "fs", "--root", root] });
+  flipper = Bun.spawn([process.execPath, "-e", FLIPPER, root, outside], { stdout: "ignore", stderr: "ignore" });
+});
+afterAll(async () => {
+  flipper?.kill();
+  await flipper?.exited;
+  await server?.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+/** In-process walks for `seconds`: how many ran and how many marker entries they saw. */
+async function raceWalks(access: DirectoryAccess, seconds: number): Promise<{ walks: number; outside: number }> {
+  let walks = 0;
+  let outside = 0;
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
+    walks++;
+    await walk({
+      root,
+      start: "",
+      access,
+      maxDepth: 64,
+      maxDepthIsServerLimit: false,
+      glob: undefined,
+      includeFiles: true,
+      includeDirectories: true,
+      deadline: performance.now() + 5_000,
+      signal: new AbortController().signal,
+      accept: (directory, rel, names) => {
+        for (const name of names) if (name.includes(MARKER)) outside++;
+        // Stat through the walk's handle as the search does, so a leak through stat would count too.
+        void directory.prefix;
+        void rel;
+      },
+    });
+    await Bun.sleep(1);
+  }
+  return { walks, outside };
+}
+
+test(
+  `searches raced for ${RACE_SECONDS} s by a directory/link flip every 3 ms report nothing from outside the root`,
+  async () => {
+    let searches = 0;
+    let outside = 0;
+    let inside = 0;
+    const until = performance.now() + RACE_SECONDS * 1000;
+    while (performance.now() < until) {
+      const result = (await server.client.callTool({
+        name: "fs_search_by_time",
+        arguments: { timeField: "modified", includeDirectories: true, limit: 1000, sort: "path_asc" },
+      })) as { structuredContent?: { matches: { path: string }[] } };
+      searches++;
+      for (const match of result.structuredContent?.matches ?? []) {
+        if (match.path.includes(MARKER)) outside++;
+        else inside++;
+      }
+    }
+    console.error(
+      `race: ${searches} searches through the server in ${RACE_SECONDS} s, ${outside} entries from outside, ${inside} inside`,
+    );
+    expect(searches).toBeGreaterThan(RACE_SECONDS * 5);
+    expect(inside).toBeGreaterThan(0);
+    expect(outside).toBe(0);
+  },
+  (RACE_SECONDS + 20) * 1000,
+);
+
+test("in-process: the anchored walk sees nothing outside, while the old by-path walk does under the same race", async () => {
+  const anchored = await raceWalks(directoryAccess(), CONTROL_SECONDS);
+  const byPath = await raceWalks(pathAccess(), CONTROL_SECONDS);
+  console.error(
+    `race in process, ${CONTROL_SECONDS} s each: ${directoryAccess().kind} walk ${anchored.walks} walks / ${anchored.outside} outside; by-path walk ${byPath.walks} walks / ${byPath.outside} outside`,
+  );
+  expect(anchored.walks).toBeGreaterThan(10);
+  if (directoryAccess().kind === "descriptor") expect(anchored.outside).toBe(0);
+  // The control: the race is real (the by-path walk is what Windows still uses).
+  expect(byPath.outside).toBeGreaterThan(0);
+}, 30_000);

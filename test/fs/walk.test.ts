@@ -1,0 +1,159 @@
+/**
+ * The walk itself, in process, with both ways of reaching directories (descriptor-anchored where the
+ * platform allows it, by path elsewhere): depth, links, and descriptors held O(depth) and all
+ * released when the walk ends, is cancelled or runs out of time.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
+import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+
+const anchored = directoryAccess();
+const accesses: [string, DirectoryAccess][] = [
+  ["descriptor-anchored", anchored],
+  ["by path", pathAccess()],
+];
+const openDescriptors = () => readdirSync("/proc/self/fd").length;
+const hasProc = existsSync("/proc/self/fd");
+
+let base: string;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), "mcpkit-fs-walk-"));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+function request(root: string, overrides: Partial<WalkRequest> = {}): WalkRequest {
+  return {
+    root,
+    start: "",
+    maxDepth: Number.POSITIVE_INFINITY,
+    maxDepthIsServerLimit: false,
+    glob: undefined,
+    includeFiles: true,
+    includeDirectories: false,
+    deadline: performance.now() + 10_000,
+    signal: new AbortController().signal,
+    accept: () => {},
+    ...overrides,
+  };
+}
+
+test.skipIf(process.platform !== "linux")("Linux walks are anchored to descriptors", () => {
+  expect(anchored.kind).toBe("descriptor");
+});
+
+describe.each(accesses)("%s", (_name, access) => {
+  test("maxDepth counts levels below the start; symlinks are neither followed nor reported", async () => {
+    const root = join(base, `depth-${access.kind}`);
+    for (const file of ["a", "d1/b", "d1/d2/c", "d1/d2/d3/d"]) {
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      writeFileSync(join(root, file), "x");
+    }
+    symlinkSync(join(root, "d1"), join(root, "link"));
+    const run = async (maxDepth: number, start = "") => {
+      const found: string[] = [];
+      const outcome = await walk(
+        request(root, {
+          start,
+          maxDepth,
+          maxDepthIsServerLimit: true,
+          access,
+          accept: (_directory, rel, batch) => found.push(...batch.map((name) => rel + name)),
+        }),
+      );
+      return { found: found.sort(), depthLimited: outcome.depthLimited };
+    };
+    expect(await run(0)).toEqual({ found: [], depthLimited: false });
+    expect(await run(1)).toEqual({ found: ["a"], depthLimited: true });
+    expect(await run(2)).toEqual({ found: ["a", "d1/b"], depthLimited: true });
+    expect(await run(Number.POSITIVE_INFINITY)).toEqual({
+      found: ["a", "d1/b", "d1/d2/c", "d1/d2/d3/d"],
+      depthLimited: false,
+    });
+    expect((await run(Number.POSITIVE_INFINITY, "d1/d2")).found).toEqual(["c", "d3/d"]);
+    expect(access.openCount).toBe(0);
+  });
+});
+
+describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () => {
+  const FANOUT = 4;
+  const DEPTH = 5; // 4 + 16 + … + 1024 = 1364 directories
+  let tree: string;
+  beforeAll(() => {
+    tree = join(base, "wide");
+    const build = (dir: string, level: number) => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "f"), "x");
+      if (level < DEPTH) for (let i = 0; i < FANOUT; i++) build(join(dir, `c${i}`), level + 1);
+    };
+    build(tree, 0);
+  });
+
+  test("a whole walk holds O(depth) descriptors and gives every one back", async () => {
+    const before = openDescriptors();
+    let most = 0;
+    let files = 0;
+    const outcome = await walk(
+      request(tree, {
+        accept: (_directory, _rel, names) => {
+          files += names.length;
+          most = Math.max(most, anchored.openCount);
+        },
+      }),
+    );
+    expect(outcome.scannedDirectories).toBe(1365);
+    expect(files).toBe(1365);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(DEPTH + 2);
+    expect(anchored.openCount).toBe(0);
+    expect(openDescriptors()).toBe(before);
+  });
+
+  test("cancellation, the deadline and a failing consumer release every descriptor", async () => {
+    const before = openDescriptors();
+    const controller = new AbortController();
+    let batches = 0;
+    const cancelled = await walk(
+      request(tree, {
+        signal: controller.signal,
+        accept: () => {
+          if (++batches === 50) controller.abort();
+        },
+      }),
+    );
+    // The walk notices the abort at its next checkpoint (every directory at the latest).
+    expect(cancelled.cancelled).toBe(true);
+    expect(anchored.openCount).toBe(0);
+
+    let batchesBeforeDeadline = 0;
+    const deadline = performance.now() + 5;
+    const outOfTime = await walk(
+      request(tree, {
+        deadline,
+        accept: () => {
+          batchesBeforeDeadline++;
+          while (performance.now() < deadline) {} // the deadline passes mid-walk, with directories still pending
+        },
+      }),
+    );
+    expect(outOfTime.budgetExhausted).toBe(true);
+    expect(outOfTime.scannedDirectories).toBeLessThan(1365);
+    expect(batchesBeforeDeadline).toBeGreaterThan(0);
+    expect(anchored.openCount).toBe(0);
+
+    let calls = 0;
+    await expect(
+      walk(
+        request(tree, {
+          accept: () => {
+            if (++calls === 100) throw new Error("consumer failed");
+          },
+        }),
+      ),
+    ).rejects.toThrow("consumer failed");
+    expect(anchored.openCount).toBe(0);
+    expect(openDescriptors()).toBe(before);
+  });
+});
