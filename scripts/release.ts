@@ -20,7 +20,14 @@ import { packArchive } from "./release/archive.ts";
 import { sha256File, sha256sums } from "./release/checksums.ts";
 import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
-import { archiveName, archiveStem, binaryName, downloadUrl, readVersion, releaseRepository } from "./release/project.ts";
+import {
+  archiveName,
+  archiveStem,
+  binaryName,
+  downloadUrl,
+  readVersion,
+  releaseRepository,
+} from "./release/project.ts";
 
 const PROJECT_DIR = resolve(import.meta.dir, "..");
 const DOCUMENTS = ["README.md", "LICENSE"];
@@ -31,14 +38,23 @@ export function parseTargets(value: string, host: TargetName | null = hostTarget
   const wanted = value.trim();
   if (wanted === "all") return [...TARGET_NAMES];
   if (wanted === "host") {
-    if (!host) throw new Error(`--targets host: mcpkit has no release target for ${process.platform}-${process.arch}; name targets explicitly`);
+    if (!host)
+      throw new Error(
+        `--targets host: mcpkit has no release target for ${process.platform}-${process.arch}; name targets explicitly`,
+      );
     return [host];
   }
-  const names = wanted.split(",").map((name) => name.trim()).filter(Boolean);
-  if (names.length === 0) throw new Error(`--targets is empty; use all, host, or a comma list of ${TARGET_NAMES.join(", ")}`);
+  const names = wanted
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new Error(`--targets is empty; use all, host, or a comma list of ${TARGET_NAMES.join(", ")}`);
   for (const name of names) {
     if (!(TARGET_NAMES as string[]).includes(name)) {
-      throw new Error(`--targets: unknown target "${name}"; use all, host, or a comma list of ${TARGET_NAMES.join(", ")}`);
+      throw new Error(
+        `--targets: unknown target "${name}"; use all, host, or a comma list of ${TARGET_NAMES.join(", ")}`,
+      );
     }
   }
   return [...new Set(names)] as TargetName[];
@@ -55,7 +71,10 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
   const repository = releaseRepository(process.env);
   const documents = DOCUMENTS.map((name) => join(PROJECT_DIR, name));
   for (const document of documents) {
-    if (!existsSync(document)) throw new Error(`${relative(PROJECT_DIR, document)} is missing; every release archive carries it, so add it first`);
+    if (!existsSync(document))
+      throw new Error(
+        `${relative(PROJECT_DIR, document)} is missing; every release archive carries it, so add it first`,
+      );
   }
 
   mkdirSync(outDir, { recursive: true });
@@ -82,19 +101,28 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
       const sha256 = await sha256File(archive);
       built.push({ target, archive, sha256 });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      console.error(`${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB  ${seconds} s`);
+      console.error(
+        `${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB  ${seconds} s`,
+      );
     }
   } finally {
     rmSync(buildDir, { recursive: true, force: true });
   }
 
-  writeFileSync(join(outDir, "SHA256SUMS"), sha256sums(built.map(({ archive, sha256 }) => ({ file: archive, sha256 }))));
+  writeFileSync(
+    join(outDir, "SHA256SUMS"),
+    sha256sums(built.map(({ archive, sha256 }) => ({ file: archive, sha256 }))),
+  );
   const formula = renderFormula({
     version,
     repository,
     archives: built
       .filter((b) => HOMEBREW_TARGETS.includes(b.target))
-      .map((b) => ({ target: b.target, sha256: b.sha256, url: downloadUrl(repository, version, archiveName(version, b.target)) })),
+      .map((b) => ({
+        target: b.target,
+        sha256: b.sha256,
+        url: downloadUrl(repository, version, archiveName(version, b.target)),
+      })),
   });
   writeFileSync(join(outDir, "mcpkit.rb"), formula);
   const complete = HOMEBREW_TARGETS.every((target) => built.some((b) => b.target === target));
@@ -104,7 +132,9 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
   }
   console.error(
     `mcpkit ${version}: ${built.length} archive(s), SHA256SUMS and mcpkit.rb in ${outDir}` +
-      (complete ? "; Formula/mcpkit.rb updated" : "; Formula/mcpkit.rb left alone (not every Homebrew platform was built)"),
+      (complete
+        ? "; Formula/mcpkit.rb updated"
+        : "; Formula/mcpkit.rb left alone (not every Homebrew platform was built)"),
   );
 }
 
@@ -113,7 +143,9 @@ async function checkVersion(binary: string, version: string): Promise<void> {
   const child = Bun.spawn([binary, "--version"], { stdout: "pipe", stderr: "pipe" });
   const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   if (code !== 0 || stdout.trim() !== `mcpkit ${version}`) {
-    throw new Error(`the built binary answers --version with ${JSON.stringify(stdout.trim())} (exit ${code}), expected "mcpkit ${version}"`);
+    throw new Error(
+      `the built binary answers --version with ${JSON.stringify(stdout.trim())} (exit ${code}), expected "mcpkit ${version}"`,
+    );
   }
 }
 
@@ -123,7 +155,10 @@ if (import.meta.main) {
       args: Bun.argv.slice(2),
       options: { targets: { type: "string", default: "all" }, out: { type: "string" } },
     });
-    await release(parseTargets(values.targets), values.out ? resolve(process.cwd(), values.out) : join(PROJECT_DIR, "release"));
+    await release(
+      parseTargets(values.targets),
+      values.out ? resolve(process.cwd(), values.out) : join(PROJECT_DIR, "release"),
+    );
   } catch (error) {
     console.error(`release: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

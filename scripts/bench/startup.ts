@@ -133,7 +133,10 @@ async function main(): Promise<number> {
     const minimalBin = join(work, "minimal-server");
     await compile({ entry: "scripts/bench/fixtures/minimal-server.ts", outfile: minimalBin, cwd: REPO_ROOT });
 
-    const mcpkitArgs = values["mcpkit-args"].split(" ").filter(Boolean).map((arg) => arg.replaceAll("{root}", root));
+    const mcpkitArgs = values["mcpkit-args"]
+      .split(" ")
+      .filter(Boolean)
+      .map((arg) => arg.replaceAll("{root}", root));
     const contenders: Contender[] = [
       { name: "mcpkit", command: [mcpkitPath, ...mcpkitArgs], bytes: statSync(mcpkitPath).size },
       { name: "node-fs", command: ["node", nodeServer, root] },
@@ -163,7 +166,10 @@ async function main(): Promise<number> {
     const medians = new Map(
       contenders.map((c) => {
         const list = samples.get(c.name)!;
-        return [c.name, { answered: median(list.map((s) => s.answeredMs)), exited: median(list.map((s) => s.exitedMs)) }];
+        return [
+          c.name,
+          { answered: median(list.map((s) => s.answeredMs)), exited: median(list.map((s) => s.exitedMs)) },
+        ];
       }),
     );
     console.log(`start-up: spawn → initialize answered → exit, median of ${rounds} rounds`);

@@ -27,7 +27,10 @@ export interface ArchiveInput {
 }
 
 /** Writes OUT_DIR/STEM.FORMAT and returns its path. */
-export async function packArchive(input: ArchiveInput, env: Record<string, string | undefined> = process.env): Promise<string> {
+export async function packArchive(
+  input: ArchiveInput,
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
   const staging = join(input.outDir, `.staging-${input.stem}`);
   const folder = join(staging, input.stem);
   rmSync(staging, { recursive: true, force: true });
@@ -84,11 +87,13 @@ async function zip(cwd: string, folder: string, archive: string): Promise<void> 
 
 /** Runs COMMAND in CWD and returns its stdout; throws with its stderr when it fails or is missing. */
 async function run(command: string[], cwd: string, env: Record<string, string> = {}): Promise<Uint8Array<ArrayBuffer>> {
-  let child;
+  let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
   try {
     child = Bun.spawn(command, { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
   } catch {
-    throw new Error(`'${command[0]}' is not installed; install it (Debian/Ubuntu: apt-get install -y ${command[0]}) and run the release again`);
+    throw new Error(
+      `'${command[0]}' is not installed; install it (Debian/Ubuntu: apt-get install -y ${command[0]}) and run the release again`,
+    );
   }
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).arrayBuffer(),

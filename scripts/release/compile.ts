@@ -22,6 +22,13 @@ export const TARGET_NAMES = Object.keys(TARGETS) as TargetName[];
 
 export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm"] as const;
 
+/**
+ * Files mcpkit loads as separate modules at run time, which `bun build --compile` embeds only when
+ * they are named as entry points: the fs stat worker thread (a build without it still works, with
+ * every stat on the main thread). Must sit under src/, beside main.ts's tree, for the binary to find it.
+ */
+export const MCPKIT_EXTRA_ENTRIES = ["src/toolsets/fs/stat-worker-thread.ts"] as const;
+
 /** The release target of the machine running this, or undefined when mcpkit has no build for it. */
 export function hostTarget(): TargetName | undefined {
   const os = process.platform === "win32" ? "windows" : process.platform;
@@ -48,6 +55,7 @@ export async function compile(options: {
     process.execPath,
     "build",
     options.entry,
+    ...(options.entry === "src/main.ts" ? MCPKIT_EXTRA_ENTRIES : []),
     ...(options.flags ?? COMPILE_FLAGS),
     ...(options.target ? [`--target=${TARGETS[options.target]}`] : []),
     "--outfile",

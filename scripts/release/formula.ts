@@ -12,8 +12,20 @@ export interface FormulaArchive {
 
 /** The targets Homebrew can install, grouped the way the formula's blocks nest. */
 const BLOCKS = [
-  { os: "on_macos", arches: [{ arch: "on_arm", target: "darwin-arm64" }, { arch: "on_intel", target: "darwin-x64" }] },
-  { os: "on_linux", arches: [{ arch: "on_arm", target: "linux-arm64" }, { arch: "on_intel", target: "linux-x64" }] },
+  {
+    os: "on_macos",
+    arches: [
+      { arch: "on_arm", target: "darwin-arm64" },
+      { arch: "on_intel", target: "darwin-x64" },
+    ],
+  },
+  {
+    os: "on_linux",
+    arches: [
+      { arch: "on_arm", target: "linux-arm64" },
+      { arch: "on_intel", target: "linux-x64" },
+    ],
+  },
 ] as const;
 
 export const HOMEBREW_TARGETS: readonly TargetName[] = BLOCKS.flatMap((block) => block.arches.map((a) => a.target));

@@ -26,27 +26,48 @@ export function findTool(toolsets: readonly Toolset[], name: string): { toolset:
     const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
     if (tool) return { toolset, tool };
   }
-  const near = closestName(name, toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.name)));
-  throw new ConfigError(`unknown tool "${name}"${near ? `; did you mean "${near}"?` : ""}; run 'mcpkit tools' to list the enabled tools`);
+  const near = closestName(
+    name,
+    toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.name)),
+  );
+  throw new ConfigError(
+    `unknown tool "${name}"${near ? `; did you mean "${near}"?` : ""}; run 'mcpkit tools' to list the enabled tools`,
+  );
 }
 
 /** `mcpkit call TOOL --help`: what the tool does and its arguments, with types, defaults and allowed values. */
 export function toolHelp(toolsets: readonly Toolset[], name: string): string {
   const { tool } = findTool(toolsets, name);
-  const schema = jsonSchemaOf(tool.input, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
-  const lines = [`${tool.name}${tool.seedName ? ` (also ${tool.seedName})` : ""}: ${tool.title}`, "", ...wrap(tool.description, 100), "", "Arguments (one JSON object):"];
+  const schema = jsonSchemaOf(tool.input, "input") as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
+  const lines = [
+    `${tool.name}${tool.seedName ? ` (also ${tool.seedName})` : ""}: ${tool.title}`,
+    "",
+    ...wrap(tool.description, 100),
+    "",
+    "Arguments (one JSON object):",
+  ];
   const properties = Object.entries(schema.properties ?? {});
   if (properties.length === 0) lines.push("  (none)");
   for (const [key, property] of properties) {
     const facts = [typeOf(property)];
     if (schema.required?.includes(key)) facts.push("required");
     if (property.default !== undefined) facts.push(`default ${JSON.stringify(property.default)}`);
-    if (Array.isArray(property.enum)) facts.push(`one of ${property.enum.map((value) => JSON.stringify(value)).join(", ")}`);
-    for (const [bound, word] of [["minimum", "min"], ["maximum", "max"], ["minLength", "min length"], ["maxLength", "max length"]] as const) {
+    if (Array.isArray(property.enum))
+      facts.push(`one of ${property.enum.map((value) => JSON.stringify(value)).join(", ")}`);
+    for (const [bound, word] of [
+      ["minimum", "min"],
+      ["maximum", "max"],
+      ["minLength", "min length"],
+      ["maxLength", "max length"],
+    ] as const) {
       if (property[bound] !== undefined) facts.push(`${word} ${property[bound]}`);
     }
     lines.push(`  ${key} (${facts.join(", ")})`);
-    if (typeof property.description === "string") lines.push(...wrap(property.description, 96).map((line) => `      ${line}`));
+    if (typeof property.description === "string")
+      lines.push(...wrap(property.description, 96).map((line) => `      ${line}`));
   }
   lines.push("", `Example: mcpkit call ${tool.name} '{${exampleArguments(schema)}}'`);
   return `${lines.join("\n")}\n`;
@@ -54,16 +75,27 @@ export function toolHelp(toolsets: readonly Toolset[], name: string): string {
 
 function typeOf(property: Record<string, unknown>): string {
   if (Array.isArray(property.type)) return property.type.join(" or ");
-  if (typeof property.type === "string") return property.type === "array" ? `array of ${typeOf((property.items ?? {}) as Record<string, unknown>)}` : property.type;
-  if (Array.isArray(property.anyOf)) return property.anyOf.map((option) => typeOf(option as Record<string, unknown>)).join(" or ");
+  if (typeof property.type === "string")
+    return property.type === "array"
+      ? `array of ${typeOf((property.items ?? {}) as Record<string, unknown>)}`
+      : property.type;
+  if (Array.isArray(property.anyOf))
+    return property.anyOf.map((option) => typeOf(option as Record<string, unknown>)).join(" or ");
   return "any";
 }
 
-function exampleArguments(schema: { properties?: Record<string, Record<string, unknown>>; required?: string[] }): string {
+function exampleArguments(schema: {
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+}): string {
   return (schema.required ?? [])
     .map((key) => {
       const property = schema.properties?.[key] ?? {};
-      const value = Array.isArray(property.enum) ? property.enum[0] : property.type === "number" || property.type === "integer" ? 1 : "…";
+      const value = Array.isArray(property.enum)
+        ? property.enum[0]
+        : property.type === "number" || property.type === "integer"
+          ? 1
+          : "…";
       return `"${key}":${JSON.stringify(value)}`;
     })
     .join(",");
@@ -95,7 +127,12 @@ export interface CallRequest {
   outputBudget: number;
 }
 
-export async function callTool(toolsets: readonly Toolset[], request: CallRequest, log: Logger, signal: AbortSignal): Promise<CallOutcome> {
+export async function callTool(
+  toolsets: readonly Toolset[],
+  request: CallRequest,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<CallOutcome> {
   const { name, json } = request;
   if (!name) throw new ConfigError("usage: mcpkit call TOOL [JSON]; run 'mcpkit tools' for the tool names");
   const { toolset, tool } = findTool(toolsets, name);
@@ -105,7 +142,9 @@ export async function callTool(toolsets: readonly Toolset[], request: CallReques
     try {
       args = JSON.parse(json === "-" ? await Bun.stdin.text() : json);
     } catch (error) {
-      throw new ConfigError(`the JSON arguments for ${name} do not parse (${(error as Error).message}); pass one JSON object, e.g. '{"key":"value"}'`);
+      throw new ConfigError(
+        `the JSON arguments for ${name} do not parse (${(error as Error).message}); pass one JSON object, e.g. '{"key":"value"}'`,
+      );
     }
   }
   const context: ToolContext = {
@@ -114,7 +153,8 @@ export async function callTool(toolsets: readonly Toolset[], request: CallReques
     calledAs: name,
     outputBudget: request.outputBudget,
     // No client: what a client would be told goes to stderr, so a person sees retries and skips.
-    notify: (level, logger, message, data) => logToStderr(log, level === "debug" ? "debug" : "warning", logger, message, data),
+    notify: (level, logger, message, data) =>
+      logToStderr(log, level === "debug" ? "debug" : "warning", logger, message, data),
     reportProgress: ({ progress, total, message }) =>
       log.debug("progress", { progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) }),
     clientRoots: async () => undefined,
@@ -123,7 +163,9 @@ export async function callTool(toolsets: readonly Toolset[], request: CallReques
     const result = await invokeTool(toolset, tool, args, context);
     const code = result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
     if (!request.textOnly) return { code, stdout: `${JSON.stringify(result, null, 2)}\n` };
-    const text = result.content.map((block) => (block.type === "text" ? block.text : `${block.name}: ${block.uri}`)).join("\n\n");
+    const text = result.content
+      .map((block) => (block.type === "text" ? block.text : `${block.name}: ${block.uri}`))
+      .join("\n\n");
     return { code, stdout: text.endsWith("\n") ? text : `${text}\n` };
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;

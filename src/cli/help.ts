@@ -24,7 +24,8 @@ export function helpText(core: HelpSection, modules: readonly ToolsetModule[], e
     "",
     ...section(core),
   ];
-  for (const module of modules) lines.push(...section({ title: `${module.name}: ${module.summary}`, options: module.options }));
+  for (const module of modules)
+    lines.push(...section({ title: `${module.name}: ${module.summary}`, options: module.options }));
   for (const part of extra) lines.push(...section(part));
   return `${lines.join("\n")}\n`;
 }

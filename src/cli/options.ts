@@ -52,7 +52,13 @@ export const textOption = {
   help: "with 'call': print only the result's text (for people); the JSON result stays the default (for scripts).",
 } as const satisfies OptionSpec;
 
-export const coreOptions: readonly OptionSpec[] = [toolsetsOption, logLevelOption, toolNamesOption, maxOutputBytesOption, textOption];
+export const coreOptions: readonly OptionSpec[] = [
+  toolsetsOption,
+  logLevelOption,
+  toolNamesOption,
+  maxOutputBytesOption,
+  textOption,
+];
 
 export interface ParsedCommandLine {
   values: OptionValues;
@@ -71,7 +77,10 @@ export function parseCommandLine(
     version: { type: "boolean", short: "V" },
   };
   for (const spec of specs) {
-    config[spec.name] = { type: spec.kind === "boolean" ? "boolean" : "string", ...(spec.kind === "list" ? { multiple: true } : {}) };
+    config[spec.name] = {
+      type: spec.kind === "boolean" ? "boolean" : "string",
+      ...(spec.kind === "list" ? { multiple: true } : {}),
+    };
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -92,7 +101,10 @@ export function parseCommandLine(
   };
 }
 
-function fromEnvironment(spec: OptionSpec, env: Record<string, string | undefined>): string | string[] | boolean | undefined {
+function fromEnvironment(
+  spec: OptionSpec,
+  env: Record<string, string | undefined>,
+): string | string[] | boolean | undefined {
   const raw = spec.env ? env[spec.env] : undefined;
   if (raw === undefined || raw === "") return undefined;
   if (spec.kind === "boolean") return /^(1|true|yes|on)$/i.test(raw.trim());
@@ -104,7 +116,9 @@ function explainParseError(error: Error & { code?: string }, specs: readonly Opt
   const option = /'(-[^' ]*)/.exec(error.message)?.[1];
   switch (error.code) {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
-      const near = option ? closestName(option.replace(/^-+/, "").split("=")[0], ["help", "version", ...specs.map((s) => s.name)]) : undefined;
+      const near = option
+        ? closestName(option.replace(/^-+/, "").split("=")[0], ["help", "version", ...specs.map((s) => s.name)])
+        : undefined;
       return `unknown option ${option ?? ""}${near ? `; did you mean --${near}?` : ""}; run 'mcpkit --help' for the options`;
     }
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":

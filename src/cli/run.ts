@@ -4,15 +4,23 @@ import { ConfigError, type OptionValues, describeOption, integerOption, readOpti
 import { DEFAULT_OUTPUT_BUDGET } from "../core/output-budget.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
-import { httpOptions, readHttpConfig } from "../mcp/http-options.ts";
+import { httpOptions, readHttpConfig } from "../mcp/http/config.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
 import { serveStdio } from "../mcp/stdio.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
 import { helpText } from "./help.ts";
-import { coreOptions, logLevelOption, maxOutputBytesOption, parseCommandLine, textOption, toolNamesOption } from "./options.ts";
+import {
+  coreOptions,
+  logLevelOption,
+  maxOutputBytesOption,
+  parseCommandLine,
+  textOption,
+  toolNamesOption,
+} from "./options.ts";
 import { describeStartupFailure } from "./startup-errors.ts";
+import { closeOnSignals } from "./signals.ts";
 import { selectToolsets } from "./toolsets.ts";
 import * as v from "valibot";
 
@@ -23,8 +31,20 @@ export async function run(argv: readonly string[], env: Env): Promise<number> {
     return await runOrThrow(argv, env);
   } catch (error) {
     process.stderr.write(`${NAME}: ${describeStartupFailure(error)}\n`);
+    if (wantsDetails(argv, env) && !(error instanceof ConfigError) && error instanceof Error && error.stack) {
+      process.stderr.write(`${error.stack}\n`);
+    }
     return EXIT_USAGE;
   }
+}
+
+/** Whether the user asked for debug output, read without the option parser (which may be what failed). */
+function wantsDetails(argv: readonly string[], env: Env): boolean {
+  const flag = argv.findIndex(
+    (arg) => arg === `--${logLevelOption.name}` || arg.startsWith(`--${logLevelOption.name}=`),
+  );
+  const level = flag === -1 ? env.LOG_LEVEL : argv[flag].includes("=") ? argv[flag].split("=")[1] : argv[flag + 1];
+  return level === "debug" || level === "trace";
 }
 
 const coreSchema = v.object({
@@ -38,7 +58,11 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   if (version) return print(`${NAME} ${VERSION}\n`);
   const [command, ...rest] = positionals;
   if (help && command !== "call") {
-    return print(helpText({ title: "Options", options: coreOptions }, toolsetModules, [{ title: "HTTP (--http)", options: httpOptions }]));
+    return print(
+      helpText({ title: "Options", options: coreOptions }, toolsetModules, [
+        { title: "HTTP (--http)", options: httpOptions },
+      ]),
+    );
   }
   if (command !== undefined && command !== "tools" && command !== "call") {
     throw new ConfigError(`unknown command "${command}"; the commands are 'tools' and 'call' (run 'mcpkit --help')`);
@@ -60,26 +84,42 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
         if (!rest[0]) throw new ConfigError("usage: mcpkit call TOOL --help; run 'mcpkit tools' for the tool names");
         return print(toolHelp(toolsets, rest[0]));
       }
-      if (rest.length > 2) throw new ConfigError(`usage: mcpkit call TOOL [JSON]; quote the JSON as one argument (got ${rest.length} arguments)`);
+      if (rest.length > 2)
+        throw new ConfigError(
+          `usage: mcpkit call TOOL [JSON]; quote the JSON as one argument (got ${rest.length} arguments)`,
+        );
       const aborter = new AbortController();
       process.once("SIGINT", () => aborter.abort());
-      const request = { name: rest[0], json: rest[1], textOnly: values[textOption.name] === true, outputBudget: core[maxOutputBytesOption.name] };
+      const request = {
+        name: rest[0],
+        json: rest[1],
+        textOnly: values[textOption.name] === true,
+        outputBudget: core[maxOutputBytesOption.name],
+      };
       const outcome = await callTool(toolsets, request, log, aborter.signal);
       await print(outcome.stdout);
       return outcome.code;
     }
     for (const toolset of toolsets) if (toolset.warning) log.warn(toolset.warning);
     for (const toolset of off) log.info(`${toolset.name}: off, ${toolset.reason}`);
-    const serverOptions: McpServerOptions = { toolsets, log, toolNames: core[toolNamesOption.name], outputBudget: core[maxOutputBytesOption.name] };
+    const serverOptions: McpServerOptions = {
+      toolsets,
+      log,
+      toolNames: core[toolNamesOption.name],
+      outputBudget: core[maxOutputBytesOption.name],
+    };
     if (http) {
       // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
       const { serveHttp } = await import("../mcp/http.ts");
       const server = await serveHttp(http, serverOptions);
+      closeOnSignals(server.close);
       await server.closed;
       return EXIT_OK;
     }
     keepStdoutForProtocol();
-    await serveStdio(serverOptions);
+    const server = await serveStdio(serverOptions);
+    closeOnSignals(server.close);
+    await server.closed;
     log.info("stdin closed; exiting");
     return EXIT_OK;
   } finally {
@@ -92,7 +132,9 @@ function logLevel(values: OptionValues, env: Env, fallback: LogLevel): LogLevel 
   if (flag !== undefined) {
     const level = flag.trim().toLowerCase();
     if (!isLogLevel(level)) {
-      throw new ConfigError(`invalid ${describeOption(logLevelOption)}: expected one of error, warn, info, debug, trace, off (got ${JSON.stringify(flag)})`);
+      throw new ConfigError(
+        `invalid ${describeOption(logLevelOption)}: expected one of error, warn, info, debug, trace, off (got ${JSON.stringify(flag)})`,
+      );
     }
     return level;
   }

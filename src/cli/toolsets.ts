@@ -16,7 +16,11 @@ export interface ToolsetSelection {
   off: OffToolset[];
 }
 
-export function selectToolsets(modules: readonly ToolsetModule[], values: OptionValues, runtime: Runtime): ToolsetSelection {
+export function selectToolsets(
+  modules: readonly ToolsetModule[],
+  values: OptionValues,
+  runtime: Runtime,
+): ToolsetSelection {
   const requested = requestedNames(modules, values[toolsetsOption.name] as string | undefined);
   const toolsets: Toolset[] = [];
   const off: OffToolset[] = [];
@@ -44,11 +48,15 @@ export function selectToolsets(modules: readonly ToolsetModule[], values: Option
 function requestedNames(modules: readonly ToolsetModule[], list: string | undefined): Set<string> | undefined {
   if (list === undefined) return undefined;
   const known = modules.map((m) => m.name);
-  const names = list.split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
-  if (names.length === 0) throw new ConfigError(`${describeOption(toolsetsOption)} is empty; use a comma list of ${known.join(", ")} or all`);
+  const names = list
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new ConfigError(`${describeOption(toolsetsOption)} is empty; use a comma list of ${known.join(", ")} or all`);
   const requested = new Set<string>();
   for (const name of names) {
-    if (name === "all") known.forEach((k) => requested.add(k));
+    if (name === "all") for (const k of known) requested.add(k);
     else if (known.includes(name)) requested.add(name);
     else {
       const near = closestName(name, known);

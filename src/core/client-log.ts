@@ -2,7 +2,13 @@
 import type { Logger } from "./log.ts";
 import type { ClientLogLevel } from "./tool.ts";
 
-export function logToStderr(log: Logger, level: ClientLogLevel, logger: string, message: string, data?: Record<string, unknown>): void {
+export function logToStderr(
+  log: Logger,
+  level: ClientLogLevel,
+  logger: string,
+  message: string,
+  data?: Record<string, unknown>,
+): void {
   const fields = { logger, ...data };
   if (level === "debug") log.debug(message, fields);
   else if (level === "info" || level === "notice") log.info(message, fields);

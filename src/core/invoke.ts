@@ -4,7 +4,15 @@
  */
 import * as v from "valibot";
 import { fitResult } from "./output-budget.ts";
-import { ErrorCode, ProtocolError, type ToolContext, type ToolDefinition, type ToolResult, type Toolset, errorResult } from "./tool.ts";
+import {
+  ErrorCode,
+  ProtocolError,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+  type Toolset,
+  errorResult,
+} from "./tool.ts";
 
 export async function invokeTool(
   toolset: Toolset,
@@ -29,8 +37,14 @@ export async function invokeTool(
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
     if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${context.calledAs} was cancelled.`);
-    context.log.error("tool failed", { tool: context.calledAs, error: error instanceof Error ? error.message : String(error) });
-    throw new ProtocolError(ErrorCode.InternalError, `Internal error in ${context.calledAs}; run the server with --log-level debug for details.`);
+    context.log.error("tool failed", {
+      tool: context.calledAs,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Internal error in ${context.calledAs}; run the server with --log-level debug for details.`,
+    );
   }
 }
 
@@ -38,7 +52,11 @@ export async function invokeTool(
  * One sentence per problem, each naming the argument and what would be accepted, e.g.
  * `Invalid arguments for fs.search_by_time: "limit" must be at most 1000 (got 5000).`
  */
-export function describeArgumentIssues(tool: ToolDefinition, issues: readonly v.BaseIssue<unknown>[], calledAs = tool.name): string {
+export function describeArgumentIssues(
+  tool: ToolDefinition,
+  issues: readonly v.BaseIssue<unknown>[],
+  calledAs = tool.name,
+): string {
   const allowed = allowedKeys(tool.input);
   const sentences = issues.slice(0, 5).map((issue) => {
     const path = (issue.path ?? []).map((item) => String(item.key)).join(".");

@@ -48,8 +48,11 @@ export function fitResult(result: ToolResult, maxBytes: number, toolName: string
       continue;
     }
     const room = maxBytes - used;
-    const fitted = fitText(block.text, room, (shown, total) =>
-      `[${toolName}: output cut at ${shown} of ${total} bytes to fit the server's output budget of ${maxBytes} bytes (--max-output-bytes). Narrow the request (a smaller limit, a filter or a shorter range) to see the rest${result.structuredContent ? "; structuredContent holds the complete result" : ""}.]`,
+    const fitted = fitText(
+      block.text,
+      room,
+      (shown, total) =>
+        `[${toolName}: output cut at ${shown} of ${total} bytes to fit the server's output budget of ${maxBytes} bytes (--max-output-bytes). Narrow the request (a smaller limit, a filter or a shorter range) to see the rest${result.structuredContent ? "; structuredContent holds the complete result" : ""}.]`,
     );
     content.push({ type: "text", text: fitted.text });
     used += byteLength(fitted.text);

@@ -68,7 +68,16 @@ export interface Progress {
 }
 
 /** MCP logging levels (RFC 5424 order, least severe first). */
-export const CLIENT_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export const CLIENT_LOG_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
 export type ClientLogLevel = (typeof CLIENT_LOG_LEVELS)[number];
 
 export interface ToolContext {
@@ -108,7 +117,6 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-// biome-ignore lint: valibot's generic schema types need `any` for the issue type parameter
 export type AnySchema = v.GenericSchema<any, any, any>;
 
 export interface ToolDefinition<Input extends AnySchema = AnySchema> {
@@ -168,7 +176,10 @@ export interface ResourceTemplateDefinition {
   /** Concrete resources to list in `resources/list` (may be empty). */
   list?(): ResourceDefinition[];
   /** Returns the contents for a URI matching the template, or `undefined` when no such resource exists (→ -32002). */
-  read(variables: Record<string, string>, uri: string): Promise<ResourceContents[] | undefined> | ResourceContents[] | undefined;
+  read(
+    variables: Record<string, string>,
+    uri: string,
+  ): Promise<ResourceContents[] | undefined> | ResourceContents[] | undefined;
   /** Completion values per template variable. */
   complete?: Record<string, (value: string) => string[]>;
 }

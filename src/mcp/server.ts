@@ -33,6 +33,8 @@ import {
   type ClientLogLevel,
   ErrorCode,
   ProtocolError,
+  type PromptDefinition,
+  type ResourceDefinition,
   type ResourceTemplateDefinition,
   type ToolContext,
   type ToolDefinition,
@@ -132,7 +134,10 @@ function onRequest<S extends RequestSchema>(
     if (!parsed.success) {
       const issue = parsed.error.issues?.[0];
       const where = issue?.path?.length ? issue.path.join(".") : "params";
-      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "${where}": ${issue?.message ?? "malformed"}.`);
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Invalid ${method} request: "${where}": ${issue?.message ?? "malformed"}.`,
+      );
     }
     return handler(parsed.data, extra);
   });
@@ -148,82 +153,43 @@ export function instructionsFor(toolsets: readonly Toolset[], naming: ToolNaming
   return `mcpkit toolsets: ${parts.join("; ")}. Each tool's description says when to use it; errors say how to fix the call.`;
 }
 
-export function createMcpServer({ toolsets, log, toolNames, outputBudget }: McpServerOptions): Server {
+/** What one server (one client session) remembers between requests. */
+interface SessionState {
+  /** The level the client asked for with logging/setLevel; until it asks, debug stays in the server's log. */
+  clientLevel: ClientLogLevel;
+  /** The client's roots, cached; `notifications/roots/list_changed` drops them. */
+  roots: Promise<string[]> | undefined;
+}
+
+const permitted = (tool: ToolDefinition, scopes: readonly string[] | undefined) =>
+  scopes === undefined || isScopeGranted(scopes, tool.scope);
+
+export function createMcpServer(options: McpServerOptions): Server {
+  const { toolsets, log, toolNames } = options;
   const registry = registryOf(toolsets, toolNames);
   const server = new Server(
     { name: NAME, version: VERSION },
     { capabilities: capabilitiesOf(toolsets), instructions: instructionsFor(toolsets, toolNames) },
   );
   server.onerror = (error) => log.debug("protocol error", { error: error.message });
+  const session: SessionState = { clientLevel: "info", roots: undefined };
 
-  // The level the client asked for with logging/setLevel (one server per session, so per session).
-  // Until it asks, debug messages stay in the server's own log.
-  let clientLevel: ClientLogLevel = "info";
   onRequest(server, SetLevelRequestSchema, async (request) => {
-    clientLevel = request.params.level;
+    session.clientLevel = request.params.level;
     return {};
   });
-
-  const permitted = (tool: ToolDefinition, scopes: readonly string[] | undefined) =>
-    scopes === undefined || isScopeGranted(scopes, tool.scope);
-
-  // Client roots, cached for the session; `notifications/roots/list_changed` drops the cache.
-  let roots: Promise<string[]> | undefined;
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
-    roots = undefined;
+    session.roots = undefined;
     log.debug("client roots changed");
   });
-
   onRequest(server, ListToolsRequestSchema, async (_request, extra) => {
     const scopes = extra.authInfo?.scopes;
     return { tools: registry.listed.filter(({ tool }) => permitted(tool, scopes)).map(({ listing }) => listing) };
   });
-
   onRequest(server, CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
-    const entry = registry.byName.get(name);
-    if (!entry) {
-      const near = closestName(name, [...registry.byName.keys()]);
-      throw new ProtocolError(
-        ErrorCode.InvalidParams,
-        `Unknown tool: "${name}".${near ? ` Did you mean "${near}"?` : ""} Call tools/list to see the tools this server offers.`,
-      );
-    }
-    if (!permitted(entry.tool, extra.authInfo?.scopes)) {
-      throw new ProtocolError(ErrorCode.Unauthorized, `Insufficient scope: ${name} needs the scope "${entry.tool.scope}".`);
-    }
-    const progressToken = request.params._meta?.progressToken;
-    const context: ToolContext = {
-      signal: extra.signal,
-      log,
-      calledAs: name,
-      outputBudget,
-      notify: (level, logger, message, data) => {
-        logToStderr(log, level, logger, message, data);
-        if (CLIENT_LOG_LEVELS.indexOf(level) < CLIENT_LOG_LEVELS.indexOf(clientLevel)) return;
-        extra
-          .sendNotification({ method: "notifications/message", params: { level, logger, data: data ? { message, ...data } : message } })
-          .catch((error: Error) => log.debug("log message not delivered", { error: error.message }));
-      },
-      reportProgress: (progress) => {
-        if (progressToken === undefined) return;
-        extra
-          .sendNotification({ method: "notifications/progress", params: { progressToken, ...progress } })
-          .catch((error: Error) => log.debug("progress not delivered", { error: error.message }));
-      },
-      clientRoots: async () => {
-        if (!server.getClientCapabilities()?.roots) return undefined;
-        roots ??= extra
-          .sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: 10_000 })
-          .then((result) => result.roots.filter((root) => root.uri.startsWith("file://")).map((root) => fileURLToPath(root.uri)))
-          .catch((error: Error) => {
-            roots = undefined;
-            log.warn("could not read the client's roots", { error: error.message });
-            return [];
-          });
-        return roots;
-      },
-    };
+    const entry = callableTool(registry, name, extra.authInfo?.scopes);
+    const context = toolContext(server, session, options, name, request.params._meta?.progressToken, extra);
     log.debug("tools/call", { tool: name });
     const result: CallToolResult = await invokeTool(entry.toolset, entry.tool, args, context);
     return result;
@@ -233,82 +199,173 @@ export function createMcpServer({ toolsets, log, toolNames, outputBudget }: McpS
   return server;
 }
 
+/** The tool a name stands for, when the caller may use it; otherwise the protocol error that says why. */
+function callableTool(registry: Registry, name: string, scopes: readonly string[] | undefined): RegisteredTool {
+  const entry = registry.byName.get(name);
+  if (!entry) {
+    const near = closestName(name, [...registry.byName.keys()]);
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Unknown tool: "${name}".${near ? ` Did you mean "${near}"?` : ""} Call tools/list to see the tools this server offers.`,
+    );
+  }
+  if (!permitted(entry.tool, scopes)) {
+    throw new ProtocolError(
+      ErrorCode.Unauthorized,
+      `Insufficient scope: ${name} needs the scope "${entry.tool.scope}".`,
+    );
+  }
+  return entry;
+}
+
+/** What a handler sees of its call: cancellation, progress, client log messages, the client's roots. */
+function toolContext(
+  server: Server,
+  session: SessionState,
+  { log, outputBudget }: McpServerOptions,
+  calledAs: string,
+  progressToken: string | number | undefined,
+  extra: Extra,
+): ToolContext {
+  const send = (notification: ServerNotification, what: string) =>
+    extra
+      .sendNotification(notification)
+      .catch((error: Error) => log.debug(`${what} not delivered`, { error: error.message }));
+  return {
+    signal: extra.signal,
+    log,
+    calledAs,
+    outputBudget,
+    notify: (level, logger, message, data) => {
+      logToStderr(log, level, logger, message, data);
+      if (CLIENT_LOG_LEVELS.indexOf(level) < CLIENT_LOG_LEVELS.indexOf(session.clientLevel)) return;
+      void send(
+        { method: "notifications/message", params: { level, logger, data: data ? { message, ...data } : message } },
+        "log message",
+      );
+    },
+    reportProgress: (progress) => {
+      if (progressToken !== undefined)
+        void send({ method: "notifications/progress", params: { progressToken, ...progress } }, "progress");
+    },
+    clientRoots: async () => {
+      if (!server.getClientCapabilities()?.roots) return undefined;
+      session.roots ??= extra
+        .sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: 10_000 })
+        .then((result) =>
+          result.roots.filter((root) => root.uri.startsWith("file://")).map((root) => fileURLToPath(root.uri)),
+        )
+        .catch((error: Error) => {
+          session.roots = undefined;
+          log.warn("could not read the client's roots", { error: error.message });
+          return [];
+        });
+      return session.roots;
+    },
+  };
+}
+
 /**
  * Resources, prompts and completions, shown only from toolsets the caller may use: over HTTP a
  * token that grants none of a toolset's tool scopes sees none of its resources or prompts either.
  */
 function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): void {
   const capabilities = capabilitiesOf(toolsets);
-  const visibleTo = (extra: Extra) => {
+  const visibleTo = (extra: Extra): Visible => {
     const scopes = extra.authInfo?.scopes;
-    const permitted = scopes === undefined ? toolsets : toolsets.filter((t) => t.tools.some((tool) => isScopeGranted(scopes, tool.scope)));
+    const permitted =
+      scopes === undefined
+        ? toolsets
+        : toolsets.filter((t) => t.tools.some((tool) => isScopeGranted(scopes, tool.scope)));
     return {
       resources: permitted.flatMap((t) => t.resources ?? []),
       templates: permitted.flatMap((t) => t.resourceTemplates ?? []),
       prompts: permitted.flatMap((t) => t.prompts ?? []),
     };
   };
+  if (capabilities.resources) installResources(server, visibleTo);
+  if (capabilities.prompts) installPrompts(server, visibleTo);
+  if (capabilities.completions) installCompletions(server, visibleTo);
+}
 
-  if (capabilities.resources) {
-    onRequest(server, ListResourcesRequestSchema, async (_request, extra) => {
-      const { resources, templates } = visibleTo(extra);
-      return {
-        resources: [...resources, ...templates.flatMap((template) => template.list?.() ?? [])].map(
-          ({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }),
-        ),
-      };
-    });
-    onRequest(server, ListResourceTemplatesRequestSchema, async (_request, extra) => ({
-      resourceTemplates: visibleTo(extra).templates.map(({ uriTemplate, name, title, description, mimeType }) => ({
-        uriTemplate,
-        name,
-        title,
-        description,
-        mimeType,
-      })),
-    }));
-    onRequest(server, ReadResourceRequestSchema, async (request, extra) => {
-      const { uri } = request.params;
-      const { resources, templates } = visibleTo(extra);
-      const fixed = resources.find((resource) => resource.uri === uri);
-      if (fixed) return { contents: await fixed.read() };
-      for (const template of templates) {
-        const variables = matchTemplate(template, uri);
-        if (!variables) continue;
-        const contents = await template.read(variables, uri);
-        if (contents) return { contents };
-      }
-      throw new ProtocolError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}. Call resources/list or resources/templates/list for valid URIs.`, { uri });
-    });
-  }
+interface Visible {
+  resources: ResourceDefinition[];
+  templates: ResourceTemplateDefinition[];
+  prompts: PromptDefinition[];
+}
+type VisibleTo = (extra: Extra) => Visible;
 
-  if (capabilities.prompts) {
-    onRequest(server, ListPromptsRequestSchema, async (_request, extra) => ({
-      prompts: visibleTo(extra).prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
-    }));
-    onRequest(server, GetPromptRequestSchema, async (request, extra) => {
-      const prompt = visibleTo(extra).prompts.find((candidate) => candidate.name === request.params.name);
-      if (!prompt) {
-        throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: "${request.params.name}". Call prompts/list to see the prompts.`);
-      }
-      return prompt.get(request.params.arguments ?? {});
-    });
-  }
+function installResources(server: Server, visibleTo: VisibleTo): void {
+  onRequest(server, ListResourcesRequestSchema, async (_request, extra) => {
+    const { resources, templates } = visibleTo(extra);
+    return {
+      resources: [...resources, ...templates.flatMap((template) => template.list?.() ?? [])].map(
+        ({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }),
+      ),
+    };
+  });
+  onRequest(server, ListResourceTemplatesRequestSchema, async (_request, extra) => ({
+    resourceTemplates: visibleTo(extra).templates.map(({ uriTemplate, name, title, description, mimeType }) => ({
+      uriTemplate,
+      name,
+      title,
+      description,
+      mimeType,
+    })),
+  }));
+  onRequest(server, ReadResourceRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const { resources, templates } = visibleTo(extra);
+    const fixed = resources.find((resource) => resource.uri === uri);
+    if (fixed) return { contents: await fixed.read() };
+    for (const template of templates) {
+      const variables = matchTemplate(template, uri);
+      if (!variables) continue;
+      const contents = await template.read(variables, uri);
+      if (contents) return { contents };
+    }
+    throw new ProtocolError(
+      ErrorCode.ResourceNotFound,
+      `Resource not found: ${uri}. Call resources/list or resources/templates/list for valid URIs.`,
+      { uri },
+    );
+  });
+}
 
-  if (capabilities.completions) {
-    onRequest(server, CompleteRequestSchema, async (request, extra) => {
-      const { ref, argument } = request.params;
-      const { prompts, templates } = visibleTo(extra);
-      let complete: ((value: string) => string[]) | undefined;
-      if (ref.type === "ref/prompt") {
-        complete = prompts.find((prompt) => prompt.name === ref.name)?.complete?.[argument.name];
-      } else if (ref.type === "ref/resource") {
-        complete = templates.find((template) => template.uriTemplate === ref.uri)?.complete?.[argument.name];
-      }
-      const values = complete ? complete(argument.value) : [];
-      return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
-    });
-  }
+function installPrompts(server: Server, visibleTo: VisibleTo): void {
+  onRequest(server, ListPromptsRequestSchema, async (_request, extra) => ({
+    prompts: visibleTo(extra).prompts.map(({ name, title, description, arguments: args }) => ({
+      name,
+      title,
+      description,
+      arguments: args,
+    })),
+  }));
+  onRequest(server, GetPromptRequestSchema, async (request, extra) => {
+    const prompt = visibleTo(extra).prompts.find((candidate) => candidate.name === request.params.name);
+    if (!prompt) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown prompt: "${request.params.name}". Call prompts/list to see the prompts.`,
+      );
+    }
+    return prompt.get(request.params.arguments ?? {});
+  });
+}
+
+function installCompletions(server: Server, visibleTo: VisibleTo): void {
+  onRequest(server, CompleteRequestSchema, async (request, extra) => {
+    const { ref, argument } = request.params;
+    const { prompts, templates } = visibleTo(extra);
+    let complete: ((value: string) => string[]) | undefined;
+    if (ref.type === "ref/prompt") {
+      complete = prompts.find((prompt) => prompt.name === ref.name)?.complete?.[argument.name];
+    } else if (ref.type === "ref/resource") {
+      complete = templates.find((template) => template.uriTemplate === ref.uri)?.complete?.[argument.name];
+    }
+    const values = complete ? complete(argument.value) : [];
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+  });
 }
 
 const templatePatterns = new WeakMap<ResourceTemplateDefinition, { regex: RegExp; names: string[] }>();

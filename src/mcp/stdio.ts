@@ -97,7 +97,11 @@ export class LineTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
-      this.reject(ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.", json);
+      this.reject(
+        ErrorCode.InvalidRequest,
+        "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.",
+        json,
+      );
       return;
     }
     if (this.log?.enabled("trace")) this.log.trace("receive", summarize(parsed.data));
@@ -108,9 +112,14 @@ export class LineTransport implements Transport {
   private reject(code: number, message: string, json?: unknown): void {
     const id = (json as { id?: unknown } | undefined)?.id;
     const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
-    const isNotification = json !== null && typeof json === "object" && !Array.isArray(json) && "method" in json && !("id" in json);
+    const isNotification =
+      json !== null && typeof json === "object" && !Array.isArray(json) && "method" in json && !("id" in json);
     if (isNotification) return; // JSON-RPC: notifications are never answered
-    void this.send({ jsonrpc: "2.0", ...(validId === undefined ? {} : { id: validId }), error: { code, message } } as JSONRPCMessage);
+    void this.send({
+      jsonrpc: "2.0",
+      ...(validId === undefined ? {} : { id: validId }),
+      error: { code, message },
+    } as JSONRPCMessage);
   }
 }
 
@@ -123,8 +132,14 @@ function summarize(message: JSONRPCMessage): Record<string, unknown> {
   return fields;
 }
 
-/** Serves MCP on this process's stdin/stdout until stdin closes; resolves when it has. */
-export async function serveStdio(options: McpServerOptions): Promise<void> {
+export interface StdioServerHandle {
+  /** Resolves when stdin has closed or `close` was called. */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves MCP on this process's stdin/stdout until stdin closes or `close` is called. */
+export async function serveStdio(options: McpServerOptions): Promise<StdioServerHandle> {
   const { toolsets, log } = options;
   const server = createMcpServer(options);
   const transport = new LineTransport(process.stdin, process.stdout, log);
@@ -133,8 +148,5 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   });
   await server.connect(transport);
   log.info("serving MCP on stdio", { toolsets: toolsets.map((t) => t.name).join(",") });
-  const stop = () => void server.close();
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
-  await closed;
+  return { closed, close: () => server.close() };
 }

@@ -4,8 +4,4 @@ import { boj } from "./boj/index.ts";
 import { fs } from "./fs/index.ts";
 import { oj } from "./oj/index.ts";
 
-export const toolsetModules: readonly ToolsetModule[] = [
-  boj,
-  oj,
-  fs,
-];
+export const toolsetModules: readonly ToolsetModule[] = [boj, oj, fs];

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { readFileSync } from "node:fs";
 import { coreOptions } from "../../src/cli/options.ts";
-import { httpOptions } from "../../src/mcp/http-options.ts";
+import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
 import { REPO_ROOT, runCli } from "../support/mcp.ts";
 
@@ -60,6 +60,31 @@ describe("bad command lines exit 2 with one clear line on stderr and nothing on 
     ["unknown toolset", ["--toolsets", "boj,nope", "tools"], {}, /unknown toolset "nope"/],
     ["oj named without its base URL", ["--toolsets", "oj", "tools"], {}, /--oj-base-url/],
     ["flag without its value", ["--toolsets"], {}, /--toolsets needs a value/],
+    ["mistyped flag gets a suggestion", ["--rot", "x", "tools"], {}, /unknown option --rot; did you mean --root\?/],
+    [
+      "mistyped toolset gets a suggestion",
+      ["--toolsets", "bjo", "tools"],
+      {},
+      /unknown toolset "bjo".*did you mean "boj"\?/,
+    ],
+    [
+      "mistyped tool gets a suggestion",
+      ["call", "boj_get_datacode", "--toolsets", "boj"],
+      {},
+      /unknown tool "boj_get_datacode"; did you mean "boj_get_data_code"\?/,
+    ],
+    [
+      "a root that does not exist",
+      ["--root", "/nonexistent/mcpkit-root", "tools"],
+      {},
+      /--root.*\/nonexistent\/mcpkit-root/,
+    ],
+    [
+      "call TOOL --help for an unknown tool",
+      ["call", "nope", "--help", "--toolsets", "boj"],
+      {},
+      /unknown tool "nope"/,
+    ],
   ];
   for (const [name, args, env, pattern] of cases) {
     test(name, async () => {
@@ -72,27 +97,103 @@ describe("bad command lines exit 2 with one clear line on stderr and nothing on 
   }
 
   test("a flag beats its environment variable", async () => {
-    const { code } = await runCli(["--log-level", "warn", "--toolsets", "fs", "--root", root, "tools"], { env: { LOG_LEVEL: "loud" } });
+    const { code } = await runCli(["--log-level", "warn", "--toolsets", "fs", "--root", root, "tools"], {
+      env: { LOG_LEVEL: "loud" },
+    });
     expect(code).toBe(0);
   });
 });
 
+describe("start-up failures are one line and exit 2, never a stack or bundle source", () => {
+  test("a port already in use names the cause and the fix", async () => {
+    const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("busy") });
+    try {
+      const { code, stdout, stderr } = await runCli(["--http", `127.0.0.1:${holder.port}`, "--toolsets", "boj"], {
+        timeoutMs: 10_000,
+      });
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      const lines = stderr
+        .trim()
+        .split("\n")
+        .filter((line) => line.startsWith("mcpkit:"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/already in use.*--http HOST:PORT/);
+      expect(stderr).not.toMatch(/\bat .*:\d+:\d+|function |=>/);
+    } finally {
+      holder.stop(true);
+    }
+  });
+});
+
 describe("mcpkit tools and mcpkit call", () => {
+  test("tools also lists the toolsets that are off and why", async () => {
+    const { code, stdout } = await runCli(["tools", "--root", root]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("boj_get_data_code");
+    expect(stdout).toMatch(/^oj: off, needs --oj-base-url URL \(or OJ_BASE_URL\)$/m);
+    const named = await runCli(["tools", "--toolsets", "boj"]);
+    expect(named.stdout).toMatch(/^fs: off, not named in --toolsets \(MCPKIT_TOOLSETS\)$/m);
+  });
+
+  test("call TOOL --help prints the description and every argument with type, default and allowed values", async () => {
+    const { code, stdout, stderr } = await runCli([
+      "call",
+      "fs_search_by_time",
+      "--help",
+      "--toolsets",
+      "fs",
+      "--root",
+      root,
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^fs_search_by_time \(also fs\.search_by_time\): /);
+    expect(stdout).toContain("Arguments (one JSON object):");
+    expect(stdout).toMatch(/timeField \(string, required, one of "modified", "created"\)/);
+    expect(stdout).toMatch(/limit \(integer, default 100, min 1, max 1000\)/);
+    expect(stdout).toContain("Example: mcpkit call fs_search_by_time");
+  });
+
+  test("call --text prints only the text content; JSON stays the default", async () => {
+    const text = await runCli(["call", "boj_get_message_catalog", "--text", "--toolsets", "boj"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.trimStart().startsWith('{"content"')).toBe(false);
+    expect(text.stdout.length).toBeGreaterThan(0);
+    const json = await runCli(["call", "boj_get_message_catalog", "--toolsets", "boj"]);
+    const parsed = JSON.parse(json.stdout) as { content: { type: string; text: string }[] };
+    expect(text.stdout).toBe(
+      `${parsed.content
+        .map((block) => block.text)
+        .join("\n\n")
+        .replace(/\n?$/, "\n")}`,
+    );
+  });
+
   test("tools lists name and title, one per line", async () => {
     const { code, stdout } = await runCli(["tools", "--toolsets", "fs", "--root", root]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^fs\.search_by_time\s+\S.*\n$/);
+    expect(stdout.split("\n")[0]).toMatch(/^fs_search_by_time\s+\S/);
+    expect(stdout).toMatch(/^boj: off, not named in --toolsets/m);
   });
 
   test("call prints the result as JSON and exits 0", async () => {
-    const { code, stdout } = await runCli(["call", "fs.search_by_time", '{"timeField":"modified"}', "--toolsets", "fs", "--root", root]);
+    const { code, stdout } = await runCli([
+      "call",
+      "fs_search_by_time",
+      '{"timeField":"modified"}',
+      "--toolsets",
+      "fs",
+      "--root",
+      root,
+    ]);
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
     expect(result.structuredContent.matches.map((m: { path: string }) => m.path)).toEqual(["a.txt"]);
   });
 
   test("call reads the arguments from stdin with '-'", async () => {
-    const { code, stdout } = await runCli(["call", "fs.search_by_time", "-", "--toolsets", "fs", "--root", root], {
+    const { code, stdout } = await runCli(["call", "fs_search_by_time", "-", "--toolsets", "fs", "--root", root], {
       stdin: '{"timeField":"modified","limit":1}',
     });
     expect(code).toBe(0);
@@ -101,7 +202,7 @@ describe("mcpkit tools and mcpkit call", () => {
 
   test("an isError result exits 1", async () => {
     const args = '{"timeField":"modified","from":"2025-12-16T00:00:00Z","to":"2025-12-01T00:00:00Z"}';
-    const { code, stdout } = await runCli(["call", "fs.search_by_time", args, "--toolsets", "fs", "--root", root]);
+    const { code, stdout } = await runCli(["call", "fs_search_by_time", args, "--toolsets", "fs", "--root", root]);
     expect(code).toBe(1);
     expect(JSON.parse(stdout).isError).toBe(true);
   });
@@ -110,7 +211,7 @@ describe("mcpkit tools and mcpkit call", () => {
     const unknown = await runCli(["call", "nope", "{}", "--toolsets", "fs", "--root", root]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown tool "nope"');
-    const broken = await runCli(["call", "fs.search_by_time", "{oops", "--toolsets", "fs", "--root", root]);
+    const broken = await runCli(["call", "fs_search_by_time", "{oops", "--toolsets", "fs", "--root", root]);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain("do not parse");
   });

@@ -22,18 +22,18 @@ describe("initialize and tools/list through the SDK client", () => {
   });
   afterAll(() => server.close());
 
-  test("serverInfo is mcpkit with package.json's version; tools only, listChanged false", () => {
+  test("serverInfo is mcpkit with package.json's version; tools (listChanged false) and logging", () => {
     expect(server.client.getServerVersion()).toMatchObject({ name: "mcpkit", version: packageJson.version });
     const capabilities = server.client.getServerCapabilities();
     expect(capabilities?.tools).toEqual({ listChanged: false });
     expect(capabilities?.resources).toBeUndefined();
     expect(capabilities?.prompts).toBeUndefined();
-    expect(capabilities?.logging).toBeUndefined();
+    expect(capabilities?.logging).toEqual({});
   });
 
   test("tools/list shows JSON Schema 2020-12 input and output schemas with a root object", async () => {
     const { tools } = await server.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["fs.search_by_time"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["fs_search_by_time"]);
     const [tool] = tools;
     expect(tool.inputSchema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
     expect(tool.inputSchema.type).toBe("object");
@@ -55,7 +55,7 @@ describe("protocol errors on the wire", () => {
     await raw.initialize();
     raw.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } });
     expect(((await raw.response(1)).error as { code: number }).code).toBe(-32602);
-    raw.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "fs.search_by_time", arguments: [1, 2] } });
+    raw.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "fs_search_by_time", arguments: [1, 2] } });
     expect(((await raw.response(2)).error as { code: number }).code).toBe(-32602);
     raw.send({ jsonrpc: "2.0", id: 3, method: "no/such/method" });
     expect(((await raw.response(3)).error as { code: number }).code).toBe(-32601);
@@ -63,7 +63,10 @@ describe("protocol errors on the wire", () => {
     raw.send({ jsonrpc: "1.0", id: 4, method: "ping" });
     raw.send({ jsonrpc: "2.0", id: 5, method: "ping" });
     expect((await raw.response(5)).result).toEqual({});
-    const errors = raw.lines().map((line) => JSON.parse(line)).filter((m) => m.error && m.id === undefined);
+    const errors = raw
+      .lines()
+      .map((line) => JSON.parse(line))
+      .filter((m) => m.error && m.id === undefined);
     expect(errors.map((m) => m.error.code)).toContain(-32700);
     expect(((await raw.response(4)).error as { code: number }).code).toBe(-32600);
     raw.closeStdin();
@@ -93,7 +96,12 @@ describe("stdout carries JSON-RPC only", () => {
     await raw.initialize();
     raw.send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     await raw.response(1);
-    raw.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "fs.search_by_time", arguments: { timeField: "modified" } } });
+    raw.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "fs.search_by_time", arguments: { timeField: "modified" } },
+    });
     await raw.response(2);
     raw.closeStdin();
     await raw.exited;
@@ -108,12 +116,20 @@ describe("stdout carries JSON-RPC only", () => {
     const frame = fc.oneof(
       fc.string({ maxLength: 200 }).map((s) => s.replaceAll("\n", " ")),
       fc.json({ maxDepth: 3 }),
-      fc.record({
-        jsonrpc: fc.constantFrom("2.0", "1.0", 2),
-        id: fc.oneof(fc.integer({ min: 1000, max: 1_000_000 }), fc.string({ maxLength: 8 }), fc.constant(null)),
-        method: fc.constantFrom("tools/call", "tools/list", "initialize", "ping", "resources/read", "x", ""),
-        params: fc.oneof(fc.anything({ maxDepth: 2 }), fc.record({ name: fc.string({ maxLength: 20 }), arguments: fc.anything({ maxDepth: 2 }) })),
-      }, { requiredKeys: [] }).map((m) => JSON.stringify(m)),
+      fc
+        .record(
+          {
+            jsonrpc: fc.constantFrom("2.0", "1.0", 2),
+            id: fc.oneof(fc.integer({ min: 1000, max: 1_000_000 }), fc.string({ maxLength: 8 }), fc.constant(null)),
+            method: fc.constantFrom("tools/call", "tools/list", "initialize", "ping", "resources/read", "x", ""),
+            params: fc.oneof(
+              fc.anything({ maxDepth: 2 }),
+              fc.record({ name: fc.string({ maxLength: 20 }), arguments: fc.anything({ maxDepth: 2 }) }),
+            ),
+          },
+          { requiredKeys: [] },
+        )
+        .map((m) => JSON.stringify(m)),
       fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString("latin1").replaceAll("\n", "")),
     );
     const frames = fc.sample(frame, { numRuns: 3000, seed: 42 });

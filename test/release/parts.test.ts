@@ -4,15 +4,23 @@
  * reproducible archives. System tools (ruby, sha256sum, unzip) check the output.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTargets } from "../../scripts/release.ts";
 import { packArchive } from "../../scripts/release/archive.ts";
 import { sha256File, sha256sums } from "../../scripts/release/checksums.ts";
-import { TARGET_NAMES } from "../../scripts/release/compile.ts";
+import { MCPKIT_EXTRA_ENTRIES, TARGET_NAMES } from "../../scripts/release/compile.ts";
+import packageJson from "../../package.json" with { type: "json" };
+import { REPO_ROOT as REPO_ROOT_FOR_BUILD } from "../support/mcp.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "../../scripts/release/formula.ts";
 import { archiveName, downloadUrl, releaseRepository } from "../../scripts/release/project.ts";
+import { hasSystemTool } from "../support/system-tools.ts";
+
+const hasRuby = hasSystemTool("ruby", "ruby", "the Homebrew formula syntax check (ruby -c)");
+const hasUnzip =
+  hasSystemTool("zip", "zip", "the Windows zip archive test") &&
+  hasSystemTool("unzip", "unzip", "the Windows zip listing check");
 
 let work: string;
 beforeAll(() => {
@@ -21,7 +29,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 async function exec(command: string[], cwd?: string) {
-  let child;
+  let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
   try {
     child = Bun.spawn(command, { cwd, stdout: "pipe", stderr: "pipe" });
   } catch {
@@ -46,7 +54,9 @@ describe("--targets", () => {
   });
 
   test("an unknown or empty list is refused with the valid names", () => {
-    expect(() => parseTargets("linux-x64,freebsd-x64")).toThrow('unknown target "freebsd-x64"; use all, host, or a comma list of linux-x64');
+    expect(() => parseTargets("linux-x64,freebsd-x64")).toThrow(
+      'unknown target "freebsd-x64"; use all, host, or a comma list of linux-x64',
+    );
     expect(() => parseTargets(" , ")).toThrow("--targets is empty");
     expect(() => parseTargets("host", null)).toThrow("has no release target");
   });
@@ -66,7 +76,9 @@ describe("release names", () => {
   test("the repository comes from GITHUB_REPOSITORY when set, and must be owner/name", () => {
     expect(releaseRepository({})).toBe("mcpkit-dev/mcpkit");
     expect(releaseRepository({ GITHUB_REPOSITORY: "someone/mcpkit-fork" })).toBe("someone/mcpkit-fork");
-    expect(() => releaseRepository({ GITHUB_REPOSITORY: "no-slash" })).toThrow('GITHUB_REPOSITORY must look like "owner/name"');
+    expect(() => releaseRepository({ GITHUB_REPOSITORY: "no-slash" })).toThrow(
+      'GITHUB_REPOSITORY must look like "owner/name"',
+    );
   });
 });
 
@@ -82,18 +94,24 @@ describe("the complete Homebrew formula", () => {
   test("nests on_arm/on_intel in on_macos/on_linux, each with its own url and sha256", () => {
     const block = (os: string, arch: string) => {
       const osBody = new RegExp(`  ${os} do\\n([\\s\\S]*?)\\n  end\\n`).exec(formula)?.[1] ?? "";
-      return new RegExp(`    ${arch} do\\n      url "([^"]+)"\\n      sha256 "([0-9a-f]{64})"\\n    end`).exec(osBody)?.slice(1);
+      return new RegExp(`    ${arch} do\\n      url "([^"]+)"\\n      sha256 "([0-9a-f]{64})"\\n    end`)
+        .exec(osBody)
+        ?.slice(1);
     };
     expect(block("on_macos", "on_arm")).toEqual([archives[0].url, sha("darwin-arm64")]);
     expect(block("on_macos", "on_intel")).toEqual([archives[1].url, sha("darwin-x64")]);
     expect(block("on_linux", "on_arm")).toEqual([archives[2].url, sha("linux-arm64")]);
     expect(block("on_linux", "on_intel")).toEqual([archives[3].url, sha("linux-x64")]);
-    expect(archives[0].url).toBe("https://github.com/mcpkit-dev/mcpkit/releases/download/v2.0.0/mcpkit-2.0.0-darwin-arm64.tar.gz");
+    expect(archives[0].url).toBe(
+      "https://github.com/mcpkit-dev/mcpkit/releases/download/v2.0.0/mcpkit-2.0.0-darwin-arm64.tar.gz",
+    );
   });
 
-  test("installs the binary, tests --version, and passes ruby -c", async () => {
+  test.skipIf(!hasRuby)("installs the binary, tests --version, and passes ruby -c", async () => {
     expect(formula).toContain('bin.install "mcpkit"');
-    expect(formula).toMatch(/test do\n\s+assert_match "mcpkit #\{version\}", shell_output\("#\{bin\}\/mcpkit --version"\)/);
+    expect(formula).toMatch(
+      /test do\n\s+assert_match "mcpkit #\{version\}", shell_output\("#\{bin\}\/mcpkit --version"\)/,
+    );
     const file = join(work, "mcpkit.rb");
     writeFileSync(file, formula);
     expect(await exec(["ruby", "-c", file])).toMatchObject({ code: 0, stdout: "Syntax OK\n" });
@@ -116,7 +134,7 @@ describe("archives", () => {
     return { dir, files };
   }
 
-  test("the Windows zip holds mcpkit.exe, README.md and LICENSE under its folder", async () => {
+  test.skipIf(!hasUnzip)("the Windows zip holds mcpkit.exe, README.md and LICENSE under its folder", async () => {
     const { dir, files } = await fixture("zip");
     const zip = await packArchive({
       binary: files.binary,
@@ -128,16 +146,26 @@ describe("archives", () => {
     });
     expect(zip).toBe(join(dir, "mcpkit-9.9.9-windows-x64.zip"));
     const listing = await exec(["unzip", "-Z1", zip]);
-    expect(listing.stdout.trim().split("\n").sort()).toEqual(
-      ["mcpkit-9.9.9-windows-x64/", "mcpkit-9.9.9-windows-x64/LICENSE", "mcpkit-9.9.9-windows-x64/README.md", "mcpkit-9.9.9-windows-x64/mcpkit.exe"],
-    );
+    expect(listing.stdout.trim().split("\n").sort()).toEqual([
+      "mcpkit-9.9.9-windows-x64/",
+      "mcpkit-9.9.9-windows-x64/LICENSE",
+      "mcpkit-9.9.9-windows-x64/README.md",
+      "mcpkit-9.9.9-windows-x64/mcpkit.exe",
+    ]);
   });
 
   test("packing the same files twice gives the same bytes, so checksums survive a re-run", async () => {
     const { dir, files } = await fixture("repro");
     const pack = async () =>
       sha256File(
-        await packArchive({ binary: files.binary, binaryName: "mcpkit", documents: [files.readme, files.license], stem: "mcpkit-1.0.0-linux-x64", format: "tar.gz", outDir: dir }),
+        await packArchive({
+          binary: files.binary,
+          binaryName: "mcpkit",
+          documents: [files.readme, files.license],
+          stem: "mcpkit-1.0.0-linux-x64",
+          format: "tar.gz",
+          outDir: dir,
+        }),
       );
     const first = await pack();
     await Bun.sleep(1100); // a later wall-clock second must not leak into the archive
@@ -146,13 +174,32 @@ describe("archives", () => {
 
   test("SHA256SUMS lines are what sha256sum -c reads, and it catches a changed file", async () => {
     const { dir, files } = await fixture("sums");
-    const archive = await packArchive({ binary: files.binary, binaryName: "mcpkit", documents: [files.readme], stem: "mcpkit-1.0.0-linux-arm64", format: "tar.gz", outDir: dir });
+    const archive = await packArchive({
+      binary: files.binary,
+      binaryName: "mcpkit",
+      documents: [files.readme],
+      stem: "mcpkit-1.0.0-linux-arm64",
+      format: "tar.gz",
+      outDir: dir,
+    });
     writeFileSync(join(dir, "SHA256SUMS"), sha256sums([{ file: archive, sha256: await sha256File(archive) }]));
     // Byte for byte what sha256sum itself prints (hash, two spaces, name), computed independently.
     const reference = await exec(["sha256sum", "mcpkit-1.0.0-linux-arm64.tar.gz"], dir);
     expect(readFileSync(join(dir, "SHA256SUMS"), "utf8")).toBe(reference.stdout);
-    expect(await exec(["sha256sum", "-c", "SHA256SUMS"], dir)).toMatchObject({ code: 0, stdout: "mcpkit-1.0.0-linux-arm64.tar.gz: OK\n" });
+    expect(await exec(["sha256sum", "-c", "SHA256SUMS"], dir)).toMatchObject({
+      code: 0,
+      stdout: "mcpkit-1.0.0-linux-arm64.tar.gz: OK\n",
+    });
     renameSync(files.binary, archive); // a different file under the archive's name
     expect((await exec(["sha256sum", "-c", "SHA256SUMS"], dir)).code).not.toBe(0);
+  });
+});
+
+describe("the build names every module mcpkit loads at run time", () => {
+  test("bun run build and the release compile embed the same extra entry points", () => {
+    for (const entry of MCPKIT_EXTRA_ENTRIES) {
+      expect(packageJson.scripts.build).toContain(` ${entry} `);
+      expect(existsSync(join(REPO_ROOT_FOR_BUILD, entry))).toBe(true);
+    }
   });
 });

@@ -16,6 +16,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { hostTarget } from "../../scripts/release/compile.ts";
 import { DEFAULT_REPOSITORY } from "../../scripts/release/project.ts";
 import { type CliResult, REPO_ROOT, runProcess, testEnv } from "../support/mcp.ts";
+import { hasSystemTool } from "../support/system-tools.ts";
+
+const hasRuby = hasSystemTool("ruby", "ruby", "the Homebrew formula syntax check (ruby -c)");
 
 const HOST = hostTarget()!;
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -40,7 +43,10 @@ async function exec(command: string[], options: { cwd?: string; env?: Record<str
 async function release(project: string, outDir: string, env: Record<string, string> = {}): Promise<Outcome> {
   const base = testEnv(env);
   if (!env.GITHUB_REPOSITORY) delete base.GITHUB_REPOSITORY;
-  return exec([process.execPath, join(project, "scripts/release.ts"), "--targets", "host", "--out", outDir], { cwd: project, env: base });
+  return exec([process.execPath, join(project, "scripts/release.ts"), "--targets", "host", "--out", outDir], {
+    cwd: project,
+    env: base,
+  });
 }
 
 /** A copy of the project (sources, scripts, docs; node_modules linked) with PACKAGE_CHANGES applied. */
@@ -63,11 +69,13 @@ function formulaEntries(formula: string): { url: string; sha256: string }[] {
 
 function sumsFile(dir: string): Map<string, string> {
   const lines = readFileSync(join(dir, "SHA256SUMS"), "utf8").trimEnd().split("\n");
-  return new Map(lines.map((line) => {
-    const match = /^([0-9a-f]{64}) {2}(\S+)$/.exec(line);
-    if (!match) throw new Error(`SHA256SUMS line is not "<sha256>  <file>": ${line}`);
-    return [match[2], match[1]];
-  }));
+  return new Map(
+    lines.map((line) => {
+      const match = /^([0-9a-f]{64}) {2}(\S+)$/.exec(line);
+      if (!match) throw new Error(`SHA256SUMS line is not "<sha256>  <file>": ${line}`);
+      return [match[2], match[1]];
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -98,7 +106,9 @@ describe("release for the host target", () => {
     const unpack = await exec(["tar", "-xzf", join(out, archive()), "-C", work]);
     expect(unpack.code).toBe(0);
     expect(readFileSync(join(work, stem(), "LICENSE"), "utf8")).toBe(readFileSync(join(REPO_ROOT, "LICENSE"), "utf8"));
-    expect(readFileSync(join(work, stem(), "README.md"), "utf8")).toBe(readFileSync(join(REPO_ROOT, "README.md"), "utf8"));
+    expect(readFileSync(join(work, stem(), "README.md"), "utf8")).toBe(
+      readFileSync(join(REPO_ROOT, "README.md"), "utf8"),
+    );
   });
 
   test("sha256sum -c accepts SHA256SUMS, which lists every archive", async () => {
@@ -134,20 +144,23 @@ describe("release for the host target", () => {
     }
   });
 
-  test("the formula names the archive with its checksum and the release URL, and passes ruby -c", async () => {
-    const formula = readFileSync(join(out, "mcpkit.rb"), "utf8");
-    const sums = sumsFile(out);
-    const entries = formulaEntries(formula);
-    const homebrewArchives = [...sums.keys()].filter((name) => !name.endsWith(".zip"));
-    expect(entries.map((e) => e.url)).toEqual(
-      homebrewArchives.map((name) => `https://github.com/${REPOSITORY}/releases/download/v${VERSION}/${name}`),
-    );
-    for (const entry of entries) expect(entry.sha256).toBe(sums.get(entry.url.split("/").pop()!)!);
-    expect(formula).toContain(`version "${VERSION}"`);
-    expect(formula).toContain('shell_output("#{bin}/mcpkit --version")');
-    const syntax = await exec(["ruby", "-c", join(out, "mcpkit.rb")]);
-    expect(syntax).toMatchObject({ code: 0, stdout: "Syntax OK\n" });
-  });
+  test.skipIf(!hasRuby)(
+    "the formula names the archive with its checksum and the release URL, and passes ruby -c",
+    async () => {
+      const formula = readFileSync(join(out, "mcpkit.rb"), "utf8");
+      const sums = sumsFile(out);
+      const entries = formulaEntries(formula);
+      const homebrewArchives = [...sums.keys()].filter((name) => !name.endsWith(".zip"));
+      expect(entries.map((e) => e.url)).toEqual(
+        homebrewArchives.map((name) => `https://github.com/${REPOSITORY}/releases/download/v${VERSION}/${name}`),
+      );
+      for (const entry of entries) expect(entry.sha256).toBe(sums.get(entry.url.split("/").pop()!)!);
+      expect(formula).toContain(`version "${VERSION}"`);
+      expect(formula).toContain('shell_output("#{bin}/mcpkit --version")');
+      const syntax = await exec(["ruby", "-c", join(out, "mcpkit.rb")]);
+      expect(syntax).toMatchObject({ code: 0, stdout: "Syntax OK\n" });
+    },
+  );
 });
 
 describe("release from a package.json with another version", () => {
@@ -165,7 +178,12 @@ describe("release from a package.json with another version", () => {
       expect(names).toEqual([`${stem}.tar.gz`]);
       expect([...sumsFile(otherOut).keys()]).toEqual(names);
       const listing = await exec(["tar", "-tzf", join(otherOut, names[0])]);
-      expect(listing.stdout.trim().split("\n").every((path) => path.startsWith(`${stem}/`))).toBe(true);
+      expect(
+        listing.stdout
+          .trim()
+          .split("\n")
+          .every((path) => path.startsWith(`${stem}/`)),
+      ).toBe(true);
 
       const formula = readFileSync(join(otherOut, "mcpkit.rb"), "utf8");
       expect(formula).not.toContain(`"${VERSION}"`);

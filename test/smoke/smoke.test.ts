@@ -32,12 +32,12 @@ test("initialize answers with mcpkit and its version", () => {
 test("tools/list has the boj and fs tools", async () => {
   const names = (await server.client.listTools()).tools.map((tool) => tool.name);
   expect(names).toContain("boj_get_data_code");
-  expect(names).toContain("fs.search_by_time");
+  expect(names).toContain("fs_search_by_time");
 });
 
-test("tools/call fs.search_by_time finds the file modified since 2024, not the old one", async () => {
+test("tools/call fs_search_by_time finds the file modified since 2024, not the old one", async () => {
   const result = await server.client.callTool({
-    name: "fs.search_by_time",
+    name: "fs_search_by_time",
     arguments: { timeField: "modified", from: "2024-01-01T00:00:00Z" },
   });
   expect(result.isError).toBeFalsy();

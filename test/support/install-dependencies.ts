@@ -13,7 +13,8 @@ if (!existsSync(join(root, "node_modules/@modelcontextprotocol/sdk/package.json"
   process.stderr.write("node_modules is missing: running 'bun install --frozen-lockfile' first\n");
   const inherit = { cwd: root, stdin: "inherit", stdout: "inherit", stderr: "inherit" } as const;
   const install = Bun.spawnSync([process.execPath, "install", "--frozen-lockfile"], inherit);
-  if (install.exitCode !== 0) throw new Error("'bun install --frozen-lockfile' failed; run it by hand and look at its output");
+  if (install.exitCode !== 0)
+    throw new Error("'bun install --frozen-lockfile' failed; run it by hand and look at its output");
   const rerun = Bun.spawnSync([process.execPath, ...originalArguments()], { ...inherit, cwd: process.cwd() });
   process.exit(rerun.exitCode ?? 1);
 }

@@ -10,6 +10,9 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { coreOptions } from "../../src/cli/options.ts";
+import { httpOptions } from "../../src/mcp/http/config.ts";
+import { toolsetModules } from "../../src/toolsets/index.ts";
 
 export const REPO_ROOT = resolve(import.meta.dir, "../..");
 
@@ -19,12 +22,18 @@ export function mcpkitCommand(): string[] {
   return bin ? [resolve(REPO_ROOT, bin)] : [process.execPath, resolve(REPO_ROOT, "src/main.ts")];
 }
 
-const SCRUBBED = /^(MCPKIT_|BOJ_|OJ_|LOG_LEVEL$|RUST_LOG$)/;
+/** Every variable mcpkit reads, derived from the options each part declares, so a new toolset's are scrubbed too. */
+const SCRUBBED = new Set(
+  [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions].flatMap((option) =>
+    option.env ? [option.env] : [],
+  ),
+);
+SCRUBBED.add("RUST_LOG");
 
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !SCRUBBED.test(key)) env[key] = value;
+    if (value !== undefined && !SCRUBBED.has(key) && !key.startsWith("MCPKIT_")) env[key] = value;
   }
   env.BOJ_BASE_URL = "http://127.0.0.1:9";
   return { ...env, ...extra };
@@ -95,7 +104,11 @@ export function runCli(
   args: string[],
   options: { env?: Record<string, string>; stdin?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  return runProcess([...mcpkitCommand(), ...args], { ...options, cwd: options.cwd ?? REPO_ROOT, env: testEnv(options.env) });
+  return runProcess([...mcpkitCommand(), ...args], {
+    ...options,
+    cwd: options.cwd ?? REPO_ROOT,
+    env: testEnv(options.env),
+  });
 }
 
 /** Runs any command to completion (killed after `timeoutMs`), collecting its output. */

@@ -107,8 +107,12 @@ export function startRawServer(args: string[], env: Record<string, string> = {})
 export function isJsonRpcLine(line: string): boolean {
   try {
     const message = JSON.parse(line);
-    return message !== null && typeof message === "object" && message.jsonrpc === "2.0" &&
-      ("method" in message || "result" in message || "error" in message);
+    return (
+      message !== null &&
+      typeof message === "object" &&
+      message.jsonrpc === "2.0" &&
+      ("method" in message || "result" in message || "error" in message)
+    );
   } catch {
     return false;
   }

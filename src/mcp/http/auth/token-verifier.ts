@@ -81,6 +81,20 @@ export interface TokenVerifier {
   warmUp(): Promise<void>;
 }
 
+/** Refuses what cannot be a token (not a JWT, or an algorithm we never accept) without any network. */
+function refuseMalformed(token: string): void {
+  let algorithm: string | undefined;
+  try {
+    algorithm = jose.decodeProtectedHeader(token).alg;
+    jose.decodeJwt(token);
+  } catch {
+    throw new TokenRejected(explain(new jose.errors.JWTInvalid("malformed")));
+  }
+  if (!algorithm || !ALLOWED_ALGORITHMS.includes(algorithm)) {
+    throw new TokenRejected(explain(new jose.errors.JOSEAlgNotAllowed("alg")));
+  }
+}
+
 export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVerifierSettings): TokenVerifier {
   let keySet: Promise<ReturnType<typeof jose.createRemoteJWKSet>> | undefined;
   const backoff = createFetchBackoff(FETCH_FAILURE_BACKOFF_MS);
@@ -113,15 +127,7 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
       // token ever seen would grow without bound on a long-running server.
       // Refuse what cannot be a token before touching the network, so a broken token is a 401
       // even while the issuer is unreachable.
-      let algorithm: string | undefined;
-      try {
-        algorithm = jose.decodeProtectedHeader(token).alg;
-        jose.decodeJwt(token);
-      } catch {
-        throw new TokenRejected(explain(new jose.errors.JWTInvalid("malformed")));
-      }
-      if (!algorithm || !ALLOWED_ALGORITHMS.includes(algorithm))
-        throw new TokenRejected(explain(new jose.errors.JOSEAlgNotAllowed("alg")));
+      refuseMalformed(token);
       let getKey: Awaited<ReturnType<typeof keys>>;
       try {
         getKey = await keys();

@@ -1,0 +1,49 @@
+/**
+ * Every tool's definition as clients see it (name, title, description, input and output schema,
+ * annotations) is snapshotted in test/__toolsnaps__/, so a change to what a model reads is a
+ * reviewed change. `UPDATE_TOOLSNAPS=1 bun test test/core/toolsnaps.test.ts` rewrites them.
+ * The fs snapshot is seed 004's schema to the letter (docs/contracts/fs-search-by-time.md).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { REPO_ROOT, type RunningServer, startStdioServer } from "../support/mcp.ts";
+
+const SNAPSHOTS = join(REPO_ROOT, "test/__toolsnaps__");
+const update = process.env.UPDATE_TOOLSNAPS === "1";
+
+let server: RunningServer;
+let tools: Tool[];
+beforeAll(async () => {
+  // "/" as the root keeps the fs description (which names the allowed roots) the same on every machine.
+  server = await startStdioServer({
+    args: ["--toolsets", "all", "--oj-base-url", "http://127.0.0.1:9", "--root", "/"],
+  });
+  tools = (await server.client.listTools()).tools;
+  if (update) {
+    rmSync(SNAPSHOTS, { recursive: true, force: true });
+    mkdirSync(SNAPSHOTS, { recursive: true });
+    for (const tool of tools) writeFileSync(join(SNAPSHOTS, `${tool.name}.snap`), render(tool));
+  }
+});
+afterAll(() => server?.close());
+
+function render(tool: Tool): string {
+  const { name, title, description, inputSchema, outputSchema, annotations } = tool;
+  return `${JSON.stringify({ name, title, description, inputSchema, outputSchema, annotations }, null, 2)}\n`;
+}
+
+describe("tool definitions match test/__toolsnaps__", () => {
+  test("one snapshot per listed tool, and no snapshot of a tool that is gone", () => {
+    const files = existsSync(SNAPSHOTS) ? readdirSync(SNAPSHOTS).filter((file) => file.endsWith(".snap")) : [];
+    expect(files.sort()).toEqual(tools.map((tool) => `${tool.name}.snap`).sort());
+  });
+
+  test("each tool's definition is byte-identical to its snapshot (UPDATE_TOOLSNAPS=1 to accept a change)", () => {
+    for (const tool of tools) {
+      const file = join(SNAPSHOTS, `${tool.name}.snap`);
+      expect(existsSync(file) ? readFileSync(file, "utf8") : `(no snapshot ${file})`).toBe(render(tool));
+    }
+  });
+});
