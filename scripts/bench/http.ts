@@ -105,7 +105,11 @@ class Session {
         jsonrpc: "2.0",
         id: 0,
         method: "initialize",
-        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "http-bench", version: "1" } },
+        params: {
+          protocolVersion: PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "http-bench", version: "1" },
+        },
       }),
     });
     const sessionId = init.headers.get("mcp-session-id");
@@ -113,7 +117,11 @@ class Session {
     if (!init.ok || !sessionId) throw new Error(`initialize failed: HTTP ${init.status}`);
     const headers = { ...HEADERS, "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
     const session = new Session(url, headers);
-    const initialized = await fetch(url, { method: "POST", headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+    const initialized = await fetch(url, {
+      method: "POST",
+      headers,
+      body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    });
     await initialized.arrayBuffer();
     return session;
   }
@@ -123,7 +131,12 @@ class Session {
     const response = await fetch(this.url, {
       method: "POST",
       headers: this.headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: this.nextId++, method: "tools/call", params: { name: TOOL, arguments: {} } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: this.nextId++,
+        method: "tools/call",
+        params: { name: TOOL, arguments: {} },
+      }),
     });
     const message = messageOf(await response.text());
     if (!response.ok || message.error || !message.result) throw new Error(`tools/call failed: HTTP ${response.status}`);
@@ -213,7 +226,9 @@ async function interleave(contenders: Contender[]): Promise<Summary[]> {
 
 const work = mkdtempSync(join(tmpdir(), "mcpkit-http-bench-"));
 try {
-  const mcpkitCommand = flags.source ? [process.execPath, "src/main.ts"] : [resolve(REPO_ROOT, process.env.MCPKIT_BIN ?? "dist/mcpkit")];
+  const mcpkitCommand = flags.source
+    ? [process.execPath, "src/main.ts"]
+    : [resolve(REPO_ROOT, process.env.MCPKIT_BIN ?? "dist/mcpkit")];
 
   // The reference serves exactly what mcpkit's tool returns.
   const mcpkit = await start([...mcpkitCommand, "--http", "127.0.0.1:0", "--toolsets", "boj"]);
@@ -222,7 +237,9 @@ try {
   await probe.close();
   const resultFile = join(work, "result.json");
   writeFileSync(resultFile, JSON.stringify(toolResult));
-  console.log(`${TOOL} result: ${JSON.stringify(toolResult).length} bytes; ${SESSIONS} sessions, ${CALLS} calls per round, ${ROUNDS} rounds (after ${WARMUP_CALLS} warm-up calls)\n`);
+  console.log(
+    `${TOOL} result: ${JSON.stringify(toolResult).length} bytes; ${SESSIONS} sessions, ${CALLS} calls per round, ${ROUNDS} rounds (after ${WARMUP_CALLS} warm-up calls)\n`,
+  );
 
   const reference = await start(["node", "scripts/bench/fixtures/http-reference.mjs", resultFile]);
   const bare = await start([process.execPath, "scripts/bench/fixtures/http-bare.ts", resultFile]);
@@ -238,12 +255,24 @@ try {
   const ofCeiling = ours.throughput / ceiling.throughput;
   const p99Ratio = ours.p99 / theirs.p99;
   console.log("\nmedian of rounds        calls/s     p50 ms     p99 ms");
-  for (const [label, summary] of [["mcpkit (Bun.serve)", ours], ["reference (express)", theirs], ["bare Bun.serve", ceiling]] as const) {
-    console.log(`${label.padEnd(20)} ${summary.throughput.toFixed(0).padStart(10)} ${summary.p50.toFixed(2).padStart(10)} ${summary.p99.toFixed(2).padStart(10)}`);
+  for (const [label, summary] of [
+    ["mcpkit (Bun.serve)", ours],
+    ["reference (express)", theirs],
+    ["bare Bun.serve", ceiling],
+  ] as const) {
+    console.log(
+      `${label.padEnd(20)} ${summary.throughput.toFixed(0).padStart(10)} ${summary.p50.toFixed(2).padStart(10)} ${summary.p99.toFixed(2).padStart(10)}`,
+    );
   }
-  console.log(`\nthroughput mcpkit / reference = ${throughputRatio.toFixed(2)}×  (target ≥ 3×) ${throughputRatio >= 3 ? "OK" : "UNDER"}`);
-  console.log(`throughput mcpkit / bare      = ${(ofCeiling * 100).toFixed(0)}%  (target ≥ 50%) ${ofCeiling >= 0.5 ? "OK" : "UNDER"}`);
-  console.log(`p99        mcpkit / reference = ${p99Ratio.toFixed(2)}×  (target ≤ 1×) ${p99Ratio <= 1 ? "OK" : "OVER"}`);
+  console.log(
+    `\nthroughput mcpkit / reference = ${throughputRatio.toFixed(2)}×  (target ≥ 3×) ${throughputRatio >= 3 ? "OK" : "UNDER"}`,
+  );
+  console.log(
+    `throughput mcpkit / bare      = ${(ofCeiling * 100).toFixed(0)}%  (target ≥ 50%) ${ofCeiling >= 0.5 ? "OK" : "UNDER"}`,
+  );
+  console.log(
+    `p99        mcpkit / reference = ${p99Ratio.toFixed(2)}×  (target ≤ 1×) ${p99Ratio <= 1 ? "OK" : "OVER"}`,
+  );
   if (flags.check && (throughputRatio < 3 || ofCeiling < 0.5 || p99Ratio > 1)) process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -64,7 +64,10 @@ describe("mcpkit --http --auth oauth", () => {
       // The policy grants fs:read only, so the boj tools are not listed.
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(["fs_search_by_time"]);
-      const result = (await client.callTool({ name: "fs_search_by_time", arguments: { timeField: "modified" } })) as unknown as {
+      const result = (await client.callTool({
+        name: "fs_search_by_time",
+        arguments: { timeField: "modified" },
+      })) as unknown as {
         structuredContent: { matches: { path: string }[] };
       };
       expect(result.structuredContent.matches.map((match) => match.path)).toContain("report.md");

@@ -3,14 +3,35 @@ import { describe, expect, test } from "bun:test";
 import { isLoopbackHost, parseHostHeader, parseListenAddress } from "../../src/mcp/http/addresses.ts";
 
 describe("isLoopbackHost", () => {
-  test.each(["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "127.255.255.255", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "[::ffff:7f00:1]"])(
-    "%s is loopback",
-    (host) => expect(isLoopbackHost(host)).toBe(true),
-  );
-  test.each(["127.999.999.999", "127.1", "0127.0.0.1", "127.0.0.01", "128.0.0.1", "0.0.0.0", "::", "::2", "fe80::1%lo", "::ffff:10.0.0.1", "localhost.evil.com", "127.0.0.1.evil.com", "evil.com@127.0.0.1", "127.0.0.1#evil", ""])(
-    "%s is not loopback",
-    (host) => expect(isLoopbackHost(host)).toBe(false),
-  );
+  test.each([
+    "localhost",
+    "LOCALHOST",
+    "127.0.0.1",
+    "127.1.2.3",
+    "127.255.255.255",
+    "::1",
+    "[::1]",
+    "0:0:0:0:0:0:0:1",
+    "::ffff:127.0.0.1",
+    "[::ffff:7f00:1]",
+  ])("%s is loopback", (host) => expect(isLoopbackHost(host)).toBe(true));
+  test.each([
+    "127.999.999.999",
+    "127.1",
+    "0127.0.0.1",
+    "127.0.0.01",
+    "128.0.0.1",
+    "0.0.0.0",
+    "::",
+    "::2",
+    "fe80::1%lo",
+    "::ffff:10.0.0.1",
+    "localhost.evil.com",
+    "127.0.0.1.evil.com",
+    "evil.com@127.0.0.1",
+    "127.0.0.1#evil",
+    "",
+  ])("%s is not loopback", (host) => expect(isLoopbackHost(host)).toBe(false));
 });
 
 describe("parseHostHeader", () => {
@@ -25,14 +46,29 @@ describe("parseHostHeader", () => {
     expect(parseHostHeader(header)).toEqual({ hostname, port });
   });
 
-  test.each([null, "", "127.0.0.1#evil", "evil.com@127.0.0.1", "127.0.0.1/x", "127.999.999.999", "a b", "127.0.0.1:99999", "127.0.0.1:80:80", "[::1", "[fe80::1%eth0]", "[127.0.0.1]", "x..y", ".x", "x".repeat(300), "h\u0001st", "127.0.0.1:"])(
-    "%p is refused with a sentence",
-    (header) => {
-      const result = parseHostHeader(header as string | null);
-      expect(typeof result).toBe("string");
-      expect(result as string).toMatch(/Host header/);
-    },
-  );
+  test.each([
+    null,
+    "",
+    "127.0.0.1#evil",
+    "evil.com@127.0.0.1",
+    "127.0.0.1/x",
+    "127.999.999.999",
+    "a b",
+    "127.0.0.1:99999",
+    "127.0.0.1:80:80",
+    "[::1",
+    "[fe80::1%eth0]",
+    "[127.0.0.1]",
+    "x..y",
+    ".x",
+    "x".repeat(300),
+    "h\u0001st",
+    "127.0.0.1:",
+  ])("%p is refused with a sentence", (header) => {
+    const result = parseHostHeader(header as string | null);
+    expect(typeof result).toBe("string");
+    expect(result as string).toMatch(/Host header/);
+  });
 });
 
 test("parseListenAddress keeps its forms", () => {

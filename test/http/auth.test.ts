@@ -40,7 +40,18 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "mcpkit-http-auth-"));
   writeFileSync(join(root, "a.txt"), "a");
   auth = await startAuthServer();
-  server = await startHttpServer(["--toolsets", "boj,fs", "--root", root, "--auth", "jwt", "--issuer", auth.issuer, "--log-level", "trace"]);
+  server = await startHttpServer([
+    "--toolsets",
+    "boj,fs",
+    "--root",
+    root,
+    "--auth",
+    "jwt",
+    "--issuer",
+    auth.issuer,
+    "--log-level",
+    "trace",
+  ]);
 });
 
 afterAll(async () => {
@@ -49,7 +60,10 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function token(scope: string, options: { resource?: string; mutate?: Parameters<AuthServer["token"]>[0]["mutate"] } = {}) {
+async function token(
+  scope: string,
+  options: { resource?: string; mutate?: Parameters<AuthServer["token"]>[0]["mutate"] } = {},
+) {
   const value = await auth.token({ scope, resource: options.resource ?? server.url, mutate: options.mutate });
   issuedTokens.push(value);
   return value;
@@ -63,7 +77,7 @@ const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
 const now = () => Math.floor(Date.now() / 1000);
 
 /** A WWW-Authenticate parameter value as RFC 6750 §3 allows it: no `"` and no `\\`. */
-const VALUE = '[\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]*';
+const VALUE = "[\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]*";
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
@@ -74,7 +88,9 @@ async function expectUnauthorized(response: Response, tokenSent: boolean | strin
   expect(response.status).toBe(401);
   const challenge = response.headers.get("www-authenticate") ?? "";
   const start = `^Bearer resource_metadata="${escapeRegExp(`${server.base}/.well-known/oauth-protected-resource/mcp`)}", scope="[a-z*]+(:[a-z*]+)*( [a-z*]+(:[a-z*]+)*)*"`;
-  expect(challenge).toMatch(new RegExp(tokenSent ? `${start}, error="invalid_token", error_description="${VALUE}"$` : `${start}$`));
+  expect(challenge).toMatch(
+    new RegExp(tokenSent ? `${start}, error="invalid_token", error_description="${VALUE}"$` : `${start}$`),
+  );
   const text = await response.text();
   if (typeof tokenSent === "string") {
     expect(challenge.includes(tokenSent)).toBe(false);
@@ -125,16 +141,26 @@ describe("tokens that are refused with 401", () => {
     await expectUnauthorized(await post(initializeBody(), bearer("not-a-jwt")), "not-a-jwt");
     // A header that is not a bearer token still names the expected form, without quotes that break parsers.
     const basic = await post(initializeBody(), { authorization: "Basic dXNlcjpwYXNz" });
-    expect(basic.headers.get("www-authenticate")).toContain("error_description=\"the Authorization header must be 'Bearer <token>'");
+    expect(basic.headers.get("www-authenticate")).toContain(
+      "error_description=\"the Authorization header must be 'Bearer <token>'",
+    );
     await expectUnauthorized(await post(initializeBody(), { authorization: "Basic dXNlcjpwYXNz" }), true);
   });
 
   test("a bad signature (right kid, wrong key) and a key the issuer never published", async () => {
     const { privateKey } = await jose.generateKeyPair("RS256");
     const claims = { iss: auth.issuer, aud: server.url, sub: "mallory", scope: "*" };
-    const forgedKnownKid = await new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "key-1" }).setExpirationTime("1h").sign(privateKey);
-    expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedKnownKid)), forgedKnownKid)).toContain("signature");
-    const forgedUnknownKid = await new jose.SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "key-evil" }).setExpirationTime("1h").sign(privateKey);
+    const forgedKnownKid = await new jose.SignJWT(claims)
+      .setProtectedHeader({ alg: "RS256", kid: "key-1" })
+      .setExpirationTime("1h")
+      .sign(privateKey);
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedKnownKid)), forgedKnownKid)).toContain(
+      "signature",
+    );
+    const forgedUnknownKid = await new jose.SignJWT(claims)
+      .setProtectedHeader({ alg: "RS256", kid: "key-evil" })
+      .setExpirationTime("1h")
+      .sign(privateKey);
     expect(await expectUnauthorized(await post(initializeBody(), bearer(forgedUnknownKid)), true)).toContain("key");
     // Tampering with a genuine token's payload breaks its signature too.
     const genuine = await token("boj:read");
@@ -154,10 +180,16 @@ describe("tokens that are refused with 401", () => {
   });
 
   test("wrong issuer, wrong audience", async () => {
-    const wrongIssuer = await token("*", { mutate: (_h, payload) => void (payload.iss = "http://127.0.0.1:9/other-issuer") });
-    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongIssuer)), wrongIssuer)).toContain("different authorization server");
+    const wrongIssuer = await token("*", {
+      mutate: (_h, payload) => void (payload.iss = "http://127.0.0.1:9/other-issuer"),
+    });
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongIssuer)), wrongIssuer)).toContain(
+      "different authorization server",
+    );
     const wrongAudience = await token("*", { resource: "http://127.0.0.1:9/mcp" });
-    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongAudience)), wrongAudience)).toContain("not issued for this server");
+    expect(await expectUnauthorized(await post(initializeBody(), bearer(wrongAudience)), wrongAudience)).toContain(
+      "not issued for this server",
+    );
   });
 
   test("expired, not yet valid, and no expiry at all; a few seconds of clock skew are tolerated", async () => {
@@ -240,7 +272,12 @@ describe("scopes", () => {
     const sessionId = init.headers.get("mcp-session-id") as string;
     await init.text();
     const headers = { ...bearer(accessToken), "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
-    const call = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: FS_TOOL, arguments: { root } } });
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: FS_TOOL, arguments: { root } },
+    });
     const refused = await post(call, headers);
     expect(refused.status).toBe(403);
     const challenge = refused.headers.get("www-authenticate") ?? "";
@@ -255,7 +292,15 @@ describe("scopes", () => {
     expect(body.error.code).toBe(-32001);
     expect(body.error.message).toContain("fs:read");
     // The seed's name for the same tool needs the same scope.
-    const bySeedName = await post(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: FS_SEED_NAME, arguments: { root } } }), headers);
+    const bySeedName = await post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 6,
+        method: "tools/call",
+        params: { name: FS_SEED_NAME, arguments: { root } },
+      }),
+      headers,
+    );
     expect(bySeedName.status).toBe(403);
     expect(bySeedName.headers.get("www-authenticate")).toContain('scope="fs:read"');
     await bySeedName.text();
@@ -311,14 +356,22 @@ describe("sessions bound to the token's subject", () => {
     for (const method of ["GET", "DELETE"]) {
       const response = await fetch(server.url, {
         method,
-        headers: { ...bearer(other), accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION },
+        headers: {
+          ...bearer(other),
+          accept: "text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": PROTOCOL_VERSION,
+        },
       });
       expect(response.status).toBe(404);
       await response.text();
     }
     const stillMine = await ping(await token("boj:read"));
     expect(stillMine.status).toBe(200);
-    expect(messagesOf(await stillMine.text(), stillMine.headers.get("content-type"))[0]).toMatchObject({ id: 1, result: {} });
+    expect(messagesOf(await stillMine.text(), stillMine.headers.get("content-type"))[0]).toMatchObject({
+      id: 1,
+      result: {},
+    });
   });
 });
 
@@ -357,13 +410,34 @@ describe("sessions are owned by issuer + sub, never by client_id or azp (issue 1
 
 describe("--max-sessions-per-subject (issue 10 F4)", () => {
   test("one subject at its cap gets 429 with Retry-After; another subject is unaffected; ending a session makes room", async () => {
-    const capped = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, "--max-sessions-per-subject", "2"]);
+    const capped = await startHttpServer([
+      "--toolsets",
+      "boj",
+      "--auth",
+      "jwt",
+      "--issuer",
+      auth.issuer,
+      "--max-sessions-per-subject",
+      "2",
+    ]);
     try {
-      const alice = await auth.token({ scope: "*", resource: capped.url, mutate: (_h, payload) => void (payload.sub = "alice") });
-      const bob = await auth.token({ scope: "*", resource: capped.url, mutate: (_h, payload) => void (payload.sub = "bob") });
+      const alice = await auth.token({
+        scope: "*",
+        resource: capped.url,
+        mutate: (_h, payload) => void (payload.sub = "alice"),
+      });
+      const bob = await auth.token({
+        scope: "*",
+        resource: capped.url,
+        mutate: (_h, payload) => void (payload.sub = "bob"),
+      });
       issuedTokens.push(alice, bob);
       const open = async (accessToken: string) => {
-        const response = await fetch(capped.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(accessToken) }, body: initializeBody() });
+        const response = await fetch(capped.url, {
+          method: "POST",
+          headers: { ...MCP_HEADERS, ...bearer(accessToken) },
+          body: initializeBody(),
+        });
         return { response, text: await response.text(), id: response.headers.get("mcp-session-id") };
       };
       const first = await open(alice);
@@ -374,7 +448,11 @@ describe("--max-sessions-per-subject (issue 10 F4)", () => {
       expect(Number(third.response.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(third.text).toContain("--max-sessions-per-subject");
       // A second token for the same user counts against the same cap.
-      const aliceAgain = await auth.token({ scope: "boj:read", resource: capped.url, mutate: (_h, payload) => void (payload.sub = "alice") });
+      const aliceAgain = await auth.token({
+        scope: "boj:read",
+        resource: capped.url,
+        mutate: (_h, payload) => void (payload.sub = "alice"),
+      });
       expect((await open(aliceAgain)).response.status).toBe(429);
       const bobs = [await open(bob), await open(bob)];
       expect(bobs.map((opened) => opened.response.status)).toEqual([200, 200]);
@@ -393,10 +471,23 @@ describe("--max-sessions-per-subject (issue 10 F4)", () => {
 
 describe("--required-scopes", () => {
   test("a token without a required scope gets 403 naming it; with it, the server answers", async () => {
-    const strict = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, "--required-scopes", "mcp:use"]);
+    const strict = await startHttpServer([
+      "--toolsets",
+      "boj",
+      "--auth",
+      "jwt",
+      "--issuer",
+      auth.issuer,
+      "--required-scopes",
+      "mcp:use",
+    ]);
     try {
       const missing = await auth.token({ scope: "boj:read", resource: strict.url });
-      const refused = await fetch(strict.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(missing) }, body: initializeBody() });
+      const refused = await fetch(strict.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, ...bearer(missing) },
+        body: initializeBody(),
+      });
       expect(refused.status).toBe(403);
       expect(refused.headers.get("www-authenticate")).toContain('scope="mcp:use"');
       expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32001);
@@ -404,7 +495,11 @@ describe("--required-scopes", () => {
       expect(unauthenticated.headers.get("www-authenticate")).toContain("mcp:use");
       await unauthenticated.text();
       const granted = await auth.token({ scope: "boj:read mcp:use", resource: strict.url });
-      const accepted = await fetch(strict.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(granted) }, body: initializeBody() });
+      const accepted = await fetch(strict.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, ...bearer(granted) },
+        body: initializeBody(),
+      });
       expect(accepted.status).toBe(200);
       await accepted.text();
     } finally {
@@ -421,7 +516,11 @@ describe("an MCP client discovering authorization on its own", () => {
     let authorizationUrl: URL | undefined;
     const provider: OAuthClientProvider = {
       redirectUrl: "http://127.0.0.1:9/callback",
-      clientMetadata: { client_name: "mcpkit-tests", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" },
+      clientMetadata: {
+        client_name: "mcpkit-tests",
+        redirect_uris: ["http://127.0.0.1:9/callback"],
+        token_endpoint_auth_method: "none",
+      },
       clientInformation: () => ({ client_id: "mcpkit-tests" }),
       tokens: () => tokens,
       saveTokens: (saved) => {
@@ -441,7 +540,9 @@ describe("an MCP client discovering authorization on its own", () => {
     };
 
     const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
-    await expect(new Client({ name: "oauth-client", version: "1" }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: "oauth-client", version: "1" }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(authorizationUrl?.origin).toBe(auth.issuer);
     expect(authorizationUrl?.searchParams.get("code_challenge_method")).toBe("S256");
     expect(authorizationUrl?.searchParams.get("resource")).toBe(server.url);
@@ -463,12 +564,23 @@ describe("an unreachable authorization server", () => {
     const lonely = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", "http://127.0.0.1:9"]);
     try {
       const { privateKey } = await jose.generateKeyPair("RS256");
-      const wellFormed = await new jose.SignJWT({ sub: "x", scope: "*" }).setProtectedHeader({ alg: "RS256", kid: "k" }).setExpirationTime("1h").sign(privateKey);
-      const unavailable = await fetch(lonely.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(wellFormed) }, body: initializeBody() });
+      const wellFormed = await new jose.SignJWT({ sub: "x", scope: "*" })
+        .setProtectedHeader({ alg: "RS256", kid: "k" })
+        .setExpirationTime("1h")
+        .sign(privateKey);
+      const unavailable = await fetch(lonely.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, ...bearer(wellFormed) },
+        body: initializeBody(),
+      });
       expect(unavailable.status).toBe(503);
       expect(Number(unavailable.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(await unavailable.text()).toContain("signing keys could not be loaded");
-      const malformed = await fetch(lonely.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer("garbage") }, body: initializeBody() });
+      const malformed = await fetch(lonely.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, ...bearer("garbage") },
+        body: initializeBody(),
+      });
       expect(malformed.status).toBe(401);
       await malformed.text();
     } finally {
@@ -479,12 +591,26 @@ describe("an unreachable authorization server", () => {
 
 describe("--stateless with --auth jwt", () => {
   test("every request is authorized and scoped on its own", async () => {
-    const stateless = await startHttpServer(["--toolsets", "boj,fs", "--root", root, "--stateless", "--auth", "jwt", "--issuer", auth.issuer]);
+    const stateless = await startHttpServer([
+      "--toolsets",
+      "boj,fs",
+      "--root",
+      root,
+      "--stateless",
+      "--auth",
+      "jwt",
+      "--issuer",
+      auth.issuer,
+    ]);
     try {
       const send = (body: object, accessToken?: string) =>
         fetch(stateless.url, {
           method: "POST",
-          headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION, ...(accessToken ? bearer(accessToken) : {}) },
+          headers: {
+            ...MCP_HEADERS,
+            "mcp-protocol-version": PROTOCOL_VERSION,
+            ...(accessToken ? bearer(accessToken) : {}),
+          },
           body: JSON.stringify(body),
         });
       const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
@@ -494,10 +620,15 @@ describe("--stateless with --auth jwt", () => {
       const bojToken = await auth.token({ scope: "boj:*", resource: stateless.url });
       issuedTokens.push(bojToken);
       const listed = await send(list, bojToken);
-      const names = ((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools.map((tool) => tool.name);
+      const names = ((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools.map(
+        (tool) => tool.name,
+      );
       expect(names.length).toBeGreaterThan(0);
       expect(names.every(isBojTool)).toBe(true);
-      const refused = await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: FS_TOOL, arguments: {} } }, bojToken);
+      const refused = await send(
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: FS_TOOL, arguments: {} } },
+        bojToken,
+      );
       expect(refused.status).toBe(403);
       expect(refused.headers.get("www-authenticate")).toContain('scope="fs:read"');
       await refused.text();
@@ -519,10 +650,23 @@ describe("JWKS refetches that callers cannot drive", () => {
         return failing ? new Response("down for maintenance", { status: 500 }) : fetch(`${auth.issuer}/jwks`);
       },
     });
-    const guarded = await startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, "--jwks-url", `http://127.0.0.1:${jwks.port}/jwks`]);
+    const guarded = await startHttpServer([
+      "--toolsets",
+      "boj",
+      "--auth",
+      "jwt",
+      "--issuer",
+      auth.issuer,
+      "--jwks-url",
+      `http://127.0.0.1:${jwks.port}/jwks`,
+    ]);
     try {
       const send = async (accessToken: string) => {
-        const response = await fetch(guarded.url, { method: "POST", headers: { ...MCP_HEADERS, ...bearer(accessToken) }, body: initializeBody() });
+        const response = await fetch(guarded.url, {
+          method: "POST",
+          headers: { ...MCP_HEADERS, ...bearer(accessToken) },
+          body: initializeBody(),
+        });
         await response.text();
         return response.status;
       };

@@ -13,41 +13,37 @@ afterAll(async () => {
   await server.stop();
 });
 
-test(
-  "a quiet GET SSE stream stays open past Bun's 10 s idle timeout, fed by keep-alive comments",
-  async () => {
-    const sessionId = await openRawSession(server.url);
-    const aborter = new AbortController();
-    const response = await fetch(server.url, {
-      headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION },
-      signal: aborter.signal,
-    });
-    expect(response.status).toBe(200);
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let received = "";
-    let ended = false;
-    const started = Date.now();
-    const reading = (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) {
-            ended = true;
-            return;
-          }
-          received += decoder.decode(value, { stream: true });
+test("a quiet GET SSE stream stays open past Bun's 10 s idle timeout, fed by keep-alive comments", async () => {
+  const sessionId = await openRawSession(server.url);
+  const aborter = new AbortController();
+  const response = await fetch(server.url, {
+    headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION },
+    signal: aborter.signal,
+  });
+  expect(response.status).toBe(200);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let received = "";
+  let ended = false;
+  const started = Date.now();
+  const reading = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          ended = true;
+          return;
         }
-      } catch {
-        // aborted by the test at the end
+        received += decoder.decode(value, { stream: true });
       }
-    })();
-    await Bun.sleep(12_000);
-    expect(ended).toBe(false);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(12_000);
-    expect((received.match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(2);
-    aborter.abort();
-    await reading;
-  },
-  20_000,
-);
+    } catch {
+      // aborted by the test at the end
+    }
+  })();
+  await Bun.sleep(12_000);
+  expect(ended).toBe(false);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(12_000);
+  expect((received.match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  aborter.abort();
+  await reading;
+}, 20_000);

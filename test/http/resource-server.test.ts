@@ -24,7 +24,9 @@ test("authenticating many distinct tokens registers none of them with the logger
   });
   const tokens = Array.from({ length: 200 }, (_, i) => `eyJhbGciOiJub25lIn0.eyJzdWIiOiJ${i}In0.sig${i}`);
   for (const token of tokens) {
-    const result = await server.authenticate(new Request("http://127.0.0.1:1/mcp", { method: "POST", headers: { authorization: `Bearer ${token}` } }));
+    const result = await server.authenticate(
+      new Request("http://127.0.0.1:1/mcp", { method: "POST", headers: { authorization: `Bearer ${token}` } }),
+    );
     expect(result).toBeInstanceOf(Response);
     const response = result as Response;
     expect(response.status).toBe(401);

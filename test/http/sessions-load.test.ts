@@ -9,7 +9,14 @@ import { silentLogger } from "../../src/core/log.ts";
 import { type Toolset, defineTool, textResult } from "../../src/core/tool.ts";
 import { serveHttp } from "../../src/mcp/http/serve.ts";
 import { readHttpConfig } from "../../src/mcp/http/config.ts";
-import { type HttpServerProcess, MCP_HEADERS, deleteRawSession, initializeBody, openRawSession, startHttpServer } from "./support.ts";
+import {
+  type HttpServerProcess,
+  MCP_HEADERS,
+  deleteRawSession,
+  initializeBody,
+  openRawSession,
+  startHttpServer,
+} from "./support.ts";
 
 const SESSIONS = 1000;
 const PARALLEL = 16;
@@ -50,55 +57,55 @@ describe("a real mcpkit --http process", () => {
     await server.stop();
   });
 
-  test(
-    "holds exactly the default 1,000 sessions, and all of them close",
-    async () => {
-      await openAndCloseAll(server.url, async () => ((await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number }).sessions);
-    },
-    30_000,
-  );
+  test("holds exactly the default 1,000 sessions, and all of them close", async () => {
+    await openAndCloseAll(
+      server.url,
+      async () => ((await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number }).sessions,
+    );
+  }, 30_000);
 });
 
 describe("memory", () => {
-  test(
-    "after 1,000 sessions opened and closed, the heap is back near its start",
-    async () => {
-      const toolset: Toolset = {
-        name: "probe",
-        tools: [
-          defineTool({
-            name: "probe_echo",
-            title: "Echo",
-            description: "Echoes.",
-            input: v.object({}),
-            annotations: { readOnlyHint: true },
-            scope: "probe:read",
-            handler: async () => textResult("ok"),
-          }),
-        ],
-      };
-      const config = readHttpConfig({ http: "127.0.0.1:0" });
-      if (!config) throw new Error("no config");
-      const handle = await serveHttp(config, { toolsets: [toolset], log: silentLogger, toolNames: "portable", outputBudget: 100_000 });
-      const base = new URL(handle.url).origin;
-      const sessionsOpen = async () => ((await (await fetch(`${base}/healthz`)).json()) as { sessions: number }).sessions;
-      try {
-        // Warm up code paths and caches so the comparison measures sessions, not first use.
-        await inParallel(50, async () => deleteRawSession(handle.url, await openRawSession(handle.url)));
-        Bun.gc(true);
-        const start = process.memoryUsage().heapUsed;
-        await openAndCloseAll(handle.url, sessionsOpen);
-        await Bun.sleep(100);
-        Bun.gc(true);
-        const end = process.memoryUsage().heapUsed;
-        const grownMiB = (end - start) / 1024 / 1024;
-        console.error(`heap used: start ${(start / 1048576).toFixed(1)} MiB, end ${(end / 1048576).toFixed(1)} MiB`);
-        // Each open session holds tens of KiB; keeping even 5 KiB of each would show as ~5 MiB.
-        expect(grownMiB).toBeLessThan(4);
-      } finally {
-        await handle.close();
-      }
-    },
-    30_000,
-  );
+  test("after 1,000 sessions opened and closed, the heap is back near its start", async () => {
+    const toolset: Toolset = {
+      name: "probe",
+      tools: [
+        defineTool({
+          name: "probe_echo",
+          title: "Echo",
+          description: "Echoes.",
+          input: v.object({}),
+          annotations: { readOnlyHint: true },
+          scope: "probe:read",
+          handler: async () => textResult("ok"),
+        }),
+      ],
+    };
+    const config = readHttpConfig({ http: "127.0.0.1:0" });
+    if (!config) throw new Error("no config");
+    const handle = await serveHttp(config, {
+      toolsets: [toolset],
+      log: silentLogger,
+      toolNames: "portable",
+      outputBudget: 100_000,
+    });
+    const base = new URL(handle.url).origin;
+    const sessionsOpen = async () => ((await (await fetch(`${base}/healthz`)).json()) as { sessions: number }).sessions;
+    try {
+      // Warm up code paths and caches so the comparison measures sessions, not first use.
+      await inParallel(50, async () => deleteRawSession(handle.url, await openRawSession(handle.url)));
+      Bun.gc(true);
+      const start = process.memoryUsage().heapUsed;
+      await openAndCloseAll(handle.url, sessionsOpen);
+      await Bun.sleep(100);
+      Bun.gc(true);
+      const end = process.memoryUsage().heapUsed;
+      const grownMiB = (end - start) / 1024 / 1024;
+      console.error(`heap used: start ${(start / 1048576).toFixed(1)} MiB, end ${(end / 1048576).toFixed(1)} MiB`);
+      // Each open session holds tens of KiB; keeping even 5 KiB of each would show as ~5 MiB.
+      expect(grownMiB).toBeLessThan(4);
+    } finally {
+      await handle.close();
+    }
+  }, 30_000);
 });

@@ -46,10 +46,12 @@ test("a call the client cancelled neither keeps its session alive nor holds up s
   const server = await startHttpServer([], { entry: FIXTURE, env: { GRACE_MS: "8000", IDLE_MS: "1000" } });
   const { client } = await connectClient(server.url);
   const aborter = new AbortController();
-  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 30_000 } }, undefined, { signal: aborter.signal }).then(
-    () => "answered",
-    (error: Error) => error.message,
-  );
+  const call = client
+    .callTool({ name: "probe_sleep", arguments: { ms: 30_000 } }, undefined, { signal: aborter.signal })
+    .then(
+      () => "answered",
+      (error: Error) => error.message,
+    );
   await Bun.sleep(200);
   aborter.abort("changed my mind"); // the SDK client sends notifications/cancelled
   expect(await call).toContain("changed my mind");

@@ -6,10 +6,20 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type HttpServerProcess, MCP_HEADERS, PROTOCOL_VERSION, connectClient, initializeBody, startHttpServer } from "./support.ts";
+import {
+  type HttpServerProcess,
+  MCP_HEADERS,
+  PROTOCOL_VERSION,
+  connectClient,
+  initializeBody,
+  startHttpServer,
+} from "./support.ts";
 
 const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].find((path) => existsSync(path));
-if (!NGINX) console.error("SKIPPED stateless-nginx: nginx is not installed; install the Debian package nginx (apt-get install -y nginx), as .ci/run does");
+if (!NGINX)
+  console.error(
+    "SKIPPED stateless-nginx: nginx is not installed; install the Debian package nginx (apt-get install -y nginx), as .ci/run does",
+  );
 
 let instances: HttpServerProcess[] = [];
 let nginx: ReturnType<typeof Bun.spawn> | undefined;
@@ -26,7 +36,10 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   if (!NGINX) return;
   dir = mkdtempSync(join(tmpdir(), "mcpkit-nginx-"));
-  instances = await Promise.all([startHttpServer(["--toolsets", "boj", "--stateless"]), startHttpServer(["--toolsets", "boj", "--stateless"])]);
+  instances = await Promise.all([
+    startHttpServer(["--toolsets", "boj", "--stateless"]),
+    startHttpServer(["--toolsets", "boj", "--stateless"]),
+  ]);
   const port = await freePort();
   for (const sub of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(join(dir, sub));
   writeFileSync(
@@ -81,24 +94,27 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test.skipIf(!NGINX)("an SDK client's conversation runs across two --stateless instances behind nginx round-robin", async () => {
-  const { client, transport } = await connectClient(proxyUrl);
-  expect(transport.sessionId).toBeUndefined();
-  for (let i = 0; i < 6; i++) {
-    const { tools } = await client.listTools();
-    expect(tools.length).toBeGreaterThan(0);
-  }
-  await client.ping();
-  await client.close();
+test.skipIf(!NGINX)(
+  "an SDK client's conversation runs across two --stateless instances behind nginx round-robin",
+  async () => {
+    const { client, transport } = await connectClient(proxyUrl);
+    expect(transport.sessionId).toBeUndefined();
+    for (let i = 0; i < 6; i++) {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+    }
+    await client.ping();
+    await client.close();
 
-  const served = readFileSync(join(dir, "access.log"), "utf8")
-    .split("\n")
-    .filter((line) => line.startsWith("POST /mcp 200"))
-    .map((line) => line.split(" ")[3]);
-  const upstreams = new Set(served);
-  expect(served.length).toBeGreaterThanOrEqual(7);
-  expect(upstreams).toEqual(new Set(instances.map((instance) => `127.0.0.1:${instance.port}`)));
-});
+    const served = readFileSync(join(dir, "access.log"), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("POST /mcp 200"))
+      .map((line) => line.split(" ")[3]);
+    const upstreams = new Set(served);
+    expect(served.length).toBeGreaterThanOrEqual(7);
+    expect(upstreams).toEqual(new Set(instances.map((instance) => `127.0.0.1:${instance.port}`)));
+  },
+);
 
 test.skipIf(!NGINX)("stateless instances issue no session id and refuse GET streams with 405", async () => {
   const init = await fetch(proxyUrl, { method: "POST", headers: MCP_HEADERS, body: initializeBody() });

@@ -2,7 +2,7 @@
  * Each step of the HTTP pipeline (src/mcp/http/pipeline.ts) on its own, in-process: a Request in,
  * a Response out, no sockets. The end-to-end behaviour is in transport/auth/malformed tests.
  */
-import { describe, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createLogger, silentLogger } from "../../src/core/log.ts";
 import { readHttpConfig } from "../../src/mcp/http/config.ts";
 import { cors } from "../../src/mcp/http/cors.ts";
@@ -45,7 +45,12 @@ const run = async (step: Middleware, ex: Exchange) => step(ex, next);
 
 test("compose runs steps in order until one answers; route answers only its own paths", async () => {
   const seen: string[] = [];
-  const tag = (name: string): Middleware => (_e, n) => (seen.push(name), n());
+  const tag =
+    (name: string): Middleware =>
+    (_e, n) => {
+      seen.push(name);
+      return n();
+    };
   const handle = compose([tag("a"), route("/x", () => new Response("x")), tag("b"), () => new Response("end")]);
   expect(await (await handle(exchange("/x"))).text()).toBe("x");
   expect(await (await handle(exchange("/y"))).text()).toBe("end");
@@ -56,8 +61,13 @@ test("compose runs steps in order until one answers; route answers only its own 
 test("well-formed: a parsed URL, or 400 with a sentence logged at debug only", () => {
   const lines: string[] = [];
   const log = createLogger("debug", (line) => lines.push(line));
-  expect(requestUrl(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1:1" } }), log)).toBeInstanceOf(URL);
-  const refused = requestUrl(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1#evil" } }), log) as Response;
+  expect(requestUrl(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1:1" } }), log)).toBeInstanceOf(
+    URL,
+  );
+  const refused = requestUrl(
+    new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1#evil" } }),
+    log,
+  ) as Response;
   expect(refused.status).toBe(400);
   expect(lines.length).toBe(1);
   expect(lines[0]).toContain("DEBUG");
@@ -92,23 +102,35 @@ test("draining: 503 with Retry-After once stopping", async () => {
 test("host and origin: foreign names get 403, loopback names pass", async () => {
   const check = createHostOriginCheck({ boundHost: "127.0.0.1", publicUrl: new URL("http://127.0.0.1:8080") });
   const step = hostAndOrigin(makeState(), check);
-  expect((await run(step, exchange("/mcp", { headers: { host: "localhost:9", origin: "http://localhost:3000" } }))).status).toBe(299);
+  expect(
+    (await run(step, exchange("/mcp", { headers: { host: "localhost:9", origin: "http://localhost:3000" } }))).status,
+  ).toBe(299);
   expect((await run(step, exchange("/mcp", { headers: { host: "evil.example" } }))).status).toBe(403);
-  expect((await run(step, exchange("/mcp", { headers: { host: "127.0.0.1:8080", origin: "http://evil.example" } }))).status).toBe(403);
+  expect(
+    (await run(step, exchange("/mcp", { headers: { host: "127.0.0.1:8080", origin: "http://evil.example" } }))).status,
+  ).toBe(403);
   expect(check("127.999.999.999", null)).toContain("Host");
 });
 
 test("cors: preflight answered; allowed origins can read the session id and challenge", async () => {
-  const preflight = await run(cors(), exchange("/mcp", { method: "OPTIONS", headers: { origin: "http://localhost:3000" } }));
+  const preflight = await run(
+    cors(),
+    exchange("/mcp", { method: "OPTIONS", headers: { origin: "http://localhost:3000" } }),
+  );
   expect(preflight.status).toBe(204);
   expect(preflight.headers.get("access-control-allow-headers")).toContain("mcp-session-id");
-  const answered = await run(cors(), exchange("/mcp", { method: "POST", headers: { origin: "http://localhost:3000" } }));
+  const answered = await run(
+    cors(),
+    exchange("/mcp", { method: "POST", headers: { origin: "http://localhost:3000" } }),
+  );
   expect(answered.headers.get("access-control-expose-headers")).toContain("mcp-session-id");
   expect((await run(cors(), exchange("/mcp"))).headers.get("access-control-allow-origin")).toBeNull();
 });
 
 test("methods: 405 with Allow; GET and DELETE only with sessions", async () => {
-  const stateful = methods(makeState({ sessions: new SessionStore({ maxSessions: 1, maxPerOwner: 1, idleMs: 60_000 }, silentLogger) }));
+  const stateful = methods(
+    makeState({ sessions: new SessionStore({ maxSessions: 1, maxPerOwner: 1, idleMs: 60_000 }, silentLogger) }),
+  );
   const statelessStep = methods(makeState());
   expect((await run(stateful, exchange("/mcp", { method: "GET" }))).status).toBe(299);
   const put = await run(stateful, exchange("/mcp", { method: "PUT" }));
@@ -137,10 +159,18 @@ test("session store: the per-owner cap refuses only that owner, and counts come 
   const alice = ownerKey("https://issuer", "alice");
   const bob = ownerKey("https://issuer", "bob");
   expect(ownerKey("https://a", "x")).not.toBe(ownerKey("https://b", "x"));
-  expect([store.reserve(alice), store.reserve(alice), store.reserve(alice)]).toEqual([undefined, undefined, "owner-full"]);
+  expect([store.reserve(alice), store.reserve(alice), store.reserve(alice)]).toEqual([
+    undefined,
+    undefined,
+    "owner-full",
+  ]);
   expect(store.reserve(bob)).toBeUndefined();
   // Anonymous sessions (no authorization) have no per-owner cap.
-  expect([store.reserve(undefined), store.reserve(undefined), store.reserve(undefined)]).toEqual([undefined, undefined, undefined]);
+  expect([store.reserve(undefined), store.reserve(undefined), store.reserve(undefined)]).toEqual([
+    undefined,
+    undefined,
+    undefined,
+  ]);
   store.release(alice);
   expect(store.heldBy(alice)).toBe(1);
   expect(store.reserve(alice)).toBeUndefined();

@@ -58,7 +58,10 @@ export async function startHttpServer(
   void new Response(child.stdout).text().then((text) => {
     stdoutText = text;
   });
-  const timer = setTimeout(() => listening.reject(new Error(`mcpkit did not start listening:\n${stderrText}`)), options.timeoutMs ?? 15_000);
+  const timer = setTimeout(
+    () => listening.reject(new Error(`mcpkit did not start listening:\n${stderrText}`)),
+    options.timeoutMs ?? 15_000,
+  );
   let url: string;
   try {
     url = await listening.promise;
@@ -89,7 +92,10 @@ export async function startHttpServer(
 }
 
 /** An SDK client connected over Streamable HTTP, optionally with a bearer token. */
-export async function connectClient(url: string, token?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connectClient(
+  url: string,
+  token?: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : undefined,
   });
@@ -109,14 +115,22 @@ export function initializeBody(id: number | string = 1): string {
 
 /** POSTs a raw initialize; returns the session id (and drains the SSE answer). */
 export async function openRawSession(url: string, headers: Record<string, string> = {}): Promise<string> {
-  const response = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: initializeBody() });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...MCP_HEADERS, ...headers },
+    body: initializeBody(),
+  });
   const id = response.headers.get("mcp-session-id");
   await response.text();
   if (response.status !== 200 || !id) throw new Error(`initialize failed with HTTP ${response.status}`);
   return id;
 }
 
-export async function deleteRawSession(url: string, sessionId: string, headers: Record<string, string> = {}): Promise<number> {
+export async function deleteRawSession(
+  url: string,
+  sessionId: string,
+  headers: Record<string, string> = {},
+): Promise<number> {
   const response = await fetch(url, {
     method: "DELETE",
     headers: { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION, ...headers },
@@ -211,7 +225,9 @@ export async function startAuthServer(): Promise<AuthServer> {
       if (!code) throw new Error(`no authorization code: ${location}`);
 
       if (mutate) {
-        server.service.once(Events.BeforeTokenSigning, (token) => mutate(token.header as Record<string, unknown>, token.payload));
+        server.service.once(Events.BeforeTokenSigning, (token) =>
+          mutate(token.header as Record<string, unknown>, token.payload),
+        );
       }
       const response = await fetch(`${issuer}/token`, {
         method: "POST",
@@ -227,7 +243,8 @@ export async function startAuthServer(): Promise<AuthServer> {
         }),
       });
       const body = (await response.json()) as { access_token?: string };
-      if (!response.ok || !body.access_token) throw new Error(`token request failed: HTTP ${response.status} ${JSON.stringify(body)}`);
+      if (!response.ok || !body.access_token)
+        throw new Error(`token request failed: HTTP ${response.status} ${JSON.stringify(body)}`);
       return body.access_token;
     },
     stop: () => server.stop(),

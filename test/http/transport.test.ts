@@ -69,7 +69,10 @@ describe("a sessionful server", () => {
     const missing = await post(listTools);
     expect(missing.status).toBe(400);
     expect(await missing.text()).toContain("Mcp-Session-Id");
-    const unknown = await post(listTools, { "mcp-session-id": "no-such-session", "mcp-protocol-version": PROTOCOL_VERSION });
+    const unknown = await post(listTools, {
+      "mcp-session-id": "no-such-session",
+      "mcp-protocol-version": PROTOCOL_VERSION,
+    });
     expect(unknown.status).toBe(404);
     const get = await fetch(server.url, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(400);
@@ -99,7 +102,12 @@ describe("a sessionful server", () => {
     expect(parse.status).toBe(400);
     expect(((await parse.json()) as { error: { code: number } }).error.code).toBe(-32700);
 
-    for (const body of ['{"jsonrpc":"1.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","id":1,"method":42}', "17", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]']) {
+    for (const body of [
+      '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":1,"method":42}',
+      "17",
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+    ]) {
       const invalid = await post(body, headers);
       expect(invalid.status).toBe(400);
       expect(((await invalid.json()) as { error: { code: number } }).error.code).toBe(-32600);
@@ -114,7 +122,11 @@ describe("a sessionful server", () => {
 
   test("GET opens the server-to-client SSE stream; a second one gets 409; other methods get 405", async () => {
     const sessionId = await openRawSession(server.url);
-    const headers = { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
+    const headers = {
+      accept: "text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": PROTOCOL_VERSION,
+    };
     const aborter = new AbortController();
     const stream = await fetch(server.url, { headers, signal: aborter.signal });
     expect(stream.status).toBe(200);
@@ -136,7 +148,10 @@ describe("a sessionful server", () => {
     const badOrigin = await post(initializeBody(), { origin: "http://evil.example.com" });
     expect(badOrigin.status).toBe(403);
     expect(await badOrigin.text()).toContain("origin");
-    const local = await post(initializeBody(), { host: `localhost:${server.port}`, origin: `http://localhost:${server.port}` });
+    const local = await post(initializeBody(), {
+      host: `localhost:${server.port}`,
+      origin: `http://localhost:${server.port}`,
+    });
     expect(local.status).toBe(200);
     expect(local.headers.get("access-control-allow-origin")).toBe(`http://localhost:${server.port}`);
     await local.text();
@@ -147,10 +162,20 @@ describe("a sessionful server", () => {
     const sessionId = await openRawSession(server.url);
     const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": PROTOCOL_VERSION };
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" });
-    const notAcceptable = await fetch(server.url, { method: "POST", headers: { ...headers, "content-type": "application/json", accept: "application/json" }, body: ping });
+    const notAcceptable = await fetch(server.url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", accept: "application/json" },
+      body: ping,
+    });
     expect(notAcceptable.status).toBe(406);
-    expect(((await notAcceptable.json()) as { error: { message: string } }).error.message).toContain("text/event-stream");
-    const unsupported = await fetch(server.url, { method: "POST", headers: { ...headers, ...MCP_HEADERS, "content-type": "text/plain" }, body: ping });
+    expect(((await notAcceptable.json()) as { error: { message: string } }).error.message).toContain(
+      "text/event-stream",
+    );
+    const unsupported = await fetch(server.url, {
+      method: "POST",
+      headers: { ...headers, ...MCP_HEADERS, "content-type": "text/plain" },
+      body: ping,
+    });
     expect(unsupported.status).toBe(415);
     expect(((await unsupported.json()) as { error: { message: string } }).error.message).toContain("application/json");
     await deleteRawSession(server.url, sessionId);
@@ -175,7 +200,16 @@ describe("a sessionful server", () => {
 describe("limits", () => {
   let server: HttpServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer(["--toolsets", "boj", "--max-sessions", "3", "--session-idle-ms", "1000", "--max-body-bytes", "4096"]);
+    server = await startHttpServer([
+      "--toolsets",
+      "boj",
+      "--max-sessions",
+      "3",
+      "--session-idle-ms",
+      "1000",
+      "--max-body-bytes",
+      "4096",
+    ]);
   });
   afterAll(async () => {
     await server.stop();
@@ -280,7 +314,11 @@ describe("--stateless", () => {
   });
 
   const send = (body: object, headers: Record<string, string> = {}) =>
-    fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION, ...headers }, body: JSON.stringify(body) });
+    fetch(server.url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION, ...headers },
+      body: JSON.stringify(body),
+    });
 
   test("tools/call is answered as plain JSON without initialize or a session, even when the client asks for progress", async () => {
     const response = await send({
@@ -324,14 +362,22 @@ describe("--stateless", () => {
 describe("--allowed-hosts and --allowed-origins", () => {
   let server: HttpServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer(["--toolsets", "boj", "--allowed-hosts", "mcp.example.test", "--allowed-origins", "https://app.example.test"]);
+    server = await startHttpServer([
+      "--toolsets",
+      "boj",
+      "--allowed-hosts",
+      "mcp.example.test",
+      "--allowed-origins",
+      "https://app.example.test",
+    ]);
   });
   afterAll(async () => {
     await server.stop();
   });
 
   test("replace the loopback defaults: only the named host and origin are served", async () => {
-    const post = (headers: Record<string, string>) => fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: initializeBody() });
+    const post = (headers: Record<string, string>) =>
+      fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: initializeBody() });
     const named = await post({ host: "mcp.example.test", origin: "https://app.example.test" });
     expect(named.status).toBe(200);
     await deleteRawSession(server.url, named.headers.get("mcp-session-id") as string, { host: "mcp.example.test" });
@@ -346,7 +392,18 @@ describe("--allowed-hosts and --allowed-origins", () => {
 
 describe("start-up", () => {
   test("--auth jwt on every interface without --public-url is refused (the audience would be unknown)", async () => {
-    const result = await runCli(["--toolsets", "fs", "--root", import.meta.dir, "--http", "0.0.0.0:0", "--auth", "jwt", "--issuer", "http://127.0.0.1:9"]);
+    const result = await runCli([
+      "--toolsets",
+      "fs",
+      "--root",
+      import.meta.dir,
+      "--http",
+      "0.0.0.0:0",
+      "--auth",
+      "jwt",
+      "--issuer",
+      "http://127.0.0.1:9",
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--public-url");
   });
@@ -359,7 +416,16 @@ describe("start-up", () => {
   });
 
   test("--auth jwt without --issuer is refused", async () => {
-    const result = await runCli(["--toolsets", "fs", "--root", import.meta.dir, "--http", "127.0.0.1:0", "--auth", "jwt"]);
+    const result = await runCli([
+      "--toolsets",
+      "fs",
+      "--root",
+      import.meta.dir,
+      "--http",
+      "127.0.0.1:0",
+      "--auth",
+      "jwt",
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--issuer");
   });
