@@ -65,7 +65,9 @@ describe("the sanitizer (pure)", () => {
         const cut = cutSeed % (text.length + 1);
         // Cut first (the bug: a prefix of the token survived) and cut after sanitizing (the fix's order).
         for (const shown of [sanitize.text(text.slice(0, cut)), sanitize.text(text).slice(0, cut)]) {
-          const serialized = JSON.stringify(shown);
+          // The quotes that delimit a serialized string are not content: a 7-character prefix followed by
+          // the closing quote is not a leak, even when the token itself holds a quote there.
+          const serialized = JSON.stringify(shown).slice(1, -1);
           for (const fragment of fragmentsOf(token)) {
             expect(shown.includes(fragment)).toBe(false);
             expect(serialized.includes(fragment)).toBe(false);
