@@ -79,6 +79,50 @@ describe("mcpkit --http --auth oauth", () => {
     expect(server.stderr()).not.toContain(provider.saved?.access_token ?? "unreachable");
   });
 
+  test("a replayed code revokes the sign-in: the access token it issued stops working at once", async () => {
+    const provider = new MemoryProvider("http://127.0.0.1:9/callback");
+    await auth(provider, { serverUrl: server.url });
+    const { exit } = await signIn({ base: server.base, idp } as Harness, (provider.authorizationUrl as URL).href);
+    const code = exit.searchParams.get("code") ?? "";
+    expect(await auth(provider, { serverUrl: server.url, authorizationCode: code })).toBe("AUTHORIZED");
+    const initialize = (token: string) =>
+      fetch(server.url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+      });
+    const token = provider.saved?.access_token ?? "";
+    const before = await initialize(token);
+    expect(before.status).toBe(200);
+    await before.body?.cancel();
+
+    const replay = await fetch(`${server.base}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        code_verifier: provider.codeVerifier(),
+        client_id: provider.info?.client_id ?? "",
+        redirect_uri: provider.redirectUrl,
+        resource: server.url,
+      }).toString(),
+    });
+    expect(replay.status).toBe(400);
+    const after = await initialize(token);
+    expect(after.status).toBe(401);
+    expect(after.headers.get("www-authenticate")).toContain("revoked");
+  });
+
   test("without a token, /mcp answers 401 pointing at mcpkit's own authorization server", async () => {
     const response = await fetch(server.url, {
       method: "POST",

@@ -43,6 +43,8 @@ export interface AuthServer {
   metadata: Record<string, unknown>;
   /** The public signing keys, for verifying in-process without an HTTP round trip. */
   verifierKeys(): Promise<{ keys: jose.JWK[] }>;
+  /** Whether the sign-in an access token belongs to (its `sid`) was revoked since the token was issued. */
+  isSignInRevoked(signInId: string): Promise<boolean>;
   /** Dispatches a request to its route; `undefined` when no route has this path. */
   handle(request: Request, ctx?: RouteContext): Promise<Response | undefined>;
   rotateSigningKey(): Promise<string>;
@@ -107,6 +109,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     jwksUrl: `${config.issuer}${JWKS_PATH}`,
     metadata: authorizationServerMetadata(deps),
     verifierKeys: () => keys.jwks(),
+    isSignInRevoked: (signInId) => store.isFamilyRevoked(signInId),
     handle: dispatcher(routes, log),
     rotateSigningKey: () => keys.rotate(),
     purge,

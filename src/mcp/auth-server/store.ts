@@ -100,6 +100,8 @@ export interface Store {
   rotateRefresh(hash: string, now: number): Promise<RotateResult>;
   findRefresh(hash: string): Promise<RefreshRecord | undefined>;
   revokeFamily(familyId: string): Promise<number>;
+  /** Whether a sign-in was revoked (a replayed code, a reused refresh token, RFC 7009 revocation). */
+  isFamilyRevoked(familyId: string): Promise<boolean>;
   listSigningKeys(now: number): Promise<SigningKeyRecord[]>;
   putSigningKey(key: SigningKeyRecord): Promise<void>;
   putUpstreamTokens(subject: string, sealed: string, expiresAt: number, now: number): Promise<void>;
@@ -252,6 +254,11 @@ function grantQueries(sql: SQL) {
     async findRefresh(hash) {
       const rows: Row[] = await sql`select * from oauth_refresh_tokens where hash = ${hash}`;
       return rows[0] ? toRefresh(rows[0]) : undefined;
+    },
+    async isFamilyRevoked(familyId) {
+      const rows: Row[] =
+        await sql`select 1 from oauth_refresh_tokens where family_id = ${familyId} and revoked = 1 limit 1`;
+      return rows.length > 0;
     },
     async revokeFamily(familyId) {
       const result =

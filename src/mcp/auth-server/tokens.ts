@@ -29,7 +29,8 @@ export interface TokenResponse {
 export async function signAccessToken(deps: Deps, grant: Grant): Promise<string> {
   const { kid, key } = await deps.keys.signingKey();
   const now = Math.floor(Date.now() / 1000);
-  return new jose.SignJWT({ scope: grant.scopes.join(" "), client_id: grant.clientId })
+  // `sid` names the sign-in (the refresh-token family), so revoking it cuts off its access tokens too.
+  return new jose.SignJWT({ scope: grant.scopes.join(" "), client_id: grant.clientId, sid: grant.familyId })
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: "at+jwt" })
     .setIssuer(deps.config.issuer)
     .setAudience(grant.resource)

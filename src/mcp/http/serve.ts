@@ -119,6 +119,7 @@ function createAuth(
       issuer: own.issuer,
       audience: [own.resource],
       jwksUrl: `${localOrigin}${new URL(own.jwksUrl).pathname}`,
+      isSignInRevoked: (signInId) => own.isSignInRevoked(signInId),
       requiredScopes: config.auth.requiredScopes,
       scopesSupported: scopesOf(serverOptions),
       log,

@@ -23,6 +23,11 @@ export interface ResourceServerSettings {
   /** Scopes the enabled tools need (`boj:read`, …), advertised in the metadata. */
   scopesSupported: string[];
   log: Logger;
+  /**
+   * With mcpkit's own authorization server: whether the sign-in a token names (`sid`) was revoked,
+   * so a replayed code or a reused refresh token also ends the access tokens already issued.
+   */
+  isSignInRevoked?: (signInId: string) => Promise<boolean>;
 }
 
 /** What a request carries once its token checked out: the SDK's AuthInfo plus who it is. */
@@ -87,7 +92,15 @@ export function createResourceServer(settings: ResourceServerSettings): Resource
           "access-control-allow-origin": "*",
         },
       }),
-    authenticate: (request) => authenticate(request, { verifier, challenges, requiredScopes, log, admit }),
+    authenticate: (request) =>
+      authenticate(request, {
+        verifier,
+        challenges,
+        requiredScopes,
+        log,
+        admit,
+        isSignInRevoked: settings.isSignInRevoked,
+      }),
     insufficientScope: (needed, toolName, id) =>
       challenges.forbidden(
         needed,
@@ -104,11 +117,12 @@ interface AuthenticateParts {
   requiredScopes: string[];
   log: Logger;
   admit(verified: VerifiedToken): Authenticated;
+  isSignInRevoked?: (signInId: string) => Promise<boolean>;
 }
 
 async function authenticate(
   request: Request,
-  { verifier, challenges, requiredScopes, log, admit }: AuthenticateParts,
+  { verifier, challenges, requiredScopes, log, admit, isSignInRevoked }: AuthenticateParts,
 ): Promise<Authenticated | Response> {
   const header = request.headers.get("authorization");
   if (header === null || header.trim() === "") {
@@ -122,6 +136,9 @@ async function authenticate(
     return challenges.unauthorized('the Authorization header must be "Bearer <token>" with a single token.', true);
   try {
     const verified = await verifier.verify(match[1]);
+    if (verified.signInId && (await isSignInRevoked?.(verified.signInId))) {
+      return challenges.unauthorized("The access token's sign-in was revoked; sign in again.", true);
+    }
     const missing = requiredScopes.filter((scope) => !isScopeGranted(verified.scopes, scope));
     if (missing.length > 0) {
       return challenges.forbidden(

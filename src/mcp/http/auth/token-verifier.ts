@@ -55,6 +55,8 @@ export interface VerifiedToken {
   clientId: string;
   scopes: string[];
   expiresAt?: number;
+  /** The `sid` claim: the sign-in the token belongs to, when its issuer names one. */
+  signInId?: string;
 }
 
 /** Why a token was refused. `unavailable` means we could not check it (JWKS unreachable), not that it is bad. */
@@ -149,7 +151,8 @@ export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVer
         const subject = stringClaim(payload.sub);
         if (!subject) throw new TokenRejected(NO_SUBJECT);
         const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp) ?? "";
-        return { token, subject, clientId, scopes: scopesOf(payload), expiresAt: payload.exp };
+        const signInId = stringClaim(payload.sid);
+        return { token, subject, clientId, scopes: scopesOf(payload), expiresAt: payload.exp, signInId };
       } catch (error) {
         if (error instanceof TokenRejected) throw error;
         const unavailable = isKeyFetchFailure(error);
