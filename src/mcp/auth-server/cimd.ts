@@ -13,6 +13,7 @@ import { BlockList, isIP } from "node:net";
 import * as v from "valibot";
 import { redirectUriProblem } from "./redirect-uri.ts";
 import type { RegisteredClient } from "./store.ts";
+import { readAtMost } from "../../core/read-at-most.ts";
 
 export const CIMD_MAX_BYTES = 5 * 1024;
 export const CIMD_TIMEOUT_MS = 10_000;
@@ -155,21 +156,9 @@ export function createCimdFetcher(options: { allowPrivate: boolean; ownOrigin: s
 }
 
 async function readLimited(response: Response, maxBytes: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel();
-      throw new CimdError(`the client metadata document is larger than ${maxBytes} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const { bytes, overflowed } = await readAtMost(response.body, maxBytes);
+  if (overflowed) throw new CimdError(`the client metadata document is larger than ${maxBytes} bytes.`);
+  return new TextDecoder().decode(bytes);
 }
 
 function parseDocument(clientId: string, body: string, ownOrigin: string): RegisteredClient {

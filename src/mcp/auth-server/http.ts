@@ -3,6 +3,7 @@
  * `no-store` rule for anything carrying a token, form bodies with a size cap, and cookies.
  */
 import { stripControl } from "../../core/text.ts";
+import { readAtMost } from "../../core/read-at-most.ts";
 
 /** What the HTTP pipeline passes to a route besides the request. */
 export interface RouteContext {
@@ -65,22 +66,11 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
 
 export async function readCapped(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new BadRequest(`the request body is larger than ${maxBytes} bytes.`);
-  const reader = request.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel();
-      throw new BadRequest(`the request body is larger than ${maxBytes} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const tooLarge = () => new BadRequest(`the request body is larger than ${maxBytes} bytes.`);
+  if (declared > maxBytes) throw tooLarge();
+  const { bytes, overflowed } = await readAtMost(request.body, maxBytes);
+  if (overflowed) throw tooLarge();
+  return new TextDecoder().decode(bytes);
 }
 
 /** A parameter given at most once (RFC 6749 §3.1: repeated parameters are an error). */
