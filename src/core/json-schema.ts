@@ -19,7 +19,7 @@ export function jsonSchemaOf(schema: AnySchema, mode: "input" | "output"): JsonO
 
 /**
  * Writes `anyOf: [{type: T, …}, {type: "null"}]` (how valibot renders `nullable`) as
- * `{type: [T, "null"], …}`, the form the seeds' schemas use and the simpler one for clients.
+ * `{type: [T, "null"], …}`, the form the contracts' schemas use (docs/contracts/) and the simpler one for clients.
  */
 function foldNullable(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(foldNullable);

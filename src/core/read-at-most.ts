@@ -1,7 +1,7 @@
 /**
  * Reads a body stream chunk by chunk and stops once it holds more than `limit` bytes, so a runaway
  * or hostile body never sits in memory whole. Each caller decides what "more" means: the BOJ
- * client refuses it, the oj client keeps the first `limit` bytes (seed 003 S2.2), HTTP answers 413.
+ * client refuses it, the oj client keeps the first `limit` bytes (docs/contracts/oj.md), HTTP answers 413.
  */
 export interface ReadOutcome {
   /** At most `limit` bytes: the whole body, or its first `limit` bytes when it was longer. */

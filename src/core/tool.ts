@@ -2,7 +2,7 @@
  * The contract between toolsets and the servers that expose them.
  *
  * A toolset is plain code: a list of tool definitions whose handlers build MCP results directly
- * (seed 001). Nothing here imports the MCP SDK; `src/mcp/` translates these shapes to it, and
+ * (no adapter layer). Nothing here imports the MCP SDK; `src/mcp/` translates these shapes to it, and
  * `mcpkit call` runs the same definitions without any protocol at all.
  */
 import type * as v from "valibot";
@@ -31,7 +31,7 @@ export type ToolResult = {
   isError?: boolean;
 };
 
-/** JSON-RPC error codes used across mcpkit (seed 002's table). */
+/** JSON-RPC error codes used across mcpkit (docs/contracts/http.md). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -217,8 +217,8 @@ export interface Toolset {
   prompts?: PromptDefinition[];
   /**
    * How this toolset answers arguments that break a tool's input schema. Default: an `isError`
-   * result carrying `message` (MCP 2025-11-25, seeds 003 and 004). `boj` throws a ProtocolError
-   * instead (seed 000).
+   * result carrying `message` (MCP 2025-11-25; docs/contracts/oj.md and fs-search-by-time.md). `boj` throws a ProtocolError
+   * instead (docs/contracts/boj.md).
    */
   rejectArguments?(message: string, tool: ToolDefinition): ToolResult;
   /** One line for the start-up log when the toolset runs in a reduced way (e.g. fs without --root). */

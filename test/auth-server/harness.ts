@@ -92,6 +92,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       stateKey: options.stateKey,
       scopesSupported: SCOPES,
       registrationsPerMinute: 200,
+      authorizationsPerMinute: 2000,
       ...options.config,
     },
     log,

@@ -413,6 +413,29 @@ describe("dynamic registration", () => {
     }
   });
 
+  test("authorization flood from one address: 429 page after the per-minute limit, other addresses unaffected", async () => {
+    const limited = await startHarness({ idp: h.idp, config: { authorizationsPerMinute: 3 } });
+    try {
+      const client = await registerClient(limited.base);
+      const url = authorizeUrl(limited.base, {
+        response_type: "code",
+        client_id: client.client_id,
+        redirect_uri: client.redirect_uris[0],
+        code_challenge: pkce().challenge,
+        code_challenge_method: "S256",
+        state: "s",
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(url, { redirect: "manual" })).status);
+      expect(statuses.slice(0, 3).every((status) => status !== 429)).toBe(true);
+      expect(statuses.slice(3)).toEqual([429, 429]);
+      const other = await limited.as.handle(new Request(url), { clientAddress: "192.0.2.7" });
+      expect(other?.status).not.toBe(429);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   test("an unused registration expires", async () => {
     const short = await startHarness({ idp: h.idp, config: { unusedClientTtlSeconds: 60 } });
     try {

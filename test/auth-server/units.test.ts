@@ -6,6 +6,7 @@ import { resolveConfig } from "../../src/mcp/auth-server/config.ts";
 import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.ts";
 import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
 import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
+import { createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
 
 const alice: Identity = {
@@ -144,5 +145,23 @@ describe("flags", () => {
         context,
       ),
     ).toThrow(/keep one/);
+  });
+});
+
+describe("rate limiter", () => {
+  test("many distinct addresses never reset the total: once it is used up, new addresses wait too", () => {
+    const limiter = createRateLimiter(5, 100);
+    let refused = 0;
+    for (let i = 0; i < 20_050; i++) if (limiter.take(`2001:db8::${i.toString(16)}`) > 0) refused++;
+    // 100 pass in the minute; every one after that is refused, even past the 10,000-address table size.
+    expect(refused).toBe(20_050 - 100);
+  });
+
+  test("per address: the sixth attempt in a minute waits, another address does not", () => {
+    const limiter = createRateLimiter(5, 100);
+    const waits = Array.from({ length: 6 }, () => limiter.take("a"));
+    expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    expect(waits[5]).toBeGreaterThan(0);
+    expect(limiter.take("b")).toBe(0);
   });
 });

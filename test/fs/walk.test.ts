@@ -44,6 +44,24 @@ test.skipIf(process.platform !== "linux")("Linux walks are anchored to descripto
   expect(anchored.kind).toBe("descriptor");
 });
 
+test.skipIf(process.platform !== "linux")("…even for a process started in a deleted working directory", () => {
+  const gone = mkdtempSync(join(tmpdir(), "mcpkit-gone-cwd-"));
+  const probe = join(import.meta.dir, "../../src/toolsets/fs/directories.ts");
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      "-e",
+      `const { directoryAccess } = await import(${JSON.stringify(probe)}); console.log(directoryAccess().kind);`,
+    ],
+    { cwd: gone, stdout: "pipe", stderr: "pipe" },
+  );
+  rmSync(gone, { recursive: true, force: true });
+  return new Response(child.stdout).text().then(async (out) => {
+    expect(await child.exited).toBe(0);
+    expect(out.trim()).toBe("descriptor");
+  });
+});
+
 describe.each(accesses)("%s", (_name, access) => {
   test("maxDepth counts levels below the start; symlinks are neither followed nor reported", async () => {
     const root = join(base, `depth-${access.kind}`);

@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { ConfigError } from "../../core/options.ts";
 import { type PolicyRule, parsePolicyRule } from "./policy.ts";
+import { isLoopbackHost } from "../http/addresses.ts";
 
 export type UpstreamConfig =
   | { kind: "oidc"; issuer: string; clientId: string; clientSecret?: string; scopes?: string[] }
@@ -38,6 +39,8 @@ export interface AuthServerConfig {
   unusedClientTtlSeconds?: number;
   /** Registrations per client address per minute. */
   registrationsPerMinute?: number;
+  /** GET /authorize requests per client address and minute (default 60). */
+  authorizationsPerMinute?: number;
   /** Test-only switches; never set them in production. */
   testing?: {
     /** Fetch client ID metadata documents from loopback/private addresses and over plain http. */
@@ -65,6 +68,7 @@ export interface ResolvedConfig {
   keyRotation: number;
   unusedClientTtl: number;
   registrationsPerMinute: number;
+  authorizationsPerMinute: number;
   allowPrivateCimd: boolean;
   /** Plain http is accepted only on loopback, for development; cookies then drop `Secure`. */
   secure: boolean;
@@ -138,6 +142,7 @@ const schema = v.object({
   keyRotationSeconds: seconds("keyRotationSeconds", 3600, 31_536_000),
   unusedClientTtlSeconds: seconds("unusedClientTtlSeconds", 60, 31_536_000),
   registrationsPerMinute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
+  authorizationsPerMinute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))),
   testing: v.optional(v.object({ allowPrivateCimd: v.optional(v.boolean()) })),
 });
 
@@ -179,6 +184,13 @@ export function resolveConfig(config: AuthServerConfig): ResolvedConfig {
       throw new ConfigError(`invalid --allow rule #${index + 1} ${JSON.stringify(rule)}: ${(error as Error).message}`);
     }
   });
+  // A revoked sign-in is remembered on its refresh rows, which are purged when they expire: they must
+  // outlive every access token of the sign-in, or a revocation would be forgotten while one is valid.
+  if ((options.refreshTokenTtlSeconds ?? 30 * 86_400) < (options.accessTokenTtlSeconds ?? 3600)) {
+    throw new ConfigError(
+      "refresh tokens must live at least as long as access tokens (refreshTokenTtlSeconds ≥ accessTokenTtlSeconds).",
+    );
+  }
   const prefix = publicUrl.pathname.replace(/\/+$/, "");
   const issuer = `${publicUrl.origin}${prefix}`;
   return {
@@ -198,12 +210,13 @@ export function resolveConfig(config: AuthServerConfig): ResolvedConfig {
     keyRotation: options.keyRotationSeconds ?? 30 * 86_400,
     unusedClientTtl: options.unusedClientTtlSeconds ?? 86_400,
     registrationsPerMinute: options.registrationsPerMinute ?? 10,
+    authorizationsPerMinute: options.authorizationsPerMinute ?? 60,
     allowPrivateCimd: options.testing?.allowPrivateCimd ?? false,
     secure: publicUrl.protocol === "https:",
   };
 }
 
+/** One strict notion of loopback for the whole server (`127.0.0.0/8`, `::1`, `localhost`). */
 export function isLoopbackName(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, "");
-  return name === "localhost" || name === "::1" || /^127(?:\.\d{1,3}){3}$/.test(name);
+  return isLoopbackHost(host);
 }

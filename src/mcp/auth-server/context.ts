@@ -20,6 +20,8 @@ export interface Deps {
   upstream: Upstream;
   cimd: CimdFetcher;
   registrations: RateLimiter;
+  /** GET /authorize, per client address (a person signs in a few times a minute, not hundreds). */
+  authorizations: RateLimiter;
   log: Logger;
   browser: BrowserCookies;
 }

@@ -10,6 +10,7 @@ import { redirect } from "./http.ts";
 import { consentPage, errorPage } from "./pages.ts";
 import { hostOf } from "./redirect-uri.ts";
 import type { RegisteredClient } from "./store.ts";
+import { isLoopbackName } from "./config.ts";
 
 export type ClientLookup = { client: RegisteredClient; metadataHost?: string } | { error: Response };
 
@@ -87,7 +88,8 @@ export function showConsent(
     cookies.push(["set-cookie", issued.cookie]);
   }
   const redirectHost = hostOf(pending.redirectUri);
-  const loopbackRedirect = /^http:\/\/(127\.|\[::1\]|localhost)/.test(pending.redirectUri);
+  const redirect = URL.parse(pending.redirectUri);
+  const loopbackRedirect = redirect?.protocol === "http:" && isLoopbackName(redirect.hostname);
   return consentPage(
     {
       clientName: pending.clientName,

@@ -71,6 +71,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     upstream: createUpstream(config.upstream, config.callbackUrl, needsGithubOrgs(config.policy)),
     cimd: createCimdFetcher({ allowPrivate: config.allowPrivateCimd, ownOrigin: config.publicUrl.origin }),
     registrations: createRateLimiter(config.registrationsPerMinute, config.registrationsPerMinute * 10),
+    authorizations: createRateLimiter(config.authorizationsPerMinute, config.authorizationsPerMinute * 50),
     log,
     browser: createBrowserCookies(keyring, {
       secure: config.secure,

@@ -10,13 +10,12 @@ export interface RateLimiter {
 const MAX_KEYS = 10_000;
 
 export function createRateLimiter(perKeyPerMinute: number, totalPerMinute: number): RateLimiter {
-  const windows = new Map<string, { start: number; count: number }>();
-  const count = (key: string, limit: number, now: number): number => {
-    let window = windows.get(key);
-    if (!window || now - window.start >= 60_000) {
-      if (!window && windows.size >= MAX_KEYS) windows.clear();
-      window = { start: now, count: 0 };
-      windows.set(key, window);
+  const perAddress = new Map<string, Window>();
+  const total: Window = { start: 0, count: 0 };
+  const take = (window: Window, limit: number, now: number): number => {
+    if (now - window.start >= 60_000) {
+      window.start = now;
+      window.count = 0;
     }
     if (window.count >= limit) return Math.ceil((window.start + 60_000 - now) / 1000);
     window.count++;
@@ -25,7 +24,24 @@ export function createRateLimiter(perKeyPerMinute: number, totalPerMinute: numbe
   return {
     take(key) {
       const now = Date.now();
-      return count(`addr:${key}`, perKeyPerMinute, now) || count("total", totalPerMinute, now);
+      let window = perAddress.get(key);
+      if (!window) {
+        // Many addresses (IPv6) must not grow the table without bound; forgetting them never resets `total`.
+        if (perAddress.size >= MAX_KEYS) forgetExpired(perAddress, now);
+        if (perAddress.size >= MAX_KEYS) perAddress.clear();
+        window = { start: now, count: 0 };
+        perAddress.set(key, window);
+      }
+      return take(window, perKeyPerMinute, now) || take(total, totalPerMinute, now);
     },
   };
+}
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+function forgetExpired(windows: Map<string, Window>, now: number): void {
+  for (const [key, window] of windows) if (now - window.start >= 60_000) windows.delete(key);
 }

@@ -13,7 +13,7 @@ import { stripControl } from "../../core/text.ts";
 import type { ClientLogLevel } from "../../core/tool.ts";
 import type { RawBody } from "./decode/body.ts";
 import { BojError, decodeError, isRetryable, transportError } from "./errors.ts";
-import { awaitTurn } from "./pacer.ts";
+import { type Pacer, awaitTurn } from "./pacer.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
 
@@ -39,6 +39,8 @@ export class BojClient {
   constructor(
     private readonly config: BojClientConfig,
     private readonly log: Logger,
+    /** The spacing between requests: this process's, or the fleet's with --boj-shared-state. */
+    private readonly pace: Pacer = awaitTurn,
   ) {
     this.origin = new URL(config.baseUrl).origin;
   }
@@ -57,7 +59,7 @@ export class BojClient {
     const url = `${this.config.baseUrl}${requestPath(request)}`;
     const attempts = this.config.retryMax + 1;
     for (let attempt = 1; ; attempt++) {
-      await awaitTurn(this.origin, this.config.minIntervalMs, signal, (ms) => {
+      await this.pace(this.origin, this.config.minIntervalMs, signal, (ms) => {
         if (ms >= PACING_NOTICE_MS) {
           tell(
             "info",

@@ -12,6 +12,7 @@ import { BojAnswers, type CacheTtl } from "./answers.ts";
 import { MemoryAnswerCache } from "./cache.ts";
 import { BojClient, type BojClientConfig } from "./client.ts";
 import { bojPrompts } from "./prompts.ts";
+import { linkSharedState, parseSharedState, secretsOf } from "./shared-link.ts";
 import { bojResourceTemplates, bojResources } from "./resources.ts";
 import { bojTools } from "./tools/index.ts";
 
@@ -85,6 +86,14 @@ export const bojOptions: readonly OptionSpec[] = [
     help: "how long a BOJ answer is reused, in seconds, per kind: data=S,metadata=S (one number sets both; 0 never reuses)",
     defaultText: DEFAULT_CACHE_TTL,
   },
+  {
+    name: "boj-shared-state",
+    env: "BOJ_SHARED_STATE",
+    kind: "string",
+    valueName: "URL",
+    help: "share cached BOJ answers and the request spacing with every instance on this database: postgres://USER:PASSWORD@HOST/DB, or sqlite:PATH for processes on one host",
+    defaultText: "off",
+  },
 ];
 
 const ONE_DAY_S = 86_400;
@@ -125,6 +134,8 @@ export function parseCacheTtl(text: string): CacheTtl | undefined {
 interface BojConfig extends BojClientConfig {
   cacheBytes: number;
   cacheTtl: CacheTtl;
+  /** `postgres://…` or `sqlite:PATH`; undefined: cache and pacing are this process's own. */
+  sharedState?: string;
 }
 
 const optionsSchema = v.object({
@@ -136,6 +147,8 @@ const optionsSchema = v.object({
   "boj-max-body-bytes": integerOption(1024, 1024 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES, "bytes"),
   "boj-cache-bytes": integerOption(0, 16 * 1024 * 1024 * 1024, DEFAULT_CACHE_BYTES, "bytes"),
   "boj-cache-ttl-s": cacheTtlOption,
+  // Checked by parseSharedState, whose messages never repeat the value (it may hold a password).
+  "boj-shared-state": v.optional(v.string()),
 });
 
 export const boj = defineToolsetModule<BojConfig>({
@@ -154,13 +167,23 @@ export const boj = defineToolsetModule<BojConfig>({
       userAgent: `mcpkit/${packageJson.version} (+boj toolset)`,
       cacheBytes: options["boj-cache-bytes"] as number,
       cacheTtl: options["boj-cache-ttl-s"] as CacheTtl,
+      sharedState: parseSharedState(options["boj-shared-state"]),
     };
   },
   create(config, runtime) {
-    const client = new BojClient(config, runtime.log);
-    const cache = config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
+    const shared = config.sharedState
+      ? linkSharedState(config.sharedState, {
+          cacheBytes: config.cacheBytes,
+          upstream: config.baseUrl,
+          log: runtime.log,
+        })
+      : undefined;
+    for (const secret of config.sharedState ? secretsOf(config.sharedState) : []) runtime.log.redact(secret);
+    const client = new BojClient(config, runtime.log, shared?.pace);
+    const cache = shared ? shared.cache : config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
     return {
       name: "boj",
+      close: shared?.close,
       tools: bojTools({ answers: new BojAnswers(client, cache, config.cacheTtl) }),
       resources: bojResources,
       resourceTemplates: bojResourceTemplates,

@@ -7,16 +7,19 @@ import { sleep } from "./sleep.ts";
 
 const nextFreeSlot = new Map<string, number>();
 
-/**
- * Waits until a request to `origin` may start, at least `intervalMs` after the previous one.
- * `onWait` hears how long the wait will be before it starts (only when there is one).
- */
-export async function awaitTurn(
+/** How the client waits for its turn: this process's `awaitTurn`, or the fleet's (shared-state.ts). */
+export type Pacer = (
   origin: string,
   intervalMs: number,
   signal: AbortSignal,
   onWait?: (ms: number) => void,
-): Promise<void> {
+) => Promise<void>;
+
+/**
+ * Waits until a request to `origin` may start, at least `intervalMs` after the previous one.
+ * `onWait` hears how long the wait will be before it starts (only when there is one).
+ */
+export const awaitTurn: Pacer = async (origin, intervalMs, signal, onWait) => {
   if (intervalMs <= 0) return;
   const now = performance.now();
   const slot = Math.max(now, nextFreeSlot.get(origin) ?? 0);
@@ -31,4 +34,4 @@ export async function awaitTurn(
     if (nextFreeSlot.get(origin) === slot + intervalMs) nextFreeSlot.set(origin, slot);
     throw error;
   }
-}
+};

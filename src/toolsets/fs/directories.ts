@@ -206,7 +206,8 @@ class PathAccess implements DirectoryAccess {
 function descriptorDirectoryWorks(fdDirectory: string): boolean {
   let fd: number | undefined;
   try {
-    fd = openSync(".", OPEN_DIRECTORY);
+    // "/" rather than ".": a service may start in a deleted or unreadable working directory.
+    fd = openSync("/", OPEN_DIRECTORY);
     const direct = fstatSync(fd);
     const through = statSync(`${fdDirectory}/${fd}/.`);
     readdirSync(`${fdDirectory}/${fd}`);
@@ -223,6 +224,21 @@ let chosen: DirectoryAccess | undefined;
 /** The path walk, whatever the platform (tests compare it with the anchored one). */
 export function pathAccess(): DirectoryAccess {
   return new PathAccess();
+}
+
+let fallbackReported = false;
+
+/**
+ * Says once per process, through `warn`, when a Linux walk cannot be anchored to descriptors (so a
+ * directory swapped for a link mid-walk is only narrowed, not excluded): the README promises the
+ * anchored walk on Linux, so losing it must not be silent.
+ */
+export function reportUnanchoredWalk(warn: (message: string) => void): void {
+  if (fallbackReported || process.platform !== "linux" || directoryAccess().kind !== "path") return;
+  fallbackReported = true;
+  warn(
+    "fs: directory descriptors are unavailable here (no /proc?), so searches walk by path; a directory swapped for a symbolic link during a search is checked but not excluded",
+  );
 }
 
 /** The access this platform supports, probed once per process. */

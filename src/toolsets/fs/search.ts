@@ -5,6 +5,7 @@
 import { errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
 import { type Candidate, type Collected, type CollectorConfig, comparatorFor, createCollector } from "./collector.ts";
 import type { CursorCodec, CursorState } from "./cursor.ts";
+import { reportUnanchoredWalk } from "./directories.ts";
 import { entryStat } from "./entry-stat.ts";
 import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
@@ -187,6 +188,7 @@ async function collect(
   let job: StatJob | undefined;
   let walked: WalkOutcome | { failure: unknown };
   try {
+    reportUnanchoredWalk((message) => context.log.warn(message));
     walked = await walk({
       root: start.root.real,
       start: start.relative,

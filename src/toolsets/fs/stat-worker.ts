@@ -76,6 +76,8 @@ export class StatWorker {
         return batches;
       },
       hasRoom: (depth) => {
+        // A worker that died (or was closed) mid-job takes nothing more: the caller stats alone.
+        if (this.worker !== worker) return false;
         this.releaseFinished();
         return this.posted - Atomics.load(this.done, 0) <= depth;
       },
@@ -96,6 +98,8 @@ export class StatWorker {
       },
       finish: () =>
         new Promise((resolve) => {
+          // Nothing would ever answer a terminated worker; `close` already settled what it could.
+          if (this.worker !== worker) return resolve(null);
           this.waiting.set(job, (result) => {
             this.releaseFinished();
             resolve(result);

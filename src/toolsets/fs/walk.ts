@@ -107,35 +107,7 @@ async function visit(
   pending: PendingDirectory[],
   outcome: WalkOutcome,
 ): Promise<void> {
-  const { glob, includeFiles, includeDirectories, maxDepth, signal } = request;
-  const checkEvery = glob ? CHECK_EVERY_WITH_GLOB : CHECK_EVERY;
-  let sliceStarted = performance.now();
-  let lastProgress = sliceStarted;
-  let untilCheck = checkEvery;
-
-  /** Returns false when the walk must stop. Yields to the event loop when the slice is used up. */
-  const checkpoint = async (): Promise<boolean> => {
-    untilCheck = checkEvery;
-    const now = performance.now();
-    if (now >= request.deadline) {
-      outcome.budgetExhausted = true;
-      return false;
-    }
-    if (request.onProgress && now - lastProgress >= PROGRESS_INTERVAL_MS) {
-      lastProgress = now;
-      request.onProgress(outcome.scannedFiles + outcome.scannedDirectories);
-    }
-    if (now - sliceStarted >= SLICE_MS) {
-      await new Promise<void>((resume) => setImmediate(resume));
-      sliceStarted = performance.now();
-    }
-    if (signal.aborted) {
-      outcome.cancelled = true;
-      return false;
-    }
-    return true;
-  };
-
+  const walker = new Walker(request, pending, outcome);
   let current: DirectoryHandle | undefined = start;
   let relative = "";
   let level = 0;
@@ -148,11 +120,11 @@ async function visit(
       outcome.unreadableDirectories++;
     }
     try {
-      if (entries && !(await listEntries(directory, relative, level, entries))) return;
+      if (entries && !(await walker.listEntries(directory, relative, level, entries))) return;
     } finally {
       directory.release();
     }
-    if (!(await checkpoint())) return;
+    if (!(await walker.checkpoint())) return;
     current = undefined;
     while (!current && pending.length > 0) {
       const next = pending.pop() as PendingDirectory;
@@ -164,21 +136,64 @@ async function visit(
     }
     if (!current) return;
   }
+}
+
+/** The per-walk state between checkpoints: clock, progress, and how each listing is sorted. */
+class Walker {
+  private readonly checkEvery: number;
+  private untilCheck: number;
+  private sliceStarted = performance.now();
+  private lastProgress = this.sliceStarted;
+
+  constructor(
+    private readonly request: WalkRequest,
+    private readonly pending: PendingDirectory[],
+    private readonly outcome: WalkOutcome,
+  ) {
+    this.checkEvery = request.glob ? CHECK_EVERY_WITH_GLOB : CHECK_EVERY;
+    this.untilCheck = this.checkEvery;
+  }
+
+  /** Returns false when the walk must stop. Yields to the event loop when the slice is used up. */
+  async checkpoint(): Promise<boolean> {
+    const { request, outcome } = this;
+    this.untilCheck = this.checkEvery;
+    const now = performance.now();
+    if (now >= request.deadline) {
+      outcome.budgetExhausted = true;
+      return false;
+    }
+    if (request.onProgress && now - this.lastProgress >= PROGRESS_INTERVAL_MS) {
+      this.lastProgress = now;
+      request.onProgress(outcome.scannedFiles + outcome.scannedDirectories);
+    }
+    if (now - this.sliceStarted >= SLICE_MS) {
+      await new Promise<void>((resume) => setImmediate(resume));
+      this.sliceStarted = performance.now();
+    }
+    if (request.signal.aborted) {
+      outcome.cancelled = true;
+      return false;
+    }
+    return true;
+  }
 
   /** Sorts one listing into pending directories and accepted entries; false when the walk must stop. */
-  async function listEntries(
+  async listEntries(
     directory: DirectoryHandle,
     relative: string,
     parentLevel: number,
     entries: Dirent[],
   ): Promise<boolean> {
+    const { request, outcome, pending } = this;
+    const { glob, includeFiles, includeDirectories, maxDepth } = request;
     outcome.scannedDirectories++;
     const level = parentLevel + 1;
     const prefix = relative === "" ? "" : `${relative}/`;
     let names: string[] = [];
     let kinds: boolean[] = [];
     for (const entry of entries) {
-      if (--untilCheck === 0 && !(await checkpoint())) return false;
+      if (--this.untilCheck === 0 && !(await this.checkpoint())) return false;
       if (entry.isSymbolicLink()) continue; // never followed, never reported
       const isDirectory = entry.isDirectory();
       if (isDirectory) {

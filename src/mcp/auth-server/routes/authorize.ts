@@ -12,7 +12,21 @@ import { redirectUriMatches } from "../redirect-uri.ts";
 import { findClient, redirectWithError, showConsent, startUpstream } from "../flow.ts";
 
 export function authorizeRoutes(deps: Deps): Route[] {
-  return [{ method: "GET", path: "/authorize", handle: (request) => authorize(deps, request) }];
+  return [
+    {
+      method: "GET",
+      path: "/authorize",
+      handle: (request, ctx) => {
+        // Each request stores a pending row and may fetch a client metadata document: bound both per address.
+        const wait = deps.authorizations.take(ctx.clientAddress ?? "unknown");
+        if (wait > 0) {
+          deps.log.debug("authorization refused: rate limit", { address: ctx.clientAddress });
+          return Promise.resolve(errorPage("Too many sign-in attempts", `Wait ${wait} seconds and try again.`, 429));
+        }
+        return authorize(deps, request);
+      },
+    },
+  ];
 }
 
 async function authorize(deps: Deps, request: Request): Promise<Response> {

@@ -2,7 +2,7 @@
  * The refusals a resource server sends (RFC 6750 §3, MCP 2025-11-25 Authorization): 401 with a
  * `WWW-Authenticate: Bearer` challenge naming the metadata and the scopes to ask for, and 403
  * `insufficient_scope` naming the missing one. Bodies are JSON-RPC errors with code -32001
- * (seed 002) so clients that only read the body still see why. No token is ever echoed.
+ * (docs/contracts/http.md) so clients that only read the body still see why. No token is ever echoed.
  */
 import { ErrorCode } from "../../../core/tool.ts";
 import { type JsonRpcId, RETRY_AFTER_SECONDS, jsonRpcErrorResponse } from "../jsonrpc-errors.ts";

@@ -136,8 +136,18 @@ async function authenticate(
     return challenges.unauthorized('the Authorization header must be "Bearer <token>" with a single token.', true);
   try {
     const verified = await verifier.verify(match[1]);
-    if (verified.signInId && (await isSignInRevoked?.(verified.signInId))) {
-      return challenges.unauthorized("The access token's sign-in was revoked; sign in again.", true);
+    if (verified.signInId && isSignInRevoked) {
+      let revoked: boolean;
+      try {
+        revoked = await isSignInRevoked(verified.signInId);
+      } catch (error) {
+        // The state store is down: a valid token must not look invalid (clients would drop it and sign in again).
+        log.warn("cannot check whether a sign-in was revoked", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return challenges.unavailable("The authorization state is unavailable; try again shortly.");
+      }
+      if (revoked) return challenges.unauthorized("The access token's sign-in was revoked; sign in again.", true);
     }
     const missing = requiredScopes.filter((scope) => !isScopeGranted(verified.scopes, scope));
     if (missing.length > 0) {

@@ -1,0 +1,143 @@
+/**
+ * `--boj-shared-state`: reading the value, and a handle that opens the shared store on first use.
+ * shared-state.ts (and Bun's SQL clients behind it) is imported dynamically from here, so a
+ * process started without the option never loads it.
+ */
+import type { Logger } from "../../core/log.ts";
+import { ConfigError } from "../../core/options.ts";
+import type { AnswerCache, CachedAnswer } from "./cache.ts";
+import { transportError } from "./errors.ts";
+import type { Pacer } from "./pacer.ts";
+import type { SharedState } from "./shared-state.ts";
+
+const FLAG = "--boj-shared-state (BOJ_SHARED_STATE)";
+
+/**
+ * Accepts `postgres://…`, `postgresql://…` or `sqlite:PATH`. The message never repeats the
+ * value: a Postgres URL may carry a password.
+ */
+export function parseSharedState(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^sqlite:/i.test(text)) {
+    if (text.replace(/^sqlite:(\/\/)?/i, "") === "") {
+      throw new ConfigError(`invalid ${FLAG}: sqlite: needs a file path, e.g. sqlite:/var/lib/mcpkit/boj.db`);
+    }
+    return text;
+  }
+  if (/^postgres(ql)?:\/\//i.test(text)) {
+    try {
+      if (new URL(text).hostname) return text;
+    } catch {
+      // reported below
+    }
+    throw new ConfigError(
+      `invalid ${FLAG}: the Postgres URL could not be parsed; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (percent-encode special characters in the password)`,
+    );
+  }
+  throw new ConfigError(
+    `invalid ${FLAG}: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or sqlite:PATH (the value is not repeated here because it may contain a password)`,
+  );
+}
+
+/** The URL with any password replaced, for messages: `postgres://mcpkit:***@db:5432/mcpkit`. */
+export function describeSharedState(url: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(url)) return url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    parsed.search = "";
+    return parsed.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+/** Every form in which the password of `url` could appear in a driver's message. */
+export function secretsOf(url: string): string[] {
+  if (!/^postgres(ql)?:\/\//i.test(url)) return [];
+  try {
+    const password = new URL(url).password;
+    if (!password) return [];
+    return [...new Set([password, decodeURIComponent(password)])];
+  } catch {
+    return [];
+  }
+}
+
+export interface SharedLink {
+  cache: AnswerCache | undefined;
+  pace: Pacer;
+  close(): Promise<void>;
+}
+
+/**
+ * The store is opened by the first call that needs it (a listing of tools never connects). A
+ * failed open is not remembered: the next call tries again. Pacing never falls back to this
+ * process alone while the store is unreachable, since that is how a fleet would exceed BOJ's
+ * rate: the call fails with a TRANSPORT_ERROR instead. The cache only degrades to a miss.
+ */
+export function linkSharedState(
+  url: string,
+  options: { cacheBytes: number; upstream: string; log: Logger },
+): SharedLink {
+  let opened: Promise<SharedState> | undefined;
+  const where = describeSharedState(url);
+  const scrub = (text: string) => secretsOf(url).reduce((out, secret) => out.split(secret).join("***"), text);
+  const open = (): Promise<SharedState> => {
+    opened ??= import("./shared-state.ts")
+      .then((module) => module.openSharedState({ url, ...options }))
+      .catch((error: unknown) => {
+        opened = undefined;
+        const reason = scrub(error instanceof Error ? error.message : String(error));
+        throw transportError(
+          `the shared state store ${where} (--boj-shared-state) could not be opened: ${reason}. No request was sent to BOJ; check that the database is reachable, or start without --boj-shared-state.`,
+        );
+      });
+    return opened;
+  };
+
+  const cache: AnswerCache | undefined =
+    options.cacheBytes > 0
+      ? {
+          async get(key: string): Promise<CachedAnswer | undefined> {
+            try {
+              return await (await open()).cache?.get(key);
+            } catch (error) {
+              options.log.warn("boj: shared cache unavailable; treating as a miss", {
+                error: (error as Error).message,
+              });
+              return undefined;
+            }
+          },
+          async set(key: string, answer: CachedAnswer, bytes: number, ttlMs: number): Promise<void> {
+            try {
+              await (await open()).cache?.set(key, answer, bytes, ttlMs);
+            } catch {
+              // get() already said the store is unavailable.
+            }
+          },
+        }
+      : undefined;
+
+  return {
+    cache,
+    pace: async (origin, intervalMs, signal, onWait) => {
+      if (intervalMs <= 0) return;
+      const state = await open();
+      try {
+        await state.awaitTurn(origin, intervalMs, signal, onWait);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const reason = scrub(error instanceof Error ? error.message : String(error));
+        throw transportError(
+          `could not claim a request slot in the shared state store ${where} (--boj-shared-state): ${reason}. No request was sent to BOJ; retry later.`,
+        );
+      }
+    },
+    async close() {
+      const state = await opened?.catch(() => undefined);
+      await state?.close();
+    },
+  };
+}

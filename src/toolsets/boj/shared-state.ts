@@ -1,0 +1,249 @@
+/**
+ * BOJ's answers and request spacing shared by every mcpkit instance on one database
+ * (`--boj-shared-state`, docs/contracts/boj.md "Shared state"): a fleet behind a load balancer
+ * then asks BOJ once per request and stays, as a whole, within `--boj-min-interval-ms`.
+ *
+ * Loaded only when the option is given (see shared-link.ts), so a plain start never pays for it.
+ * It talks to the database with Bun's `SQL` on its own connections; the authorization server may
+ * use the same database (`--state`), but the two share the database, not code: these tables are
+ * all named `boj_…`.
+ */
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+import { SQL } from "bun";
+import type { Logger } from "../../core/log.ts";
+import { byteLength } from "../../core/text.ts";
+import { type AnswerCache, type CachedAnswer, MemoryAnswerCache, approximateBytes } from "./cache.ts";
+import type { Pacer } from "./pacer.ts";
+import { sleep } from "./sleep.ts";
+
+export interface SharedStateOptions {
+  /** `postgres://…`, `postgresql://…` or `sqlite:PATH` (already checked by the option parser). */
+  url: string;
+  /** Bound on the cached answers, across the fleet (table) and in this process (memory layer); 0: no cache. */
+  cacheBytes: number;
+  /** The BOJ base URL: answers of another upstream (a test double, a proxy) are never mixed in. */
+  upstream: string;
+  log: Logger;
+}
+
+export interface SharedState {
+  /** Undefined when `cacheBytes` is 0: the fleet then shares only the pacing. */
+  readonly cache: AnswerCache | undefined;
+  readonly awaitTurn: Pacer;
+  close(): Promise<void>;
+}
+
+type Dialect = "postgres" | "sqlite";
+type Row = Record<string, unknown>;
+
+const SCHEMA = [
+  // `id` is a hash of the request: a request with 1,250 series codes is longer than Postgres
+  // accepts in a btree index entry. `request` keeps the whole text to rule out a mix-up.
+  `create table if not exists boj_answers (id text primary key, request text not null, output text not null, raw text not null, bytes bigint not null, fetched_at bigint not null, expires_at bigint not null)`,
+  `create index if not exists boj_answers_fetched on boj_answers (fetched_at)`,
+  `create table if not exists boj_pacing (origin text primary key, next_allowed_at bigint not null)`,
+];
+
+/** Any value used as a Postgres advisory-lock key: it serialises schema creation by instances that start together. */
+const SCHEMA_LOCK = 7_210_943;
+
+export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
+  const dialect: Dialect = /^postgres(ql)?:\/\//i.test(options.url) ? "postgres" : "sqlite";
+  const sql = dialect === "postgres" ? new SQL(options.url, { max: 4, connectionTimeout: 5 }) : openSqlite(options.url);
+  try {
+    if (dialect === "sqlite") {
+      // Several processes write one file: wait for the lock instead of failing with SQLITE_BUSY,
+      // and let readers go on while one writes.
+      await sql.unsafe("pragma busy_timeout = 5000");
+      await sql.unsafe("pragma journal_mode = wal");
+    }
+    if (dialect === "postgres") {
+      await sql.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK})`;
+        for (const statement of SCHEMA) await tx.unsafe(statement);
+      });
+    } else {
+      // No transaction: SQLite runs on this thread, so a transaction held open across an await
+      // would make any other handle on the file (another session's) block the thread until
+      // busy_timeout. Each `if not exists` statement is atomic on its own.
+      for (const statement of SCHEMA) await sql.unsafe(statement);
+    }
+  } catch (error) {
+    await sql.close().catch(() => {});
+    throw error;
+  }
+  const table = new SharedAnswerTable(sql, options);
+  return {
+    cache:
+      options.cacheBytes > 0 ? new LayeredAnswerCache(new MemoryAnswerCache(options.cacheBytes), table) : undefined,
+    awaitTurn: sharedPacer(sql, dialect),
+    close: () => sql.close(),
+  };
+}
+
+function openSqlite(url: string): SQL {
+  const path = url.replace(/^sqlite:(\/\/)?/i, "");
+  // Cached answers are public statistics, but the file is the operator's: owner-only by default.
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  try {
+    chmodSync(path, 0o600);
+  } catch {
+    // A file on a shared volume may not be ours to change; the operator chose its permissions.
+  }
+  return new SQL({ adapter: "sqlite", filename: path });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pacing
+
+/**
+ * Claims the next slot for `origin` in one statement (`UPDATE … RETURNING`, atomic in both
+ * databases), so two instances never get the same slot, then waits for it here. On Postgres the
+ * slot and "now" both come from the database clock, so instances on hosts whose clocks disagree
+ * still keep the spacing; a SQLite file is one host, whose clock every process shares.
+ */
+function sharedPacer(sql: SQL, dialect: Dialect): Pacer {
+  const claim = async (origin: string, intervalMs: number): Promise<{ slot: number; now: number }> => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const rows: Row[] =
+        dialect === "postgres"
+          ? await sql`with clock as (select (extract(epoch from clock_timestamp()) * 1000)::bigint as now)
+              update boj_pacing set next_allowed_at = greatest(boj_pacing.next_allowed_at, clock.now) + ${intervalMs}
+              from clock where origin = ${origin}
+              returning boj_pacing.next_allowed_at - ${intervalMs} as slot, clock.now as now`
+          : await sqliteClaim(sql, origin, intervalMs);
+      if (rows[0]) return { slot: Number(rows[0].slot), now: Number(rows[0].now) };
+      // First request to this origin by any instance: create its row (a racing creator is fine).
+      await sql`insert into boj_pacing (origin, next_allowed_at) values (${origin}, 0) on conflict (origin) do nothing`;
+    }
+    throw new Error(`the pacing row for ${origin} could not be created`);
+  };
+
+  return async (origin, intervalMs, signal, onWait) => {
+    if (intervalMs <= 0) return;
+    if (signal.aborted) throw signal.reason;
+    const { slot, now } = await claim(origin, intervalMs);
+    const waitMs = slot - now;
+    if (waitMs <= 0) return;
+    onWait?.(Math.ceil(waitMs));
+    try {
+      await sleep(waitMs, signal);
+    } catch (error) {
+      // As the local pacer: a cancelled caller sends nothing, so when nobody claimed a slot after
+      // it, its slot goes back and the next caller is not held back by a request never sent.
+      await sql`update boj_pacing set next_allowed_at = ${slot} where origin = ${origin} and next_allowed_at = ${slot + intervalMs}`.catch(
+        () => {},
+      );
+      throw error;
+    }
+  };
+}
+
+function sqliteClaim(sql: SQL, origin: string, intervalMs: number): Promise<Row[]> {
+  const now = Date.now();
+  return sql`update boj_pacing set next_allowed_at = max(next_allowed_at, ${now}) + ${intervalMs}
+    where origin = ${origin} returning next_allowed_at - ${intervalMs} as slot, ${now} as now`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+/**
+ * The fleet's answers, one row per exact request. The table is bounded by the bytes of what it
+ * stores (output JSON + raw text + request): after each write the newest rows within the budget
+ * stay and older ones go. Database failures never fail a call: a read that fails is a miss, a
+ * write that fails is only logged (the caller already has its answer).
+ */
+class SharedAnswerTable {
+  constructor(
+    private readonly sql: SQL,
+    private readonly options: SharedStateOptions,
+  ) {}
+
+  private id(key: string): { id: string; request: string } {
+    const request = `${this.options.upstream}${key}`;
+    return { id: new Bun.CryptoHasher("sha256").update(request).digest("hex"), request };
+  }
+
+  async get(key: string, now: number): Promise<{ answer: CachedAnswer; expiresAt: number } | undefined> {
+    const { id, request } = this.id(key);
+    try {
+      const rows: Row[] = await this.sql`select request, output, raw, fetched_at, expires_at from boj_answers
+        where id = ${id} and expires_at > ${now}`;
+      const row = rows[0];
+      if (!row || row.request !== request) return undefined;
+      const raw = String(row.raw);
+      return {
+        answer: { output: JSON.parse(String(row.output)), raw: () => raw, storedAt: Number(row.fetched_at) },
+        expiresAt: Number(row.expires_at),
+      };
+    } catch (error) {
+      this.warn("read", error);
+      return undefined;
+    }
+  }
+
+  async set(key: string, answer: CachedAnswer, ttlMs: number, now: number): Promise<void> {
+    if (ttlMs <= 0) return;
+    const { id, request } = this.id(key);
+    try {
+      const output = JSON.stringify(answer.output);
+      const raw = answer.raw();
+      const bytes = byteLength(output) + byteLength(raw) + byteLength(request);
+      // A row larger than the whole budget would only evict every other row and then itself.
+      if (bytes > this.options.cacheBytes) return;
+      await this.sql`insert into boj_answers (id, request, output, raw, bytes, fetched_at, expires_at)
+        values (${id}, ${request}, ${output}, ${raw}, ${bytes}, ${answer.storedAt}, ${now + ttlMs})
+        on conflict (id) do update set request = excluded.request, output = excluded.output, raw = excluded.raw,
+          bytes = excluded.bytes, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`;
+      await this.evict(now);
+    } catch (error) {
+      this.warn("write", error);
+    }
+  }
+
+  /** Drops expired rows, then the oldest ones until the rest fit in the budget. */
+  private async evict(now: number): Promise<void> {
+    await this.sql`delete from boj_answers where expires_at <= ${now} or id in (
+      select id from (
+        select id, sum(bytes) over (order by fetched_at desc, id) as running from boj_answers where expires_at > ${now}
+      ) ranked where running > ${this.options.cacheBytes})`;
+  }
+
+  private warn(what: "read" | "write", error: unknown): void {
+    this.options.log.warn(`boj: shared cache ${what} failed; the call goes on without it`, {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/**
+ * This process's memory in front of the fleet's table: a repeated call here is answered without a
+ * round trip; an answer another instance fetched is copied into memory on first use, for no
+ * longer than the table keeps it.
+ */
+class LayeredAnswerCache implements AnswerCache {
+  constructor(
+    private readonly memory: MemoryAnswerCache,
+    private readonly table: SharedAnswerTable,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(key: string): Promise<CachedAnswer | undefined> {
+    const local = this.memory.get(key);
+    if (local) return local;
+    const now = this.now();
+    const shared = await this.table.get(key, now);
+    if (!shared) return undefined;
+    const raw = shared.answer.raw();
+    this.memory.set(key, shared.answer, approximateBytes(shared.answer.output, raw.length), shared.expiresAt - now);
+    return shared.answer;
+  }
+
+  async set(key: string, answer: CachedAnswer, bytes: number, ttlMs: number): Promise<void> {
+    this.memory.set(key, answer, bytes, ttlMs);
+    await this.table.set(key, answer, ttlMs, this.now());
+  }
+}

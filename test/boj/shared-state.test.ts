@@ -1,0 +1,239 @@
+/**
+ * `--boj-shared-state` (issue 13 §2): two mcpkit processes on one database and one fake BOJ share
+ * the cached answers (BOJ is asked once) and the request spacing (the fleet as a whole keeps
+ * `--boj-min-interval-ms`); errors are not shared. Postgres is Debian's, started in a temp
+ * directory on loopback (the file skips those tests with one line when it is absent); the SQLite
+ * variant, the store's own rules (slot given back on cancel, byte bound across instances) and
+ * the password that must never be printed run everywhere.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "../../src/core/log.ts";
+import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { type SharedState, openSharedState } from "../../src/toolsets/boj/shared-state.ts";
+import { REPO_ROOT, type RunningServer, runCli, runProcess, startStdioServer } from "../support/mcp.ts";
+
+setDefaultTimeout(20_000);
+const initdb = [...new Bun.Glob("/usr/lib/postgresql/*/bin/initdb").scanSync()][0];
+if (!initdb) console.log("skipping the Postgres tests of --boj-shared-state: install the Debian package postgresql");
+const pgBin = initdb ? initdb.replace(/\/initdb$/, "") : "";
+
+const fake = startFakeBoj();
+const scratch = mkdtempSync(join(tmpdir(), "mcpkit-boj-shared-"));
+let pgDir = "";
+let pgUrl = "";
+
+function asPostgres(args: string[]) {
+  const result = Bun.spawnSync(["runuser", "-u", "postgres", "--", ...args], { stderr: "pipe", stdout: "pipe" });
+  if (result.exitCode !== 0) throw new Error(`${args[0]} failed: ${result.stderr.toString()}`);
+}
+
+function closedPort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port as number;
+  probe.stop(true);
+  return port;
+}
+
+beforeAll(() => {
+  if (!initdb) return;
+  pgDir = mkdtempSync(join(tmpdir(), "mcpkit-boj-pg-"));
+  const port = closedPort();
+  const id = (flag: string) => Number(Bun.spawnSync(["id", flag, "postgres"]).stdout.toString().trim());
+  chownSync(pgDir, id("-u"), id("-g"));
+  asPostgres([`${pgBin}/initdb`, "-D", join(pgDir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
+  asPostgres([
+    `${pgBin}/pg_ctl`,
+    "-D",
+    join(pgDir, "data"),
+    "-l",
+    join(pgDir, "log"),
+    "-o",
+    `-k ${pgDir} -p ${port} -h 127.0.0.1 -c fsync=off`,
+    "-w",
+    "start",
+  ]);
+  pgUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+});
+
+afterAll(async () => {
+  await fake.stop();
+  rmSync(scratch, { recursive: true, force: true });
+  if (!pgDir) return;
+  try {
+    asPostgres([`${pgBin}/pg_ctl`, "-D", join(pgDir, "data"), "-m", "immediate", "stop"]);
+  } finally {
+    rmSync(pgDir, { recursive: true, force: true });
+  }
+});
+
+beforeEach(() => fake.reset());
+
+async function startPair(state: string, args: string[]): Promise<[RunningServer, RunningServer]> {
+  const start = () =>
+    startStdioServer({
+      args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-shared-state", state, ...args],
+    });
+  // Started together: creating the tables must not race.
+  const pair = await Promise.all([start(), start()]);
+  for (const server of pair) await server.client.listTools(); // lets the SDK client validate structuredContent
+  return pair;
+}
+
+async function callOk(server: RunningServer, name: string, args: Record<string, unknown>) {
+  const result = await server.client.callTool({ name, arguments: args });
+  const text = (result.content as { text: string }[])[0].text;
+  expect(result.isError, text).toBeFalsy();
+  return { text, structured: result.structuredContent as Record<string, any> };
+}
+
+/** (a): a call answered on A is a cache hit on B, include_raw included; BOJ is asked once. */
+async function expectSharedAnswer(a: RunningServer, b: RunningServer, db: string) {
+  const first = await callOk(a, "boj_get_metadata", { db });
+  expect(first.structured.cached).toBeUndefined();
+  const second = await callOk(b, "boj_get_metadata", { db, include_raw: true });
+  expect(fake.requests).toHaveLength(1);
+  expect(second.structured.cached.age_seconds).toBeGreaterThanOrEqual(0);
+  expect(second.text).toContain("answered from mcpkit's cache");
+  expect(second.structured.entries).toEqual(first.structured.entries);
+  expect(second.structured.raw).toContain(`"DB":"${db}"`);
+}
+
+describe.skipIf(!initdb)("two instances on one Postgres", () => {
+  let a: RunningServer;
+  let b: RunningServer;
+  beforeAll(async () => {
+    [a, b] = await startPair(pgUrl, ["--boj-min-interval-ms", "500", "--boj-retry-max", "0"]);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  test("an answer fetched by A is served to B from the shared cache", async () => {
+    await expectSharedAnswer(a, b, "CO");
+  });
+
+  test("the fleet keeps --boj-min-interval-ms between its requests to BOJ", async () => {
+    const dbs = ["BP01", "MD10", "PR01", "LA01", "FM08", "BP01"];
+    const langs = ["jp", "jp", "jp", "jp", "jp", "en"];
+    // Interleaved across the two processes, all at once: each claims a slot in the database.
+    await Promise.all(dbs.map((db, i) => callOk(i % 2 ? b : a, "boj_get_metadata", { db, lang: langs[i] })));
+    expect(fake.requests).toHaveLength(dbs.length);
+    const arrivals = fake.requests.map((request) => request.at).sort((x, y) => x - y);
+    const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]);
+    // Without the shared slot each process would pace only itself: pairs would arrive together.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(440);
+    console.log(`fleet pacing gaps (ms): ${gaps.map((gap) => gap.toFixed(0)).join(", ")}`);
+  });
+
+  test("an error is not shared: B asks BOJ again after A failed", async () => {
+    fake.enqueue({ kind: "status", status: 503 });
+    const failed = await a.client.callTool({ name: "boj_get_metadata", arguments: { db: "MD10", lang: "en" } }).then(
+      (result) => result,
+      (error: Error) => error,
+    );
+    expect(failed instanceof Error ? failed.message : JSON.stringify(failed)).toContain("503");
+    const retried = await callOk(b, "boj_get_metadata", { db: "MD10", lang: "en" });
+    expect(fake.requests).toHaveLength(2);
+    expect(retried.structured.cached).toBeUndefined();
+  });
+
+  test("a cancelled wait gives the slot back; the table stays within its bytes across instances", async () => {
+    await expectStoreRules(pgUrl);
+  });
+});
+
+describe("two instances on one SQLite file", () => {
+  test("an answer fetched by A is served to B from the shared cache", async () => {
+    const [a, b] = await startPair(`sqlite:${join(scratch, "fleet.db")}`, ["--boj-min-interval-ms", "0"]);
+    try {
+      await expectSharedAnswer(a, b, "BP01");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("a cancelled wait gives the slot back; the table stays within its bytes across instances", async () => {
+    await expectStoreRules(`sqlite:${join(scratch, "rules.db")}`);
+  });
+});
+
+/** The store itself, with two handles standing for two processes. */
+async function expectStoreRules(url: string) {
+  const log = createLogger("off", () => {});
+  const open = () => openSharedState({ url, cacheBytes: 3_000, upstream: "http://rules.test", log });
+  const stores: SharedState[] = await Promise.all([open(), open()]);
+  const [x, y] = stores;
+  try {
+    const origin = `http://pacing-${Math.random()}.test`;
+    const never = new AbortController().signal;
+    await x.awaitTurn(origin, 400, never); // first: goes at once, next slot in 400 ms
+    const cancelled = new AbortController();
+    const waiting = y.awaitTurn(origin, 400, cancelled.signal).catch((error: Error) => error);
+    await Bun.sleep(20);
+    cancelled.abort(new Error("cancelled"));
+    expect(await waiting).toBeInstanceOf(Error);
+    let waited = 0;
+    await x.awaitTurn(origin, 400, never, (ms) => {
+      waited = ms;
+    });
+    // It takes the cancelled caller's slot (~400 ms after the first), not the one after it (~800 ms).
+    expect(waited).toBeGreaterThan(200);
+    expect(waited).toBeLessThanOrEqual(400);
+
+    // Four answers of ~1,350 bytes each, written by x; y (nothing in its memory) reads the table.
+    const answer = (n: number) => ({ output: { n, pad: "p".repeat(1_300) }, raw: () => `raw ${n}`, storedAt: n });
+    for (const n of [1, 2, 3, 4]) await x.cache?.set(`/key/${n}`, answer(n), 1, 60_000);
+    const seen = await Promise.all([1, 2, 3, 4].map(async (n) => (await y.cache?.get(`/key/${n}`))?.output));
+    // 3,000 bytes hold two of them, not three: the oldest go first.
+    expect(seen.map((output) => (output as { n: number } | undefined)?.n)).toEqual([undefined, undefined, 3, 4]);
+    expect((await y.cache?.get("/key/4"))?.raw()).toBe("raw 4");
+  } finally {
+    for (const store of stores) await store.close();
+  }
+}
+
+test("without the option the shared-state code is not even loaded", async () => {
+  const script = `const { boj } = await import(${JSON.stringify(join(REPO_ROOT, "src/toolsets/boj/index.ts"))});
+    boj.create(boj.configure({}, { mode: "call" }), { log: console, mode: "call", cwd: "." });
+    console.log(JSON.stringify(Object.keys(require.cache)));`;
+  const result = await runProcess([process.execPath, "-e", script]);
+  const loaded = JSON.parse(result.stdout) as string[];
+  expect(loaded.some((path) => path.endsWith("src/toolsets/boj/index.ts"))).toBe(true);
+  expect(loaded.filter((path) => path.includes("shared-state"))).toEqual([]);
+});
+
+describe("the password in a Postgres URL", () => {
+  const secret = "s3cret-pw-4711";
+
+  test("is not printed when the store cannot be reached; the call fails without asking BOJ", async () => {
+    const url = `postgres://mcpkit:${secret}@127.0.0.1:${closedPort()}/mcpkit`;
+    const server = await startStdioServer({
+      args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-shared-state", url, "--log-level", "debug"],
+    });
+    try {
+      const error = await server.client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } }).then(
+        () => undefined,
+        (caught: Error) => caught,
+      );
+      expect(error?.message).toContain("--boj-shared-state");
+      expect(error?.message).toContain("No request was sent to BOJ");
+      expect(error?.message).not.toContain(secret);
+      expect(server.stderr()).not.toContain(secret);
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("is not repeated by the error for a value that is not a supported URL", async () => {
+    const result = await runCli(["tools", "--toolsets", "boj", "--boj-shared-state", `mysql://mcpkit:${secret}@db/x`]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("--boj-shared-state (BOJ_SHARED_STATE)");
+    expect(result.stderr + result.stdout).not.toContain(secret);
+  });
+});
