@@ -117,24 +117,16 @@ function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, c
       const as = await server();
       if (!as.authorization_endpoint)
         throw new UpstreamError("the identity provider's metadata names no authorization_endpoint.");
-      const url = new URL(as.authorization_endpoint);
-      for (const [key, value] of Object.entries(
+      return withParams(
+        as.authorization_endpoint,
         await authorizationParams(pending, config.clientId, callbackUrl, scope),
-      ))
-        url.searchParams.set(key, value);
-      return url.href;
+      );
     },
     async complete(callback, pending) {
       const as = await server();
       try {
-        const params = oauth.validateAuthResponse(as, client, callback, pending.state);
-        const response = await oauth.authorizationCodeGrantRequest(
-          as,
-          client,
-          clientAuth,
-          params,
-          callbackUrl,
-          pending.verifier,
+        const response = await redeemUpstreamCode(
+          { as, client, clientAuth, callback, pending, callbackUrl },
           options(),
         );
         const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
@@ -203,27 +195,16 @@ function createGithubUpstream(
   return {
     label: new URL(web).host,
     async authorizationUrl(pending) {
-      const url = new URL(as.authorization_endpoint as string);
-      for (const [key, value] of Object.entries(
+      return withParams(
+        as.authorization_endpoint as string,
         await authorizationParams(pending, config.clientId, callbackUrl, scope),
-      ))
-        url.searchParams.set(key, value);
-      return url.href;
+      );
     },
     async complete(callback, pending) {
       try {
-        const params = oauth.validateAuthResponse(as, client, callback, pending.state);
-        const response = await oauth.authorizationCodeGrantRequest(
-          as,
-          client,
-          clientAuth,
-          params,
-          callbackUrl,
-          pending.verifier,
-          {
-            ...insecureFor(web),
-            signal: AbortSignal.timeout(TIMEOUT_MS),
-          },
+        const response = await redeemUpstreamCode(
+          { as, client, clientAuth, callback, pending, callbackUrl },
+          { ...insecureFor(web), signal: AbortSignal.timeout(TIMEOUT_MS) },
         );
         const result = await oauth.processAuthorizationCodeResponse(as, client, response);
         const token = result.access_token;
@@ -246,4 +227,34 @@ function createGithubUpstream(
       }
     },
   };
+}
+
+function withParams(endpoint: string, params: Record<string, string>): string {
+  const url = new URL(endpoint);
+  for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+  return url.href;
+}
+
+/** Checks the callback against the pending sign-in (state, iss) and exchanges its code with our PKCE verifier. */
+function redeemUpstreamCode(
+  leg: {
+    as: oauth.AuthorizationServer;
+    client: oauth.Client;
+    clientAuth: oauth.ClientAuth;
+    callback: URL;
+    pending: { state: string; verifier: string };
+    callbackUrl: string;
+  },
+  requestOptions: oauth.TokenEndpointRequestOptions,
+): Promise<Response> {
+  const params = oauth.validateAuthResponse(leg.as, leg.client, leg.callback, leg.pending.state);
+  return oauth.authorizationCodeGrantRequest(
+    leg.as,
+    leg.client,
+    leg.clientAuth,
+    params,
+    leg.callbackUrl,
+    leg.pending.verifier,
+    requestOptions,
+  );
 }
