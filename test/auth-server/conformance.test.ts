@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
 import { REPO_ROOT } from "../support/mcp.ts";
+import { freeLoopbackPort } from "../support/ports.ts";
 import { type Harness, type Idp, registerClient, signIn, startIdp } from "./harness.ts";
 
 const CONFORMANCE = join(REPO_ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
@@ -46,17 +47,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A loopback port nobody listens on right now, for the suite's callback server. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
-}
-
 describe("conformance authorization (against mcpkit --auth oauth)", () => {
   test("both scenarios pass (metadata endpoint, authorization-code grant), with the consent page approved and the sign-in done", async () => {
-    const port = freePort();
+    const port = freeLoopbackPort();
     const client = await registerClient(server.base, {
       client_name: "conformance",
       redirect_uris: [`http://127.0.0.1:${port}/callback`],

@@ -5,9 +5,6 @@
  * file skips with one line.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createLogger } from "../../src/core/log.ts";
 import { type AuthServer, createAuthorizationServer } from "../../src/mcp/auth-server/index.ts";
 import {
@@ -22,14 +19,12 @@ import {
   submitConsent,
   tokenRequest,
 } from "./harness.ts";
+import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.ts";
 
 setDefaultTimeout(30_000);
-const initdb = [...new Bun.Glob("/usr/lib/postgresql/*/bin/initdb").scanSync()][0];
-if (!initdb) console.log("skipping Postgres tests: install the Debian package postgresql");
-const bin = initdb ? initdb.replace(/\/initdb$/, "") : "";
+const postgresHere = hasPostgres("two authorization-server instances on one Postgres");
 
-let dir = "";
-let pgPort = 0;
+let postgres: TestPostgres | undefined;
 let idp: Idp;
 let balancer: ReturnType<typeof Bun.serve>;
 let base = "";
@@ -37,33 +32,9 @@ const instances: Record<"A" | "B", AuthServer | undefined> = { A: undefined, B: 
 let target: "A" | "B" = "A";
 const logs: string[] = [];
 
-function asPostgres(args: string[]) {
-  const result = Bun.spawnSync(["runuser", "-u", "postgres", "--", ...args], { stderr: "pipe", stdout: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${args[0]} failed: ${result.stderr.toString()}`);
-}
-
 beforeAll(async () => {
-  if (!initdb) return;
-  dir = mkdtempSync(join(tmpdir(), "mcpkit-pg-"));
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  pgPort = probe.port as number;
-  probe.stop(true);
-  const pgUser = Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim();
-  const pgGroup = Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString().trim();
-  chownSync(dir, Number(pgUser), Number(pgGroup));
-  asPostgres([`${bin}/initdb`, "-D", join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
-  asPostgres([
-    `${bin}/pg_ctl`,
-    "-D",
-    join(dir, "data"),
-    "-l",
-    join(dir, "log"),
-    "-o",
-    `-k ${dir} -p ${pgPort} -h 127.0.0.1 -c fsync=off`,
-    "-w",
-    "start",
-  ]);
-
+  if (!postgresHere) return;
+  postgres = startPostgres();
   idp = await startIdp();
   balancer = Bun.serve({
     hostname: "127.0.0.1",
@@ -80,7 +51,7 @@ beforeAll(async () => {
       clientSecret: "upstream-secret",
     },
     allow: ["alice@example.com=*"],
-    state: `postgres://postgres@127.0.0.1:${pgPort}/postgres`,
+    state: (postgres as TestPostgres).url,
     stateKey: "ab".repeat(32),
     scopesSupported: SCOPES,
     refreshGraceSeconds: 0,
@@ -98,13 +69,7 @@ afterAll(async () => {
   await instances.B?.close();
   balancer?.stop(true);
   await idp?.stop();
-  if (dir) {
-    try {
-      asPostgres([`${bin}/pg_ctl`, "-D", join(dir, "data"), "-m", "immediate", "stop"]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  postgres?.stop();
 });
 
 async function signInAcross() {
@@ -133,7 +98,7 @@ async function signInAcross() {
   return { client, verifier, code: exit.searchParams.get("code") ?? "" };
 }
 
-describe.skipIf(!initdb)("two instances on one Postgres", () => {
+describe.skipIf(!postgresHere)("two instances on one Postgres", () => {
   test("start on A, callback on B, token on A, refresh on B; tokens verify against either JWKS", async () => {
     const { client, verifier, code } = await signInAcross();
     target = "A";

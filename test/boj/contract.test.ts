@@ -13,6 +13,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
 import { connectClient, startHttpServer } from "../http/support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
+import { bojTestArgs } from "./support.ts";
 
 const fake = startFakeBoj();
 let server: RunningServer;
@@ -21,19 +22,7 @@ let server: RunningServer;
 const ajv = new AjvJsonSchemaValidator();
 const CO = { db: "CO", codes: ["TK99F1000601GCQ01000"] };
 
-function bojArgs(...extra: string[]): string[] {
-  return [
-    "--toolsets",
-    "boj",
-    "--boj-base-url",
-    fake.url,
-    "--boj-min-interval-ms",
-    "0",
-    "--boj-cache-bytes",
-    "0",
-    ...extra,
-  ];
-}
+const bojArgs = (...extra: string[]) => bojTestArgs(fake.url, ...extra);
 
 async function rpcError(on: RunningServer, name: string, args: Record<string, unknown>): Promise<McpError> {
   const error = await on.client.callTool({ name, arguments: args }).then(

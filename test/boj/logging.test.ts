@@ -10,6 +10,7 @@ import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/type
 import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
 import { dataJson } from "../../src/toolsets/boj/fixtures/format.ts";
 import { type RunningServer, runCli, startStdioServer } from "../support/mcp.ts";
+import { bojTestArgs } from "./support.ts";
 
 const fake = startFakeBoj();
 afterAll(() => fake.stop());
@@ -21,21 +22,7 @@ const BEL = "\u0007";
 /** A colour change, an OSC window title, and a C1 CSI: all must vanish, the words must stay. */
 const HOSTILE = `\u001b[31mDB down\u001b[0m\u001b]0;pwned-title\u0007 now\u009b2J`;
 
-function bojArgs(...extra: string[]): string[] {
-  return [
-    "--toolsets",
-    "boj",
-    "--boj-base-url",
-    fake.url,
-    "--boj-min-interval-ms",
-    "0",
-    "--boj-cache-bytes",
-    "0",
-    "--boj-retry-backoff-ms",
-    "5",
-    ...extra,
-  ];
-}
+const bojArgs = (...extra: string[]) => bojTestArgs(fake.url, "--boj-retry-backoff-ms", "5", ...extra);
 
 interface Seen {
   level: string;

@@ -7,25 +7,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
 import { type RunningServer, runCli, startStdioServer } from "../support/mcp.ts";
+import { bojTestArgs } from "./support.ts";
 
 const fake = startFakeBoj();
 let server: RunningServer;
 
-function bojArgs(...extra: string[]): string[] {
-  return [
-    "--toolsets",
-    "boj",
-    "--boj-base-url",
-    fake.url,
-    "--boj-min-interval-ms",
-    "0",
-    "--boj-cache-bytes",
-    "0",
-    "--boj-retry-backoff-ms",
-    "1",
-    ...extra,
-  ];
-}
+const bojArgs = (...extra: string[]) => bojTestArgs(fake.url, "--boj-retry-backoff-ms", "1", ...extra);
 
 beforeAll(async () => {
   server = await startStdioServer({ args: bojArgs() });

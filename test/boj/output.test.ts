@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
+import { bojTestArgs } from "./support.ts";
 
 const fake = startFakeBoj();
 let server: RunningServer;
@@ -16,19 +17,7 @@ const SMALL_BUDGET = 20_000;
 
 type Structured = Record<string, any>;
 
-function bojArgs(...extra: string[]): string[] {
-  return [
-    "--toolsets",
-    "boj",
-    "--boj-base-url",
-    fake.url,
-    "--boj-min-interval-ms",
-    "0",
-    "--boj-cache-bytes",
-    "0",
-    ...extra,
-  ];
-}
+const bojArgs = (...extra: string[]) => bojTestArgs(fake.url, ...extra);
 
 beforeAll(async () => {
   [server, small] = await Promise.all([

@@ -7,66 +7,34 @@
  * the password that must never be printed run everywhere.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../../src/core/log.ts";
 import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
 import { type SharedState, openSharedState } from "../../src/toolsets/boj/shared-state.ts";
 import { REPO_ROOT, type RunningServer, runCli, runProcess, startStdioServer } from "../support/mcp.ts";
+import { freeLoopbackPort } from "../support/ports.ts";
+import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.ts";
 
 setDefaultTimeout(20_000);
-const initdb = [...new Bun.Glob("/usr/lib/postgresql/*/bin/initdb").scanSync()][0];
-if (!initdb) console.log("skipping the Postgres tests of --boj-shared-state: install the Debian package postgresql");
-const pgBin = initdb ? initdb.replace(/\/initdb$/, "") : "";
+const postgresHere = hasPostgres("the Postgres tests of --boj-shared-state");
 
 const fake = startFakeBoj();
 const scratch = mkdtempSync(join(tmpdir(), "mcpkit-boj-shared-"));
-let pgDir = "";
+let postgres: TestPostgres | undefined;
 let pgUrl = "";
 
-function asPostgres(args: string[]) {
-  const result = Bun.spawnSync(["runuser", "-u", "postgres", "--", ...args], { stderr: "pipe", stdout: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${args[0]} failed: ${result.stderr.toString()}`);
-}
-
-function closedPort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
-}
-
 beforeAll(() => {
-  if (!initdb) return;
-  pgDir = mkdtempSync(join(tmpdir(), "mcpkit-boj-pg-"));
-  const port = closedPort();
-  const id = (flag: string) => Number(Bun.spawnSync(["id", flag, "postgres"]).stdout.toString().trim());
-  chownSync(pgDir, id("-u"), id("-g"));
-  asPostgres([`${pgBin}/initdb`, "-D", join(pgDir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
-  asPostgres([
-    `${pgBin}/pg_ctl`,
-    "-D",
-    join(pgDir, "data"),
-    "-l",
-    join(pgDir, "log"),
-    "-o",
-    `-k ${pgDir} -p ${port} -h 127.0.0.1 -c fsync=off`,
-    "-w",
-    "start",
-  ]);
-  pgUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  if (!postgresHere) return;
+  postgres = startPostgres();
+  pgUrl = postgres.url;
 });
 
 afterAll(async () => {
   await fake.stop();
   rmSync(scratch, { recursive: true, force: true });
-  if (!pgDir) return;
-  try {
-    asPostgres([`${pgBin}/pg_ctl`, "-D", join(pgDir, "data"), "-m", "immediate", "stop"]);
-  } finally {
-    rmSync(pgDir, { recursive: true, force: true });
-  }
+  postgres?.stop();
 });
 
 beforeEach(() => fake.reset());
@@ -101,7 +69,7 @@ async function expectSharedAnswer(a: RunningServer, b: RunningServer, db: string
   expect(second.structured.raw).toContain(`"DB":"${db}"`);
 }
 
-describe.skipIf(!initdb)("two instances on one Postgres", () => {
+describe.skipIf(!postgresHere)("two instances on one Postgres", () => {
   let a: RunningServer;
   let b: RunningServer;
   beforeAll(async () => {
@@ -211,7 +179,7 @@ describe("the password in a Postgres URL", () => {
   const secret = "s3cret-pw-4711";
 
   test("is not printed when the store cannot be reached; the call fails without asking BOJ", async () => {
-    const url = `postgres://mcpkit:${secret}@127.0.0.1:${closedPort()}/mcpkit`;
+    const url = `postgres://mcpkit:${secret}@127.0.0.1:${freeLoopbackPort()}/mcpkit`;
     const server = await startStdioServer({
       args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-shared-state", url, "--log-level", "debug"],
     });
