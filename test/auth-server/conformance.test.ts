@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
+import type { HttpServerProcess } from "../http/support.ts";
 import { REPO_ROOT } from "../support/mcp.ts";
 import { freeLoopbackPort } from "../support/ports.ts";
-import { type Harness, type Idp, registerClient, signIn, startIdp } from "./harness.ts";
+import { type Harness, type Idp, registerClient, signIn, startIdp, startOauthProcess } from "./harness.ts";
 
 const CONFORMANCE = join(REPO_ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 
@@ -23,23 +23,7 @@ let server: HttpServerProcess;
 beforeAll(async () => {
   idp = await startIdp();
   dir = mkdtempSync(join(tmpdir(), "mcpkit-oauth-conformance-"));
-  server = await startHttpServer(
-    [
-      "--auth",
-      "oauth",
-      "--upstream-issuer",
-      idp.issuer,
-      "--upstream-client-id",
-      "mcpkit-upstream",
-      "--allow",
-      "alice@example.com=*",
-      "--state",
-      `sqlite:${join(dir, "auth.db")}`,
-      "--toolsets",
-      "boj",
-    ],
-    { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "upstream-secret" } },
-  );
+  server = await startOauthProcess(idp, dir, "alice@example.com=*", ["--toolsets", "boj"]);
 });
 afterAll(async () => {
   await server?.stop();

@@ -12,6 +12,7 @@ import { Events, OAuth2Server } from "oauth2-mock-server";
 import { createLogger } from "../../src/core/log.ts";
 import { type AuthServer, type AuthServerConfig, createAuthorizationServer } from "../../src/mcp/auth-server/index.ts";
 import { createResourceServer } from "../../src/mcp/http/auth/resource-server.ts";
+import { startHttpServer } from "../http/support.ts";
 
 export const SCOPES = ["boj:read", "oj:read", "fs:read"];
 
@@ -299,4 +300,19 @@ export async function fullFlow(h: Harness, scope = "boj:read fs:read") {
     resource: h.mcpUrl,
   });
   return { client, verifier, challenge, redirectUri, exit, code, tokens, browser };
+}
+
+/**
+ * `mcpkit --http 127.0.0.1:0 --auth oauth` as a real process, signing users in at `idp`, with its
+ * state in `stateDir`, the policy `allow` and the toolset flags `serve` (e.g. `--toolsets boj`).
+ */
+export function startOauthProcess(idp: Idp, stateDir: string, allow: string, serve: string[]) {
+  return startHttpServer(
+    [
+      ...["--auth", "oauth", "--upstream-issuer", idp.issuer, "--upstream-client-id", "mcpkit-upstream"],
+      ...["--allow", allow, "--state", `sqlite:${join(stateDir, "auth.db")}`],
+      ...serve,
+    ],
+    { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "upstream-secret" } },
+  );
 }

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
-import { type Harness, type Idp, signIn, startIdp } from "./harness.ts";
+import type { HttpServerProcess } from "../http/support.ts";
+import { type Harness, type Idp, signIn, startIdp, startOauthProcess } from "./harness.ts";
 import { MemoryProvider } from "./sdk-client.ts";
 
 let idp: Idp;
@@ -22,25 +22,12 @@ beforeAll(async () => {
   idp = await startIdp();
   dir = mkdtempSync(join(tmpdir(), "mcpkit-oauth-process-"));
   writeFileSync(join(dir, "report.md"), "hello");
-  server = await startHttpServer(
-    [
-      "--auth",
-      "oauth",
-      "--upstream-issuer",
-      idp.issuer,
-      "--upstream-client-id",
-      "mcpkit-upstream",
-      "--allow",
-      "alice@example.com=fs:read",
-      "--state",
-      `sqlite:${join(dir, "state", "auth.db")}`,
-      "--toolsets",
-      "boj,fs",
-      "--root",
-      dir,
-    ],
-    { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "upstream-secret" } },
-  );
+  server = await startOauthProcess(idp, join(dir, "state"), "alice@example.com=fs:read", [
+    "--toolsets",
+    "boj,fs",
+    "--root",
+    dir,
+  ]);
 });
 afterAll(async () => {
   await server?.stop();
