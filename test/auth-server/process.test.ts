@@ -11,6 +11,8 @@ import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { HttpServerProcess } from "../http/support.ts";
+import { runCli } from "../support/mcp.ts";
+import { freeLoopbackPort } from "../support/ports.ts";
 import { type Harness, type Idp, signIn, startIdp, startOauthProcess } from "./harness.ts";
 import { MemoryProvider } from "./sdk-client.ts";
 
@@ -125,5 +127,37 @@ describe("mcpkit --http --auth oauth", () => {
       issuer: string;
     };
     expect(as.issuer).toBe(server.base);
+  });
+});
+
+describe("mcpkit --http --auth oauth with an unreachable state store", () => {
+  test("one line names --state with the password masked, exit 2; no secret anywhere", async () => {
+    const port = freeLoopbackPort();
+    const { code, stdout, stderr } = await runCli(
+      [
+        ...[
+          "--http",
+          "127.0.0.1:0",
+          "--auth",
+          "oauth",
+          "--upstream-issuer",
+          "http://127.0.0.1:9",
+          "--upstream-client-id",
+          "x",
+        ],
+        ...["--state", `postgres://mcpkit:PgPassw0rd-secret@127.0.0.1:${port}/mcpkit`, "--state-key", "cd".repeat(32)],
+        "--log-level",
+        "debug",
+      ],
+      { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "client-secret-never-shown" }, timeoutMs: 15_000 },
+    );
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    const lines = stderr.split("\n").filter((line) => line.startsWith("mcpkit:"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`cannot open the authorization state postgres://mcpkit:***@127.0.0.1:${port}/mcpkit`);
+    expect(lines[0]).toContain("--state (MCPKIT_STATE)");
+    for (const secret of ["PgPassw0rd-secret", "client-secret-never-shown", "cd".repeat(32)])
+      expect(stderr).not.toContain(secret);
   });
 });

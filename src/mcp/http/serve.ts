@@ -5,6 +5,7 @@
  * caller's (the CLI calls `close()` on SIGTERM/SIGINT), so a server can be started and closed
  * in-process by tests and embedders.
  */
+import { ConfigError } from "../../core/options.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { McpServerOptions } from "../server.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
@@ -152,7 +153,21 @@ async function startAuthorizationServer(
     publicUrl: publicUrl.href.replace(/\/+$/, ""),
     scopesSupported: scopesOf(serverOptions),
   });
-  return createAuthorizationServer(settings, serverOptions.log);
+  // Nothing logs these, but a last line of defence costs nothing: a stray line would print "[redacted]".
+  const { log } = serverOptions;
+  if (settings.upstream.clientSecret) log.redact(settings.upstream.clientSecret);
+  if (settings.stateKey) log.redact(settings.stateKey);
+  const statePassword = URL.parse(settings.state)?.password;
+  if (statePassword) log.redact(decodeURIComponent(statePassword));
+  try {
+    return await createAuthorizationServer(settings, log);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const where = statePassword ? settings.state.replace(`:${statePassword}@`, ":***@") : settings.state;
+    throw new ConfigError(
+      `cannot open the authorization state ${where} (${error instanceof Error ? error.message : String(error)}); check --state (MCPKIT_STATE) and that the database accepts connections`,
+    );
+  }
 }
 
 /** Stop accepting, let calls in flight finish (up to the grace period), then end every session. */
