@@ -110,7 +110,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     };
     if (http) {
       // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
-      const { serveHttp } = await import("../mcp/http.ts");
+      const { serveHttp } = await import("../mcp/http/serve.ts");
       const server = await serveHttp(http, serverOptions);
       closeOnSignals(server.close);
       await server.closed;
