@@ -11,6 +11,7 @@ import fg from "fast-glob";
 import { compileGlob } from "../../src/toolsets/fs/glob.ts";
 import { GLOB_LIMITS } from "../../src/toolsets/fs/glob-limits.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
+import { namesOf } from "./support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 describe("fast-glob semantics relative to the start path", () => {
@@ -86,7 +87,7 @@ describe("fast-glob semantics relative to the start path", () => {
         includeDirectories: true,
         deadline: performance.now() + 10_000,
         signal: new AbortController().signal,
-        accept: (_directory, rel, batch) => found.push(...batch.map((name) => rel + name)),
+        accept: (_directory, rel, batch) => found.push(...namesOf(batch).map((name) => rel + name)),
       });
       expect({ pattern, found: found.sort() }).toEqual({ pattern, found: expected.sort() });
     }

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
+import { namesOf } from "./support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const RACE_SECONDS = Number(process.env.MCPKIT_RACE_SECONDS ?? 10);
@@ -80,8 +81,8 @@ async function raceWalks(access: DirectoryAccess, seconds: number): Promise<{ wa
       includeDirectories: true,
       deadline: performance.now() + 5_000,
       signal: new AbortController().signal,
-      accept: (directory, rel, names) => {
-        for (const name of names) if (name.includes(MARKER)) outside++;
+      accept: (directory, rel, batch) => {
+        for (const name of namesOf(batch)) if (name.includes(MARKER)) outside++;
         // Stat through the walk's handle as the search does, so a leak through stat would count too.
         void directory.prefix;
         void rel;

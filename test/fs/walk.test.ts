@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
 import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+import { namesOf } from "./support.ts";
 
 const anchored = directoryAccess();
 const accesses: [string, DirectoryAccess][] = [
@@ -78,7 +79,7 @@ describe.each(accesses)("%s", (_name, access) => {
           maxDepth,
           maxDepthIsServerLimit: true,
           access,
-          accept: (_directory, rel, batch) => found.push(...batch.map((name) => rel + name)),
+          accept: (_directory, rel, batch) => found.push(...namesOf(batch).map((name) => rel + name)),
         }),
       );
       return { found: found.sort(), depthLimited: outcome.depthLimited };
@@ -115,8 +116,8 @@ describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () =>
     let files = 0;
     const outcome = await walk(
       request(tree, {
-        accept: (_directory, _rel, names) => {
-          files += names.length;
+        accept: (_directory, _rel, batch) => {
+          files += batch.count;
           most = Math.max(most, anchored.openCount);
         },
       }),

@@ -1,9 +1,14 @@
 /**
- * Turning listed entries into ranked matches: lstat, the time filter, the cursor position and a
+ * Turning listed entries into ranked matches: stat, the time filter, the cursor position and a
  * bounded top-k, in one place. The main thread and the stat worker thread
  * (`stat-worker-thread.ts`) both import this module, so both sides filter and rank identically.
+ *
+ * Every listed entry costs one stat and a look at one time field; everything else (its name, its
+ * path, the other fields) is read only for the entries that pass the time filter and can still
+ * make the top `limit`, typically a small fraction.
  */
-import type { StatEntry } from "./entry-stat.ts";
+import { DT_LNK, type EntryStat } from "./entry-stat.ts";
+import type { StatBatch } from "./listing.ts";
 
 export type SortOrder = "time_desc" | "time_asc" | "path_asc";
 
@@ -42,11 +47,10 @@ export interface Collected {
 
 export interface Collector {
   /**
-   * Entries of one directory: `names[i]` is a directory when `directories[i]`. The directory is
-   * open as `fd` (-1 on path walks) and reachable as `directoryPrefix` without resolving it again
-   * from the root (see `directories.ts`).
+   * Entries of one directory. The directory is open as `fd` (-1 on path walks) and reachable as
+   * `directoryPrefix` without resolving it again from the root (see `directories.ts`).
    */
-  add(fd: number, directoryPrefix: string, relativePrefix: string, names: string[], directories: boolean[]): void;
+  add(fd: number, directoryPrefix: string, relativePrefix: string, batch: StatBatch): void;
   merge(other: Collected): void;
   result(): Collected;
 }
@@ -110,48 +114,77 @@ export class TopK<T> {
   }
 }
 
-export function createCollector(config: CollectorConfig, stat: StatEntry): Collector {
+/**
+ * Whether an entry with sort time `time` comes after `than` whatever their paths (so a full top-k
+ * cannot take it, or a cursor has already passed it); false when only the paths can tell.
+ */
+function laterInTime(sort: SortOrder, time: number | null, than: number | null): boolean {
+  if (sort === "path_asc" || time === than) return false;
+  if (time === null) return true; // unknown times come after all known ones
+  if (than === null) return false;
+  return sort === "time_desc" ? time < than : time > than;
+}
+
+export function createCollector(config: CollectorConfig, stat: EntryStat): Collector {
   const compare = comparatorFor(config.sort);
   const best = new TopK<Candidate>(config.limit, compare);
-  const { from, to, resume, includeUnknownTime } = config;
+  const { from, to, resume, includeUnknownTime, sort } = config;
   const wantsCreated = config.timeField === "created";
   let unknownTimeSkipped = 0;
+
+  /** The entry just stat'ed, if it passes the filters: its sort time, else undefined. */
+  const qualifyingTime = (): number | null | undefined => {
+    if (stat.type() === DT_LNK) return undefined; // replaced by a link since the listing
+    let time: number | null;
+    if (wantsCreated) {
+      const birth = stat.birthtimeMs();
+      // 0 (or nothing) means the file system keeps no birth time: "unknown", never 1970.
+      time = Number.isFinite(birth) && birth > 0 ? birth : null;
+    } else time = stat.mtimeMs();
+    if (time === null) {
+      if (includeUnknownTime) return null;
+      unknownTimeSkipped++;
+      return undefined;
+    }
+    if ((from !== null && time < from) || (to !== null && time >= to)) return undefined;
+    return time;
+  };
+
   return {
-    add(fd, directoryPrefix, relativePrefix, names, directories) {
-      for (let i = 0; i < names.length; i++) {
-        let stats: ReturnType<StatEntry>;
+    add(fd, directoryPrefix, relativePrefix, batch) {
+      // Raw names are stat'ed where they lie (the batch's pointer), others by name.
+      const { pointer } = batch;
+      for (let i = 0; i < batch.count; i++) {
         try {
-          stats = stat(fd, directoryPrefix, names[i]);
+          const found = pointer
+            ? stat.atPointer(fd, pointer + batch.offset(i))
+            : stat.byName(fd, directoryPrefix, batch.name(i));
+          if (!found) continue; // removed since the listing
         } catch {
           continue; // unreadable since the directory was listed
         }
-        if (!stats || stats.isSymbolicLink) continue; // removed, or replaced by a link since the listing
-        const modifiedMs = stats.mtimeMs;
-        const birth = stats.birthtimeMs;
-        // 0 (or nothing) means the file system keeps no birth time: "unknown", never 1970.
-        const createdMs = Number.isFinite(birth) && birth > 0 ? birth : null;
-        const time = wantsCreated ? createdMs : modifiedMs;
-        if (time === null) {
-          if (!includeUnknownTime) {
-            unknownTimeSkipped++;
-            continue;
-          }
-        } else if ((from !== null && time < from) || (to !== null && time >= to)) {
+        const time = qualifyingTime();
+        if (time === undefined) continue;
+        // On an earlier page, or behind everything kept so far: settled without building the entry.
+        if (resume && laterInTime(sort, resume.position.time, time)) continue;
+        if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
+          if (!resume || stat.ctimeMs() < resume.since) best.offered++;
           continue;
         }
-        const isDirectory = directories[i];
+        const isDirectory = batch.isDirectory(i);
+        const birth = stat.birthtimeMs();
         const candidate: Candidate = {
           time,
-          path: relativePrefix + names[i],
+          path: relativePrefix + batch.name(i),
           isDirectory,
-          sizeBytes: isDirectory ? null : stats.size,
-          modifiedMs,
-          createdMs,
+          sizeBytes: isDirectory ? null : stat.size(),
+          modifiedMs: stat.mtimeMs(),
+          createdMs: Number.isFinite(birth) && birth > 0 ? birth : null,
         };
         if (resume) {
           if (compare(candidate, resume.position) <= 0) continue; // on an earlier page
           // Changed since paging began, so it may already have been returned under its old position.
-          if (stats.ctimeMs >= resume.since) continue;
+          if (stat.ctimeMs() >= resume.since) continue;
         }
         best.offer(candidate);
       }

@@ -14,13 +14,16 @@
  * directory with lstat before reading it; a swap between that check and the read is not excluded.
  *
  * With glibc the opening and listing go through `openat` and `getdents64` (`libc.ts`), the fastest
- * way measured (faster than the old lstat + readdir by path; `/proc` paths cost a procfs lookup each).
+ * way measured (faster than the old lstat + readdir by path; `/proc` paths cost a procfs lookup each),
+ * and a listing stays raw bytes (`listing.ts`): names are decoded only where the walk needs them.
  *
  * Descriptors are reference-counted: a directory stays open while children waiting on the walk's
  * stack or stat batches still in flight refer to it, so the walk holds O(depth) descriptors.
  */
 import { closeSync, constants, type Dirent, fstatSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
+import { DT_UNKNOWN, entryStat, statxEntryStat } from "./entry-stat.ts";
 import { type Libc, libc } from "./libc.ts";
+import { Listing } from "./listing.ts";
 
 export interface DirectoryHandle {
   /** The open descriptor, or -1 on path walks. */
@@ -30,6 +33,10 @@ export interface DirectoryHandle {
   /** Keeps the directory reachable through `prefix` until the matching `release`. */
   retain(): void;
   release(): void;
+}
+
+export interface DirectoryReader {
+  next(): boolean;
 }
 
 export interface DirectoryAccess {
@@ -42,7 +49,13 @@ export interface DirectoryAccess {
   openStart(root: string, relative: string): DirectoryHandle;
   /** Opens a child directory of `parent`, or returns undefined when it is gone, unreadable or a link now. */
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined;
-  list(directory: DirectoryHandle): Dirent[];
+  /** A listing buffer for one walk (walks running at once each read into their own). */
+  newListing(): Listing;
+  /**
+   * Starts reading `directory` into `listing`: each `next()` refills it with the following chunk
+   * and returns false at the end. Throws when the directory cannot be read.
+   */
+  read(directory: DirectoryHandle, listing: Listing): DirectoryReader;
   /** Descriptors currently open (0 for the path walk); for tests and the debug log. */
   readonly openCount: number;
 }
@@ -51,24 +64,62 @@ const OPEN_DIRECTORY = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
 const OPEN_CHILD = OPEN_DIRECTORY | (constants.O_NOFOLLOW ?? 0);
 /** Linux's O_CLOEXEC (the same on every architecture); fs.constants does not export it. */
 const O_CLOEXEC = 0o2000000;
-const DT_DIR = 4;
-const DT_REG = 8;
-const DT_LNK = 10;
+/** Bytes per getdents64 call: about 2,700 short names; a walk owns one such buffer. */
+const LISTING_BYTES = 64 * 1024;
+/** The smallest getdents64 record (19 header bytes, a one-byte name and its NUL, 8-aligned). */
+const SMALLEST_RECORD = 24;
+const DOT = 46;
 
-/** A listed entry from getdents64, shaped like the parts of fs.Dirent the walk and fast-glob read. */
-class ListedEntry {
+/** Reads a directory through its descriptor with getdents64, chunk by chunk, names left as bytes. */
+class RawReader implements DirectoryReader {
   constructor(
-    readonly name: string,
-    private readonly type: number,
+    private readonly calls: Libc,
+    private readonly fd: number,
+    private readonly listing: Listing,
   ) {}
-  isDirectory(): boolean {
-    return this.type === DT_DIR;
+
+  next(): boolean {
+    const { listing, fd } = this;
+    const bytes = listing.bytes as Uint8Array;
+    const length = this.calls.getdents64(fd, listing.pointer, bytes.length);
+    if (length < 0) throw new Error("the directory cannot be read");
+    if (length === 0) return false;
+    const { types, offsets } = listing;
+    let count = 0;
+    for (let offset = 0; offset < length; offset += bytes[offset + 16] | (bytes[offset + 17] << 8)) {
+      const name = offset + 19;
+      if (bytes[name] === DOT && (bytes[name + 1] === 0 || (bytes[name + 1] === DOT && bytes[name + 2] === 0)))
+        continue; // "." and ".."
+      let type = bytes[offset + 18];
+      if (type === DT_UNKNOWN) {
+        // This file system does not say: ask the inode, relative to the same descriptor.
+        const stat = entryStat();
+        if (!stat.atPointer(fd, listing.pointer + name)) continue; // gone since the listing
+        type = stat.type();
+      }
+      types[count] = type;
+      offsets[count] = name;
+      count++;
+    }
+    listing.count = count;
+    listing.names.length = 0;
+    return true;
   }
-  isFile(): boolean {
-    return this.type === DT_REG;
-  }
-  isSymbolicLink(): boolean {
-    return this.type === DT_LNK;
+}
+
+/** Hands out readdir's entries (the fallbacks) in listing-sized chunks. */
+class DirentReader implements DirectoryReader {
+  private position = 0;
+
+  constructor(
+    private readonly entries: Dirent[],
+    private readonly listing: Listing,
+  ) {}
+
+  next(): boolean {
+    if (this.position >= this.entries.length) return false;
+    this.position = this.listing.fillFromDirents(this.entries, this.position);
+    return true;
   }
 }
 
@@ -100,17 +151,10 @@ class DescriptorAccess implements DirectoryAccess {
   readonly kind = "descriptor";
   openCount = 0;
 
-  private readonly buffer = new Uint8Array(64 * 1024);
-  private readonly view = new DataView(this.buffer.buffer);
-  private readonly decoder = new TextDecoder();
-  private bufferPointer = 0;
-
   constructor(
     private readonly fdDirectory: string,
     private readonly calls: Libc | undefined,
-  ) {
-    if (calls) this.bufferPointer = calls.pointer(this.buffer);
-  }
+  ) {}
 
   openStart(root: string, relative: string): DirectoryHandle {
     let current: DirectoryHandle = this.wrap(openSync(root, OPEN_DIRECTORY));
@@ -135,29 +179,18 @@ class DescriptorAccess implements DirectoryAccess {
     }
   }
 
-  list(directory: DirectoryHandle): Dirent[] {
-    const listed = this.calls ? this.listThroughDescriptor(directory.fd) : undefined;
-    return listed ?? readdirSync((directory as DescriptorDirectory).path, { withFileTypes: true });
+  newListing(): Listing {
+    const listing = new Listing(LISTING_BYTES / SMALLEST_RECORD);
+    if (this.calls) {
+      listing.bytes = new Uint8Array(LISTING_BYTES);
+      listing.pointer = this.calls.pointer(listing.bytes);
+    }
+    return listing;
   }
 
-  /** getdents64 on the open descriptor; undefined when a type is unknown (then readdir stats for it). */
-  private listThroughDescriptor(fd: number): Dirent[] | undefined {
-    const { buffer, view } = this;
-    const entries: ListedEntry[] = [];
-    for (;;) {
-      const length = (this.calls as Libc).getdents64(fd, this.bufferPointer, buffer.length);
-      if (length < 0) throw new Error("the directory cannot be read");
-      if (length === 0) return entries as unknown as Dirent[];
-      for (let offset = 0; offset < length; offset += view.getUint16(offset + 16, true)) {
-        const type = buffer[offset + 18];
-        let end = offset + 19;
-        while (buffer[end] !== 0) end++;
-        const name = this.decoder.decode(buffer.subarray(offset + 19, end));
-        if (name === "." || name === "..") continue;
-        if (type === 0) return undefined; // DT_UNKNOWN: this file system does not say
-        entries.push(new ListedEntry(name, type));
-      }
-    }
+  read(directory: DirectoryHandle, listing: Listing): DirectoryReader {
+    if (this.calls && listing.bytes) return new RawReader(this.calls, directory.fd, listing);
+    return new DirentReader(readdirSync((directory as DescriptorDirectory).path, { withFileTypes: true }), listing);
   }
 
   private wrap(fd: number): DescriptorDirectory {
@@ -193,8 +226,12 @@ class PathAccess implements DirectoryAccess {
     }
   }
 
-  list(directory: DirectoryHandle): Dirent[] {
-    return readdirSync(directory.prefix, { withFileTypes: true });
+  newListing(): Listing {
+    return new Listing(LISTING_BYTES / SMALLEST_RECORD);
+  }
+
+  read(directory: DirectoryHandle, listing: Listing): DirectoryReader {
+    return new DirentReader(readdirSync(directory.prefix, { withFileTypes: true }), listing);
   }
 }
 
@@ -247,7 +284,8 @@ export function directoryAccess(): DirectoryAccess {
   if (process.platform !== "win32") {
     for (const candidate of [`/proc/${process.pid}/fd`, "/dev/fd"]) {
       if (descriptorDirectoryWorks(candidate)) {
-        chosen = new DescriptorAccess(candidate, libc());
+        // Raw listings are stat'ed by pointer, so they need statx as well as openat/getdents64.
+        chosen = new DescriptorAccess(candidate, statxEntryStat() ? libc() : undefined);
         return chosen;
       }
     }

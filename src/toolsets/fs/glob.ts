@@ -31,11 +31,19 @@ const Settings = (require("fast-glob/out/settings.js") as typeof import("fast-gl
 
 const OPTIONS = { unique: false, onlyFiles: false, followSymbolicLinks: false } as const;
 
+/** The parts of fs.Dirent that fast-glob's filters read. */
+export interface EntryKind {
+  readonly name: string;
+  isDirectory(): boolean;
+  isFile(): boolean;
+  isSymbolicLink(): boolean;
+}
+
 export interface GlobMatcher {
   /** Whether the entry at `path` (relative to the start, `/`-separated) is a match. */
-  matches(path: string, dirent: Dirent): boolean;
+  matches(path: string, entry: EntryKind): boolean;
   /** Whether anything below the directory at `path` can still match (fast-glob's pruning). */
-  mayMatchBelow(path: string, dirent: Dirent): boolean;
+  mayMatchBelow(path: string, entry: EntryKind): boolean;
 }
 
 interface CompiledTask {
@@ -89,14 +97,16 @@ export function compileGlob(text: string): GlobMatcher | string {
 class FastGlobMatcher implements GlobMatcher {
   constructor(private readonly tasks: CompiledTask[]) {}
 
-  matches(path: string, dirent: Dirent): boolean {
+  matches(path: string, entry: EntryKind): boolean {
+    const dirent = entry as Dirent;
     for (const task of this.tasks) {
       if ((!task.dynamic || isBelow(path, task.base)) && task.entry({ path, name: dirent.name, dirent })) return true;
     }
     return false;
   }
 
-  mayMatchBelow(path: string, dirent: Dirent): boolean {
+  mayMatchBelow(path: string, entry: EntryKind): boolean {
+    const dirent = entry as Dirent;
     for (const task of this.tasks) {
       // fast-glob starts reading at the task's base, so the directories leading to it are walked.
       if (task.base === path || task.base.startsWith(`${path}/`)) return true;

@@ -16,7 +16,7 @@ import { formatIso, parseDateTime } from "./time.ts";
 import { walk, type WalkOutcome } from "./walk.ts";
 
 /** A walk still running after this long hands part of its stat calls to the worker thread. */
-const WORKER_AFTER_MS = 10;
+const WORKER_AFTER_MS = 3;
 /** Longest lag of the kernel's coarse clock behind the real time (one tick at HZ=100), plus margin. */
 const CLOCK_TICK_MS = 12;
 
@@ -182,6 +182,8 @@ async function collect(
     limit: args.limit,
     resume: query.resume ?? null,
   };
+  // Only a recursive walk can be long enough to need the second thread.
+  if (query.maxDepth > 1) statWorker?.warm();
   const local = createCollector(config, entryStat());
   const prefix = start.relative === "" ? "" : `${start.relative}/`;
   const walkStarted = performance.now();
@@ -201,12 +203,12 @@ async function collect(
       signal: context.signal,
       onProgress: (scanned) =>
         context.reportProgress({ progress: scanned, message: `Scanned ${scanned} entries so far` }),
-      accept(directory, relativePrefix, names, directories) {
+      accept(directory, relativePrefix, batch) {
         // Small searches stay on this thread; a long one shares the stat calls with the worker
         // once the thread is ready (it starts on the first long search and stays for the process).
         if (!job && statWorker && performance.now() - walkStarted >= WORKER_AFTER_MS) job = statWorker.begin(config);
-        if (job?.hasRoom(1)) job.post(directory, prefix + relativePrefix, names, directories);
-        else local.add(directory.fd, directory.prefix, prefix + relativePrefix, names, directories);
+        if (job?.hasRoom(1)) job.post(directory, prefix + relativePrefix, batch);
+        else local.add(directory.fd, directory.prefix, prefix + relativePrefix, batch);
       },
     });
   } catch (failure) {
@@ -223,6 +225,7 @@ async function collect(
     scannedFiles: outcome.scannedFiles,
     scannedDirectories: outcome.scannedDirectories,
     workerBatches: (job as StatJob | undefined)?.batches ?? 0,
+    workerParcels: (job as StatJob | undefined)?.parcels ?? 0,
   });
   if (outcome.cancelled) {
     context.log.info(`${context.calledAs} cancelled`, {

@@ -5,19 +5,40 @@
  */
 import { type Collector, createCollector } from "./collector.ts";
 import { entryStat } from "./entry-stat.ts";
+import { libc } from "./libc.ts";
+import { ParcelDirectory, type ParcelMessage } from "./parcel.ts";
 import type { WorkerMessage, WorkerReply } from "./stat-worker.ts";
 
 declare const self: Worker;
 
 const jobs = new Map<number, Collector>();
 let done: Int32Array | undefined;
+/** Where a parcel's raw names are placed to be stat'ed by pointer (grown for a larger parcel). */
+let names = new Uint8Array(64 * 1024);
+let namesPointer = libc()?.pointer(names) ?? 0;
+const directory = new ParcelDirectory();
+
+function statParcel(collector: Collector, parcel: ParcelMessage): void {
+  if (parcel.bytes.length > names.length) {
+    names = new Uint8Array(parcel.bytes.length * 2);
+    namesPointer = libc()?.pointer(names) ?? 0;
+  }
+  names.set(parcel.bytes);
+  let firstName = 0;
+  for (let index = 0; index < parcel.fds.length; index++) {
+    directory.select(parcel, index, names, namesPointer, firstName);
+    if (directory.pointer === 0) firstName += directory.count;
+    collector.add(parcel.fds[index], parcel.directoryPrefixes[index], parcel.relativePrefixes[index], directory);
+  }
+}
 
 self.onmessage = ({ data }: MessageEvent<WorkerMessage>) => {
   if (data.type === "init") done = new Int32Array(data.shared);
   else if (data.type === "begin") jobs.set(data.job, createCollector(data.config, entryStat()));
-  else if (data.type === "batch") {
+  else if (data.type === "parcel") {
     try {
-      jobs.get(data.job)?.add(data.fd, data.directoryPrefix, data.relativePrefix, data.names, data.directories);
+      const collector = jobs.get(data.job);
+      if (collector) statParcel(collector, data.parcel);
     } finally {
       if (done) Atomics.add(done, 0, 1);
     }

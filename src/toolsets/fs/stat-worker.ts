@@ -15,6 +15,11 @@
  */
 import type { Collected, CollectorConfig } from "./collector.ts";
 import type { DirectoryHandle } from "./directories.ts";
+import type { EntryBatch } from "./listing.ts";
+import { ParcelBuilder, type ParcelMessage } from "./parcel.ts";
+
+/** Entries per parcel (one message) once the worker has work queued; an idle worker gets what there is. */
+const PARCEL_ENTRIES = 1024;
 
 /** Where the thread's module is: beside this file in the sources, under the bundle's root when compiled. */
 export function workerUrl(moduleUrl: string = import.meta.url): URL {
@@ -26,25 +31,22 @@ export function workerUrl(moduleUrl: string = import.meta.url): URL {
 export type WorkerMessage =
   | { type: "init"; shared: SharedArrayBuffer }
   | { type: "begin"; job: number; config: CollectorConfig }
-  | {
-      type: "batch";
-      job: number;
-      fd: number;
-      directoryPrefix: string;
-      relativePrefix: string;
-      names: string[];
-      directories: boolean[];
-    }
+  | { type: "parcel"; job: number; parcel: ParcelMessage }
   | { type: "end"; job: number };
 
 export type WorkerReply = { type: "ready" } | { type: "result"; job: number; result: Collected | null };
 
 export interface StatJob {
-  /** Whether the worker has at most `depth` batches waiting; read without the event loop. */
+  /** Whether the worker has at most `depth` parcels waiting; read without the event loop. */
   hasRoom(depth: number): boolean;
-  post(directory: DirectoryHandle, relativePrefix: string, names: string[], directories: boolean[]): void;
-  /** Batches handed over so far (for the debug log). */
+  /**
+   * Hands a copy of `batch` over (in the next parcel); the directory stays open until the worker
+   * has finished it.
+   */
+  post(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
+  /** Batches and parcels handed over so far (for the debug log). */
   readonly batches: number;
+  readonly parcels: number;
   /** Ends the job and returns what the worker collected (null when the worker died). */
   finish(): Promise<Collected | null>;
 }
@@ -58,11 +60,19 @@ export class StatWorker {
   private nextJob = 1;
   private running = 0;
   private readonly waiting = new Map<number, (result: Collected | null) => void>();
-  /** Directories of posted batches the worker has not finished, oldest first (it works in order). */
-  private readonly inFlight: DirectoryHandle[] = [];
+  /** Directories of each posted parcel the worker has not finished, oldest first (it works in order). */
+  private readonly inFlight: DirectoryHandle[][] = [];
   private released = 0;
 
-  /** Starts a job, or returns undefined when no worker can run here (then the caller stats alone). */
+  /**
+   * Starts the thread if it is not running: loading it takes longer (about 15 ms) than a small
+   * walk, so a search that may be long calls this first and the walk goes on meanwhile.
+   */
+  warm(): void {
+    this.start();
+  }
+
+  /** Starts a job, or returns undefined while the thread is not ready or cannot run here (then the caller stats alone). */
   begin(config: CollectorConfig): StatJob | undefined {
     const worker = this.start();
     if (!worker || !this.ready) return undefined;
@@ -71,9 +81,24 @@ export class StatWorker {
     if (this.running++ === 0) worker.ref();
     this.send(worker, { type: "begin", job, config });
     let batches = 0;
+    let parcels = 0;
+    const builder = new ParcelBuilder();
+    let directories: DirectoryHandle[] = [];
+    const flush = () => {
+      if (builder.entries === 0) return;
+      this.inFlight.push(directories);
+      directories = [];
+      this.posted++;
+      parcels++;
+      const { message, transfer } = builder.take();
+      worker.postMessage({ type: "parcel", job, parcel: message } satisfies WorkerMessage, transfer);
+    };
     return {
       get batches() {
         return batches;
+      },
+      get parcels() {
+        return parcels;
       },
       hasRoom: (depth) => {
         // A worker that died (or was closed) mid-job takes nothing more: the caller stats alone.
@@ -81,25 +106,22 @@ export class StatWorker {
         this.releaseFinished();
         return this.posted - Atomics.load(this.done, 0) <= depth;
       },
-      post: (directory, relativePrefix, names, directories) => {
+      post: (directory, relativePrefix, batch) => {
         directory.retain();
-        this.inFlight.push(directory);
-        this.posted++;
+        directories.push(directory);
         batches++;
-        this.send(worker, {
-          type: "batch",
-          job,
-          fd: directory.fd,
-          directoryPrefix: directory.prefix,
-          relativePrefix,
-          names,
-          directories,
-        });
+        builder.add(directory.fd, directory.prefix, relativePrefix, batch);
+        // Small parcels while the worker waits for work, full ones while it is busy.
+        if (builder.entries >= PARCEL_ENTRIES || this.posted === Atomics.load(this.done, 0)) flush();
       },
       finish: () =>
         new Promise((resolve) => {
           // Nothing would ever answer a terminated worker; `close` already settled what it could.
-          if (this.worker !== worker) return resolve(null);
+          if (this.worker !== worker) {
+            for (const directory of directories.splice(0)) directory.release();
+            return resolve(null);
+          }
+          flush();
           this.waiting.set(job, (result) => {
             this.releaseFinished();
             resolve(result);
@@ -117,16 +139,16 @@ export class StatWorker {
     this.waiting.clear();
     this.running = 0;
     // The thread is gone, so nothing uses these directories any more.
-    for (const directory of this.inFlight.splice(0)) directory.release();
+    for (const parcel of this.inFlight.splice(0)) for (const directory of parcel) directory.release();
     this.released = this.posted = 0;
     Atomics.store(this.done, 0, 0);
   }
 
-  /** Gives back the directories of the batches the worker has finished. */
+  /** Gives back the directories of the parcels the worker has finished. */
   private releaseFinished(): void {
     const finished = Atomics.load(this.done, 0);
     while (this.released < finished && this.inFlight.length > 0) {
-      (this.inFlight.shift() as DirectoryHandle).release();
+      for (const directory of this.inFlight.shift() as DirectoryHandle[]) directory.release();
       this.released++;
     }
   }

@@ -1,16 +1,18 @@
 /**
- * The directory walk: depth-first, synchronous listing with file types (Bun's fastest path; no
- * per-call promise overhead), never following symbolic links, skipping unreadable directories.
- * Directories are reached through `directories.ts`: anchored to open descriptors where the
- * platform allows it, so a directory swapped for a link mid-walk cannot lead outside the root.
+ * The directory walk: depth-first, synchronous listing with file types (no per-call promise
+ * overhead), never following symbolic links, skipping unreadable directories. Directories are
+ * reached through `directories.ts`: anchored to open descriptors where the platform allows it, so
+ * a directory swapped for a link mid-walk cannot lead outside the root.
  *
- * Memory holds only the directories still to visit and one directory listing at a time;
- * descriptors stay O(depth). The walk pauses every few milliseconds so the event loop can deliver
- * cancellation, progress and other requests, and it stops at the call's deadline.
+ * Memory holds only the directories still to visit and one listing chunk at a time; descriptors
+ * stay O(depth). Names stay raw bytes unless a glob or a subdirectory needs them (`listing.ts`).
+ * The walk pauses every few milliseconds so the event loop can deliver cancellation, progress and
+ * other requests, and it stops at the call's deadline.
  */
-import type { Dirent } from "node:fs";
-import { type DirectoryAccess, type DirectoryHandle, directoryAccess } from "./directories.ts";
-import type { GlobMatcher } from "./glob.ts";
+import { type DirectoryAccess, type DirectoryHandle, type DirectoryReader, directoryAccess } from "./directories.ts";
+import { DT_DIR, DT_LNK, DT_REG } from "./entry-stat.ts";
+import type { EntryKind, GlobMatcher } from "./glob.ts";
+import { EntryBatch, type Listing } from "./listing.ts";
 
 export interface WalkRequest {
   /** Real absolute path of the root. */
@@ -33,10 +35,10 @@ export interface WalkRequest {
   onProgress?(scanned: number): void;
   /**
    * Receives the entries of one directory that are of a wanted type and match the glob (at most
-   * BATCH_SIZE at a time): `names[i]` is a directory when `directories[i]`. The directory stays
-   * open for the duration of the call; `retain()` it to use it later (then `release()` it).
+   * BATCH_SIZE at a time). The batch (its raw names in particular) is only valid during the call,
+   * and so is the directory: `retain()` it to use it later (then `release()` it).
    */
-  accept(directory: DirectoryHandle, relativePrefix: string, names: string[], directories: boolean[]): void;
+  accept(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
 }
 
 export interface WalkOutcome {
@@ -107,20 +109,14 @@ async function visit(
   pending: PendingDirectory[],
   outcome: WalkOutcome,
 ): Promise<void> {
-  const walker = new Walker(request, pending, outcome);
+  const walker = new Walker(request, pending, outcome, access.newListing());
   let current: DirectoryHandle | undefined = start;
   let relative = "";
   let level = 0;
   for (;;) {
     const directory = current;
-    let entries: Dirent[] | undefined;
     try {
-      entries = access.list(directory);
-    } catch {
-      outcome.unreadableDirectories++;
-    }
-    try {
-      if (entries && !(await walker.listEntries(directory, relative, level, entries))) return;
+      if (!(await walker.readDirectory(access, directory, relative, level))) return;
     } finally {
       directory.release();
     }
@@ -145,10 +141,14 @@ class Walker {
   private sliceStarted = performance.now();
   private lastProgress = this.sliceStarted;
 
+  private readonly batch = new EntryBatch();
+  private readonly entryView = new EntryView();
+
   constructor(
     private readonly request: WalkRequest,
     private readonly pending: PendingDirectory[],
     private readonly outcome: WalkOutcome,
+    private readonly listing: Listing,
   ) {
     this.checkEvery = request.glob ? CHECK_EVERY_WITH_GLOB : CHECK_EVERY;
     this.untilCheck = this.checkEvery;
@@ -178,49 +178,96 @@ class Walker {
     return true;
   }
 
-  /** Sorts one listing into pending directories and accepted entries; false when the walk must stop. */
-  async listEntries(
+  /** Reads one directory, chunk by chunk; false when the walk must stop. */
+  async readDirectory(
+    access: DirectoryAccess,
     directory: DirectoryHandle,
     relative: string,
     parentLevel: number,
-    entries: Dirent[],
   ): Promise<boolean> {
-    const { request, outcome, pending } = this;
-    const { glob, includeFiles, includeDirectories, maxDepth } = request;
-    outcome.scannedDirectories++;
-    const level = parentLevel + 1;
+    let reader: DirectoryReader;
+    try {
+      reader = access.read(directory, this.listing);
+    } catch {
+      this.outcome.unreadableDirectories++;
+      return true;
+    }
     const prefix = relative === "" ? "" : `${relative}/`;
-    let names: string[] = [];
-    let kinds: boolean[] = [];
-    for (const entry of entries) {
+    for (let chunk = 0; ; chunk++) {
+      try {
+        if (!reader.next()) return true;
+        if (chunk === 0) this.outcome.scannedDirectories++;
+      } catch {
+        this.outcome.unreadableDirectories++; // failed part-way (removed, say): what was read still counts
+        return true;
+      }
+      if (!(await this.sortChunk(directory, prefix, parentLevel + 1))) return false;
+    }
+  }
+
+  /** Sorts one chunk into pending directories and accepted entries; false when the walk must stop. */
+  private async sortChunk(directory: DirectoryHandle, prefix: string, level: number): Promise<boolean> {
+    const { request, outcome, pending, listing, batch } = this;
+    const { glob, includeFiles, includeDirectories, maxDepth } = request;
+    batch.reset(listing);
+    for (let index = 0; index < listing.count; index++) {
       if (--this.untilCheck === 0 && !(await this.checkpoint())) return false;
-      if (entry.isSymbolicLink()) continue; // never followed, never reported
-      const isDirectory = entry.isDirectory();
+      const type = listing.types[index];
+      if (type === DT_LNK) continue; // never followed, never reported
+      const isDirectory = type === DT_DIR;
       if (isDirectory) {
         if (level < maxDepth) {
-          const childRelative = prefix + entry.name;
-          if (!glob || glob.mayMatchBelow(childRelative, entry)) {
+          const name = listing.name(index);
+          const childRelative = prefix + name;
+          if (!glob || glob.mayMatchBelow(childRelative, this.kind(name, type))) {
             directory.retain();
-            pending.push({ parent: directory, name: entry.name, relative: childRelative, level });
+            pending.push({ parent: directory, name, relative: childRelative, level });
           }
-        } else if (request.maxDepthIsServerLimit && (!glob || glob.mayMatchBelow(prefix + entry.name, entry))) {
+        } else if (
+          request.maxDepthIsServerLimit &&
+          (!glob || glob.mayMatchBelow(prefix + listing.name(index), this.kind(listing.name(index), type)))
+        ) {
           outcome.depthLimited = true;
         }
         if (!includeDirectories) continue;
       } else {
         outcome.scannedFiles++;
-        if (!includeFiles || !entry.isFile()) continue; // only regular files count as "files", like find -type f
+        if (!includeFiles || type !== DT_REG) continue; // only regular files count as "files", like find -type f
       }
-      if (glob && !glob.matches(prefix + entry.name, entry)) continue;
-      names.push(entry.name);
-      kinds.push(isDirectory);
-      if (names.length === BATCH_SIZE) {
-        request.accept(directory, prefix, names, kinds);
-        names = [];
-        kinds = [];
+      if (glob) {
+        const name = listing.name(index);
+        if (!glob.matches(prefix + name, this.kind(name, type))) continue;
+      }
+      batch.add(listing, index, isDirectory);
+      if (batch.count === BATCH_SIZE) {
+        request.accept(directory, prefix, batch);
+        batch.reset(listing);
       }
     }
-    if (names.length > 0) request.accept(directory, prefix, names, kinds);
+    if (batch.count > 0) request.accept(directory, prefix, batch);
     return true;
+  }
+
+  /** The entry as the glob's filters see it (one reused object: they do not keep it). */
+  private kind(name: string, type: number): EntryKind {
+    const view = this.entryView;
+    view.name = name;
+    view.type = type;
+    return view;
+  }
+}
+
+/** A listed entry shaped like the parts of fs.Dirent that fast-glob's filters read. */
+class EntryView implements EntryKind {
+  name = "";
+  type = 0;
+  isDirectory(): boolean {
+    return this.type === DT_DIR;
+  }
+  isFile(): boolean {
+    return this.type === DT_REG;
+  }
+  isSymbolicLink(): boolean {
+    return this.type === DT_LNK;
   }
 }

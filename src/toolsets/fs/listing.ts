@@ -1,0 +1,126 @@
+/**
+ * Directory entries as the walk reads them and hands them on, without a string per entry.
+ *
+ * A `Listing` is one chunk of a directory: with glibc the raw `getdents64` records in the walk's
+ * own buffer (names stay NUL-terminated bytes until someone asks for one), elsewhere names from
+ * `readdir`. An `EntryBatch` is the part of a chunk the walk wants stat'ed: for raw chunks the
+ * names' offsets in the same bytes, so statx reads each name in place (`entry-stat.ts`) and only
+ * the entries that end up in a result are ever decoded. A batch is consumed before the walk reads
+ * on (the stat worker gets a compact copy: `parcel.ts`).
+ */
+import type { Dirent } from "node:fs";
+import { DT_DIR, DT_LNK, DT_OTHER, DT_REG } from "./entry-stat.ts";
+
+const decoder = new TextDecoder();
+
+/** The name at `offset` in `bytes`, up to its NUL. */
+export function decodeName(bytes: Uint8Array, offset: number): string {
+  const end = bytes.indexOf(0, offset);
+  return decoder.decode(bytes.subarray(offset, end));
+}
+
+export class Listing {
+  count = 0;
+  /** `d_type` of each entry (DT_DIR, DT_REG, DT_LNK, DT_OTHER). */
+  types: Uint8Array;
+  /** Raw: where each name starts in `bytes`. */
+  offsets: Int32Array;
+  /** Decoded names (raw: filled on demand). */
+  names: (string | undefined)[] = [];
+  /** Raw: the getdents64 buffer, and its address in this thread; undefined for readdir chunks. */
+  bytes: Uint8Array | undefined;
+  pointer = 0;
+
+  constructor(capacity: number) {
+    this.types = new Uint8Array(capacity);
+    this.offsets = new Int32Array(capacity);
+  }
+
+  name(index: number): string {
+    let name = this.names[index];
+    if (name === undefined) {
+      name = decodeName(this.bytes as Uint8Array, this.offsets[index]);
+      this.names[index] = name;
+    }
+    return name;
+  }
+
+  /** Refills this listing from readdir entries (the fallbacks), at most `capacity` at a time. */
+  fillFromDirents(entries: Dirent[], start: number): number {
+    const end = Math.min(entries.length, start + this.types.length);
+    this.bytes = undefined;
+    this.pointer = 0;
+    this.names.length = 0;
+    this.count = end - start;
+    for (let i = start; i < end; i++) {
+      const entry = entries[i];
+      this.names.push(entry.name);
+      this.types[i - start] = entry.isSymbolicLink()
+        ? DT_LNK
+        : entry.isDirectory()
+          ? DT_DIR
+          : entry.isFile()
+            ? DT_REG
+            : DT_OTHER;
+    }
+    return end;
+  }
+}
+
+/** Entries to stat, as the collector (`collector.ts`) reads them on either thread. */
+export interface StatBatch {
+  readonly count: number;
+  /** Raw batches: the address of the bytes holding the names in this thread (0: use `name`). */
+  readonly pointer: number;
+  /** Raw batches: where the i-th name starts, relative to `pointer`. */
+  offset(index: number): number;
+  name(index: number): string;
+  isDirectory(index: number): boolean;
+}
+
+/** The entries of one listing chunk the walk wants stat'ed; valid until the walk reads on. */
+export class EntryBatch implements StatBatch {
+  /** Raw batches: the bytes holding the names (the walk's listing buffer) and their address. */
+  bytes: Uint8Array | undefined;
+  pointer = 0;
+  offsets: number[] = [];
+  /** Names already known (always for readdir batches; raw ones decode on demand). */
+  names: (string | undefined)[] = [];
+  directories: boolean[] = [];
+
+  get count(): number {
+    return this.directories.length;
+  }
+
+  /** Starts an empty batch over `listing`'s chunk. */
+  reset(listing: Listing): void {
+    this.bytes = listing.bytes;
+    this.pointer = listing.pointer;
+    this.offsets = [];
+    this.names = [];
+    this.directories = [];
+  }
+
+  add(listing: Listing, index: number, isDirectory: boolean): void {
+    if (this.bytes) this.offsets.push(listing.offsets[index]);
+    this.names.push(listing.names[index]);
+    this.directories.push(isDirectory);
+  }
+
+  name(index: number): string {
+    let name = this.names[index];
+    if (name === undefined) {
+      name = decodeName(this.bytes as Uint8Array, this.offsets[index]);
+      this.names[index] = name;
+    }
+    return name;
+  }
+
+  offset(index: number): number {
+    return this.offsets[index];
+  }
+
+  isDirectory(index: number): boolean {
+    return this.directories[index];
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Several directories' batches packed into one message for the stat worker. A message costs
+ * about 10 µs to send and receive, a 200-entry directory about 300 µs to stat, so one message per
+ * directory would spend a few percent on messaging and one per parcel of ~1,000 entries well
+ * under one. A parcel is typed arrays the worker takes over without a copy (the transfer list),
+ * plus the few strings naming each directory.
+ */
+import { decodeName, type EntryBatch, type StatBatch } from "./listing.ts";
+
+export interface ParcelMessage {
+  /** Per directory: its descriptor, its prefixes, and where its entries end (exclusive). */
+  fds: Int32Array;
+  directoryPrefixes: string[];
+  relativePrefixes: string[];
+  ends: Int32Array;
+  /** Per entry: where its raw name starts in `bytes`, or -1 when its name is in `names`. */
+  offsets: Int32Array;
+  bytes: Uint8Array;
+  /** Names of the entries listed by readdir (the fallbacks), in entry order. */
+  names: string[];
+  /** Per entry: 1 for a directory. */
+  directories: Uint8Array;
+}
+
+/** Collects batches for the next parcel (main thread). */
+export class ParcelBuilder {
+  private bytes = new Uint8Array(16 * 1024);
+  private length = 0;
+  private offsets: number[] = [];
+  private names: string[] = [];
+  private directories: number[] = [];
+  private fds: number[] = [];
+  private directoryPrefixes: string[] = [];
+  private relativePrefixes: string[] = [];
+  private ends: number[] = [];
+
+  get entries(): number {
+    return this.directories.length;
+  }
+
+  add(fd: number, directoryPrefix: string, relativePrefix: string, batch: EntryBatch): void {
+    const { bytes: source, offsets } = batch;
+    if (source && offsets.length > 0) {
+      // One copy of the byte range the batch's names span (names in between are harmless).
+      const first = offsets[0];
+      let end = offsets[offsets.length - 1];
+      while (source[end] !== 0) end++;
+      const shift = this.length - first;
+      this.reserve(end + 1 - first);
+      this.bytes.set(source.subarray(first, end + 1), this.length);
+      this.length += end + 1 - first;
+      for (const offset of offsets) this.offsets.push(offset + shift);
+    } else {
+      for (let index = 0; index < batch.count; index++) {
+        this.offsets.push(-1);
+        this.names.push(batch.name(index));
+      }
+    }
+    for (const isDirectory of batch.directories) this.directories.push(isDirectory ? 1 : 0);
+    this.fds.push(fd);
+    this.directoryPrefixes.push(directoryPrefix);
+    this.relativePrefixes.push(relativePrefix);
+    this.ends.push(this.directories.length);
+  }
+
+  /** The parcel so far and the buffers to transfer with it; the builder starts empty again. */
+  take(): { message: ParcelMessage; transfer: ArrayBuffer[] } {
+    const message: ParcelMessage = {
+      fds: Int32Array.from(this.fds),
+      directoryPrefixes: this.directoryPrefixes,
+      relativePrefixes: this.relativePrefixes,
+      ends: Int32Array.from(this.ends),
+      offsets: Int32Array.from(this.offsets),
+      bytes: this.bytes.slice(0, this.length),
+      names: this.names,
+      directories: Uint8Array.from(this.directories),
+    };
+    this.length = 0;
+    this.offsets = [];
+    this.names = [];
+    this.directories = [];
+    this.fds = [];
+    this.directoryPrefixes = [];
+    this.relativePrefixes = [];
+    this.ends = [];
+    const transfer = [message.fds, message.ends, message.offsets, message.bytes, message.directories].map(
+      (array) => array.buffer as ArrayBuffer,
+    );
+    return { message, transfer };
+  }
+
+  private reserve(more: number): void {
+    if (this.length + more <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + more));
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+}
+
+/**
+ * One directory of a received parcel, as the collector reads it (worker thread). The parcel's
+ * bytes are placed at a known address first (`place`), so statx reads the names in place.
+ */
+export class ParcelDirectory implements StatBatch {
+  count = 0;
+  pointer = 0;
+  private start = 0;
+  private firstName = 0;
+  private message: ParcelMessage | undefined;
+  private bytes: Uint8Array = new Uint8Array(0);
+
+  /** Points at directory `index` of `message`, whose bytes are in `bytes` at address `pointer`. */
+  select(message: ParcelMessage, index: number, bytes: Uint8Array, pointer: number, firstName: number): void {
+    this.message = message;
+    this.bytes = bytes;
+    this.start = index === 0 ? 0 : message.ends[index - 1];
+    this.count = message.ends[index] - this.start;
+    this.firstName = firstName;
+    this.pointer = this.count > 0 && message.offsets[this.start] >= 0 ? pointer : 0;
+  }
+
+  offset(index: number): number {
+    return (this.message as ParcelMessage).offsets[this.start + index];
+  }
+
+  name(index: number): string {
+    const message = this.message as ParcelMessage;
+    const offset = message.offsets[this.start + index];
+    return offset >= 0 ? decodeName(this.bytes, offset) : message.names[this.firstName + index];
+  }
+
+  isDirectory(index: number): boolean {
+    return (this.message as ParcelMessage).directories[this.start + index] === 1;
+  }
+}

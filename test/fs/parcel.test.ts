@@ -1,0 +1,137 @@
+/**
+ * How walked entries reach the stat worker: batches packed into parcels (raw names copied as
+ * bytes, readdir names as strings) must come out the other side as the same entries, and the real
+ * worker thread must rank exactly what the calling thread ranks alone.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Collected, type CollectorConfig, createCollector } from "../../src/toolsets/fs/collector.ts";
+import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
+import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
+import { ParcelBuilder, ParcelDirectory } from "../../src/toolsets/fs/parcel.ts";
+import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
+import { walk } from "../../src/toolsets/fs/walk.ts";
+import { namesOf } from "./support.ts";
+
+let tree: string;
+const DIRECTORIES = 12;
+const FILES = 150;
+
+beforeAll(() => {
+  tree = mkdtempSync(join(tmpdir(), "mcpkit-fs-parcel-"));
+  const now = Date.now() / 1000;
+  for (let d = 0; d < DIRECTORIES; d++) {
+    const directory = join(tree, `dir ${d} é`, `sub${d % 3}`);
+    mkdirSync(directory, { recursive: true });
+    for (let f = 0; f < FILES; f++) {
+      // Names of varied lengths, some non-ASCII, so byte ranges and offsets are exercised.
+      const file = join(directory, `${"x".repeat(f % 17)}file-${f}${f % 5 === 0 ? "-日本" : ""}.txt`);
+      writeFileSync(file, "a".repeat(f));
+      utimesSync(file, now - f * 3600, now - (d * FILES + f) * 60);
+    }
+  }
+});
+afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+const config: CollectorConfig = {
+  timeField: "modified",
+  from: Date.now() - 40 * 3600_000,
+  to: null,
+  includeUnknownTime: false,
+  sort: "time_desc",
+  limit: 25,
+  resume: null,
+};
+
+const walkRequest = (access: DirectoryAccess, accept: Parameters<typeof walk>[0]["accept"]) => ({
+  root: tree,
+  start: "",
+  access,
+  maxDepth: Number.POSITIVE_INFINITY,
+  maxDepthIsServerLimit: false,
+  glob: undefined,
+  includeFiles: true,
+  includeDirectories: true,
+  deadline: performance.now() + 30_000,
+  signal: new AbortController().signal,
+  accept,
+});
+
+for (const [label, access] of [
+  ["raw listings", directoryAccess()],
+  ["readdir listings", pathAccess()],
+] as const) {
+  test(`${label}: a parcel carries every batch's names and kinds unchanged`, async () => {
+    const sent: { relative: string; names: string[]; directories: boolean[] }[] = [];
+    const builder = new ParcelBuilder();
+    await walk(
+      walkRequest(access, (directory, relative, batch) => {
+        sent.push({ relative, names: namesOf(batch), directories: [...batch.directories] });
+        builder.add(directory.fd, directory.prefix, relative, batch);
+      }),
+    );
+    expect(sent.reduce((sum, batch) => sum + batch.names.length, 0)).toBe(DIRECTORIES * FILES + DIRECTORIES * 2);
+    const { message, transfer } = builder.take();
+    expect(transfer.length).toBe(5);
+    const received: typeof sent = [];
+    const view = new ParcelDirectory();
+    let firstName = 0;
+    for (let index = 0; index < message.fds.length; index++) {
+      view.select(message, index, message.bytes, 1, firstName);
+      if (access.kind === "descriptor" && directoryAccess().kind === "descriptor" && label === "raw listings")
+        expect(view.pointer).toBe(1);
+      if (view.pointer === 0) firstName += view.count;
+      received.push({
+        relative: message.relativePrefixes[index],
+        names: Array.from({ length: view.count }, (_, i) => view.name(i)),
+        directories: Array.from({ length: view.count }, (_, i) => view.isDirectory(i)),
+      });
+    }
+    expect(received).toEqual(sent);
+    expect(builder.entries).toBe(0);
+  });
+}
+
+function ranked(collected: Collected | null): { paths: string[]; offered: number } {
+  if (!collected) throw new Error("no result");
+  return {
+    paths: collected.kept.map((candidate) => candidate.path).sort(),
+    offered: collected.offered,
+  };
+}
+
+test("the worker thread ranks exactly what this thread ranks alone", async () => {
+  const alone = createCollector(config, entryStat());
+  await walk(
+    walkRequest(directoryAccess(), (directory, relative, batch) =>
+      alone.add(directory.fd, directory.prefix, relative, batch),
+    ),
+  );
+
+  const worker = new StatWorker();
+  try {
+    worker.warm();
+    let job = worker.begin(config);
+    for (let i = 0; i < 200 && !job; i++) {
+      await Bun.sleep(10);
+      job = worker.begin(config);
+    }
+    if (!job) throw new Error("the stat worker did not start");
+    const started = job;
+    await walk(
+      walkRequest(directoryAccess(), (directory, relative, batch) => started.post(directory, relative, batch)),
+    );
+    const remote = await started.finish();
+    expect(started.batches).toBeGreaterThan(DIRECTORIES);
+    expect(started.parcels).toBeGreaterThan(0);
+    expect(started.parcels).toBeLessThanOrEqual(started.batches);
+    expect(ranked(remote)).toEqual(ranked(alone.result()));
+    expect(ranked(remote).paths).toHaveLength(config.limit);
+  } finally {
+    worker.close();
+  }
+  // Every directory handed over was released once the worker finished with it.
+  expect(directoryAccess().openCount).toBe(0);
+});
