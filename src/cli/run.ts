@@ -6,7 +6,6 @@ import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
 import { httpOptions, readHttpConfig } from "../mcp/http/config.ts";
 import type { McpServerOptions } from "../mcp/server.ts";
-import { serveStdio } from "../mcp/stdio.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
@@ -117,6 +116,8 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       return EXIT_OK;
     }
     keepStdoutForProtocol();
+    // Loaded only here, like HTTP: `mcpkit call` and `mcpkit tools` never load the MCP SDK.
+    const { serveStdio } = await import("../mcp/stdio.ts");
     const server = await serveStdio(serverOptions);
     closeOnSignals(server.close);
     await server.closed;

@@ -130,7 +130,7 @@ class DescriptorDirectory implements DirectoryHandle {
   constructor(
     readonly fd: number,
     readonly path: string,
-    private readonly onClose: () => void,
+    private readonly close: (fd: number) => void,
   ) {
     this.prefix = `${path}/`;
   }
@@ -140,10 +140,7 @@ class DescriptorDirectory implements DirectoryHandle {
   }
 
   release(): void {
-    if (--this.references === 0) {
-      closeSync(this.fd);
-      this.onClose();
-    }
+    if (--this.references === 0) this.close(this.fd);
   }
 }
 
@@ -195,8 +192,14 @@ class DescriptorAccess implements DirectoryAccess {
 
   private wrap(fd: number): DescriptorDirectory {
     this.openCount++;
-    return new DescriptorDirectory(fd, `${this.fdDirectory}/${fd}`, () => this.openCount--);
+    return new DescriptorDirectory(fd, `${this.fdDirectory}/${fd}`, this.closeDescriptor);
   }
+
+  private readonly closeDescriptor = (fd: number): void => {
+    if (this.calls) this.calls.close(fd);
+    else closeSync(fd);
+    this.openCount--;
+  };
 }
 
 class PathDirectory implements DirectoryHandle {

@@ -7,12 +7,12 @@ import { type Collector, createCollector } from "./collector.ts";
 import { entryStat } from "./entry-stat.ts";
 import { libc } from "./libc.ts";
 import { ParcelDirectory, type ParcelMessage } from "./parcel.ts";
-import type { WorkerMessage, WorkerReply } from "./stat-worker.ts";
+import { FINISHED, READY, type WorkerMessage, type WorkerReply } from "./stat-worker.ts";
 
 declare const self: Worker;
 
 const jobs = new Map<number, Collector>();
-let done: Int32Array | undefined;
+let shared: Int32Array | undefined;
 /** Where a parcel's raw names are placed to be stat'ed by pointer (grown for a larger parcel). */
 let names = new Uint8Array(64 * 1024);
 let namesPointer = libc()?.pointer(names) ?? 0;
@@ -33,14 +33,17 @@ function statParcel(collector: Collector, parcel: ParcelMessage): void {
 }
 
 self.onmessage = ({ data }: MessageEvent<WorkerMessage>) => {
-  if (data.type === "init") done = new Int32Array(data.shared);
-  else if (data.type === "begin") jobs.set(data.job, createCollector(data.config, entryStat()));
+  if (data.type === "init") {
+    entryStat(); // probes statx now rather than in the first parcel
+    shared = new Int32Array(data.shared);
+    Atomics.store(shared, READY, 1);
+  } else if (data.type === "begin") jobs.set(data.job, createCollector(data.config, entryStat()));
   else if (data.type === "parcel") {
     try {
       const collector = jobs.get(data.job);
       if (collector) statParcel(collector, data.parcel);
     } finally {
-      if (done) Atomics.add(done, 0, 1);
+      if (shared) Atomics.add(shared, FINISHED, 1);
     }
   } else if (data.type === "end") {
     const collector = jobs.get(data.job);
@@ -49,5 +52,3 @@ self.onmessage = ({ data }: MessageEvent<WorkerMessage>) => {
     self.postMessage(reply);
   }
 };
-
-self.postMessage({ type: "ready" } satisfies WorkerReply);

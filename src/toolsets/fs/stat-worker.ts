@@ -34,7 +34,14 @@ export type WorkerMessage =
   | { type: "parcel"; job: number; parcel: ParcelMessage }
   | { type: "end"; job: number };
 
-export type WorkerReply = { type: "ready" } | { type: "result"; job: number; result: Collected | null };
+export type WorkerReply = { type: "result"; job: number; result: Collected | null };
+
+/**
+ * The shared counters (Int32Array slots): parcels finished, and 1 once the thread is ready. Both
+ * are read without the event loop, which the walk leaves only every few milliseconds.
+ */
+export const FINISHED = 0;
+export const READY = 1;
 
 export interface StatJob {
   /** Whether the worker has at most `depth` parcels waiting; read without the event loop. */
@@ -53,9 +60,8 @@ export interface StatJob {
 
 export class StatWorker {
   private worker: Worker | undefined;
-  private ready = false;
   private unavailable = false;
-  private readonly done = new Int32Array(new SharedArrayBuffer(4));
+  private readonly shared = new Int32Array(new SharedArrayBuffer(8));
   private posted = 0;
   private nextJob = 1;
   private running = 0;
@@ -75,7 +81,7 @@ export class StatWorker {
   /** Starts a job, or returns undefined while the thread is not ready or cannot run here (then the caller stats alone). */
   begin(config: CollectorConfig): StatJob | undefined {
     const worker = this.start();
-    if (!worker || !this.ready) return undefined;
+    if (!worker || Atomics.load(this.shared, READY) !== 1) return undefined;
     const job = this.nextJob++;
     // Referenced only while a job runs: an idle worker must not keep the process alive.
     if (this.running++ === 0) worker.ref();
@@ -104,7 +110,7 @@ export class StatWorker {
         // A worker that died (or was closed) mid-job takes nothing more: the caller stats alone.
         if (this.worker !== worker) return false;
         this.releaseFinished();
-        return this.posted - Atomics.load(this.done, 0) <= depth;
+        return this.posted - Atomics.load(this.shared, FINISHED) <= depth;
       },
       post: (directory, relativePrefix, batch) => {
         directory.retain();
@@ -112,7 +118,7 @@ export class StatWorker {
         batches++;
         builder.add(directory.fd, directory.prefix, relativePrefix, batch);
         // Small parcels while the worker waits for work, full ones while it is busy.
-        if (builder.entries >= PARCEL_ENTRIES || this.posted === Atomics.load(this.done, 0)) flush();
+        if (builder.entries >= PARCEL_ENTRIES || this.posted === Atomics.load(this.shared, FINISHED)) flush();
       },
       finish: () =>
         new Promise((resolve) => {
@@ -134,19 +140,19 @@ export class StatWorker {
   close(): void {
     this.worker?.terminate();
     this.worker = undefined;
-    this.ready = false;
     for (const resolve of this.waiting.values()) resolve(null);
     this.waiting.clear();
     this.running = 0;
     // The thread is gone, so nothing uses these directories any more.
     for (const parcel of this.inFlight.splice(0)) for (const directory of parcel) directory.release();
     this.released = this.posted = 0;
-    Atomics.store(this.done, 0, 0);
+    Atomics.store(this.shared, FINISHED, 0);
+    Atomics.store(this.shared, READY, 0);
   }
 
   /** Gives back the directories of the parcels the worker has finished. */
   private releaseFinished(): void {
-    const finished = Atomics.load(this.done, 0);
+    const finished = Atomics.load(this.shared, FINISHED);
     while (this.released < finished && this.inFlight.length > 0) {
       for (const directory of this.inFlight.shift() as DirectoryHandle[]) directory.release();
       this.released++;
@@ -162,10 +168,6 @@ export class StatWorker {
     try {
       const worker = new Worker(workerUrl().href);
       worker.onmessage = ({ data }: MessageEvent<WorkerReply>) => {
-        if (data.type === "ready") {
-          this.ready = true;
-          return;
-        }
         const resolve = this.waiting.get(data.job);
         this.waiting.delete(data.job);
         resolve?.(data.result);
@@ -175,7 +177,7 @@ export class StatWorker {
         this.close();
         this.unavailable = true; // e.g. a build without the thread's entry point: stat on this thread
       };
-      this.send(worker, { type: "init", shared: this.done.buffer as SharedArrayBuffer });
+      this.send(worker, { type: "init", shared: this.shared.buffer as SharedArrayBuffer });
       worker.unref();
       this.worker = worker;
     } catch {

@@ -1,0 +1,146 @@
+/**
+ * Where the time of a file search goes, in process, on the same tree as fs-search.ts: each phase
+ * adds one layer to the one before, so the differences are the cost of each layer.
+ *
+ *   list      the walk alone: openat + getdents64 + sorting entries (nothing stat'ed)
+ *   glob      + matching each entry against `--glob` (only with --glob)
+ *   stat      + one statx per entry left (names stat'ed in place), nothing filtered
+ *   rank      + the time filter and the bounded top-k (the collector), one thread
+ *   threads   the same with the stat worker thread sharing the stat calls (what a search runs)
+ *
+ * Warm JIT and warm cache: each phase runs once untimed, then `--rounds` interleaved rounds;
+ * medians, with the CPU time (user + system, and system alone) of the process for the same rounds. The whole
+ * process (start-up, output) is what fs-search.ts times against find and fd.
+ *
+ *   bun scripts/bench/fs-phases.ts [--rounds N] [--tree DIR] [--glob PATTERN]
+ *
+ * e.g. `--tree /tmp/mcpkit-bench-project --glob '**\/*.ts'` for the project shape of fs-search.ts --project.
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { type CollectorConfig, createCollector } from "../../src/toolsets/fs/collector.ts";
+import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
+import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
+import { compileGlob, type GlobMatcher } from "../../src/toolsets/fs/glob.ts";
+import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
+import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
+import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+import { ensureTree } from "./fs-tree.ts";
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "7" },
+    tree: { type: "string" },
+    glob: { type: "string" },
+  },
+});
+const tree = flags.tree ?? ensureTree(join("/tmp", "mcpkit-bench-200k"), 200_000);
+const compiled = flags.glob === undefined ? undefined : compileGlob(flags.glob);
+if (typeof compiled === "string") throw new Error(compiled);
+const glob: GlobMatcher | undefined = compiled;
+const rounds = Number(flags.rounds);
+
+const config: CollectorConfig = {
+  timeField: "modified",
+  from: Date.now() - 30 * 86_400_000,
+  to: null,
+  includeUnknownTime: false,
+  sort: "time_desc",
+  limit: 100,
+  resume: null,
+};
+
+type Accept = WalkRequest["accept"];
+
+async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob): Promise<number> {
+  const outcome = await walk({
+    root: tree,
+    start: "",
+    maxDepth: Number.POSITIVE_INFINITY,
+    maxDepthIsServerLimit: false,
+    glob: matcher,
+    includeFiles: true,
+    includeDirectories: false,
+    deadline: performance.now() + 600_000,
+    signal: new AbortController().signal,
+    accept,
+  });
+  return outcome.scannedFiles;
+}
+
+const stat = entryStat();
+const statOnly: Accept = (directory, _relative, batch: EntryBatch) => {
+  for (let i = 0; i < batch.count; i++) {
+    if (batch.pointer) stat.atPointer(directory.fd, batch.pointer + batch.offset(i));
+    else stat.byName(directory.fd, directory.prefix, batch.name(i));
+  }
+};
+
+const worker = new StatWorker();
+
+async function withWorker(): Promise<number> {
+  const local = createCollector(config, stat);
+  worker.warm();
+  let job = worker.begin(config);
+  for (let i = 0; i < 500 && !job; i++) {
+    await Bun.sleep(2);
+    job = worker.begin(config);
+  }
+  if (!job) throw new Error("the stat worker did not start");
+  const started = job;
+  const files = await walkWith((directory, relative, batch) => {
+    if (started.hasRoom(1)) started.post(directory, relative, batch);
+    else local.add(directory.fd, directory.prefix, relative, batch);
+  });
+  const remote = await started.finish();
+  if (remote) local.merge(remote);
+  return files;
+}
+
+const phases: Record<string, () => Promise<number>> = {
+  list: () => walkWith(() => {}, undefined),
+  ...(glob ? { glob: () => walkWith(() => {}) } : {}),
+  stat: () => walkWith(statOnly),
+  rank: () => {
+    const collector = createCollector(config, stat);
+    return walkWith((directory, relative, batch) => collector.add(directory.fd, directory.prefix, relative, batch));
+  },
+  threads: withWorker,
+};
+
+const wall: Record<string, number[]> = {};
+const cpu: Record<string, number[]> = {};
+const system: Record<string, number[]> = {};
+const walkedFiles = await phases.list();
+for (const phase of Object.values(phases)) await phase();
+for (let round = 0; round < rounds; round++) {
+  const names = Object.keys(phases);
+  for (const name of names.map((_, i) => names[(i + round) % names.length])) {
+    const usage = process.cpuUsage();
+    const started = performance.now();
+    const files = await phases[name]();
+    (wall[name] ??= []).push(performance.now() - started);
+    const used = process.cpuUsage(usage);
+    (cpu[name] ??= []).push((used.user + used.system) / 1000);
+    (system[name] ??= []).push(used.system / 1000);
+    if (files !== walkedFiles) throw new Error(`${name}: ${files} files walked, not ${walkedFiles}`);
+  }
+}
+worker.close();
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+console.log(
+  `fs search phases on ${tree}${flags.glob ? ` with glob ${flags.glob}` : ""} (${directoryAccess().kind} walk, ${walkedFiles} files), median of ${rounds} rounds`,
+);
+console.log(
+  `${"phase".padEnd(9)} ${"wall ms".padStart(8)} ${"+ms".padStart(6)} ${"cpu ms".padStart(8)} ${"of it system".padStart(13)}`,
+);
+let previous = 0;
+for (const name of Object.keys(phases)) {
+  const ms = median(wall[name]);
+  const added = name === "threads" ? "" : (ms - previous).toFixed(0);
+  console.log(
+    `${name.padEnd(9)} ${ms.toFixed(0).padStart(8)} ${added.padStart(6)} ${median(cpu[name]).toFixed(0).padStart(8)} ${median(system[name]).toFixed(0).padStart(13)}`,
+  );
+  if (name !== "threads") previous = ms;
+}
