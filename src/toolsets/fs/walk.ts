@@ -64,6 +64,12 @@ const CHECK_EVERY_WITH_GLOB = 32;
 /** Largest batch handed to `accept`, so a huge directory is still processed in slices. */
 const BATCH_SIZE = 512;
 
+/** How far `Walker.readDirectory` got. */
+type Reading = 0 | 1 | 2;
+const DONE = 0;
+const STOP = 1;
+const PAUSE = 2;
+
 interface PendingDirectory {
   /** The open parent; this entry holds one reference to it. */
   parent: DirectoryHandle;
@@ -116,11 +122,13 @@ async function visit(
   for (;;) {
     const directory = current;
     try {
-      if (!(await walker.readDirectory(access, directory, relative, level))) return;
+      let state = walker.readDirectory(access, directory, relative, level);
+      // Awaits only when the slice is used up (a promise per directory costs more than a small listing).
+      while (state === PAUSE) state = (await walker.pause()) ? walker.readOn() : STOP;
+      if (state === STOP) return;
     } finally {
       directory.release();
     }
-    if (!(await walker.checkpoint())) return;
     current = undefined;
     while (!current && pending.length > 0) {
       const next = pending.pop() as PendingDirectory;
@@ -134,12 +142,24 @@ async function visit(
   }
 }
 
-/** The per-walk state between checkpoints: clock, progress, and how each listing is sorted. */
+/**
+ * The per-walk state between checkpoints: clock, progress, and how each listing is sorted.
+ * Everything runs synchronously (a promise per directory would cost more than listing a small
+ * one); the walk awaits only when its slice of the event loop is used up.
+ */
 class Walker {
   private readonly checkEvery: number;
   private untilCheck: number;
   private sliceStarted = performance.now();
   private lastProgress = this.sliceStarted;
+  /** Set by `check` when the slice is used up: the walk yields at the next chunk boundary. */
+  private pauseDue = false;
+  /** The directory being read (between `readDirectory` and DONE). */
+  private reader: DirectoryReader | undefined;
+  private directory: DirectoryHandle | undefined;
+  private prefix = "";
+  private level = 0;
+  private chunks = 0;
 
   private readonly batch = new EntryBatch();
   private readonly entryView = new EntryView();
@@ -154,8 +174,8 @@ class Walker {
     this.untilCheck = this.checkEvery;
   }
 
-  /** Returns false when the walk must stop. Yields to the event loop when the slice is used up. */
-  async checkpoint(): Promise<boolean> {
+  /** Reads the clock: false when the walk must stop (deadline, cancellation); notes a due pause. */
+  private check(): boolean {
     const { request, outcome } = this;
     this.untilCheck = this.checkEvery;
     const now = performance.now();
@@ -167,51 +187,67 @@ class Walker {
       this.lastProgress = now;
       request.onProgress(outcome.scannedFiles + outcome.scannedDirectories);
     }
-    if (now - this.sliceStarted >= SLICE_MS) {
-      await new Promise<void>((resume) => setImmediate(resume));
-      this.sliceStarted = performance.now();
-    }
     if (request.signal.aborted) {
       outcome.cancelled = true;
       return false;
     }
+    if (now - this.sliceStarted >= SLICE_MS) this.pauseDue = true;
     return true;
   }
 
-  /** Reads one directory, chunk by chunk; false when the walk must stop. */
-  async readDirectory(
-    access: DirectoryAccess,
-    directory: DirectoryHandle,
-    relative: string,
-    parentLevel: number,
-  ): Promise<boolean> {
-    let reader: DirectoryReader;
+  /** Lets the event loop in (cancellation, progress, other requests); false when cancelled meanwhile. */
+  async pause(): Promise<boolean> {
+    await new Promise<void>((resume) => setImmediate(resume));
+    this.pauseDue = false;
+    this.sliceStarted = performance.now();
+    return this.check();
+  }
+
+  /**
+   * Starts reading one directory and sorts its chunks until it is done (DONE), the walk must stop
+   * (STOP), or the slice is used up (PAUSE: `pause`, then `readOn` to go on where it left off).
+   */
+  readDirectory(access: DirectoryAccess, directory: DirectoryHandle, relative: string, parentLevel: number): Reading {
+    if (!this.check()) return STOP;
     try {
-      reader = access.read(directory, this.listing);
+      this.reader = access.read(directory, this.listing);
     } catch {
+      this.reader = undefined;
       this.outcome.unreadableDirectories++;
-      return true;
+      return this.pauseDue ? PAUSE : DONE;
     }
-    const prefix = relative === "" ? "" : `${relative}/`;
-    for (let chunk = 0; ; chunk++) {
+    this.directory = directory;
+    this.prefix = relative === "" ? "" : `${relative}/`;
+    this.level = parentLevel + 1;
+    this.chunks = 0;
+    return this.readOn();
+  }
+
+  readOn(): Reading {
+    const reader = this.reader;
+    if (!reader) return DONE;
+    for (;;) {
       try {
-        if (!reader.next()) return true;
-        if (chunk === 0) this.outcome.scannedDirectories++;
+        if (!reader.next()) break;
+        if (this.chunks++ === 0) this.outcome.scannedDirectories++;
       } catch {
         this.outcome.unreadableDirectories++; // failed part-way (removed, say): what was read still counts
-        return true;
+        break;
       }
-      if (!(await this.sortChunk(directory, prefix, parentLevel + 1))) return false;
+      if (!this.sortChunk(this.directory as DirectoryHandle, this.prefix, this.level)) return STOP;
+      if (this.pauseDue) return PAUSE;
     }
+    this.reader = undefined;
+    return this.pauseDue ? PAUSE : DONE;
   }
 
   /** Sorts one chunk into pending directories and accepted entries; false when the walk must stop. */
-  private async sortChunk(directory: DirectoryHandle, prefix: string, level: number): Promise<boolean> {
+  private sortChunk(directory: DirectoryHandle, prefix: string, level: number): boolean {
     const { request, outcome, pending, listing, batch } = this;
     const { glob, includeFiles, includeDirectories, maxDepth } = request;
     batch.reset(listing);
     for (let index = 0; index < listing.count; index++) {
-      if (--this.untilCheck === 0 && !(await this.checkpoint())) return false;
+      if (--this.untilCheck === 0 && !this.check()) return false;
       const type = listing.types[index];
       if (type === DT_LNK) continue; // never followed, never reported
       const isDirectory = type === DT_DIR;
