@@ -68,7 +68,11 @@ for (const [label, access] of [
     const builder = new ParcelBuilder();
     await walk(
       walkRequest(access, (directory, relative, batch) => {
-        sent.push({ relative, names: namesOf(batch), directories: [...batch.directories] });
+        sent.push({
+          relative,
+          names: namesOf(batch),
+          directories: Array.from({ length: batch.count }, (_, i) => batch.isDirectory(i)),
+        });
         builder.add(directory.fd, directory.prefix, relative, batch);
       }),
     );

@@ -78,33 +78,39 @@ export interface StatBatch {
   isDirectory(index: number): boolean;
 }
 
-/** The entries of one listing chunk the walk wants stat'ed; valid until the walk reads on. */
+/**
+ * The entries of one listing chunk the walk wants stat'ed; valid until the walk reads on. One
+ * per walk, refilled chunk after chunk (no allocation per entry).
+ */
 export class EntryBatch implements StatBatch {
+  count = 0;
   /** Raw batches: the bytes holding the names (the walk's listing buffer) and their address. */
   bytes: Uint8Array | undefined;
   pointer = 0;
-  offsets: number[] = [];
+  readonly offsets: Int32Array;
   /** Names already known (always for readdir batches; raw ones decode on demand). */
-  names: (string | undefined)[] = [];
-  directories: boolean[] = [];
+  readonly names: (string | undefined)[] = [];
+  /** 1 for a directory. */
+  readonly directories: Uint8Array;
 
-  get count(): number {
-    return this.directories.length;
+  constructor(readonly capacity: number) {
+    this.offsets = new Int32Array(capacity);
+    this.directories = new Uint8Array(capacity);
   }
 
   /** Starts an empty batch over `listing`'s chunk. */
   reset(listing: Listing): void {
     this.bytes = listing.bytes;
     this.pointer = listing.pointer;
-    this.offsets = [];
-    this.names = [];
-    this.directories = [];
+    this.count = 0;
+    this.names.length = 0;
   }
 
   add(listing: Listing, index: number, isDirectory: boolean): void {
-    if (this.bytes) this.offsets.push(listing.offsets[index]);
-    this.names.push(listing.names[index]);
-    this.directories.push(isDirectory);
+    const at = this.count++;
+    this.offsets[at] = listing.offsets[index];
+    this.names[at] = listing.names[index];
+    this.directories[at] = isDirectory ? 1 : 0;
   }
 
   name(index: number): string {
@@ -121,6 +127,6 @@ export class EntryBatch implements StatBatch {
   }
 
   isDirectory(index: number): boolean {
-    return this.directories[index];
+    return this.directories[index] === 1;
   }
 }

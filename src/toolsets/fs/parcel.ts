@@ -22,45 +22,49 @@ export interface ParcelMessage {
   directories: Uint8Array;
 }
 
-/** Collects batches for the next parcel (main thread). */
+/** Collects batches for the next parcel (main thread), in typed arrays reused from parcel to parcel. */
 export class ParcelBuilder {
   private bytes = new Uint8Array(16 * 1024);
   private length = 0;
-  private offsets: number[] = [];
+  private offsets = new Int32Array(2048);
+  private directories = new Uint8Array(2048);
+  private count = 0;
   private names: string[] = [];
-  private directories: number[] = [];
   private fds: number[] = [];
   private directoryPrefixes: string[] = [];
   private relativePrefixes: string[] = [];
   private ends: number[] = [];
 
   get entries(): number {
-    return this.directories.length;
+    return this.count;
   }
 
   add(fd: number, directoryPrefix: string, relativePrefix: string, batch: EntryBatch): void {
-    const { bytes: source, offsets } = batch;
-    if (source && offsets.length > 0) {
+    const { bytes: source, count } = batch;
+    this.reserveEntries(count);
+    if (source && count > 0) {
       // One copy of the byte range the batch's names span (names in between are harmless).
-      const first = offsets[0];
-      let end = offsets[offsets.length - 1];
+      const first = batch.offsets[0];
+      let end = batch.offsets[count - 1];
       while (source[end] !== 0) end++;
-      const shift = this.length - first;
-      this.reserve(end + 1 - first);
+      const size = end + 1 - first;
+      this.reserveBytes(size);
       this.bytes.set(source.subarray(first, end + 1), this.length);
-      this.length += end + 1 - first;
-      for (const offset of offsets) this.offsets.push(offset + shift);
+      const shift = this.length - first;
+      for (let index = 0; index < count; index++) this.offsets[this.count + index] = batch.offsets[index] + shift;
+      this.length += size;
     } else {
-      for (let index = 0; index < batch.count; index++) {
-        this.offsets.push(-1);
+      for (let index = 0; index < count; index++) {
+        this.offsets[this.count + index] = -1;
         this.names.push(batch.name(index));
       }
     }
-    for (const isDirectory of batch.directories) this.directories.push(isDirectory ? 1 : 0);
+    this.directories.set(batch.directories.subarray(0, count), this.count);
+    this.count += count;
     this.fds.push(fd);
     this.directoryPrefixes.push(directoryPrefix);
     this.relativePrefixes.push(relativePrefix);
-    this.ends.push(this.directories.length);
+    this.ends.push(this.count);
   }
 
   /** The parcel so far and the buffers to transfer with it; the builder starts empty again. */
@@ -70,15 +74,14 @@ export class ParcelBuilder {
       directoryPrefixes: this.directoryPrefixes,
       relativePrefixes: this.relativePrefixes,
       ends: Int32Array.from(this.ends),
-      offsets: Int32Array.from(this.offsets),
+      offsets: this.offsets.slice(0, this.count),
       bytes: this.bytes.slice(0, this.length),
       names: this.names,
-      directories: Uint8Array.from(this.directories),
+      directories: this.directories.slice(0, this.count),
     };
     this.length = 0;
-    this.offsets = [];
+    this.count = 0;
     this.names = [];
-    this.directories = [];
     this.fds = [];
     this.directoryPrefixes = [];
     this.relativePrefixes = [];
@@ -89,11 +92,22 @@ export class ParcelBuilder {
     return { message, transfer };
   }
 
-  private reserve(more: number): void {
+  private reserveBytes(more: number): void {
     if (this.length + more <= this.bytes.length) return;
     const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + more));
     grown.set(this.bytes.subarray(0, this.length));
     this.bytes = grown;
+  }
+
+  private reserveEntries(more: number): void {
+    if (this.count + more <= this.offsets.length) return;
+    const size = Math.max(this.offsets.length * 2, this.count + more);
+    const offsets = new Int32Array(size);
+    offsets.set(this.offsets.subarray(0, this.count));
+    this.offsets = offsets;
+    const directories = new Uint8Array(size);
+    directories.set(this.directories.subarray(0, this.count));
+    this.directories = directories;
   }
 }
 

@@ -161,7 +161,7 @@ class Walker {
   private level = 0;
   private chunks = 0;
 
-  private readonly batch = new EntryBatch();
+  private readonly batch = new EntryBatch(BATCH_SIZE);
   private readonly entryView = new EntryView();
 
   constructor(
