@@ -1,7 +1,7 @@
 /**
- * The stat worker thread's program (see `stat-worker.ts`): one collector per job, fed batches of
- * directory entries, counting finished batches in shared memory so the main thread can tell how
- * far behind it is (and when a batch's directory may be closed) without waiting for a message.
+ * The stat worker thread's program (see `stat-worker.ts`): one collector per job, fed parcels of
+ * directory entries, counting finished parcels in shared memory so the main thread can tell how
+ * far behind it is (and when a parcel's directories may be closed) without waiting for a message.
  */
 import { type Collector, createCollector } from "./collector.ts";
 import { entryStat } from "./entry-stat.ts";

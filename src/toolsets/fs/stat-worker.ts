@@ -1,17 +1,19 @@
 /**
- * A second thread for the stat calls, which dominate a large search (one lstat per entry).
+ * A second thread for the stat calls, which dominate a large search (one statx per entry, about
+ * 80% of a search's time; `scripts/bench/fs-phases.ts`).
  *
- * The main thread walks and lists directories; while the worker keeps up it hands whole
- * directory listings over, otherwise it stats them itself. Both sides use `collector.ts`, so they
- * filter and rank identically; the worker keeps its own bounded top-k per job and returns it at the
- * end, so memory stays bounded by `limit` on both sides. A batch keeps its directory open
- * (`DirectoryHandle.retain`) until the worker has finished it.
+ * The main thread walks and lists directories; while the worker has at most one parcel queued it
+ * hands batches over (packed into parcels, `parcel.ts`), otherwise it stats them itself, so both
+ * threads stay busy to the end. Both sides use `collector.ts`, so they filter and rank
+ * identically; the worker keeps its own bounded top-k per job and returns it at the end, so memory
+ * stays bounded by `limit` on both sides. A batch keeps its directory open
+ * (`DirectoryHandle.retain`) until the worker has finished its parcel.
  *
  * The thread is its own module, `stat-worker-thread.ts`; `bun build --compile` embeds it only when
  * it is named as an extra entry point (`bun build src/main.ts src/toolsets/fs/stat-worker-thread.ts
  * --compile …`), as `toolsets/fs/stat-worker-thread.js` below the entry points' common folder
- * (`src/`). Until the thread says it is ready, searches stat on the main thread, so a thread that
- * cannot load only costs speed, never a result.
+ * (`src/`). A search starts the thread (`warm`); until it is ready, the search stats on the main
+ * thread, so a thread that cannot load only costs speed, never a result.
  */
 import type { Collected, CollectorConfig } from "./collector.ts";
 import type { DirectoryHandle } from "./directories.ts";
