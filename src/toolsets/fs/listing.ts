@@ -19,6 +19,21 @@ export function decodeName(bytes: Uint8Array, offset: number): string {
   return decoder.decode(bytes.subarray(offset, end));
 }
 
+/** The index-th name: from `names` when known, else decoded from the raw bytes once and kept there. */
+function knownOrDecoded(
+  names: (string | undefined)[],
+  bytes: Uint8Array | undefined,
+  offsets: Int32Array,
+  index: number,
+): string {
+  let name = names[index];
+  if (name === undefined) {
+    name = decodeName(bytes as Uint8Array, offsets[index]);
+    names[index] = name;
+  }
+  return name;
+}
+
 export class Listing {
   count = 0;
   /** `d_type` of each entry (DT_DIR, DT_REG, DT_LNK, DT_OTHER). */
@@ -37,12 +52,7 @@ export class Listing {
   }
 
   name(index: number): string {
-    let name = this.names[index];
-    if (name === undefined) {
-      name = decodeName(this.bytes as Uint8Array, this.offsets[index]);
-      this.names[index] = name;
-    }
-    return name;
+    return knownOrDecoded(this.names, this.bytes, this.offsets, index);
   }
 
   /** Refills this listing from readdir entries (the fallbacks), at most `capacity` at a time. */
@@ -114,12 +124,7 @@ export class EntryBatch implements StatBatch {
   }
 
   name(index: number): string {
-    let name = this.names[index];
-    if (name === undefined) {
-      name = decodeName(this.bytes as Uint8Array, this.offsets[index]);
-      this.names[index] = name;
-    }
-    return name;
+    return knownOrDecoded(this.names, this.bytes, this.offsets, index);
   }
 
   offset(index: number): number {
