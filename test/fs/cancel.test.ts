@@ -3,25 +3,29 @@
  * that stops the walk promptly while the server keeps answering, and the per-call time budget.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const DIRECTORIES = 240;
-const FILES_PER_DIRECTORY = 500;
-const TOTAL_FILES = DIRECTORIES * FILES_PER_DIRECTORY; // big enough that a walk takes a few hundred ms
+const FILES_PER_DIRECTORY = 1500;
+// Big enough that a walk takes a few hundred ms even with the stat worker thread sharing the stats.
+const TOTAL_FILES = DIRECTORIES * FILES_PER_DIRECTORY;
 
 let tree: string;
 let server: RunningServer;
 
 beforeAll(async () => {
   tree = mkdtempSync(join(tmpdir(), "mcpkit-fs-big-"));
+  // One file per directory and hard links to it: as many entries to list and stat, made faster.
   for (let d = 0; d < DIRECTORIES; d++) {
     const dir = join(tree, `d${d}`);
     mkdirSync(dir);
-    for (let f = 0; f < FILES_PER_DIRECTORY; f++) writeFileSync(join(dir, `f${f}.txt`), "");
+    const original = join(dir, "f0.txt");
+    writeFileSync(original, "");
+    for (let f = 1; f < FILES_PER_DIRECTORY; f++) linkSync(original, join(dir, `f${f}.txt`));
   }
   server = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree, "--log-level", "info"] });
 }, 60_000);
