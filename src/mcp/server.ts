@@ -24,7 +24,7 @@ import {
   type ServerResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { z } from "zod";
 import { invokeTool } from "../core/invoke.ts";
 import type { Logger } from "../core/log.ts";
@@ -129,7 +129,13 @@ function onRequest<S extends RequestSchema>(
 ): void {
   const method = schema.shape.method.value;
   const methodOnly = schema.pick({ method: true } as never).loose() as unknown as S;
-  server.setRequestHandler(methodOnly, async (raw, extra) => {
+  // `Server.setRequestHandler` wraps tools/call in a second CallToolRequestSchema parse (ours,
+  // below, already answers -32602) and a CallToolResultSchema parse of the result: a deep copy,
+  // on every call, of a result `invokeTool` built and typed itself. Protocol's own registration
+  // is what Server's does for every other method; tasks, the wrapper's one other concern, are
+  // refused by Protocol before any handler runs since mcpkit declares no tasks capability.
+  const register = method === "tools/call" ? Protocol.prototype.setRequestHandler : server.setRequestHandler;
+  register.call(server, methodOnly, async (raw: z.infer<S>, extra: Extra) => {
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues?.[0];

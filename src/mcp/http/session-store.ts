@@ -1,5 +1,5 @@
 /**
- * The sessions of a sessionful `mcpkit --http`: one SDK server + transport per `mcp-session-id`,
+ * The sessions of a sessionful `mcpkit --http`: one SDK server + our transport per `mcp-session-id`,
  * a cap on how many exist in all and per owner, expiry of idle ones, and the owner each one is
  * bound to (the token's issuer + `sub`), so one user cannot take every session.
  *
@@ -7,15 +7,19 @@
  * alone does not keep a session alive (its client re-initializes after a 404, as the spec says).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";
+import type { SessionTransport } from "./session-transport.ts";
+
+/** How long shutdown waits for the error answers it just sent to be written before closing connections. */
+const ANSWER_FLUSH_MS = 50;
 
 export interface Session {
   readonly id: string;
   readonly server: Server;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: SessionTransport;
   /** Who opened the session: `ownerKey(issuer, sub)` of its token (undefined without authorization). */
   readonly owner: string | undefined;
   lastActive: number;
@@ -137,20 +141,24 @@ export class SessionStore {
 
   /**
    * Ends every session. Calls still in flight get an error response first, so their clients
-   * hear that the call was cancelled instead of waiting on a stream that just ends.
+   * hear that the call was cancelled instead of waiting on an answer that never comes.
    */
   async closeAll(reason: string): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all(
-      [...this.sessions.values()].map(async (session) => {
-        for (const id of [...session.pending]) {
-          await session.transport
-            .send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } })
-            .catch(() => {});
-        }
-        await this.close(session);
-      }),
-    );
+    const sessions = [...this.sessions.values()];
+    let answered = 0;
+    for (const session of sessions) {
+      for (const id of [...session.pending]) {
+        await session.transport
+          .send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } })
+          .then(() => answered++)
+          .catch(() => {});
+      }
+    }
+    // A JSON answer reaches the socket only once its promise has travelled back up the
+    // pipeline; the caller closes every connection next, so give those answers a moment to go.
+    if (answered > 0) await Bun.sleep(ANSWER_FLUSH_MS);
+    await Promise.all(sessions.map((session) => this.close(session)));
   }
 
   private expireIdle(): void {
@@ -166,13 +174,9 @@ export class SessionStore {
 
 /**
  * Watches a transport's outgoing responses so the session knows which requests are still in
- * flight: the SDK writes SSE responses after `handleRequest` has returned.
+ * flight: a response streamed over SSE is written after `handleRequest` has returned.
  */
-export function trackResponses(
-  transport: WebStandardStreamableHTTPServerTransport,
-  pending: Set<string | number>,
-  onSettled: () => void,
-): void {
+export function trackResponses(transport: Transport, pending: Set<string | number>, onSettled: () => void): void {
   const send = transport.send.bind(transport);
   transport.send = async (message: JSONRPCMessage, options) => {
     try {

@@ -1,20 +1,17 @@
 /**
  * The last step with sessions: `initialize` without Mcp-Session-Id opens a session (one SDK
- * server + transport), every other request is forwarded to the session it names. A session
- * answers only to the owner that opened it; to anyone else it does not exist (404).
+ * server + our transport, `session-transport.ts`), every other request is forwarded to the
+ * session it names. A session answers only to the owner that opened it; to anyone else it does
+ * not exist (404).
  */
 import { randomBytes } from "node:crypto";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { createMcpServer } from "../server.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import type { Exchange, Middleware } from "./middleware.ts";
 import { type Session, type SessionStore, trackResponses } from "./session-store.ts";
-import { flushSseHeaders } from "./sse.ts";
+import { SessionTransport } from "./session-transport.ts";
 import type { HttpState } from "./state.ts";
-
-/** SSE comment keep-alives, well under Bun's 10 s idle timeout, so quiet streams stay open. */
-const SSE_KEEP_ALIVE_MS = 5000;
 
 export function sessions(state: HttpState, store: SessionStore): Middleware {
   return async (exchange) => {
@@ -39,8 +36,7 @@ export function sessions(state: HttpState, store: SessionStore): Middleware {
         "Session not found: it expired, was deleted, or never existed. Send initialize without Mcp-Session-Id to start a new one.",
       );
     }
-    const response = await forward(session, exchange);
-    return request.method === "GET" ? flushSseHeaders(response) : response;
+    return forward(session, exchange);
   };
 }
 
@@ -79,15 +75,13 @@ async function openSession(
   const server = createMcpServer(state.serverOptions);
   const pending = new Set<string | number>();
   let session: Session | undefined;
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new SessionTransport({
     // 256 random bits, base64url: visible ASCII as the spec requires, and unguessable.
     sessionIdGenerator: () => randomBytes(32).toString("base64url"),
-    onsessioninitialized: (id) => {
+    onSessionInitialized: (id) => {
       session = { id, server, transport, owner, lastActive: Date.now(), pending };
       store.add(session);
     },
-    keepAliveMs: SSE_KEEP_ALIVE_MS,
-    maxRequestBodySize: state.config.maxBodyBytes,
   });
   transport.onclose = () => {
     if (session) store.forget(session.id);
@@ -97,13 +91,10 @@ async function openSession(
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(exchange.request, {
-      parsedBody: message.body,
-      authInfo: exchange.caller?.authInfo,
-    });
+    return await transport.handleRequest(exchange.request, message, exchange.caller?.authInfo);
   } finally {
     if (!session) {
-      // The SDK refused the initialize (bad headers, say): give the slot back.
+      // The transport refused the initialize (bad headers, say): give the slot back.
       store.release(owner);
       void server.close();
     }
@@ -112,7 +103,10 @@ async function openSession(
 
 async function forward(session: Session, { request, message, caller }: Exchange): Promise<Response> {
   session.lastActive = Date.now();
-  const id = message?.isRequest ? (message.id as string | number) : undefined;
+  // An id already pending is a client reusing one: the transport refuses it, and the running
+  // request keeps its place.
+  const requestId = message?.isRequest ? (message.id as string | number) : undefined;
+  const id = requestId !== undefined && !session.pending.has(requestId) ? requestId : undefined;
   if (id !== undefined) session.pending.add(id);
   if (message?.method === "notifications/cancelled") {
     // The SDK sends no response for a cancelled request: without this the id would stay
@@ -121,11 +115,8 @@ async function forward(session: Session, { request, message, caller }: Exchange)
     if (typeof cancelled === "string" || typeof cancelled === "number") session.pending.delete(cancelled);
   }
   try {
-    const response = await session.transport.handleRequest(request, {
-      parsedBody: message?.body,
-      authInfo: caller?.authInfo,
-    });
-    // Anything but an open SSE stream means the request never reached a handler.
+    const response = await session.transport.handleRequest(request, message, caller?.authInfo);
+    // Anything but 200 (a JSON answer, sent already, or a stream) means the request never reached a handler.
     if (id !== undefined && response.status !== 200) session.pending.delete(id);
     return response;
   } catch (error) {

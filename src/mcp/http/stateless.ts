@@ -1,24 +1,38 @@
-/** The last step with `--stateless`: a fresh server per request, answering with plain JSON, closed right after. */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+/**
+ * The last step with `--stateless`: a fresh server and transport per request, closed once the
+ * request is answered. The answer is JSON, or a stream when the call reports progress or runs
+ * long (`session-transport.ts`); no session id is issued or checked.
+ */
 import { createMcpServer } from "../server.ts";
 import type { Middleware } from "./middleware.ts";
+import { trackResponses } from "./session-store.ts";
+import { SessionTransport } from "./session-transport.ts";
 import type { HttpState } from "./state.ts";
 
 export function stateless(state: HttpState): Middleware {
   return async ({ request, message, caller }) => {
     const server = createMcpServer(state.serverOptions);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: state.config.maxBodyBytes,
-    });
+    const transport = new SessionTransport();
+    const pending = new Set<string | number>();
+    if (message?.isRequest) pending.add(message.id as string | number);
+    const answered = Promise.withResolvers<void>();
+    trackResponses(transport, pending, answered.resolve);
     await server.connect(transport);
     state.statelessInFlight++;
-    try {
-      return await transport.handleRequest(request, { parsedBody: message?.body, authInfo: caller?.authInfo });
-    } finally {
+    const done = () => {
       state.statelessInFlight--;
       void server.close();
+    };
+    let response: Response;
+    try {
+      response = await transport.handleRequest(request, message, caller?.authInfo);
+    } catch (error) {
+      done();
+      throw error;
     }
+    // An answer that became a stream is still being written: the server lives until its response is out.
+    if (response.status === 200 && pending.size > 0) void answered.promise.then(done);
+    else done();
+    return response;
   };
 }
