@@ -2,7 +2,7 @@
  * Reading the JSON-RPC body of a POST: a capped read (413), parse errors (-32700) told apart
  * from invalid requests (-32600), and the message as the later steps need it.
  *
- * We parse the body ourselves (and hand `parsedBody` to the SDK transport) because routing
+ * We parse the body once, here (the session transport takes the parsed message), because routing
  * needs it first: an `initialize` opens a session, and a `tools/call` is checked against the
  * token's scopes before any tool runs.
  */

@@ -14,7 +14,7 @@
  *   8. methods                     405 + Allow
  *   9. JSON-RPC body               413, -32700, -32600
  *  10. tool scope                  403 insufficient_scope (with --auth)
- *  11. sessions | stateless        the SDK transport answers
+ *  11. sessions | stateless        the session transport answers (`session-transport.ts`)
  *
  * Adding a route: write `src/mcp/http/<route>.ts` exporting `function <route>(state: HttpState):
  * Middleware`, usually `route("/path", handler)` from `middleware.ts`, and add one line to
