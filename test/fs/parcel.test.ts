@@ -139,3 +139,92 @@ test("the worker thread ranks exactly what this thread ranks alone", async () =>
   // Every directory handed over was released once the worker finished with it.
   expect(directoryAccess().openCount).toBe(0);
 });
+
+/** Runs a whole walk of `root` as a search does, with a real stat worker; returns what it kept and the most descriptors open at once. */
+async function walkThroughWorker(
+  root: string,
+  wanted: CollectorConfig,
+): Promise<{ paths: string[]; mostOpen: number }> {
+  const worker = new StatWorker();
+  try {
+    worker.warm();
+    let job = worker.begin(wanted);
+    for (let i = 0; i < 200 && !job; i++) {
+      await Bun.sleep(10);
+      job = worker.begin(wanted);
+    }
+    if (!job) throw new Error("the stat worker did not start");
+    const started = job;
+    const local = createCollector(wanted, entryStat());
+    let mostOpen = 0;
+    let posted = 0;
+    await walk({
+      // As a search does: the worker takes batches while it has room, this thread stats the rest.
+      ...walkRequest(directoryAccess(), (directory, relative, batch) => {
+        if (started.hasRoom(1)) {
+          started.post(directory, relative, batch);
+          posted++;
+        } else local.add(directory.fd, directory.prefix, relative, batch);
+        mostOpen = Math.max(mostOpen, directoryAccess().openCount);
+      }),
+      root,
+      includeDirectories: false,
+    });
+    const remote = await started.finish();
+    if (!remote) throw new Error("the worker stopped");
+    expect(posted).toBeGreaterThan(0);
+    local.merge(remote);
+    return { paths: ranked(local.result()).paths, mostOpen };
+  } finally {
+    worker.close();
+  }
+}
+
+test.skipIf(directoryAccess().kind !== "descriptor")(
+  "many small directories handed to the worker: descriptors stay bounded (parcels close over few directories)",
+  async () => {
+    const wide = mkdtempSync(join(tmpdir(), "mcpkit-fs-wide-"));
+    try {
+      for (let a = 0; a < 40; a++) {
+        for (let b = 0; b < 40; b++) {
+          const directory = join(wide, `a${a}`, `b${b}`);
+          mkdirSync(directory, { recursive: true });
+          writeFileSync(join(directory, "f.txt"), "");
+        }
+      }
+      const { paths, mostOpen } = await walkThroughWorker(wide, { ...config, from: null, limit: 2000 });
+      expect(paths).toHaveLength(1600);
+      // Three parcels of at most 16 directories in flight, plus the walk's own path (depth 3).
+      expect(mostOpen).toBeLessThanOrEqual(3 * 16 + 8);
+      expect(directoryAccess().openCount).toBe(0);
+    } finally {
+      rmSync(wide, { recursive: true, force: true });
+    }
+  },
+);
+
+test.skipIf(process.platform !== "linux")(
+  "names that are not valid UTF-8 are left out, never reported as a lossy path",
+  async () => {
+    const odd = mkdtempSync(join(tmpdir(), "mcpkit-fs-odd-"));
+    try {
+      const base = Buffer.from(`${odd}/`);
+      for (const bytes of [[0x61, 0xe9], [0x61, 0xe8], [0xff]])
+        writeFileSync(Buffer.concat([base, Buffer.from(bytes)]), "");
+      writeFileSync(join(odd, "valid-é.txt"), "");
+      writeFileSync(join(odd, "replacement-\uFFFD.txt"), ""); // a real U+FFFD is valid UTF-8: kept
+      const alone = createCollector({ ...config, from: null }, entryStat());
+      await walk({
+        ...walkRequest(directoryAccess(), (directory, relative, batch) =>
+          alone.add(directory.fd, directory.prefix, relative, batch),
+        ),
+        root: odd,
+      });
+      const expected = ["replacement-\uFFFD.txt", "valid-é.txt"];
+      expect(ranked(alone.result()).paths).toEqual(expected);
+      expect((await walkThroughWorker(odd, { ...config, from: null })).paths).toEqual(expected);
+    } finally {
+      rmSync(odd, { recursive: true, force: true });
+    }
+  },
+);

@@ -94,6 +94,15 @@ describe.each(accesses)("%s", (_name, access) => {
     expect((await run(Number.POSITIVE_INFINITY, "d1/d2")).found).toEqual(["c", "d3/d"]);
     expect(access.openCount).toBe(0);
   });
+
+  test("every directory read counts as scanned, empty ones included", async () => {
+    const root = join(base, `count-${access.kind}`);
+    mkdirSync(join(root, "empty"), { recursive: true });
+    mkdirSync(join(root, "full"));
+    writeFileSync(join(root, "full", "f"), "x");
+    const outcome = await walk(request(root, { access }));
+    expect(outcome).toMatchObject({ scannedDirectories: 3, scannedFiles: 1, unreadableDirectories: 0 });
+  });
 });
 
 describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () => {

@@ -171,11 +171,13 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
           if (!resume || stat.ctimeMs() < resume.since) best.offered++;
           continue;
         }
+        const name = batch.exactName(i);
+        if (name === undefined) continue; // not valid UTF-8: no path could name it faithfully
         const isDirectory = batch.isDirectory(i);
         const birth = stat.birthtimeMs();
         const candidate: Candidate = {
           time,
-          path: relativePrefix + batch.name(i),
+          path: relativePrefix + name,
           isDirectory,
           sizeBytes: isDirectory ? null : stat.size(),
           modifiedMs: stat.mtimeMs(),

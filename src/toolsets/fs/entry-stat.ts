@@ -90,7 +90,7 @@ const STATX_BTIME = 0x800;
 const STATX_MASK = STATX_BASIC_STATS | STATX_BTIME;
 
 /** struct statx offsets (include/uapi/linux/stat.h). */
-const OFFSET = { mask: 0, mode: 28, size: 40, btime: 80, ctime: 96, mtime: 112 } as const;
+const OFFSET = { mask: 0, uid: 20, gid: 24, mode: 28, ino: 32, size: 40, btime: 80, ctime: 96, mtime: 112 } as const;
 
 class StatxEntryStat implements EntryStat {
   private readonly buffer = new Uint8Array(256);
@@ -140,6 +140,21 @@ class StatxEntryStat implements EntryStat {
   ctimeMs(): number {
     return this.viaLstat ? this.lstat.ctimeMs() : this.time(OFFSET.ctime);
   }
+
+  /**
+   * Whether the entry last stat'ed is `expected` as lstat sees it, on fields nothing changes
+   * under a running process (inode, mode, owner), so the check cannot lose a race with writers.
+   */
+  sameAs(expected: Stats): boolean {
+    const view = this.view;
+    const ino = view.getUint32(OFFSET.ino, true) + view.getUint32(OFFSET.ino + 4, true) * 2 ** 32;
+    return (
+      ino === expected.ino &&
+      view.getUint16(OFFSET.mode, true) === expected.mode &&
+      view.getUint32(OFFSET.uid, true) === expected.uid &&
+      view.getUint32(OFFSET.gid, true) === expected.gid
+    );
+  }
 }
 
 /** statx through bun:ffi, or undefined where it is not available (then use `lstatEntryStat`). */
@@ -148,15 +163,10 @@ export function statxEntryStat(): EntryStat | undefined {
   if (!calls) return undefined;
   try {
     const stat = new StatxEntryStat(calls);
-    // Proves the binding and the layout on this system before trusting it (AT_FDCWD = -100).
-    const expected = lstatSync(".");
-    const same =
-      stat.byName(-100, "", ".") &&
-      stat.type() === DT_DIR &&
-      stat.mtimeMs() === expected.mtimeMs &&
-      stat.ctimeMs() === expected.ctimeMs &&
-      stat.size() === expected.size;
-    return same ? stat : undefined;
+    // Proves the binding and the layout on this system before trusting it (AT_FDCWD = -100). "/"
+    // rather than ".": the working directory may be gone, and its times change under writers.
+    const expected = lstatSync("/");
+    return stat.byName(-100, "", "/") && stat.type() === DT_DIR && stat.sameAs(expected) ? stat : undefined;
   } catch {
     return undefined;
   }

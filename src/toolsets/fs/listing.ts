@@ -19,6 +19,20 @@ export function decodeName(bytes: Uint8Array, offset: number): string {
   return decoder.decode(bytes.subarray(offset, end));
 }
 
+const exactDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The name at `offset` when it is valid UTF-8, else undefined: such a name has no faithful string
+ * (two of them could decode to the same one), so it can be neither reported nor found again.
+ */
+export function decodeExactName(bytes: Uint8Array, offset: number): string | undefined {
+  try {
+    return exactDecoder.decode(bytes.subarray(offset, bytes.indexOf(0, offset)));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The index-th name: from `names` when known, else decoded from the raw bytes once and kept there. */
 function knownOrDecoded(
   names: (string | undefined)[],
@@ -84,7 +98,10 @@ export interface StatBatch {
   readonly pointer: number;
   /** Raw batches: where the i-th name starts, relative to `pointer`. */
   offset(index: number): number;
+  /** The name, decoded leniently (invalid UTF-8 becomes U+FFFD). */
   name(index: number): string;
+  /** The name to report: undefined when it is not valid UTF-8 (see `decodeExactName`). */
+  exactName(index: number): string | undefined;
   isDirectory(index: number): boolean;
 }
 
@@ -125,6 +142,10 @@ export class EntryBatch implements StatBatch {
 
   name(index: number): string {
     return knownOrDecoded(this.names, this.bytes, this.offsets, index);
+  }
+
+  exactName(index: number): string | undefined {
+    return this.bytes ? decodeExactName(this.bytes, this.offsets[index]) : this.names[index];
   }
 
   offset(index: number): number {

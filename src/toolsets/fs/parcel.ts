@@ -5,7 +5,7 @@
  * under one. A parcel is typed arrays the worker takes over without a copy (the transfer list),
  * plus the few strings naming each directory.
  */
-import { decodeName, type EntryBatch, type StatBatch } from "./listing.ts";
+import { decodeExactName, decodeName, type EntryBatch, type StatBatch } from "./listing.ts";
 
 export interface ParcelMessage {
   /** Per directory: its descriptor, its prefixes, and where its entries end (exclusive). */
@@ -141,6 +141,12 @@ export class ParcelDirectory implements StatBatch {
     const message = this.message as ParcelMessage;
     const offset = message.offsets[this.start + index];
     return offset >= 0 ? decodeName(this.bytes, offset) : message.names[this.firstName + index];
+  }
+
+  exactName(index: number): string | undefined {
+    const message = this.message as ParcelMessage;
+    const offset = message.offsets[this.start + index];
+    return offset >= 0 ? decodeExactName(this.bytes, offset) : message.names[this.firstName + index];
   }
 
   isDirectory(index: number): boolean {

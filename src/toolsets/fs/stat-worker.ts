@@ -22,6 +22,12 @@ import { ParcelBuilder, type ParcelMessage } from "./parcel.ts";
 
 /** Entries per parcel (one message) once the worker has work queued; an idle worker gets what there is. */
 const PARCEL_ENTRIES = 1024;
+/**
+ * Directories per parcel at most: each stays open until the worker has finished its parcel, and
+ * at most three parcels are in flight (two queued, one filling), so a search holds O(depth) + 48
+ * descriptors whatever the tree's shape (many small directories included).
+ */
+const PARCEL_DIRECTORIES = 16;
 
 /** Where the thread's module is: beside this file in the sources, under the bundle's root when compiled. */
 export function workerUrl(moduleUrl: string = import.meta.url): URL {
@@ -63,7 +69,8 @@ export interface StatJob {
 export class StatWorker {
   private worker: Worker | undefined;
   private unavailable = false;
-  private readonly shared = new Int32Array(new SharedArrayBuffer(8));
+  /** Counters shared with the current thread; a new thread gets new ones (a terminated one may still write). */
+  private shared = new Int32Array(new SharedArrayBuffer(8));
   private posted = 0;
   private nextJob = 1;
   private running = 0;
@@ -120,7 +127,12 @@ export class StatWorker {
         batches++;
         builder.add(directory.fd, directory.prefix, relativePrefix, batch);
         // Small parcels while the worker waits for work, full ones while it is busy.
-        if (builder.entries >= PARCEL_ENTRIES || this.posted === Atomics.load(this.shared, FINISHED)) flush();
+        if (
+          builder.entries >= PARCEL_ENTRIES ||
+          directories.length >= PARCEL_DIRECTORIES ||
+          this.posted === Atomics.load(this.shared, FINISHED)
+        )
+          flush();
       },
       finish: () =>
         new Promise((resolve) => {
@@ -148,8 +160,7 @@ export class StatWorker {
     // The thread is gone, so nothing uses these directories any more.
     for (const parcel of this.inFlight.splice(0)) for (const directory of parcel) directory.release();
     this.released = this.posted = 0;
-    Atomics.store(this.shared, FINISHED, 0);
-    Atomics.store(this.shared, READY, 0);
+    this.shared = new Int32Array(new SharedArrayBuffer(8));
   }
 
   /** Gives back the directories of the parcels the worker has finished. */

@@ -220,6 +220,7 @@ class Walker {
     this.prefix = relative === "" ? "" : `${relative}/`;
     this.level = parentLevel + 1;
     this.chunks = 0;
+    this.outcome.scannedDirectories++; // also when empty: readdir's reader has nothing to hand out
     return this.readOn();
   }
 
@@ -229,9 +230,11 @@ class Walker {
     for (;;) {
       try {
         if (!reader.next()) break;
-        if (this.chunks++ === 0) this.outcome.scannedDirectories++;
+        this.chunks++;
       } catch {
-        this.outcome.unreadableDirectories++; // failed part-way (removed, say): what was read still counts
+        // Unreadable after all (getdents64 fails only here); part-way (removed, say), what was read still counts.
+        if (this.chunks === 0) this.outcome.scannedDirectories--;
+        this.outcome.unreadableDirectories++;
         break;
       }
       if (!this.sortChunk(this.directory as DirectoryHandle, this.prefix, this.level)) return STOP;
