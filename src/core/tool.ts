@@ -236,6 +236,23 @@ export function textResult(text: string, structuredContent?: Record<string, unkn
     : { content: [{ type: "text", text }], structuredContent };
 }
 
+/**
+ * A result that is the same for every call (a static catalog), built once and frozen through and
+ * through so calls can share it: nothing can change it, so a transport may serialize it once
+ * (the HTTP session transport does; see docs/contracts/http.md).
+ */
+export function constantResult(result: ToolResult): ToolResult {
+  return deepFreeze(result);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export function errorResult(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }

@@ -167,6 +167,17 @@ interface SessionState {
   roots: Promise<string[]> | undefined;
 }
 
+/**
+ * The SDK validates elicitation answers with this, and by default builds an Ajv instance per
+ * server: 50-70 µs of every HTTP session opened and every --stateless request (2 µs without). mcpkit never
+ * asks the client for input (no `elicitInput`), so nothing is ever validated.
+ */
+const NO_ELICITATION = {
+  getValidator(): never {
+    throw new Error("mcpkit does not use elicitation, so it validates no elicited input");
+  },
+};
+
 const permitted = (tool: ToolDefinition, scopes: readonly string[] | undefined) =>
   scopes === undefined || isScopeGranted(scopes, tool.scope);
 
@@ -175,7 +186,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   const registry = registryOf(toolsets, toolNames);
   const server = new Server(
     { name: NAME, version: VERSION },
-    { capabilities: capabilitiesOf(toolsets), instructions: instructionsFor(toolsets, toolNames) },
+    {
+      capabilities: capabilitiesOf(toolsets),
+      instructions: instructionsFor(toolsets, toolNames),
+      jsonSchemaValidator: NO_ELICITATION,
+    },
   );
   server.onerror = (error) => log.debug("protocol error", { error: error.message });
   const session: SessionState = { clientLevel: "info", roots: undefined };

@@ -96,6 +96,30 @@ describe("mcpkit --http --toolsets boj", () => {
     expect(await deleteRawSession(server.url, sessionId)).toBe(200);
   });
 
+  test("a constant result (the catalog) is serialized once: each answer still carries its own id, same result", async () => {
+    const sessionId = await openRawSession(server.url);
+    const answers: Message[] = [];
+    // A string id with characters JSON must escape, a number, and the first id again.
+    for (const id of ['a "quoted" \\ id', 7, 'a "quoted" \\ id']) {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: sessionHeaders(sessionId),
+        body: callBody(id, "boj_list_databases"),
+      });
+      expect(response.headers.get("content-type")).toBe("application/json");
+      const text = await response.text();
+      expect(Number(response.headers.get("content-length"))).toBe(Buffer.byteLength(text));
+      const message = JSON.parse(text) as Message;
+      expect(message).toMatchObject({ jsonrpc: "2.0", id });
+      expect(Object.keys(message).sort()).toEqual(["id", "jsonrpc", "result"]);
+      answers.push(message);
+    }
+    expect(answers[1].result).toEqual(answers[0].result);
+    expect(answers[2].result).toEqual(answers[0].result);
+    expect(answers[0].result.structuredContent.databases.length).toBeGreaterThan(40);
+    expect(await deleteRawSession(server.url, sessionId)).toBe(200);
+  });
+
   test("the SDK client reads the JSON answers: initialize, tools/list, tools/call, ping", async () => {
     const { client, transport } = await connectClient(server.url);
     expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -1,10 +1,12 @@
-import { defineTool, textResult } from "../../../core/tool.ts";
+import { constantResult, defineTool, type ToolResult, textResult } from "../../../core/tool.ts";
 import { databaseCatalog } from "../catalog.ts";
 import { renderDatabases } from "../render.ts";
 import { listDatabasesInput, listDatabasesOutput } from "../schemas.ts";
 import { BOJ_SCOPE, catalogAnnotations } from "./shared.ts";
 
 export function listDatabases() {
+  // The catalog is compiled in: one answer, built on first use and shared by every call.
+  let answer: ToolResult | undefined;
   return defineTool({
     name: "boj_list_databases",
     title: "BOJ database codes",
@@ -15,8 +17,11 @@ export function listDatabases() {
     annotations: { title: "BOJ database codes", ...catalogAnnotations },
     scope: BOJ_SCOPE,
     handler: async () => {
-      const catalog = databaseCatalog();
-      return textResult(renderDatabases(catalog.databases), catalog);
+      if (!answer) {
+        const catalog = databaseCatalog();
+        answer = constantResult(textResult(renderDatabases(catalog.databases), catalog));
+      }
+      return answer;
     },
   });
 }
