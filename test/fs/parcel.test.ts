@@ -11,7 +11,7 @@ import { type Collected, type CollectorConfig, createCollector } from "../../src
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { ParcelBuilder, ParcelDirectory } from "../../src/toolsets/fs/parcel.ts";
-import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
+import { type StatJob, StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
 import { namesOf } from "./support.ts";
 
@@ -98,6 +98,17 @@ for (const [label, access] of [
   });
 }
 
+/** Starts the worker thread and its first job, waiting (up to 2 s) for the thread to be ready. */
+async function beginWhenReady(worker: StatWorker, wanted: CollectorConfig): Promise<StatJob> {
+  worker.warm();
+  for (let i = 0; i < 200; i++) {
+    const job = worker.begin(wanted);
+    if (job) return job;
+    await Bun.sleep(10);
+  }
+  throw new Error("the stat worker did not start");
+}
+
 function ranked(collected: Collected | null): { paths: string[]; offered: number } {
   if (!collected) throw new Error("no result");
   return {
@@ -116,14 +127,7 @@ test("the worker thread ranks exactly what this thread ranks alone", async () =>
 
   const worker = new StatWorker();
   try {
-    worker.warm();
-    let job = worker.begin(config);
-    for (let i = 0; i < 200 && !job; i++) {
-      await Bun.sleep(10);
-      job = worker.begin(config);
-    }
-    if (!job) throw new Error("the stat worker did not start");
-    const started = job;
+    const started = await beginWhenReady(worker, config);
     await walk(
       walkRequest(directoryAccess(), (directory, relative, batch) => started.post(directory, relative, batch)),
     );
@@ -147,14 +151,7 @@ async function walkThroughWorker(
 ): Promise<{ paths: string[]; mostOpen: number }> {
   const worker = new StatWorker();
   try {
-    worker.warm();
-    let job = worker.begin(wanted);
-    for (let i = 0; i < 200 && !job; i++) {
-      await Bun.sleep(10);
-      job = worker.begin(wanted);
-    }
-    if (!job) throw new Error("the stat worker did not start");
-    const started = job;
+    const started = await beginWhenReady(worker, wanted);
     const local = createCollector(wanted, entryStat());
     let mostOpen = 0;
     let posted = 0;

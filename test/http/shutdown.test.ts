@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { connectClient, startHttpServer } from "./support.ts";
 
-const FIXTURE = join(import.meta.dir, "fixtures/slow-server.ts");
+const FIXTURE = join(import.meta.dir, "fixtures/probe-server.ts");
 
 test("SIGTERM lets a call in flight finish, refuses new connections, then exits 0", async () => {
   const server = await startHttpServer([], { entry: FIXTURE });
