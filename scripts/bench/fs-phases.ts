@@ -6,7 +6,7 @@
  *   glob      + matching each entry against `--glob` (only with --glob)
  *   stat      + one statx per entry left (names stat'ed in place), nothing filtered
  *   rank      + the time filter and the bounded top-k (the collector), one thread
- *   threads   the same with the stat worker thread sharing the stat calls (what a search runs)
+ *   threads   the same with the stat worker thread taking subtrees and stat batches (what a search runs)
  *
  * Warm JIT and warm cache: each phase runs once untimed, then `--rounds` interleaved rounds;
  * medians, with the CPU time (user + system, and system alone) of the process for the same rounds. The whole
@@ -24,7 +24,8 @@ import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { compileGlob, type GlobMatcher } from "../../src/toolsets/fs/glob.ts";
 import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
 import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
-import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+import { type WalkOutcome, type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+import { WorkSharing } from "../../src/toolsets/fs/work-sharing.ts";
 import { ensureTree } from "./fs-tree.ts";
 
 const { values: flags } = parseArgs({
@@ -52,8 +53,12 @@ const config: CollectorConfig = {
 
 type Accept = WalkRequest["accept"];
 
-async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob): Promise<number> {
-  const outcome = await walk({
+async function walkOutcome(
+  accept: Accept,
+  delegate?: WalkRequest["delegate"],
+  matcher: GlobMatcher | undefined = glob,
+): Promise<WalkOutcome> {
+  return walk({
     root: tree,
     start: "",
     maxDepth: Number.POSITIVE_INFINITY,
@@ -64,8 +69,12 @@ async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob)
     deadline: performance.now() + 600_000,
     signal: new AbortController().signal,
     accept,
+    delegate,
   });
-  return outcome.scannedFiles;
+}
+
+async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob): Promise<number> {
+  return (await walkOutcome(accept, undefined, matcher)).scannedFiles;
 }
 
 const stat = entryStat();
@@ -78,23 +87,32 @@ const statOnly: Accept = (directory, _relative, batch: EntryBatch) => {
 
 const worker = new StatWorker();
 
+/** What a search runs: `WorkSharing` hands the worker subtrees and batches (the thread is up already). */
 async function withWorker(): Promise<number> {
   const local = createCollector(config, stat);
   worker.warm();
-  let job = worker.begin(config);
-  for (let i = 0; i < 500 && !job; i++) {
+  let ready = worker.begin(config); // a job begun only to know the thread is up
+  for (let i = 0; i < 500 && !ready; i++) {
     await Bun.sleep(2);
-    job = worker.begin(config);
+    ready = worker.begin(config);
   }
-  if (!job) throw new Error("the stat worker did not start");
-  const started = job;
-  const files = await walkWith((directory, relative, batch) => {
-    if (started.hasRoom(1)) started.post(directory, relative, batch);
-    else local.add(directory.fd, directory.prefix, relative, batch);
-  });
-  const remote = await started.finish();
-  if (remote) local.merge(remote);
-  return files;
+  await ready?.finish();
+  const subtrees = {
+    glob: flags.glob,
+    includeFiles: true,
+    includeDirectories: false,
+    maxDepth: Number.POSITIVE_INFINITY,
+    maxDepthIsServerLimit: false,
+    remainingMs: 0,
+    prefix: "",
+  };
+  const sharing = new WorkSharing(worker, config, subtrees, local, "", performance.now() + 600_000);
+  const outcome = await walkOutcome(
+    (directory, relative, batch) => sharing.accept(directory, relative, batch),
+    (directory, relative, level) => sharing.delegate(directory, relative, level),
+  );
+  await sharing.finish(outcome);
+  return outcome.scannedFiles;
 }
 
 const phases: Record<string, () => Promise<number>> = {
