@@ -6,7 +6,7 @@
  *   glob      + matching each entry against `--glob` (only with --glob)
  *   stat      + one statx per entry left (names stat'ed in place), nothing filtered
  *   rank      + the time filter and the bounded top-k (the collector), one thread
- *   threads   the same with the stat worker thread taking subtrees and stat batches (what a search runs)
+ *   threads   the same with the stat worker thread sharing the stat calls (what a search runs)
  *
  * Warm JIT and warm cache: each phase runs once untimed, then `--rounds` interleaved rounds;
  * medians, with the CPU time (user + system, and system alone) of the process for the same rounds. The whole
@@ -24,8 +24,7 @@ import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { compileGlob, type GlobMatcher } from "../../src/toolsets/fs/glob.ts";
 import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
 import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
-import { type WalkOutcome, type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
-import { WorkSharing } from "../../src/toolsets/fs/work-sharing.ts";
+import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
 import { ensureTree } from "./fs-tree.ts";
 
 const { values: flags } = parseArgs({
@@ -53,12 +52,8 @@ const config: CollectorConfig = {
 
 type Accept = WalkRequest["accept"];
 
-async function walkOutcome(
-  accept: Accept,
-  delegate?: WalkRequest["delegate"],
-  matcher: GlobMatcher | undefined = glob,
-): Promise<WalkOutcome> {
-  return walk({
+async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob): Promise<number> {
+  const outcome = await walk({
     root: tree,
     start: "",
     maxDepth: Number.POSITIVE_INFINITY,
@@ -69,12 +64,8 @@ async function walkOutcome(
     deadline: performance.now() + 600_000,
     signal: new AbortController().signal,
     accept,
-    delegate,
   });
-}
-
-async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob): Promise<number> {
-  return (await walkOutcome(accept, undefined, matcher)).scannedFiles;
+  return outcome.scannedFiles;
 }
 
 const stat = entryStat();
@@ -87,32 +78,23 @@ const statOnly: Accept = (directory, _relative, batch: EntryBatch) => {
 
 const worker = new StatWorker();
 
-/** What a search runs: `WorkSharing` hands the worker subtrees and batches (the thread is up already). */
 async function withWorker(): Promise<number> {
   const local = createCollector(config, stat);
   worker.warm();
-  let ready = worker.begin(config); // a job begun only to know the thread is up
-  for (let i = 0; i < 500 && !ready; i++) {
+  let job = worker.begin(config);
+  for (let i = 0; i < 500 && !job; i++) {
     await Bun.sleep(2);
-    ready = worker.begin(config);
+    job = worker.begin(config);
   }
-  await ready?.finish();
-  const subtrees = {
-    glob: flags.glob,
-    includeFiles: true,
-    includeDirectories: false,
-    maxDepth: Number.POSITIVE_INFINITY,
-    maxDepthIsServerLimit: false,
-    remainingMs: 0,
-    prefix: "",
-  };
-  const sharing = new WorkSharing(worker, config, subtrees, local, "", performance.now() + 600_000);
-  const outcome = await walkOutcome(
-    (directory, relative, batch) => sharing.accept(directory, relative, batch),
-    (directory, relative, level) => sharing.delegate(directory, relative, level),
-  );
-  await sharing.finish(outcome);
-  return outcome.scannedFiles;
+  if (!job) throw new Error("the stat worker did not start");
+  const started = job;
+  const files = await walkWith((directory, relative, batch) => {
+    if (started.hasRoom(1)) started.post(directory, relative, batch);
+    else local.add(directory.fd, directory.prefix, relative, batch);
+  });
+  const remote = await started.finish();
+  if (remote) local.merge(remote);
+  return files;
 }
 
 const phases: Record<string, () => Promise<number>> = {

@@ -3,22 +3,16 @@
  * bytes, readdir names as strings) must come out the other side as the same entries, and the real
  * worker thread must rank exactly what the calling thread ranks alone.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Collected, type CollectorConfig, createCollector } from "../../src/toolsets/fs/collector.ts";
-import {
-  type DirectoryAccess,
-  type DirectoryHandle,
-  directoryAccess,
-  pathAccess,
-} from "../../src/toolsets/fs/directories.ts";
+import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { ParcelBuilder, ParcelDirectory } from "../../src/toolsets/fs/parcel.ts";
-import { compileGlob } from "../../src/toolsets/fs/glob.ts";
-import { type StatJob, StatWorker, type SubtreeSettings } from "../../src/toolsets/fs/stat-worker.ts";
-import { type WalkOutcome, type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+import { type StatJob, StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
+import { walk } from "../../src/toolsets/fs/walk.ts";
 import { namesOf } from "./support.ts";
 
 let tree: string;
@@ -105,24 +99,14 @@ for (const [label, access] of [
 }
 
 /** Starts the worker thread and its first job, waiting (up to 2 s) for the thread to be ready. */
-async function beginWhenReady(
-  worker: StatWorker,
-  wanted: CollectorConfig,
-  subtrees?: SubtreeSettings,
-): Promise<StatJob> {
+async function beginWhenReady(worker: StatWorker, wanted: CollectorConfig): Promise<StatJob> {
   worker.warm();
   for (let i = 0; i < 200; i++) {
-    const job = worker.begin(wanted, subtrees);
+    const job = worker.begin(wanted);
     if (job) return job;
     await Bun.sleep(10);
   }
   throw new Error("the stat worker did not start");
-}
-
-function compiledGlob(pattern: string) {
-  const glob = compileGlob(pattern);
-  if (typeof glob === "string") throw new Error(glob);
-  return glob;
 }
 
 function ranked(collected: Collected | null): { paths: string[]; offered: number } {
@@ -151,8 +135,8 @@ test("the worker thread ranks exactly what this thread ranks alone", async () =>
     expect(started.batches).toBeGreaterThan(DIRECTORIES);
     expect(started.parcels).toBeGreaterThan(0);
     expect(started.parcels).toBeLessThanOrEqual(started.batches);
-    expect(ranked(remote?.collected ?? null)).toEqual(ranked(alone.result()));
-    expect(ranked(remote?.collected ?? null).paths).toHaveLength(config.limit);
+    expect(ranked(remote)).toEqual(ranked(alone.result()));
+    expect(ranked(remote).paths).toHaveLength(config.limit);
   } finally {
     worker.close();
   }
@@ -186,7 +170,7 @@ async function walkThroughWorker(
     const remote = await started.finish();
     if (!remote) throw new Error("the worker stopped");
     expect(posted).toBeGreaterThan(0);
-    local.merge(remote.collected);
+    local.merge(remote);
     return { paths: ranked(local.result()).paths, mostOpen };
   } finally {
     worker.close();
@@ -241,127 +225,3 @@ test.skipIf(process.platform !== "linux")(
     }
   },
 );
-
-describe.skipIf(directoryAccess().kind !== "descriptor")("subtrees handed to the worker", () => {
-  let deep: string;
-  const FILES = 12 * 12 * 12;
-  beforeAll(() => {
-    deep = mkdtempSync(join(tmpdir(), "mcpkit-fs-subtrees-"));
-    const now = Date.now() / 1000;
-    for (let a = 0; a < 12; a++) {
-      for (let b = 0; b < 12; b++) {
-        const directory = join(deep, `a${a}`, `b${b}`, ...(b % 3 === 0 ? ["c", "d"] : []));
-        mkdirSync(directory, { recursive: true });
-        for (let f = 0; f < 12; f++) {
-          const file = join(directory, `f${f}.txt`);
-          writeFileSync(file, "");
-          utimesSync(file, now, now - (a * 144 + b * 12 + f) * 60);
-        }
-      }
-    }
-  });
-  afterAll(() => rmSync(deep, { recursive: true, force: true }));
-
-  const wanted = { ...config, from: null, limit: 40 };
-  const counts = ({ scannedFiles, scannedDirectories, depthLimited, unreadableDirectories }: WalkOutcome) => ({
-    scannedFiles,
-    scannedDirectories,
-    depthLimited,
-    unreadableDirectories,
-  });
-
-  /** One walk of the tree; with `worker`, every directory two levels down goes to it whole. */
-  async function search(overrides: Partial<WalkRequest>, glob: string | undefined, worker?: StatWorker) {
-    const local = createCollector(wanted, entryStat());
-    const job =
-      worker &&
-      (await beginWhenReady(worker, wanted, {
-        glob,
-        includeFiles: true,
-        includeDirectories: true,
-        maxDepth: overrides.maxDepth ?? Number.POSITIVE_INFINITY,
-        maxDepthIsServerLimit: overrides.maxDepthIsServerLimit ?? false,
-        remainingMs: 30_000,
-        prefix: "",
-      }));
-    const outcome = await walk({
-      ...walkRequest(directoryAccess(), (directory, relative, batch) =>
-        local.add(directory.fd, directory.prefix, relative, batch),
-      ),
-      root: deep,
-      glob: glob === undefined ? undefined : compiledGlob(glob),
-      delegate: (directory: DirectoryHandle, relative: string, level: number) => {
-        if (!job || level < 2) return false;
-        job.postSubtree(directory, relative, level);
-        return true;
-      },
-      ...overrides,
-    });
-    const remote = job ? await job.finish() : null;
-    if (job && !remote) throw new Error("the worker stopped");
-    if (remote) local.merge(remote.collected);
-    const walked = remote?.walked;
-    return {
-      ranked: ranked(local.result()),
-      counts: walked
-        ? {
-            scannedFiles: outcome.scannedFiles + walked.scannedFiles,
-            scannedDirectories: outcome.scannedDirectories + walked.scannedDirectories,
-            depthLimited: outcome.depthLimited || walked.depthLimited,
-            unreadableDirectories: outcome.unreadableDirectories + walked.unreadableDirectories,
-          }
-        : counts(outcome),
-      subtrees: job?.subtrees ?? 0,
-    };
-  }
-
-  for (const [label, overrides, glob] of [
-    ["every entry", {}, undefined],
-    ["with a glob", {}, "**/f1*.txt"],
-    ["depth capped by the server", { maxDepth: 3, maxDepthIsServerLimit: true }, undefined],
-  ] as const) {
-    test(`${label}: the same ranking and counts as one thread alone`, async () => {
-      const alone = await search(overrides, glob);
-      const worker = new StatWorker();
-      try {
-        const shared = await search(overrides, glob, worker);
-        expect(shared.subtrees).toBe(144);
-        expect({ ...shared, subtrees: 0 }).toEqual(alone);
-        expect(alone.ranked.paths).toHaveLength(40);
-      } finally {
-        worker.close();
-      }
-      expect(directoryAccess().openCount).toBe(0);
-    });
-  }
-
-  test("a cancelled job's walks stop, say so, and give every directory back", async () => {
-    const worker = new StatWorker();
-    try {
-      const job = await beginWhenReady(worker, wanted, {
-        glob: undefined,
-        includeFiles: true,
-        includeDirectories: false,
-        maxDepth: Number.POSITIVE_INFINITY,
-        maxDepthIsServerLimit: false,
-        remainingMs: 30_000,
-        prefix: "",
-      });
-      await walk({
-        ...walkRequest(directoryAccess(), () => {}),
-        root: deep,
-        delegate: (directory, relative, level) => {
-          job.postSubtree(directory, relative, level);
-          job.cancel(); // before the worker reads its first directory
-          return true;
-        },
-      });
-      const result = await job.finish();
-      expect(result?.walked.cancelled).toBe(true);
-      expect(result?.walked.scannedFiles).toBeLessThan(FILES);
-    } finally {
-      worker.close();
-    }
-    expect(directoryAccess().openCount).toBe(0);
-  });
-});

@@ -49,11 +49,6 @@ export interface DirectoryAccess {
   openStart(root: string, relative: string): DirectoryHandle;
   /** Opens a child directory of `parent`, or returns undefined when it is gone, unreadable or a link now. */
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined;
-  /**
-   * A handle on a directory another thread opened and keeps open (a subtree handed to the stat
-   * worker): usable like any other, never closed here. Descriptor walks only.
-   */
-  borrow(fd: number): DirectoryHandle;
   /** A listing buffer for one walk (walks running at once each read into their own). */
   newListing(): Listing;
   /**
@@ -181,10 +176,6 @@ class DescriptorAccess implements DirectoryAccess {
     }
   }
 
-  borrow(fd: number): DirectoryHandle {
-    return new DescriptorDirectory(fd, `${this.fdDirectory}/${fd}`, () => {});
-  }
-
   newListing(): Listing {
     const listing = new Listing(LISTING_BYTES / SMALLEST_RECORD);
     if (this.calls) {
@@ -236,10 +227,6 @@ class PathAccess implements DirectoryAccess {
     } catch {
       return undefined;
     }
-  }
-
-  borrow(): DirectoryHandle {
-    throw new Error("a path walk has no descriptors to hand over");
   }
 
   newListing(): Listing {

@@ -5,17 +5,18 @@
 import { errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
 import { type Candidate, type Collected, type CollectorConfig, comparatorFor, createCollector } from "./collector.ts";
 import type { CursorCodec, CursorState } from "./cursor.ts";
-import { directoryAccess, reportUnanchoredWalk } from "./directories.ts";
+import { reportUnanchoredWalk } from "./directories.ts";
 import { entryStat } from "./entry-stat.ts";
 import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
 import type { StartPoint } from "./roots.ts";
 import type { SearchArguments, SearchMatch, SearchOutput } from "./schema.ts";
-import type { StatWorker, SubtreeSettings } from "./stat-worker.ts";
+import type { StatJob, StatWorker } from "./stat-worker.ts";
 import { formatIso, parseDateTime } from "./time.ts";
 import { walk, type WalkOutcome } from "./walk.ts";
-import { WorkSharing } from "./work-sharing.ts";
 
+/** A walk still running after this long hands part of its stat calls to the worker thread. */
+const WORKER_AFTER_MS = 3;
 /** Longest lag of the kernel's coarse clock behind the real time (one tick at HZ=100), plus margin. */
 const CLOCK_TICK_MS = 12;
 
@@ -185,24 +186,12 @@ async function collect(
   if (query.maxDepth > 1) statWorker?.warm();
   const local = createCollector(config, entryStat());
   const prefix = start.relative === "" ? "" : `${start.relative}/`;
-  const subtrees: SubtreeSettings | undefined =
-    directoryAccess().kind === "descriptor"
-      ? {
-          glob: args.glob,
-          includeFiles: args.includeFiles,
-          includeDirectories: args.includeDirectories,
-          maxDepth: query.maxDepth,
-          maxDepthIsServerLimit: query.depthCappedByServer,
-          remainingMs: 0, // set when the job begins
-          prefix,
-        }
-      : undefined;
-  const sharing = new WorkSharing(statWorker, config, subtrees, local, prefix, query.deadline);
   const walkStarted = performance.now();
-  let outcome: WalkOutcome;
+  let job: StatJob | undefined;
+  let walked: WalkOutcome | { failure: unknown };
   try {
     reportUnanchoredWalk((message) => context.log.warn(message));
-    outcome = await walk({
+    walked = await walk({
       root: start.root.real,
       start: start.relative,
       maxDepth: query.maxDepth,
@@ -214,20 +203,29 @@ async function collect(
       signal: context.signal,
       onProgress: (scanned) =>
         context.reportProgress({ progress: scanned, message: `Scanned ${scanned} entries so far` }),
-      accept: (directory, relativePrefix, batch) => sharing.accept(directory, relativePrefix, batch),
-      delegate: (directory, relative, level) => sharing.delegate(directory, relative, level),
+      accept(directory, relativePrefix, batch) {
+        // Small searches stay on this thread; a long one shares the stat calls with the worker
+        // once the thread is ready (it starts on the first long search and stays for the process).
+        if (!job && statWorker && performance.now() - walkStarted >= WORKER_AFTER_MS) job = statWorker.begin(config);
+        if (job?.hasRoom(1)) job.post(directory, prefix + relativePrefix, batch);
+        else local.add(directory.fd, directory.prefix, prefix + relativePrefix, batch);
+      },
     });
   } catch (failure) {
-    // The worker's messages hold directories open until it has finished them.
-    await sharing.finish(undefined);
-    throw failure;
+    walked = { failure };
   }
-  await sharing.finish(outcome);
+  // Also after a failure: the worker's batches hold their directories open until it has finished them.
+  const remote = job ? await job.finish() : undefined;
+  if ("failure" in walked) throw walked.failure;
+  if (job && !remote) throw new Error("the stat worker stopped unexpectedly");
+  if (remote) local.merge(remote);
+  const outcome = walked;
   context.log.debug(`${context.calledAs} walked`, {
     ms: Math.round(performance.now() - walkStarted),
     scannedFiles: outcome.scannedFiles,
     scannedDirectories: outcome.scannedDirectories,
-    ...sharing.handedOver,
+    workerBatches: (job as StatJob | undefined)?.batches ?? 0,
+    workerParcels: (job as StatJob | undefined)?.parcels ?? 0,
   });
   if (outcome.cancelled) {
     context.log.info(`${context.calledAs} cancelled`, {

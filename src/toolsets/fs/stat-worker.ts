@@ -36,43 +36,13 @@ export function workerUrl(moduleUrl: string = import.meta.url): URL {
     : new URL("./toolsets/fs/stat-worker-thread.js", moduleUrl);
 }
 
-/** How the worker walks the subtrees handed to it: the search's own walk settings. */
-export interface SubtreeSettings {
-  /** The glob as the caller wrote it (compiled again in the thread), or undefined. */
-  glob: string | undefined;
-  includeFiles: boolean;
-  includeDirectories: boolean;
-  maxDepth: number;
-  maxDepthIsServerLimit: boolean;
-  /** Milliseconds left of the call's budget when the job began. */
-  remainingMs: number;
-  /** The search's start path and "/" ("" for a root), put before every walk-relative path. */
-  prefix: string;
-}
-
-/** What the walks of a job's subtrees came to, added to the search's own outcome. */
-export interface SubtreeOutcome {
-  scannedFiles: number;
-  scannedDirectories: number;
-  unreadableDirectories: number;
-  depthLimited: boolean;
-  budgetExhausted: boolean;
-  cancelled: boolean;
-}
-
-export interface JobResult {
-  collected: Collected;
-  walked: SubtreeOutcome;
-}
-
 export type WorkerMessage =
   | { type: "init"; shared: SharedArrayBuffer }
-  | { type: "begin"; job: number; config: CollectorConfig; walk?: SubtreeSettings; cancel: SharedArrayBuffer }
+  | { type: "begin"; job: number; config: CollectorConfig }
   | { type: "parcel"; job: number; parcel: ParcelMessage }
-  | { type: "subtree"; job: number; fd: number; relative: string; level: number }
   | { type: "end"; job: number };
 
-export type WorkerReply = { type: "result"; job: number; result: JobResult | null };
+export type WorkerReply = { type: "result"; job: number; result: Collected | null };
 
 /**
  * The shared counters (Int32Array slots): parcels finished, and 1 once the thread is ready. Both
@@ -89,20 +59,11 @@ export interface StatJob {
    * has finished it.
    */
   post(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
-  /**
-   * Hands a whole directory over, with the caller's reference to it (released once the worker
-   * is done): the worker walks it as the search would (`SubtreeSettings`), listing included.
-   * Only for a job begun with settings.
-   */
-  postSubtree(directory: DirectoryHandle, relative: string, level: number): void;
-  /** Tells the worker's walks to stop (the search was cancelled or ran out of time). */
-  cancel(): void;
-  /** Batches, subtrees and parcels handed over so far (for the debug log). */
+  /** Batches and parcels handed over so far (for the debug log). */
   readonly batches: number;
-  readonly subtrees: number;
   readonly parcels: number;
   /** Ends the job and returns what the worker collected (null when the worker died). */
-  finish(): Promise<JobResult | null>;
+  finish(): Promise<Collected | null>;
 }
 
 export class StatWorker {
@@ -113,7 +74,7 @@ export class StatWorker {
   private posted = 0;
   private nextJob = 1;
   private running = 0;
-  private readonly waiting = new Map<number, (result: JobResult | null) => void>();
+  private readonly waiting = new Map<number, (result: Collected | null) => void>();
   /** Directories of each posted parcel the worker has not finished, oldest first (it works in order). */
   private readonly inFlight: DirectoryHandle[][] = [];
   private released = 0;
@@ -126,47 +87,34 @@ export class StatWorker {
     this.start();
   }
 
-  /**
-   * Starts a job, or returns undefined while the thread is not ready or cannot run here (then the
-   * caller stats alone). With `walk`, the job also takes whole subtrees (`postSubtree`).
-   */
-  begin(config: CollectorConfig, walk?: SubtreeSettings): StatJob | undefined {
+  /** Starts a job, or returns undefined while the thread is not ready or cannot run here (then the caller stats alone). */
+  begin(config: CollectorConfig): StatJob | undefined {
     const worker = this.start();
     if (!worker || Atomics.load(this.shared, READY) !== 1) return undefined;
     const job = this.nextJob++;
     // Referenced only while a job runs: an idle worker must not keep the process alive.
     if (this.running++ === 0) worker.ref();
-    const cancelled = new Int32Array(new SharedArrayBuffer(4));
-    this.send(worker, { type: "begin", job, config, walk, cancel: cancelled.buffer as SharedArrayBuffer });
+    this.send(worker, { type: "begin", job, config });
     let batches = 0;
-    let subtrees = 0;
     let parcels = 0;
     const builder = new ParcelBuilder();
     let directories: DirectoryHandle[] = [];
     const flush = () => {
       if (builder.entries === 0) return;
+      this.inFlight.push(directories);
+      directories = [];
+      this.posted++;
       parcels++;
       const { message, transfer } = builder.take();
-      this.handOver(worker, { type: "parcel", job, parcel: message }, transfer, directories);
-      directories = [];
+      worker.postMessage({ type: "parcel", job, parcel: message } satisfies WorkerMessage, transfer);
     };
     return {
       get batches() {
         return batches;
       },
-      get subtrees() {
-        return subtrees;
-      },
       get parcels() {
         return parcels;
       },
-      postSubtree: (directory, relative, level) => {
-        if (!walk) throw new Error("this job was begun without walk settings");
-        flush(); // the worker finishes messages in order, and directories are released in that order
-        subtrees++;
-        this.handOver(worker, { type: "subtree", job, fd: directory.fd, relative, level }, [], [directory]);
-      },
-      cancel: () => Atomics.store(cancelled, 0, 1),
       hasRoom: (depth) => {
         // A worker that died (or was closed) mid-job takes nothing more: the caller stats alone.
         if (this.worker !== worker) return false;
@@ -226,13 +174,6 @@ export class StatWorker {
 
   private send(worker: Worker, message: WorkerMessage): void {
     worker.postMessage(message);
-  }
-
-  /** Posts work whose `directories` stay open until the worker has finished it. */
-  private handOver(worker: Worker, message: WorkerMessage, transfer: ArrayBuffer[], directories: DirectoryHandle[]) {
-    this.inFlight.push(directories);
-    this.posted++;
-    worker.postMessage(message, transfer);
   }
 
   private start(): Worker | undefined {

@@ -21,17 +21,6 @@ export interface WalkRequest {
   start: string;
   /** How directories are opened; default: the platform's (see `directories.ts`). */
   access?: DirectoryAccess;
-  /**
-   * Starts at a directory already open instead of `root`/`start` (the stat worker walking a
-   * subtree handed to it): `relative` is its path from the search's start, `level` its depth.
-   * The walk releases it at the end, as it does the start it opens.
-   */
-  startAt?: { directory: DirectoryHandle; relative: string; level: number };
-  /**
-   * Offered each directory the walk is about to read (all but the start), open: returning true
-   * hands it over (with the walk's reference to it, to release once done) and the walk skips it.
-   */
-  delegate?(directory: DirectoryHandle, relative: string, level: number): boolean;
   /** Deepest level reported; direct children of the start are level 1. */
   maxDepth: number;
   /** Whether `maxDepth` is the server's limit rather than the caller's (decides `depthLimited`). */
@@ -103,7 +92,7 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
   const access = request.access ?? directoryAccess();
   let start: DirectoryHandle;
   try {
-    start = request.startAt?.directory ?? access.openStart(request.root, request.start);
+    start = access.openStart(request.root, request.start);
   } catch {
     outcome.startUnreadable = true;
     return outcome;
@@ -128,8 +117,8 @@ async function visit(
 ): Promise<void> {
   const walker = new Walker(request, pending, outcome, access.newListing());
   let current: DirectoryHandle | undefined = start;
-  let relative = request.startAt?.relative ?? "";
-  let level = request.startAt?.level ?? 0;
+  let relative = "";
+  let level = 0;
   for (;;) {
     const directory = current;
     try {
@@ -146,7 +135,6 @@ async function visit(
       current = access.openChild(next.parent, next.name);
       next.parent.release();
       if (!current) outcome.unreadableDirectories++;
-      else if (request.delegate?.(current, next.relative, next.level)) current = undefined; // handed over
       relative = next.relative;
       level = next.level;
     }
