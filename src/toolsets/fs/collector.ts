@@ -125,6 +125,11 @@ function laterInTime(sort: SortOrder, time: number | null, than: number | null):
   return sort === "time_desc" ? time < than : time > than;
 }
 
+/** 0 (or nothing) means the file system keeps no birth time: "unknown", never 1970. */
+function knownBirth(ms: number): number | null {
+  return Number.isFinite(ms) && ms > 0 ? ms : null;
+}
+
 export function createCollector(config: CollectorConfig, stat: EntryStat): Collector {
   const compare = comparatorFor(config.sort);
   const best = new TopK<Candidate>(config.limit, compare);
@@ -135,12 +140,7 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
   /** The entry just stat'ed, if it passes the filters: its sort time, else undefined. */
   const qualifyingTime = (): number | null | undefined => {
     if (stat.type() === DT_LNK) return undefined; // replaced by a link since the listing
-    let time: number | null;
-    if (wantsCreated) {
-      const birth = stat.birthtimeMs();
-      // 0 (or nothing) means the file system keeps no birth time: "unknown", never 1970.
-      time = Number.isFinite(birth) && birth > 0 ? birth : null;
-    } else time = stat.mtimeMs();
+    const time = wantsCreated ? knownBirth(stat.birthtimeMs()) : stat.mtimeMs();
     if (time === null) {
       if (includeUnknownTime) return null;
       unknownTimeSkipped++;
@@ -174,14 +174,13 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
         const name = batch.exactName(i);
         if (name === undefined) continue; // not valid UTF-8: no path could name it faithfully
         const isDirectory = batch.isDirectory(i);
-        const birth = stat.birthtimeMs();
         const candidate: Candidate = {
           time,
           path: relativePrefix + name,
           isDirectory,
           sizeBytes: isDirectory ? null : stat.size(),
           modifiedMs: stat.mtimeMs(),
-          createdMs: Number.isFinite(birth) && birth > 0 ? birth : null,
+          createdMs: knownBirth(stat.birthtimeMs()),
         };
         if (resume) {
           if (compare(candidate, resume.position) <= 0) continue; // on an earlier page
