@@ -40,6 +40,24 @@ function authorizeWith(clientId: string, overrides: Record<string, string | unde
   });
 }
 
+/**
+ * Signs a user in for `clientId` with a fresh PKCE pair and redeems the code at /token, with
+ * `change` replacing any of the usual redeem fields (client_id, code_verifier, redirect_uri, …).
+ */
+async function redeemFreshCode(clientId: string, change: Record<string, string> = {}) {
+  const { verifier, challenge } = pkce();
+  const { exit } = await signIn(h, authorizeWith(clientId, { code_challenge: challenge }));
+  const response = await tokenRequest(h.base, {
+    grant_type: "authorization_code",
+    client_id: clientId,
+    code: exit.searchParams.get("code") ?? "",
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    ...change,
+  });
+  return { verifier, response };
+}
+
 async function expectErrorPage(url: string, pattern: RegExp) {
   const response = await fetch(url, { redirect: "manual" });
   expect(response.status).toBeGreaterThanOrEqual(400);
@@ -197,15 +215,7 @@ describe("token endpoint", () => {
     });
     expect(response.body.error).toBe("invalid_grant");
     const client = await registerClient(h.base);
-    const { verifier, challenge } = pkce();
-    const { exit } = await signIn(h, authorizeWith(client.client_id, { code_challenge: challenge }));
-    const wrong = await tokenRequest(h.base, {
-      grant_type: "authorization_code",
-      client_id: client.client_id,
-      code: exit.searchParams.get("code") ?? "",
-      redirect_uri: REDIRECT,
-      code_verifier: pkce().verifier,
-    });
+    const { verifier, response: wrong } = await redeemFreshCode(client.client_id, { code_verifier: pkce().verifier });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toBe("invalid_grant");
     expect(String(wrong.body.error_description)).toContain("code_verifier");
@@ -236,45 +246,20 @@ describe("token endpoint", () => {
   test("a code issued to another client is refused", async () => {
     const client = await registerClient(h.base);
     const thief = await registerClient(h.base);
-    const { verifier, challenge } = pkce();
-    const { exit } = await signIn(h, authorizeWith(client.client_id, { code_challenge: challenge }));
-    const stolen = await tokenRequest(h.base, {
-      grant_type: "authorization_code",
-      client_id: thief.client_id,
-      code: exit.searchParams.get("code") ?? "",
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-    });
+    const { response: stolen } = await redeemFreshCode(client.client_id, { client_id: thief.client_id });
     expect(stolen.body.error).toBe("invalid_grant");
     expect(String(stolen.body.error_description)).toContain("another client");
   });
 
   test("the redirect_uri at the token endpoint must be the one used to authorize", async () => {
     const client = await registerClient(h.base, { redirect_uris: [REDIRECT, "http://127.0.0.1:9/other"] });
-    const { verifier, challenge } = pkce();
-    const { exit } = await signIn(h, authorizeWith(client.client_id, { code_challenge: challenge }));
-    const response = await tokenRequest(h.base, {
-      grant_type: "authorization_code",
-      client_id: client.client_id,
-      code: exit.searchParams.get("code") ?? "",
-      redirect_uri: "http://127.0.0.1:9/other",
-      code_verifier: verifier,
-    });
+    const { response } = await redeemFreshCode(client.client_id, { redirect_uri: "http://127.0.0.1:9/other" });
     expect(response.body.error).toBe("invalid_grant");
   });
 
   test("resource mismatch at the token endpoint is invalid_target", async () => {
     const client = await registerClient(h.base);
-    const { verifier, challenge } = pkce();
-    const { exit } = await signIn(h, authorizeWith(client.client_id, { code_challenge: challenge }));
-    const response = await tokenRequest(h.base, {
-      grant_type: "authorization_code",
-      client_id: client.client_id,
-      code: exit.searchParams.get("code") ?? "",
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      resource: "https://other.example/mcp",
-    });
+    const { response } = await redeemFreshCode(client.client_id, { resource: "https://other.example/mcp" });
     expect(response.body.error).toBe("invalid_target");
   });
 
