@@ -31,6 +31,10 @@ const FS_TOOL = "fs_search_by_time";
 const FS_SEED_NAME = "fs.search_by_time";
 const isBojTool = (name: string) => name.startsWith("boj_");
 
+/** `mcpkit --http --toolsets boj --auth jwt` trusting the test issuer, plus `extra` flags. */
+const startBojJwtServer = (...extra: string[]) =>
+  startHttpServer(["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer, ...extra]);
+
 let auth: AuthServer;
 let server: HttpServerProcess;
 let root: string;
@@ -410,27 +414,12 @@ describe("sessions are owned by issuer + sub, never by client_id or azp (issue 1
 
 describe("--max-sessions-per-subject (issue 10 F4)", () => {
   test("one subject at its cap gets 429 with Retry-After; another subject is unaffected; ending a session makes room", async () => {
-    const capped = await startHttpServer([
-      "--toolsets",
-      "boj",
-      "--auth",
-      "jwt",
-      "--issuer",
-      auth.issuer,
-      "--max-sessions-per-subject",
-      "2",
-    ]);
+    const capped = await startBojJwtServer("--max-sessions-per-subject", "2");
     try {
-      const alice = await auth.token({
-        scope: "*",
-        resource: capped.url,
-        mutate: (_h, payload) => void (payload.sub = "alice"),
-      });
-      const bob = await auth.token({
-        scope: "*",
-        resource: capped.url,
-        mutate: (_h, payload) => void (payload.sub = "bob"),
-      });
+      const tokenOf = (sub: string, scope = "*") =>
+        auth.token({ scope, resource: capped.url, mutate: (_h, payload) => void (payload.sub = sub) });
+      const alice = await tokenOf("alice");
+      const bob = await tokenOf("bob");
       issuedTokens.push(alice, bob);
       const open = async (accessToken: string) => {
         const response = await fetch(capped.url, {
@@ -448,11 +437,7 @@ describe("--max-sessions-per-subject (issue 10 F4)", () => {
       expect(Number(third.response.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(third.text).toContain("--max-sessions-per-subject");
       // A second token for the same user counts against the same cap.
-      const aliceAgain = await auth.token({
-        scope: "boj:read",
-        resource: capped.url,
-        mutate: (_h, payload) => void (payload.sub = "alice"),
-      });
+      const aliceAgain = await tokenOf("alice", "boj:read");
       expect((await open(aliceAgain)).response.status).toBe(429);
       const bobs = [await open(bob), await open(bob)];
       expect(bobs.map((opened) => opened.response.status)).toEqual([200, 200]);
@@ -471,16 +456,7 @@ describe("--max-sessions-per-subject (issue 10 F4)", () => {
 
 describe("--required-scopes", () => {
   test("a token without a required scope gets 403 naming it; with it, the server answers", async () => {
-    const strict = await startHttpServer([
-      "--toolsets",
-      "boj",
-      "--auth",
-      "jwt",
-      "--issuer",
-      auth.issuer,
-      "--required-scopes",
-      "mcp:use",
-    ]);
+    const strict = await startBojJwtServer("--required-scopes", "mcp:use");
     try {
       const missing = await auth.token({ scope: "boj:read", resource: strict.url });
       const refused = await fetch(strict.url, {
@@ -650,16 +626,7 @@ describe("JWKS refetches that callers cannot drive", () => {
         return failing ? new Response("down for maintenance", { status: 500 }) : fetch(`${auth.issuer}/jwks`);
       },
     });
-    const guarded = await startHttpServer([
-      "--toolsets",
-      "boj",
-      "--auth",
-      "jwt",
-      "--issuer",
-      auth.issuer,
-      "--jwks-url",
-      `http://127.0.0.1:${jwks.port}/jwks`,
-    ]);
+    const guarded = await startBojJwtServer("--jwks-url", `http://127.0.0.1:${jwks.port}/jwks`);
     try {
       const send = async (accessToken: string) => {
         const response = await fetch(guarded.url, {
