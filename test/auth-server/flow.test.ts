@@ -31,6 +31,21 @@ afterAll(async () => {
 
 const callMcp = (token: string) => fetch(h.mcpUrl, { method: "POST", headers: { authorization: `Bearer ${token}` } });
 
+/** A new client's sign-in (PKCE, no scope), as far as it gets. */
+async function signInAsNewClient() {
+  const client = await registerClient(h.base);
+  const { challenge } = pkce();
+  return signIn(
+    h,
+    authorizeUrl(h.base, {
+      response_type: "code",
+      client_id: client.client_id,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    }),
+  );
+}
+
 describe("SDK client auth()", () => {
   test("registers, signs in through consent and the IdP, calls /mcp, refreshes, revokes", async () => {
     const provider = new MemoryProvider("http://127.0.0.1:9/sdk-callback");
@@ -171,19 +186,9 @@ describe("consent, policy, state", () => {
   test("a user outside the policy sees a page saying so, and gets no code", async () => {
     h.idp.user = { sub: "mallory-sub", email: "mallory@evil.example", email_verified: true };
     try {
-      const client = await registerClient(h.base);
-      const { challenge } = pkce();
-      await expect(
-        signIn(
-          h,
-          authorizeUrl(h.base, {
-            response_type: "code",
-            client_id: client.client_id,
-            code_challenge: challenge,
-            code_challenge_method: "S256",
-          }),
-        ),
-      ).rejects.toThrow(/sign-in ended on a page \(403\).*not allowed here.*mallory@evil\.example/s);
+      await expect(signInAsNewClient()).rejects.toThrow(
+        /sign-in ended on a page \(403\).*not allowed here.*mallory@evil\.example/s,
+      );
     } finally {
       h.idp.user = { sub: "alice-sub", email: "alice@example.com", email_verified: true };
     }
@@ -192,19 +197,7 @@ describe("consent, policy, state", () => {
   test("an unverified email does not match the policy", async () => {
     h.idp.user = { sub: "bob-sub", email: "bob@example.com", email_verified: false };
     try {
-      const client = await registerClient(h.base);
-      const { challenge } = pkce();
-      await expect(
-        signIn(
-          h,
-          authorizeUrl(h.base, {
-            response_type: "code",
-            client_id: client.client_id,
-            code_challenge: challenge,
-            code_challenge_method: "S256",
-          }),
-        ),
-      ).rejects.toThrow(/\(403\)/);
+      await expect(signInAsNewClient()).rejects.toThrow(/\(403\)/);
     } finally {
       h.idp.user = { sub: "alice-sub", email: "alice@example.com", email_verified: true };
     }
