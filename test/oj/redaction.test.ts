@@ -20,6 +20,9 @@ const MIN_FRAGMENT = 8;
 // Printable ASCII with `"`, `\` and `/`, so the JSON-escaped form differs from the raw one.
 const TOKEN = `Zq"8x\\Kp/${crypto.randomUUID().replaceAll("-", "").slice(0, 22)}`;
 
+/** Against the fake at `fakeUrl`, with the token, logging at trace: where a leak would show. */
+const tracedWithToken = (fakeUrl: string) => ["--oj-base-url", fakeUrl, "--oj-token", TOKEN, "--log-level", "trace"];
+
 /**
  * Every run of MIN_FRAGMENT characters of the token, as is and in each encoding it could be
  * printed in (JSON-escaped, percent-encoded): what must never appear anywhere.
@@ -135,17 +138,7 @@ describe("through the real process (stdio at trace level, notifications on)", ()
 
   beforeAll(async () => {
     fake = startFakeCraboj({ tokens: [TOKEN] });
-    const args = (extra: string[]) => [
-      "--toolsets",
-      "oj",
-      "--oj-base-url",
-      fake.url,
-      "--oj-token",
-      TOKEN,
-      "--log-level",
-      "trace",
-      ...extra,
-    ];
+    const args = (extra: string[]) => ["--toolsets", "oj", ...tracedWithToken(fake.url), ...extra];
     standard = startRawServer(args([]));
     wide = startRawServer(args(["--max-output-bytes", "300000"]));
     for (const server of [standard, wide]) {
@@ -264,17 +257,7 @@ describe("through the real process (stdio at trace level, notifications on)", ()
 
   test("mcpkit call: stdout and stderr hold no fragment and no ESC/BEL/C1 byte", async () => {
     const calls = ["echo-at-esc-5", "echo-at-text500-490", "echo-at-split-9"].map((id) =>
-      runCli([
-        "call",
-        "get_problem",
-        JSON.stringify({ source: "leetcode", id }),
-        "--oj-base-url",
-        fake.url,
-        "--oj-token",
-        TOKEN,
-        "--log-level",
-        "trace",
-      ]),
+      runCli(["call", "get_problem", JSON.stringify({ source: "leetcode", id }), ...tracedWithToken(fake.url)]),
     );
     const textOnly = runCli([
       "call",
