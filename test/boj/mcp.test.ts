@@ -75,26 +75,9 @@ describe("tools/list", () => {
       expect(properties.format).toMatchObject({ type: "string", enum: ["json", "csv"] });
       expect(properties.lang).toMatchObject({ type: "string", enum: ["jp", "en"] });
     }
-    expect((tools[1].inputSchema.properties as Structured).frequency.enum).toEqual([
-      "CY",
-      "FY",
-      "CH",
-      "FH",
-      "Q",
-      "M",
-      "W",
-      "D",
-    ]);
-    expect((tools[2].inputSchema.properties as Structured).frequency.enum).toEqual([
-      "CY",
-      "FY",
-      "CH",
-      "FH",
-      "Q",
-      "M",
-      "W",
-      "D",
-    ]);
+    const frequencies = ["CY", "FY", "CH", "FH", "Q", "M", "W", "D"];
+    expect((tools[1].inputSchema.properties as Structured).frequency.enum).toEqual(frequencies);
+    expect((tools[2].inputSchema.properties as Structured).frequency.enum).toEqual(frequencies);
   });
 
   test("resources, prompts and completions are advertised", () => {
