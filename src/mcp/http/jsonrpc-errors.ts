@@ -34,3 +34,12 @@ export function methodNotAllowed(allow: string, why?: string): Response {
     headers: { allow },
   });
 }
+
+/** 404 for a session id that names no live session: the client's cue to initialize again (spec). */
+export function sessionNotFound(why: string): Response {
+  return jsonRpcErrorResponse(
+    404,
+    -32001,
+    `Session not found: ${why}. Send initialize without Mcp-Session-Id to start a new one.`,
+  );
+}

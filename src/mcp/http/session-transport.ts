@@ -31,7 +31,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode } from "../../core/tool.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
-import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed } from "./jsonrpc-errors.ts";
+import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 
 export interface SessionTransportOptions {
@@ -118,7 +118,7 @@ export class SessionTransport implements Transport {
     message: IncomingMessage | undefined,
     authInfo?: AuthInfo,
   ): Response | Promise<Response> {
-    if (this.closed) return sessionGone();
+    if (this.closed) return sessionNotFound("it was ended");
     switch (request.method) {
       case "POST":
         return this.post(request, message, authInfo);
@@ -373,12 +373,4 @@ function serialize(message: JSONRPCMessage): string {
       },
     });
   }
-}
-
-function sessionGone(): Response {
-  return jsonRpcErrorResponse(
-    404,
-    -32001,
-    "Session not found: it was ended. Send initialize without Mcp-Session-Id to start a new one.",
-  );
 }

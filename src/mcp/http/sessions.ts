@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { createMcpServer } from "../server.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
-import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
+import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotFound } from "./jsonrpc-errors.ts";
 import type { Exchange, Middleware } from "./middleware.ts";
 import { type Session, type SessionStore, trackResponses } from "./session-store.ts";
 import { SessionTransport } from "./session-transport.ts";
@@ -30,11 +30,7 @@ export function sessions(state: HttpState, store: SessionStore): Middleware {
     if (!session || session.owner !== exchange.caller?.owner) {
       if (session)
         state.log.warn("session used with another subject's token; answering 404", { session: sessionId.slice(0, 8) });
-      return jsonRpcErrorResponse(
-        404,
-        -32001,
-        "Session not found: it expired, was deleted, or never existed. Send initialize without Mcp-Session-Id to start a new one.",
-      );
+      return sessionNotFound("it expired, was deleted, or never existed");
     }
     return forward(session, exchange);
   };

@@ -172,7 +172,7 @@ export function statxEntryStat(): EntryStat | undefined {
   }
 }
 
-export function lstatEntryStat(): EntryStat {
+function lstatEntryStat(): EntryStat {
   return new LstatEntryStat();
 }
 

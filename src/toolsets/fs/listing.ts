@@ -120,7 +120,7 @@ export class EntryBatch implements StatBatch {
   /** 1 for a directory. */
   readonly directories: Uint8Array;
 
-  constructor(readonly capacity: number) {
+  constructor(capacity: number) {
     this.offsets = new Int32Array(capacity);
     this.directories = new Uint8Array(capacity);
   }
