@@ -11,7 +11,7 @@ import fg from "fast-glob";
 import { compileGlob } from "../../src/toolsets/fs/glob.ts";
 import { GLOB_LIMITS } from "../../src/toolsets/fs/glob-limits.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
-import { namesOf } from "./support.ts";
+import { namesOf, walkRequest } from "./support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 describe("fast-glob semantics relative to the start path", () => {
@@ -77,18 +77,13 @@ describe("fast-glob semantics relative to the start path", () => {
       const matcher = compileGlob(pattern);
       if (typeof matcher === "string") throw new Error(`${pattern}: ${matcher}`);
       const found: string[] = [];
-      await walk({
-        root,
-        start: "",
-        maxDepth: Number.POSITIVE_INFINITY,
-        maxDepthIsServerLimit: false,
-        glob: matcher,
-        includeFiles: true,
-        includeDirectories: true,
-        deadline: performance.now() + 10_000,
-        signal: new AbortController().signal,
-        accept: (_directory, rel, batch) => found.push(...namesOf(batch).map((name) => rel + name)),
-      });
+      await walk(
+        walkRequest(root, {
+          glob: matcher,
+          includeDirectories: true,
+          accept: (_directory, rel, batch) => found.push(...namesOf(batch).map((name) => rel + name)),
+        }),
+      );
       expect({ pattern, found: found.sort() }).toEqual({ pattern, found: expected.sort() });
     }
   });

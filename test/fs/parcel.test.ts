@@ -12,8 +12,8 @@ import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/too
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { ParcelBuilder, ParcelDirectory } from "../../src/toolsets/fs/parcel.ts";
 import { type StatJob, StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
-import { walk } from "../../src/toolsets/fs/walk.ts";
-import { namesOf } from "./support.ts";
+import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+import { namesOf, walkRequest } from "./support.ts";
 
 let tree: string;
 const DIRECTORIES = 12;
@@ -45,19 +45,9 @@ const config: CollectorConfig = {
   resume: null,
 };
 
-const walkRequest = (access: DirectoryAccess, accept: Parameters<typeof walk>[0]["accept"]) => ({
-  root: tree,
-  start: "",
-  access,
-  maxDepth: Number.POSITIVE_INFINITY,
-  maxDepthIsServerLimit: false,
-  glob: undefined,
-  includeFiles: true,
-  includeDirectories: true,
-  deadline: performance.now() + 30_000,
-  signal: new AbortController().signal,
-  accept,
-});
+/** A walk of the test tree (directories included) through `access`, handing batches to `accept`. */
+const treeWalk = (access: DirectoryAccess, accept: WalkRequest["accept"]) =>
+  walkRequest(tree, { access, includeDirectories: true, accept });
 
 for (const [label, access] of [
   ["raw listings", directoryAccess()],
@@ -67,7 +57,7 @@ for (const [label, access] of [
     const sent: { relative: string; names: string[]; directories: boolean[] }[] = [];
     const builder = new ParcelBuilder();
     await walk(
-      walkRequest(access, (directory, relative, batch) => {
+      treeWalk(access, (directory, relative, batch) => {
         sent.push({
           relative,
           names: namesOf(batch),
@@ -120,7 +110,7 @@ function ranked(collected: Collected | null): { paths: string[]; offered: number
 test("the worker thread ranks exactly what this thread ranks alone", async () => {
   const alone = createCollector(config, entryStat());
   await walk(
-    walkRequest(directoryAccess(), (directory, relative, batch) =>
+    treeWalk(directoryAccess(), (directory, relative, batch) =>
       alone.add(directory.fd, directory.prefix, relative, batch),
     ),
   );
@@ -128,9 +118,7 @@ test("the worker thread ranks exactly what this thread ranks alone", async () =>
   const worker = new StatWorker();
   try {
     const started = await beginWhenReady(worker, config);
-    await walk(
-      walkRequest(directoryAccess(), (directory, relative, batch) => started.post(directory, relative, batch)),
-    );
+    await walk(treeWalk(directoryAccess(), (directory, relative, batch) => started.post(directory, relative, batch)));
     const remote = await started.finish();
     expect(started.batches).toBeGreaterThan(DIRECTORIES);
     expect(started.parcels).toBeGreaterThan(0);
@@ -157,7 +145,7 @@ async function walkThroughWorker(
     let posted = 0;
     await walk({
       // As a search does: the worker takes batches while it has room, this thread stats the rest.
-      ...walkRequest(directoryAccess(), (directory, relative, batch) => {
+      ...treeWalk(directoryAccess(), (directory, relative, batch) => {
         if (started.hasRoom(1)) {
           started.post(directory, relative, batch);
           posted++;
@@ -212,7 +200,7 @@ test.skipIf(process.platform !== "linux")(
       writeFileSync(join(odd, "replacement-\uFFFD.txt"), ""); // a real U+FFFD is valid UTF-8: kept
       const alone = createCollector({ ...config, from: null }, entryStat());
       await walk({
-        ...walkRequest(directoryAccess(), (directory, relative, batch) =>
+        ...treeWalk(directoryAccess(), (directory, relative, batch) =>
           alone.add(directory.fd, directory.prefix, relative, batch),
         ),
         root: odd,

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
-import { namesOf } from "./support.ts";
+import { namesOf, walkRequest } from "./support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const RACE_SECONDS = Number(process.env.MCPKIT_RACE_SECONDS ?? 10);
@@ -70,24 +70,20 @@ async function raceWalks(access: DirectoryAccess, seconds: number): Promise<{ wa
   const until = performance.now() + seconds * 1000;
   while (performance.now() < until) {
     walks++;
-    await walk({
-      root,
-      start: "",
-      access,
-      maxDepth: 64,
-      maxDepthIsServerLimit: false,
-      glob: undefined,
-      includeFiles: true,
-      includeDirectories: true,
-      deadline: performance.now() + 5_000,
-      signal: new AbortController().signal,
-      accept: (directory, rel, batch) => {
-        for (const name of namesOf(batch)) if (name.includes(MARKER)) outside++;
-        // Stat through the walk's handle as the search does, so a leak through stat would count too.
-        void directory.prefix;
-        void rel;
-      },
-    });
+    await walk(
+      walkRequest(root, {
+        access,
+        maxDepth: 64,
+        includeDirectories: true,
+        deadline: performance.now() + 5_000,
+        accept: (directory, rel, batch) => {
+          for (const name of namesOf(batch)) if (name.includes(MARKER)) outside++;
+          // Stat through the walk's handle as the search does, so a leak through stat would count too.
+          void directory.prefix;
+          void rel;
+        },
+      }),
+    );
     await Bun.sleep(1);
   }
   return { walks, outside };

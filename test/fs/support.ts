@@ -1,7 +1,25 @@
 /** Helpers shared by the in-process fs tests. */
 import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
+import type { WalkRequest } from "../../src/toolsets/fs/walk.ts";
 
 /** Every name in a batch the walk accepted, decoded. */
 export function namesOf(batch: EntryBatch): string[] {
   return Array.from({ length: batch.count }, (_, index) => batch.name(index));
+}
+
+/** A walk of the whole tree at `root`: files only, no glob, no depth limit, 30 s; `overrides` change any of it. */
+export function walkRequest(root: string, overrides: Partial<WalkRequest> = {}): WalkRequest {
+  return {
+    root,
+    start: "",
+    maxDepth: Number.POSITIVE_INFINITY,
+    maxDepthIsServerLimit: false,
+    glob: undefined,
+    includeFiles: true,
+    includeDirectories: false,
+    deadline: performance.now() + 30_000,
+    signal: new AbortController().signal,
+    accept: () => {},
+    ...overrides,
+  };
 }

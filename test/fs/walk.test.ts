@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
-import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
-import { namesOf } from "./support.ts";
+import { walk } from "../../src/toolsets/fs/walk.ts";
+import { namesOf, walkRequest } from "./support.ts";
 
 const anchored = directoryAccess();
 const accesses: [string, DirectoryAccess][] = [
@@ -24,22 +24,6 @@ beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), "mcpkit-fs-walk-"));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
-
-function request(root: string, overrides: Partial<WalkRequest> = {}): WalkRequest {
-  return {
-    root,
-    start: "",
-    maxDepth: Number.POSITIVE_INFINITY,
-    maxDepthIsServerLimit: false,
-    glob: undefined,
-    includeFiles: true,
-    includeDirectories: false,
-    deadline: performance.now() + 10_000,
-    signal: new AbortController().signal,
-    accept: () => {},
-    ...overrides,
-  };
-}
 
 test.skipIf(process.platform !== "linux")("Linux walks are anchored to descriptors", () => {
   expect(anchored.kind).toBe("descriptor");
@@ -74,7 +58,7 @@ describe.each(accesses)("%s", (_name, access) => {
     const run = async (maxDepth: number, start = "") => {
       const found: string[] = [];
       const outcome = await walk(
-        request(root, {
+        walkRequest(root, {
           start,
           maxDepth,
           maxDepthIsServerLimit: true,
@@ -100,7 +84,7 @@ describe.each(accesses)("%s", (_name, access) => {
     mkdirSync(join(root, "empty"), { recursive: true });
     mkdirSync(join(root, "full"));
     writeFileSync(join(root, "full", "f"), "x");
-    const outcome = await walk(request(root, { access }));
+    const outcome = await walk(walkRequest(root, { access }));
     expect(outcome).toMatchObject({ scannedDirectories: 3, scannedFiles: 1, unreadableDirectories: 0 });
   });
 });
@@ -124,7 +108,7 @@ describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () =>
     let most = 0;
     let files = 0;
     const outcome = await walk(
-      request(tree, {
+      walkRequest(tree, {
         accept: (_directory, _rel, batch) => {
           files += batch.count;
           most = Math.max(most, anchored.openCount);
@@ -144,7 +128,7 @@ describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () =>
     const controller = new AbortController();
     let batches = 0;
     const cancelled = await walk(
-      request(tree, {
+      walkRequest(tree, {
         signal: controller.signal,
         accept: () => {
           if (++batches === 50) controller.abort();
@@ -158,7 +142,7 @@ describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () =>
     let batchesBeforeDeadline = 0;
     const deadline = performance.now() + 5;
     const outOfTime = await walk(
-      request(tree, {
+      walkRequest(tree, {
         deadline,
         accept: () => {
           batchesBeforeDeadline++;
@@ -174,7 +158,7 @@ describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () =>
     let calls = 0;
     await expect(
       walk(
-        request(tree, {
+        walkRequest(tree, {
           accept: () => {
             if (++calls === 100) throw new Error("consumer failed");
           },
