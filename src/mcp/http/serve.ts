@@ -18,6 +18,8 @@ import type { HttpState } from "./state.ts";
 
 /** How long `close` waits for in-flight tool calls before closing sessions anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** The longest shutdown waits for its last answers to be written before closing connections. */
+const ANSWERS_FLUSH_MS = 1_000;
 
 export interface HttpServerHandle {
   /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp` (the bound port when 0 was asked for). */
@@ -181,6 +183,10 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   while (inFlight() > 0 && Date.now() < deadline) await Bun.sleep(25);
   if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
   await sessions?.closeAll("The server is shutting down and cancelled this call; retry it once the server is back.");
+  // The answers just sent (and ended streams) still have to reach their sockets before every
+  // connection is closed: wait until Bun has no request left to answer, briefly.
+  const flushDeadline = Date.now() + ANSWERS_FLUSH_MS;
+  while (bun.pendingRequests > 0 && Date.now() < flushDeadline) await Bun.sleep(5);
   await bun.stop(true);
   await state.authorizationServer?.close();
   log.info("stopped");

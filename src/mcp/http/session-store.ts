@@ -13,9 +13,6 @@ import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import type { SessionTransport } from "./session-transport.ts";
 
-/** How long shutdown waits for the error answers it just sent to be written before closing connections. */
-const ANSWER_FLUSH_MS = 50;
-
 export interface Session {
   readonly id: string;
   readonly server: Server;
@@ -146,18 +143,13 @@ export class SessionStore {
   async closeAll(reason: string): Promise<void> {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
-    let answered = 0;
     for (const session of sessions) {
       for (const id of [...session.pending]) {
         await session.transport
           .send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } })
-          .then(() => answered++)
           .catch(() => {});
       }
     }
-    // A JSON answer reaches the socket only once its promise has travelled back up the
-    // pipeline; the caller closes every connection next, so give those answers a moment to go.
-    if (answered > 0) await Bun.sleep(ANSWER_FLUSH_MS);
     await Promise.all(sessions.map((session) => this.close(session)));
   }
 
