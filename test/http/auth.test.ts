@@ -25,6 +25,7 @@ import {
   startAuthServer,
   startHttpServer,
 } from "./support.ts";
+import { mcpkitCommand, testEnv } from "../support/mcp.ts";
 
 /** The listed (portable) name; the seed's name is accepted on call too. */
 const FS_TOOL = "fs_search_by_time";
@@ -451,6 +452,52 @@ describe("--max-sessions-per-subject (issue 10 F4)", () => {
     } finally {
       await capped.stop();
     }
+  });
+});
+
+describe("--max-sessions-per-subject at small --max-sessions (issue 18, F4 regression)", () => {
+  test("with --max-sessions 20 and no per-subject flag, one subject gets 5 sessions and another still gets in", async () => {
+    const small = await startBojJwtServer("--max-sessions", "20");
+    try {
+      const tokenOf = (sub: string) =>
+        auth.token({ scope: "*", resource: small.url, mutate: (_h, payload) => void (payload.sub = sub) });
+      const mallory = await tokenOf("mallory");
+      const carol = await tokenOf("carol");
+      issuedTokens.push(mallory, carol);
+      const open = async (accessToken: string) => {
+        const response = await fetch(small.url, {
+          method: "POST",
+          headers: { ...MCP_HEADERS, ...bearer(accessToken) },
+          body: initializeBody(),
+        });
+        await response.text();
+        return response.status;
+      };
+      const statuses: number[] = [];
+      for (let i = 0; i < 21; i++) statuses.push(await open(mallory));
+      expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+      expect(statuses.slice(5).every((status) => status === 429)).toBe(true);
+      expect(await open(carol)).toBe(200);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  test("a per-subject value at or above --max-sessions is refused at start-up with one line", () => {
+    const run = Bun.spawnSync(
+      [...mcpkitCommand(), "--http", "127.0.0.1:0", "--auth", "jwt", "--issuer", auth.issuer].concat([
+        "--max-sessions",
+        "20",
+        "--max-sessions-per-subject",
+        "20",
+      ]),
+      { stdout: "pipe", stderr: "pipe", env: testEnv() },
+    );
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout.toString()).toBe("");
+    const lines = run.stderr.toString().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("--max-sessions-per-subject 20 must be below --max-sessions 20");
   });
 });
 

@@ -62,8 +62,8 @@ export const httpOptions: OptionSpec[] = [
     env: "MCPKIT_MAX_SESSIONS_PER_SUBJECT",
     kind: "string",
     valueName: "N",
-    help: "with --auth: most sessions one user (token issuer + sub) may hold; beyond it that user's initialize gets 429 with Retry-After",
-    defaultText: "32",
+    help: "with --auth: most sessions one user (token issuer + sub) may hold; beyond it that user's initialize gets 429 with Retry-After; must be below --max-sessions",
+    defaultText: "32, or a quarter of --max-sessions when that is smaller (at least 1)",
   },
   {
     name: "session-idle-ms",
@@ -179,7 +179,8 @@ const schema = v.object({
   "allowed-origins": commaList,
   "allowed-hosts": commaList,
   "max-sessions": integerOption(1, 1_000_000, 1000, "sessions"),
-  "max-sessions-per-subject": integerOption(1, 1_000_000, 32, "sessions"),
+  // No fallback here: the default depends on --max-sessions (`perSubjectCap`).
+  "max-sessions-per-subject": v.optional(integerOption(1, 1_000_000, 0, "sessions").wrapped),
   "session-idle-ms": integerOption(1000, 604_800_000, 1_800_000, "milliseconds"),
   "max-body-bytes": integerOption(1024, 1_073_741_824, 1_048_576, "bytes"),
   // A switch: `true` from the flag; the environment may say 1/true/yes/on.
@@ -271,10 +272,27 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
     allowedOrigins: options["allowed-origins"]?.map((origin) => origin.replace(/\/+$/, "").toLowerCase()),
     allowedHosts: options["allowed-hosts"]?.map((name) => name.toLowerCase()),
     maxSessions: options["max-sessions"],
-    maxSessionsPerSubject: options["max-sessions-per-subject"],
+    maxSessionsPerSubject: perSubjectCap(options["max-sessions"], options["max-sessions-per-subject"]),
     sessionIdleMs: options["session-idle-ms"],
     maxBodyBytes: options["max-body-bytes"],
     stateless: options.stateless,
     auth,
   };
+}
+
+/** The most sessions any one user may hold by default: always leaves room for other users (issue 18 F4). */
+const DEFAULT_SESSIONS_PER_SUBJECT = 32;
+
+/**
+ * `--max-sessions-per-subject`, or its default: the smaller of 32 and a quarter of `--max-sessions` (at
+ * least 1), so one user can never take every slot. A value that would let one user do so is refused.
+ */
+export function perSubjectCap(maxSessions: number, given: number | undefined): number {
+  if (given === undefined) return Math.max(1, Math.min(DEFAULT_SESSIONS_PER_SUBJECT, Math.floor(maxSessions / 4)));
+  if (given >= maxSessions && maxSessions > 1) {
+    throw new ConfigError(
+      `--max-sessions-per-subject ${given} must be below --max-sessions ${maxSessions}, or one user could hold every session and lock everyone else out: pass a smaller value (e.g. ${Math.max(1, Math.floor(maxSessions / 4))}) or drop the flag for the default.`,
+    );
+  }
+  return given;
 }
