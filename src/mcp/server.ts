@@ -411,5 +411,18 @@ function matchTemplate(template: ResourceTemplateDefinition, uri: string): Recor
   }
   const match = pattern.regex.exec(uri);
   if (!match) return undefined;
-  return Object.fromEntries(pattern.names.map((name, i) => [name, decodeURIComponent(match[i + 1])]));
+  return Object.fromEntries(pattern.names.map((name, i) => [name, decodeSegment(match[i + 1], name, uri)]));
+}
+
+/** A malformed percent-escape is the client's mistake (-32602), not an internal error. */
+function decodeSegment(segment: string, name: string, uri: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Invalid resource URI ${JSON.stringify(uri)}: the ${name} segment "${segment}" has a malformed percent-escape; encode "%" as "%25" and other characters as UTF-8 %XX pairs.`,
+      { uri },
+    );
+  }
 }

@@ -365,6 +365,16 @@ describe("catalogs, resources, prompts, completions", () => {
     }
   });
 
+  test("a resource URI with a malformed percent-escape answers -32602 naming the segment, and the server keeps answering (issue 18)", async () => {
+    for (const uri of ["boj://catalog/messages/%E0%A4%A", "boj://catalog/parameters/%zz"]) {
+      const error = await server.client.readResource({ uri }).catch((e) => e);
+      expect(error.code).toBe(-32602);
+      expect(error.message).toContain("malformed percent-escape");
+    }
+    const read = await server.client.readResource({ uri: "boj://catalog/messages/500" });
+    expect(read.contents).toHaveLength(1);
+  });
+
   test("prompts walk from discovery to data and check their arguments", async () => {
     const { prompts } = await server.client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual([
