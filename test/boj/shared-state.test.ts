@@ -10,9 +10,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, t
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { createLogger } from "../../src/core/log.ts";
 import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
-import { type SharedState, openSharedState } from "../../src/toolsets/boj/shared-state.ts";
+import { EVICTION, type SharedState, openSharedState } from "../../src/toolsets/boj/shared-state.ts";
 import { REPO_ROOT, type RunningServer, runCli, runProcess, startStdioServer } from "../support/mcp.ts";
 import { freeLoopbackPort } from "../support/ports.ts";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.ts";
@@ -38,6 +39,8 @@ afterAll(async () => {
 });
 
 beforeEach(() => fake.reset());
+
+const quiet = createLogger("off", () => {});
 
 async function startPair(state: string, args: string[]): Promise<[RunningServer, RunningServer]> {
   const start = () =>
@@ -128,6 +131,72 @@ describe("two instances on one SQLite file", () => {
   test("a cancelled wait gives the slot back; the table stays within its bytes across instances", async () => {
     await expectStoreRules(`sqlite:${join(scratch, "rules.db")}`);
   });
+});
+
+describe("eviction stays bounded per write (issue 18)", () => {
+  test("every eviction statement reads through an index: no whole-table scan or sort, whatever the table holds", async () => {
+    const url = `sqlite:${join(scratch, "plans.db")}`;
+    const store = await openSharedState({ url, cacheBytes: 10_000, upstream: "http://plans.test", log: quiet });
+    const sql = new SQL({ adapter: "sqlite", filename: join(scratch, "plans.db") });
+    try {
+      const params: Record<keyof typeof EVICTION, unknown[]> = {
+        expired: [1, 32],
+        size: [],
+        oldest: [32],
+        dropOldest: [4],
+      };
+      for (const [name, statement] of Object.entries(EVICTION) as [keyof typeof EVICTION, string][]) {
+        const plan: { detail: string }[] = await sql.unsafe(`explain query plan ${statement}`, params[name]);
+        const details = plan.map((row) => row.detail);
+        expect(
+          details.some((detail) => /TEMP B-TREE/.test(detail)),
+          `${name}: ${details.join(" | ")}`,
+        ).toBe(false);
+        const wholeTable = details.filter(
+          (detail) => /^SCAN boj_answers\b/.test(detail) && !/USING (COVERING )?INDEX/.test(detail),
+        );
+        expect(wholeTable, `${name}: ${details.join(" | ")}`).toEqual([]);
+      }
+    } finally {
+      await sql.close();
+      await store.close();
+    }
+  });
+
+  for (const dialect of ["sqlite", "postgres"] as const) {
+    test.skipIf(dialect === "postgres" && !postgresHere)(
+      `${dialect}: the kept size equals the rows' bytes after many writes and overwrites, and the newest fit the budget`,
+      async () => {
+        const url = dialect === "sqlite" ? `sqlite:${join(scratch, "size.db")}` : pgUrl;
+        const upstream = `http://size-${Math.random()}.test`;
+        const store = await openSharedState({ url, cacheBytes: 20_000, upstream, log: quiet });
+        const sql =
+          dialect === "sqlite" ? new SQL({ adapter: "sqlite", filename: join(scratch, "size.db") }) : new SQL(pgUrl);
+        try {
+          for (let n = 0; n < 200; n++) {
+            const key = `/key/${n % 60}`; // overwrites too
+            const answer = {
+              output: { n, pad: "p".repeat(100 + ((n * 37) % 900)) },
+              raw: () => `raw ${n}`,
+              storedAt: n,
+            };
+            await store.cache?.set(key, answer, 1, 60_000);
+          }
+          const [kept] = await sql`select bytes from boj_answers_size where one = 1`;
+          const [actual] = await sql`select coalesce(sum(bytes), 0) as bytes, count(*) as count from boj_answers`;
+          expect(Number(kept.bytes)).toBe(Number(actual.bytes));
+          expect(Number(actual.bytes)).toBeLessThanOrEqual(20_000);
+          expect(Number(actual.count)).toBeGreaterThan(10);
+          // The newest answer is always kept.
+          const newest = await sql`select fetched_at from boj_answers order by fetched_at desc limit 1`;
+          expect(Number(newest[0].fetched_at)).toBe(199);
+        } finally {
+          await sql.close();
+          await store.close();
+        }
+      },
+    );
+  }
 });
 
 /** The store itself, with two handles standing for two processes. */

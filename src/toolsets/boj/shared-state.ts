@@ -42,8 +42,52 @@ const SCHEMA = [
   // accepts in a btree index entry. `request` keeps the whole text to rule out a mix-up.
   `create table if not exists boj_answers (id text primary key, request text not null, output text not null, raw text not null, bytes bigint not null, fetched_at bigint not null, expires_at bigint not null)`,
   `create index if not exists boj_answers_fetched on boj_answers (fetched_at)`,
+  `create index if not exists boj_answers_age on boj_answers (fetched_at, id)`,
+  `create index if not exists boj_answers_expires on boj_answers (expires_at)`,
+  // The table's total bytes, kept by triggers (below), so a write never sums the whole table
+  // (`where true` lets SQLite parse `on conflict` after a select).
+  `create table if not exists boj_answers_size (one integer primary key check (one = 1), bytes bigint not null)`,
+  `insert into boj_answers_size (one, bytes) select 1, coalesce(sum(bytes), 0) from boj_answers where true on conflict (one) do nothing`,
   `create table if not exists boj_pacing (origin text primary key, next_allowed_at bigint not null)`,
 ];
+
+/** Triggers that keep `boj_answers_size` equal to the sum of `boj_answers.bytes`, per dialect. */
+const SIZE_TRIGGERS: Record<Dialect, string[]> = {
+  sqlite: [
+    `create trigger if not exists boj_answers_size_insert after insert on boj_answers
+      begin update boj_answers_size set bytes = bytes + new.bytes where one = 1; end`,
+    `create trigger if not exists boj_answers_size_update after update of bytes on boj_answers
+      begin update boj_answers_size set bytes = bytes - old.bytes + new.bytes where one = 1; end`,
+    `create trigger if not exists boj_answers_size_delete after delete on boj_answers
+      begin update boj_answers_size set bytes = bytes - old.bytes where one = 1; end`,
+  ],
+  postgres: [
+    `create or replace function boj_answers_size_track() returns trigger language plpgsql as $$
+      begin
+        if tg_op in ('UPDATE', 'DELETE') then update boj_answers_size set bytes = bytes - old.bytes where one = 1; end if;
+        if tg_op in ('INSERT', 'UPDATE') then update boj_answers_size set bytes = bytes + new.bytes where one = 1; end if;
+        return null;
+      end $$`,
+    `create or replace trigger boj_answers_size_track after insert or update or delete on boj_answers
+      for each row execute function boj_answers_size_track()`,
+  ],
+};
+
+/**
+ * The statements a write runs to keep the table within its byte budget. Each touches at most
+ * `EVICT_BATCH` rows through an index, so the time per write is bounded whatever the table holds
+ * (issue 18: the old statement summed the whole table in a window on every insert). Exported for
+ * the test that reads SQLite's query plans.
+ */
+export const EVICTION = {
+  expired: `delete from boj_answers where id in (select id from boj_answers where expires_at <= $1 order by expires_at limit $2)`,
+  size: `select bytes from boj_answers_size where one = 1`,
+  oldest: `select id, bytes from boj_answers order by fetched_at, id limit $1`,
+  dropOldest: `delete from boj_answers where id in (select id from boj_answers order by fetched_at, id limit $1)`,
+} as const;
+const EVICT_BATCH = 32;
+/** Rounds per write: up to 1,024 rows leave per write, far more than one answer can displace in practice. */
+const EVICT_ROUNDS = 32;
 
 /** Any value used as a Postgres advisory-lock key: it serialises schema creation by instances that start together. */
 const SCHEMA_LOCK = 7_210_943;
@@ -61,13 +105,13 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     if (dialect === "postgres") {
       await sql.begin(async (tx) => {
         await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK})`;
-        for (const statement of SCHEMA) await tx.unsafe(statement);
+        for (const statement of [...SCHEMA, ...SIZE_TRIGGERS.postgres]) await tx.unsafe(statement);
       });
     } else {
       // No transaction: SQLite runs on this thread, so a transaction held open across an await
       // would make any other handle on the file (another session's) block the thread until
       // busy_timeout. Each `if not exists` statement is atomic on its own.
-      for (const statement of SCHEMA) await sql.unsafe(statement);
+      for (const statement of [...SCHEMA, ...SIZE_TRIGGERS.sqlite]) await sql.unsafe(statement);
     }
   } catch (error) {
     await sql.close().catch(() => {});
@@ -204,12 +248,19 @@ class SharedAnswerTable {
     }
   }
 
-  /** Drops expired rows, then the oldest ones until the rest fit in the budget. */
+  /** Drops expired rows, then the oldest ones until the rest fit in the budget, a bounded batch at a time. */
   private async evict(now: number): Promise<void> {
-    await this.sql`delete from boj_answers where expires_at <= ${now} or id in (
-      select id from (
-        select id, sum(bytes) over (order by fetched_at desc, id) as running from boj_answers where expires_at > ${now}
-      ) ranked where running > ${this.options.cacheBytes})`;
+    await this.sql.unsafe(EVICTION.expired, [now, EVICT_BATCH]);
+    for (let round = 0; round < EVICT_ROUNDS; round++) {
+      const [size]: Row[] = await this.sql.unsafe(EVICTION.size);
+      let excess = Number(size?.bytes ?? 0) - this.options.cacheBytes;
+      if (excess <= 0) return;
+      const oldest: Row[] = await this.sql.unsafe(EVICTION.oldest, [EVICT_BATCH]);
+      let count = 0;
+      while (count < oldest.length && excess > 0) excess -= Number(oldest[count++].bytes);
+      if (count === 0) return;
+      await this.sql.unsafe(EVICTION.dropOldest, [count]);
+    }
   }
 
   private warn(what: "read" | "write", error: unknown): void {
