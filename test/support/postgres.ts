@@ -1,7 +1,8 @@
 /**
  * A throwaway Debian PostgreSQL cluster for tests: initdb in a temporary directory, listening on
- * a free loopback port only, trust authentication, no fsync. Runs the server as the `postgres`
- * user (initdb refuses root). Tests skip when the package is absent, with one line naming it.
+ * a free loopback port only, trust authentication, no fsync. A normal user runs the cluster as
+ * itself; root (whom initdb refuses) runs it as the `postgres` user through `runuser`. Tests skip
+ * with one line when the package is absent or neither way works here.
  */
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,13 +12,31 @@ import { freeLoopbackPort } from "./ports.ts";
 const initdb = [...new Bun.Glob("/usr/lib/postgresql/*/bin/initdb").scanSync()][0];
 const bin = initdb ? initdb.replace(/\/initdb$/, "") : "";
 
-/** Whether a cluster can be started here; prints one SKIPPED line naming the package when not. */
+const isRoot = process.getuid?.() === 0;
+
+/** Root's way to run the cluster: the `postgres` account and `runuser`; undefined when either is missing. */
+function postgresAccount(): { uid: number; gid: number } | undefined {
+  const id = (flag: string) => Bun.spawnSync(["id", flag, "postgres"], { stderr: "ignore" });
+  const [uid, gid] = [id("-u"), id("-g")];
+  if (uid.exitCode !== 0 || gid.exitCode !== 0 || !Bun.which("runuser")) return undefined;
+  return { uid: Number(uid.stdout.toString().trim()), gid: Number(gid.stdout.toString().trim()) };
+}
+
+/** Whether a cluster can be started here; prints one SKIPPED line saying why when not. */
 export function hasPostgres(needed: string): boolean {
-  if (!initdb)
+  if (!initdb) {
     console.error(
       `SKIPPED ${needed}: PostgreSQL is not installed (apt-get install -y postgresql; .ci/run installs it)`,
     );
-  return Boolean(initdb);
+    return false;
+  }
+  if (isRoot && !postgresAccount()) {
+    console.error(
+      `SKIPPED ${needed}: running as root, and initdb refuses root; there is no postgres account with runuser to run it as`,
+    );
+    return false;
+  }
+  return true;
 }
 
 export interface TestPostgres {
@@ -26,25 +45,27 @@ export interface TestPostgres {
   stop(): void;
 }
 
-function asPostgres(args: string[]): void {
-  const result = Bun.spawnSync(["runuser", "-u", "postgres", "--", ...args], { stderr: "pipe", stdout: "pipe" });
+/** Runs a PostgreSQL program as the cluster's owner: this user, or `postgres` when this is root. */
+function asOwner(args: string[]): void {
+  const command = isRoot ? ["runuser", "-u", "postgres", "--", ...args] : args;
+  const result = Bun.spawnSync(command, { stderr: "pipe", stdout: "pipe" });
   if (result.exitCode !== 0) throw new Error(`${args[0]} failed: ${result.stderr.toString()}`);
 }
 
 export function startPostgres(): TestPostgres {
   const dir = mkdtempSync(join(tmpdir(), "mcpkit-pg-"));
   const port = freeLoopbackPort();
-  const id = (flag: string) => Number(Bun.spawnSync(["id", flag, "postgres"]).stdout.toString().trim());
-  chownSync(dir, id("-u"), id("-g"));
+  const account = isRoot ? postgresAccount() : undefined;
+  if (account) chownSync(dir, account.uid, account.gid);
   const data = join(dir, "data");
-  asPostgres([`${bin}/initdb`, "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  asOwner([`${bin}/initdb`, "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
   const options = `-k ${dir} -p ${port} -h 127.0.0.1 -c fsync=off`;
-  asPostgres([`${bin}/pg_ctl`, "-D", data, "-l", join(dir, "log"), "-o", options, "-w", "start"]);
+  asOwner([`${bin}/pg_ctl`, "-D", data, "-l", join(dir, "log"), "-o", options, "-w", "start"]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop() {
       try {
-        asPostgres([`${bin}/pg_ctl`, "-D", data, "-m", "immediate", "stop"]);
+        asOwner([`${bin}/pg_ctl`, "-D", data, "-m", "immediate", "stop"]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
