@@ -47,6 +47,8 @@ export interface CodeRecord {
   identity: Identity;
   familyId: string;
   expiresAt: number;
+  /** When the user signed in at the IdP: the sign-in's absolute lifetime counts from here. */
+  signedInAt?: number;
 }
 
 export interface RefreshRecord {
@@ -57,7 +59,15 @@ export interface RefreshRecord {
   scopes: string[];
   resource: string;
   expiresAt: number;
+  /** When the user signed in at the IdP (absent on rows written before it was recorded). */
+  signedInAt?: number;
+  /** When the identity was last confirmed at the IdP. */
+  checkedAt?: number;
   rotatedAt?: number;
+  /** Hash of the token its rotation issued: the one live successor a retry may replace. */
+  successor?: string;
+  /** A rotated token gets one retry (a client that lost the response), never a second one. */
+  retried?: boolean;
   revoked: boolean;
 }
 
@@ -97,7 +107,15 @@ export interface Store {
   putCode(hash: string, code: CodeRecord): Promise<void>;
   takeCode(hash: string, now: number): Promise<TakeCodeResult>;
   putRefresh(hash: string, token: RefreshRecord): Promise<void>;
-  rotateRefresh(hash: string, now: number): Promise<RotateResult>;
+  /** Marks an unused token rotated, naming its (already stored) successor; one caller wins. */
+  rotateRefresh(hash: string, now: number, successor: string): Promise<RotateResult>;
+  /**
+   * The single retry of a rotated token: replaces its successor with `replacement` only when that
+   * successor was never used and no retry happened before. False means reuse (the caller revokes).
+   */
+  retryRefresh(hash: string, now: number, replacement: string): Promise<boolean>;
+  /** Drops a stored token that was never handed out. */
+  deleteRefresh(hash: string): Promise<void>;
   findRefresh(hash: string): Promise<RefreshRecord | undefined>;
   revokeFamily(familyId: string): Promise<number>;
   /** Whether a sign-in was revoked (a replayed code, a reused refresh token, RFC 7009 revocation). */
@@ -108,6 +126,8 @@ export interface Store {
   getUpstreamTokens(subject: string, now: number): Promise<string | undefined>;
   /** Deletes expired rows; returns how many. */
   purge(now: number): Promise<number>;
+  /** A trivial query: throws when the database cannot be reached. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -128,6 +148,12 @@ const SCHEMA = [
   `create table if not exists oauth_upstream_tokens (subject text primary key, sealed text not null, expires_at bigint not null, updated_at bigint not null)`,
 ];
 
+/** Columns added after the first release, so existing databases gain them on start. */
+const ADDED_COLUMNS = [
+  ["oauth_refresh_tokens", "successor", "text"],
+  ["oauth_refresh_tokens", "retried", "integer not null default 0"],
+] as const;
+
 type Row = Record<string, unknown>;
 
 export async function openStore(state: string): Promise<Store> {
@@ -144,6 +170,11 @@ export async function openStore(state: string): Promise<Store> {
     // Two instances starting together would race on CREATE TABLE in Postgres.
     if (postgres) await tx`select pg_advisory_xact_lock(7210942)`;
     for (const statement of SCHEMA) await tx.unsafe(statement);
+    for (const [table, column, type] of ADDED_COLUMNS) {
+      if (postgres) await tx.unsafe(`alter table ${table} add column if not exists ${column} ${type}`);
+      else if (!(await tx.unsafe(`select 1 from pragma_table_info('${table}') where name = '${column}'`)).length)
+        await tx.unsafe(`alter table ${table} add column ${column} ${type}`);
+    }
   });
   return createSqlStore(sql, postgres ? "postgres" : "sqlite");
 }
@@ -219,6 +250,8 @@ function grantQueries(sql: SQL) {
     familyId: String(row.family_id),
     expiresAt: num(row.expires_at),
     rotatedAt: optionalNum(row.rotated_at),
+    successor: row.successor === null || row.successor === undefined ? undefined : String(row.successor),
+    retried: num(row.retried) === 1,
     revoked: num(row.revoked) === 1,
   });
 
@@ -239,17 +272,44 @@ function grantQueries(sql: SQL) {
         : { status: "unknown" };
     },
     async putRefresh(hash, token) {
-      const { familyId, expiresAt, rotatedAt: _rotated, revoked: _revoked, ...data } = token;
+      const {
+        familyId,
+        expiresAt,
+        rotatedAt: _rotated,
+        revoked: _revoked,
+        successor: _s,
+        retried: _r,
+        ...data
+      } = token;
       await sql`insert into oauth_refresh_tokens (hash, family_id, data, expires_at) values (${hash}, ${familyId}, ${JSON.stringify(data)}, ${expiresAt})`;
     },
-    async rotateRefresh(hash, now) {
-      const rotated: Row[] = await sql`update oauth_refresh_tokens set rotated_at = ${now}
+    async rotateRefresh(hash, now, successor) {
+      const rotated: Row[] = await sql`update oauth_refresh_tokens set rotated_at = ${now}, successor = ${successor}
         where hash = ${hash} and rotated_at is null and revoked = 0 and expires_at > ${now} returning *`;
       if (rotated[0]) return { status: "ok", token: toRefresh(rotated[0]) };
       const rows: Row[] = await sql`select * from oauth_refresh_tokens where hash = ${hash}`;
       if (!rows[0] || num(rows[0].expires_at) <= now) return { status: "unknown" };
       const token = toRefresh(rows[0]);
       return token.revoked ? { status: "revoked" } : { status: "rotated", token };
+    },
+    async retryRefresh(hash, now, replacement) {
+      // Each step is one conditional statement, so of two racing requests only one passes it:
+      // the retry itself (once per token), then the successor's replacement (only while unused).
+      const retried: Row[] = await sql`update oauth_refresh_tokens set retried = 1
+        where hash = ${hash} and retried = 0 and revoked = 0 and rotated_at is not null returning successor`;
+      if (!retried[0]) return false;
+      const successor = retried[0].successor;
+      if (successor !== null && successor !== undefined) {
+        // The replaced successor counts as used with its retry spent: presenting it later is reuse.
+        const replaced: Row[] = await sql`update oauth_refresh_tokens set rotated_at = ${now}, retried = 1
+          where hash = ${String(successor)} and rotated_at is null and revoked = 0 returning hash`;
+        if (!replaced[0]) return false;
+      }
+      await sql`update oauth_refresh_tokens set successor = ${replacement} where hash = ${hash}`;
+      return true;
+    },
+    async deleteRefresh(hash) {
+      await sql`delete from oauth_refresh_tokens where hash = ${hash}`;
     },
     async findRefresh(hash) {
       const rows: Row[] = await sql`select * from oauth_refresh_tokens where hash = ${hash}`;
@@ -315,6 +375,9 @@ function createSqlStore(sql: SQL, kind: "sqlite" | "postgres"): Store {
       removed += (await sql`delete from oauth_signing_keys where publish_until <= ${now}`).count;
       removed += (await sql`delete from oauth_upstream_tokens where expires_at <= ${now}`).count;
       return removed;
+    },
+    async ping() {
+      await sql`select 1`;
     },
     async close() {
       await sql.close();
