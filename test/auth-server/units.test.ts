@@ -146,6 +146,23 @@ describe("flags", () => {
       ),
     ).toThrow(/keep one/);
   });
+
+  test("--sign-in-lifetime and --identity-recheck take durations, default to 30 days and 15 minutes, and name themselves when wrong", () => {
+    const context = { publicUrl: "https://mcp.example.com", scopesSupported: ["boj:read"] };
+    const idp = { "github-client-id": "Iv1", "github-client-secret": "s" };
+    const defaults = resolveConfig(readAuthServerConfig(idp, context));
+    expect(defaults.signInLifetime).toBe(30 * 86_400);
+    expect(defaults.identityRecheck).toBe(900);
+    const set = readAuthServerConfig({ ...idp, "sign-in-lifetime": "12h", "identity-recheck": "0" }, context);
+    expect(resolveConfig(set).signInLifetime).toBe(12 * 3600);
+    expect(resolveConfig(set).identityRecheck).toBe(0);
+    expect(() => readAuthServerConfig({ ...idp, "sign-in-lifetime": "a week" }, context)).toThrow(
+      /--sign-in-lifetime "a week" is not a duration; write it like 30d/,
+    );
+    expect(() => resolveConfig(readAuthServerConfig({ ...idp, "sign-in-lifetime": "1m" }, context))).toThrow(
+      /--sign-in-lifetime\) must be at least 300 seconds/,
+    );
+  });
 });
 
 describe("rate limiter", () => {
