@@ -7,6 +7,8 @@ import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.t
 import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
 import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
 import { createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
+import { throttledLog } from "../../src/mcp/auth-server/http.ts";
+import { createLogger } from "../../src/core/log.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
 
 const alice: Identity = {
@@ -180,5 +182,26 @@ describe("rate limiter", () => {
     expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
     expect(waits[5]).toBeGreaterThan(0);
     expect(limiter.take("b")).toBe(0);
+  });
+});
+
+describe("throttled log", () => {
+  test("a failure repeated on every request logs once per interval, then says how many were left out", () => {
+    const lines: string[] = [];
+    let now = 1_000_000;
+    const note = throttledLog(
+      createLogger("debug", (line) => lines.push(line)),
+      60_000,
+      () => now,
+    );
+    for (let index = 0; index < 100; index++) note("store down", { path: "/token" });
+    expect(lines.length).toBe(1);
+    now += 59_999;
+    note("store down", { path: "/token" });
+    expect(lines.length).toBe(1);
+    now += 1;
+    note("store down", { path: "/token" });
+    expect(lines.length).toBe(2);
+    expect(lines[1]).toContain("suppressed=100");
   });
 });

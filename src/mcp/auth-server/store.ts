@@ -131,6 +131,49 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The database cannot be reached (not a query that failed on its own): callers answer 503. */
+export class StoreUnavailable extends Error {}
+
+const PING_TIMEOUT_MS = 2000;
+
+/**
+ * Every method of `store`, with a failure told apart: when the database no longer answers a
+ * trivial query, the error becomes `StoreUnavailable`; any other error passes unchanged.
+ */
+export function guardStore(store: Store): Store {
+  const reachable = () => storeReachable(store);
+  const guarded = { kind: store.kind } as Record<string, unknown>;
+  for (const [name, method] of Object.entries(store)) {
+    if (typeof method !== "function") continue;
+    guarded[name] = async (...args: unknown[]) => {
+      try {
+        return await (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+      } catch (error) {
+        if (error instanceof StoreUnavailable || name === "close") throw error;
+        if (name === "ping" || !(await reachable()))
+          throw new StoreUnavailable(`the ${store.kind} state store is unreachable: ${describe(error)}`);
+        throw error;
+      }
+    };
+  }
+  return guarded as unknown as Store;
+}
+
+/** Whether the database answers a trivial query within two seconds (never throws). */
+export function storeReachable(store: Store): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, PING_TIMEOUT_MS, false);
+  });
+  return Promise.race([store.ping().then(() => true), timeout])
+    .catch(() => false)
+    .finally(() => clearTimeout(timer));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** `$XDG_STATE_HOME/mcpkit/auth.db`, else `~/.local/state/mcpkit/auth.db`. */
 export function defaultStatePath(env: Record<string, string | undefined> = process.env): string {
   const base = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
@@ -160,7 +203,8 @@ export async function openStore(state: string): Promise<Store> {
   const postgres = /^postgres(ql)?:\/\//.test(state);
   let sql: SQL;
   if (postgres) {
-    sql = new SQL(state, { max: 4 });
+    // A database that accepts no connection must fail the request in seconds, not hang it.
+    sql = new SQL(state, { max: 4, connectionTimeout: 5 });
   } else {
     const path = state.replace(/^sqlite:(\/\/)?/, "");
     createPrivateFile(path);
@@ -176,7 +220,7 @@ export async function openStore(state: string): Promise<Store> {
         await tx.unsafe(`alter table ${table} add column ${column} ${type}`);
     }
   });
-  return createSqlStore(sql, postgres ? "postgres" : "sqlite");
+  return guardStore(createSqlStore(sql, postgres ? "postgres" : "sqlite"));
 }
 
 /** The database holds hashed tokens and sealed secrets, but still: owner-only, from the first byte. */
