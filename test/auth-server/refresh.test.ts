@@ -14,6 +14,9 @@ let h: Harness;
 let offset = 0;
 let idpRefreshes = 0;
 let idpAnswer: { status: number; body: Record<string, unknown> } | undefined;
+/** Upstream refresh tokens mcpkit sent to the IdP, and those the IdP issued back. */
+const upstreamSent: unknown[] = [];
+const upstreamIssued: unknown[] = [];
 
 beforeAll(async () => {
   h = await startHarness({
@@ -27,6 +30,8 @@ beforeAll(async () => {
     const body = (request as unknown as { body?: Record<string, unknown> }).body;
     if (body?.grant_type !== "refresh_token") return;
     idpRefreshes++;
+    upstreamSent.push(body.refresh_token);
+    upstreamIssued.push(response.body.refresh_token);
     if (idpAnswer) {
       response.statusCode = idpAnswer.status;
       response.body = idpAnswer.body;
@@ -179,6 +184,10 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     const refused = await refresh(clientId, confirmed.body.refresh_token);
     expect(refused.body.error).toBe("invalid_grant");
     expect(idpRefreshes).toBe(2);
+    // The second re-check used the upstream refresh token the first one received (kept sealed, never logged).
+    const [firstIssued, secondSent] = [upstreamIssued.at(-2), upstreamSent.at(-1)];
+    expect(secondSent).toBe(firstIssued);
+    expect(h.logs.join("\n")).not.toContain(String(firstIssued));
     expect(await h.as.isSignInRevoked(signIn)).toBe(true);
     expect(liveTokens(signIn)).toBe(0);
   });

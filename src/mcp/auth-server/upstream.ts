@@ -52,7 +52,13 @@ export interface Upstream {
    * with and the access token expired). Throws `UpstreamDenied` when the IdP refuses the user,
    * `UpstreamError` when it cannot be reached.
    */
-  recheck(tokens: UpstreamTokens, previous: Identity): Promise<UpstreamResult | undefined>;
+  recheck(tokens: UpstreamTokens, previous: Identity): Promise<RecheckResult | undefined>;
+}
+
+/** `identity` absent: the IdP accepted the tokens (so the grant lives) but said nothing about the user. */
+export interface RecheckResult {
+  identity?: Identity;
+  tokens: UpstreamTokens;
 }
 
 export function createUpstream(config: UpstreamConfig, callbackUrl: string, wantOrgs: boolean): Upstream {
@@ -195,6 +201,8 @@ function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, c
           const info = await oauth.userInfoRequest(as, client, current.access_token, options());
           claims = { ...(await oauth.processUserInfoResponse(as, client, previous.upstreamSubject, info)), ...claims };
         }
+        // No ID token and no userinfo: nothing says who the user is now, only that the grant lives.
+        if (claims.sub === undefined) return { tokens: current };
         return { identity: oidcIdentity(previous.upstreamSubject, claims), tokens: current };
       } catch (error) {
         rethrowRecheck(error);
@@ -281,11 +289,17 @@ function createGithubUpstream(
       if (!stillValid(tokens)) return undefined;
       const user = await getJson<{ id: number; login: string }>("/user", tokens.access_token);
       if (String(user.id) !== previous.upstreamSubject) throw new UpstreamDenied("GitHub answered for another user.");
-      const emails = await getJson<{ email: string; verified: boolean }[]>("/user/emails", tokens.access_token).catch(
-        () => [],
-      );
       const orgs = wantOrgs ? await getJson<{ login: string }[]>("/user/orgs", tokens.access_token) : [];
-      return { identity: githubIdentity(user, emails, orgs), tokens };
+      const identity = githubIdentity(user, [], orgs);
+      try {
+        const emails = await getJson<{ email: string; verified: boolean }[]>("/user/emails", tokens.access_token);
+        identity.emails = githubIdentity(user, emails, orgs).emails;
+      } catch (error) {
+        if (error instanceof UpstreamDenied) throw error;
+        // As at sign-in, the email list is optional; a hiccup must not strip addresses --allow matches.
+        identity.emails = previous.emails;
+      }
+      return { identity, tokens };
     },
   };
 }

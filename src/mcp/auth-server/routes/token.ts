@@ -199,10 +199,11 @@ async function confirmIdentity(
   try {
     const result = await deps.upstream.recheck(stored, known.identity);
     if (!result) return unchanged;
-    if (result.identity.subject !== known.subject)
-      throw new UpstreamDenied("the identity provider named another user.");
+    // Kept first: an IdP that rotates refresh tokens has already retired the stored one.
     if (result.tokens !== stored) await keepUpstreamTokens(deps, known.subject, result.tokens, now);
-    return { identity: result.identity, checkedAt: now };
+    const identity = result.identity ?? known.identity;
+    if (identity.subject !== known.subject) throw new UpstreamDenied("the identity provider named another user.");
+    return { identity, checkedAt: now };
   } catch (error) {
     if (error instanceof UpstreamDenied) {
       const revoked = await deps.store.revokeFamily(known.familyId);
