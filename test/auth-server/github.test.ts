@@ -22,6 +22,10 @@ const logs: string[] = [];
 const grants = new Map<string, { challenge: string; redirectUri: string }>();
 let orgs = [{ login: "Acme" }];
 let tokenRequests: URLSearchParams[] = [];
+let apiCalls: string[] = [];
+/** The user (or an org admin) revoked mcpkit's GitHub token. */
+let tokenRevoked = false;
+let offset = 0;
 
 beforeAll(async () => {
   github = Bun.serve({
@@ -58,7 +62,8 @@ beforeAll(async () => {
           scope: "read:user,user:email,read:org",
         });
       }
-      if (request.headers.get("authorization") !== `Bearer ${GITHUB_TOKEN}`)
+      apiCalls.push(url.pathname);
+      if (tokenRevoked || request.headers.get("authorization") !== `Bearer ${GITHUB_TOKEN}`)
         return Response.json({ message: "Bad credentials" }, { status: 401 });
       if (url.pathname === "/user") return Response.json({ id: 4242, login: "Octo" });
       if (url.pathname === "/user/emails")
@@ -85,6 +90,7 @@ beforeAll(async () => {
       allow: ["github-org:acme=*:read"],
       state: `sqlite:${join(dir, "auth.db")}`,
       scopesSupported: ["boj:read", "fs:read", "fs:write"],
+      clock: () => Date.now() + offset,
     },
     createLogger("debug", (line) => logs.push(line)),
   );
@@ -151,5 +157,62 @@ test("a GitHub user outside the organisation sees the not-allowed page", async (
     expect(await response?.text()).toContain("You signed in as <strong>Octo</strong>");
   } finally {
     orgs = [{ login: "Acme" }];
+  }
+});
+
+/** Signs in as Octo (member of Acme) and redeems the code: the client and its first refresh token. */
+async function signedInOcto() {
+  offset = 0;
+  const { client, verifier, exit } = await signInWithGithub("boj:read");
+  const tokens = await tokenRequest(base, {
+    grant_type: "authorization_code",
+    client_id: client.client_id,
+    code: exit?.searchParams.get("code") ?? "",
+    redirect_uri: client.redirect_uris[0],
+    code_verifier: verifier,
+  });
+  expect(tokens.status).toBe(200);
+  return { clientId: client.client_id, refreshToken: String(tokens.body.refresh_token) };
+}
+
+const refreshAs = (clientId: string, token: string) =>
+  tokenRequest(base, { grant_type: "refresh_token", client_id: clientId, refresh_token: token });
+
+test("G5: a member who left the organisation loses access at the first refresh after the re-check interval", async () => {
+  const { clientId, refreshToken } = await signedInOcto();
+  try {
+    apiCalls = [];
+    offset = 5 * 60_000;
+    const early = await refreshAs(clientId, refreshToken);
+    expect(early.status).toBe(200);
+    expect(apiCalls).toEqual([]);
+    orgs = [{ login: "other" }];
+    offset = 16 * 60_000;
+    const refused = await refreshAs(clientId, String(early.body.refresh_token));
+    expect(refused.body.error).toBe("invalid_grant");
+    expect(apiCalls).toContain("/user/orgs");
+    // Revoked, not merely refused once: back in the organisation, the sign-in stays ended.
+    orgs = [{ login: "Acme" }];
+    expect((await refreshAs(clientId, String(early.body.refresh_token))).body.error).toBe("invalid_grant");
+  } finally {
+    orgs = [{ login: "Acme" }];
+    offset = 0;
+  }
+});
+
+test("G5: a GitHub token revoked by the user ends the sign-in at the next re-check; still a member meanwhile refreshes", async () => {
+  const { clientId, refreshToken } = await signedInOcto();
+  try {
+    offset = 16 * 60_000;
+    const confirmed = await refreshAs(clientId, refreshToken);
+    expect(confirmed.status).toBe(200);
+    tokenRevoked = true;
+    offset = 32 * 60_000;
+    const refused = await refreshAs(clientId, String(confirmed.body.refresh_token));
+    expect(refused.body.error).toBe("invalid_grant");
+    expect(logs.join("")).not.toContain(GITHUB_TOKEN);
+  } finally {
+    tokenRevoked = false;
+    offset = 0;
   }
 });

@@ -7,6 +7,8 @@ import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.t
 import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
 import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
 import { createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
+import { throttledLog } from "../../src/mcp/auth-server/http.ts";
+import { createLogger } from "../../src/core/log.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
 
 const alice: Identity = {
@@ -146,6 +148,23 @@ describe("flags", () => {
       ),
     ).toThrow(/keep one/);
   });
+
+  test("--sign-in-lifetime and --identity-recheck take durations, default to 30 days and 15 minutes, and name themselves when wrong", () => {
+    const context = { publicUrl: "https://mcp.example.com", scopesSupported: ["boj:read"] };
+    const idp = { "github-client-id": "Iv1", "github-client-secret": "s" };
+    const defaults = resolveConfig(readAuthServerConfig(idp, context));
+    expect(defaults.signInLifetime).toBe(30 * 86_400);
+    expect(defaults.identityRecheck).toBe(900);
+    const set = readAuthServerConfig({ ...idp, "sign-in-lifetime": "12h", "identity-recheck": "0" }, context);
+    expect(resolveConfig(set).signInLifetime).toBe(12 * 3600);
+    expect(resolveConfig(set).identityRecheck).toBe(0);
+    expect(() => readAuthServerConfig({ ...idp, "sign-in-lifetime": "a week" }, context)).toThrow(
+      /--sign-in-lifetime "a week" is not a duration; write it like 30d/,
+    );
+    expect(() => resolveConfig(readAuthServerConfig({ ...idp, "sign-in-lifetime": "1m" }, context))).toThrow(
+      /--sign-in-lifetime\) must be at least 300 seconds/,
+    );
+  });
 });
 
 describe("rate limiter", () => {
@@ -163,5 +182,26 @@ describe("rate limiter", () => {
     expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
     expect(waits[5]).toBeGreaterThan(0);
     expect(limiter.take("b")).toBe(0);
+  });
+});
+
+describe("throttled log", () => {
+  test("a failure repeated on every request logs once per interval, then says how many were left out", () => {
+    const lines: string[] = [];
+    let now = 1_000_000;
+    const note = throttledLog(
+      createLogger("debug", (line) => lines.push(line)),
+      60_000,
+      () => now,
+    );
+    for (let index = 0; index < 100; index++) note("store down", { path: "/token" });
+    expect(lines.length).toBe(1);
+    now += 59_999;
+    note("store down", { path: "/token" });
+    expect(lines.length).toBe(1);
+    now += 1;
+    note("store down", { path: "/token" });
+    expect(lines.length).toBe(2);
+    expect(lines[1]).toContain("suppressed=100");
   });
 });

@@ -33,6 +33,12 @@ export interface AuthServerConfig {
   codeTtlSeconds?: number;
   /** How long a rotated refresh token still works, for a client that retries a lost response. */
   refreshGraceSeconds?: number;
+  /** How long a sign-in lasts, counted from the sign-in at the IdP (refreshes do not extend it). */
+  signInLifetimeSeconds?: number;
+  /** How often a refresh asks the IdP again who the user is (0: never). */
+  identityRecheckSeconds?: number;
+  /** Milliseconds since the epoch for grant lifetimes and rechecks; tests move it forward. */
+  clock?: () => number;
   /** How long a signing key signs before a new one takes over. */
   keyRotationSeconds?: number;
   /** An unused dynamic registration is deleted after this long. */
@@ -65,6 +71,9 @@ export interface ResolvedConfig {
   refreshTokenTtl: number;
   codeTtl: number;
   refreshGrace: number;
+  signInLifetime: number;
+  identityRecheck: number;
+  now: () => number;
   keyRotation: number;
   unusedClientTtl: number;
   registrationsPerMinute: number;
@@ -139,6 +148,9 @@ const schema = v.object({
   refreshTokenTtlSeconds: seconds("refreshTokenTtlSeconds", 300, 31_536_000),
   codeTtlSeconds: seconds("codeTtlSeconds (authorization codes live at most 5 minutes)", 10, 300),
   refreshGraceSeconds: seconds("refreshGraceSeconds", 0, 300),
+  signInLifetimeSeconds: seconds("signInLifetimeSeconds (--sign-in-lifetime)", 300, 31_536_000),
+  identityRecheckSeconds: seconds("identityRecheckSeconds (--identity-recheck)", 0, 31_536_000),
+  clock: v.optional(v.function()),
   keyRotationSeconds: seconds("keyRotationSeconds", 3600, 31_536_000),
   unusedClientTtlSeconds: seconds("unusedClientTtlSeconds", 60, 31_536_000),
   registrationsPerMinute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
@@ -207,6 +219,9 @@ export function resolveConfig(config: AuthServerConfig): ResolvedConfig {
     refreshTokenTtl: options.refreshTokenTtlSeconds ?? 30 * 86_400,
     codeTtl: options.codeTtlSeconds ?? 120,
     refreshGrace: options.refreshGraceSeconds ?? 30,
+    signInLifetime: options.signInLifetimeSeconds ?? 30 * 86_400,
+    identityRecheck: options.identityRecheckSeconds ?? 900,
+    now: (options.clock as (() => number) | undefined) ?? Date.now,
     keyRotation: options.keyRotationSeconds ?? 30 * 86_400,
     unusedClientTtl: options.unusedClientTtlSeconds ?? 86_400,
     registrationsPerMinute: options.registrationsPerMinute ?? 10,

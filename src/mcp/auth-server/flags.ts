@@ -72,4 +72,20 @@ export const authServerOptions: OptionSpec[] = [
     valueName: "PATH",
     help: "read --state-key from this file",
   },
+  {
+    name: "sign-in-lifetime",
+    env: "MCPKIT_SIGN_IN_LIFETIME",
+    kind: "string",
+    valueName: "DURATION",
+    help: "how long a sign-in lasts from the moment the user signed in at the identity provider, whatever the refreshes (30d, 12h, 90m, 3600s)",
+    defaultText: "30d",
+  },
+  {
+    name: "identity-recheck",
+    env: "MCPKIT_IDENTITY_RECHECK",
+    kind: "string",
+    valueName: "DURATION",
+    help: "how often a token refresh asks the identity provider again who the user is, so someone removed there or from --allow loses access (0 = never)",
+    defaultText: "15m",
+  },
 ];

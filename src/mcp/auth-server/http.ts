@@ -2,6 +2,7 @@
  * Response and request helpers shared by the routes: OAuth JSON errors (RFC 6749 §5.2), the
  * `no-store` rule for anything carrying a token, form bodies with a size cap, and cookies.
  */
+import type { Logger } from "../../core/log.ts";
 import { stripControl } from "../../core/text.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
 
@@ -111,4 +112,35 @@ export function redirect(location: string, headers: Record<string, string> | [st
   for (const [key, value] of Array.isArray(headers) ? headers : Object.entries(headers))
     response.headers.append(key, value);
   return response;
+}
+
+/** How long a client should wait before trying again while the state store is down. */
+export const STORE_RETRY_AFTER_SECONDS = 30;
+
+/** 503 + Retry-After while the state store is down: an OAuth JSON error, or `page` for a browser route. */
+export function storeUnavailable(page?: (title: string, message: string, status: number) => Response): Response {
+  const message = "The sign-in service cannot reach its storage right now; try again in a minute.";
+  const response = page
+    ? page("Temporarily unavailable", message, 503)
+    : oauthError("temporarily_unavailable", message, 503);
+  response.headers.set("retry-after", String(STORE_RETRY_AFTER_SECONDS));
+  return response;
+}
+
+/**
+ * One log line per `intervalMs` for a failure that repeats on every request (the store down):
+ * the first occurrence at once, then one line per interval carrying how many were left out.
+ */
+export function throttledLog(log: Logger, intervalMs: number, now: () => number = Date.now) {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  return (message: string, fields: Record<string, unknown>) => {
+    if (now() - lastAt < intervalMs) {
+      suppressed++;
+      return;
+    }
+    log.error(message, suppressed > 0 ? { ...fields, suppressed } : fields);
+    lastAt = now();
+    suppressed = 0;
+  };
 }

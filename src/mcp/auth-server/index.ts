@@ -14,7 +14,7 @@ import { createCimdFetcher } from "./cimd.ts";
 import { type AuthServerConfig, resolveConfig } from "./config.ts";
 import { type Deps, createBrowserCookies } from "./context.ts";
 import { createKeyring, parseStateKey } from "./crypto.ts";
-import type { Route, RouteContext } from "./http.ts";
+import { type Route, type RouteContext, storeUnavailable, throttledLog } from "./http.ts";
 import { createKeyManager } from "./keys.ts";
 import { needsGithubOrgs } from "./policy.ts";
 import { createRateLimiter } from "./rate-limit.ts";
@@ -25,13 +25,19 @@ import { JWKS_PATH, authorizationServerMetadata, metadataRoutes } from "./routes
 import { registerRoutes } from "./routes/register.ts";
 import { revokeRoutes } from "./routes/revoke.ts";
 import { tokenRoutes } from "./routes/token.ts";
-import { openStore } from "./store.ts";
+import { errorPage } from "./pages.ts";
+import { CALLBACK_PATH } from "./routes/callback.ts";
+import { StoreUnavailable, openStore, storeReachable } from "./store.ts";
 import { createUpstream } from "./upstream.ts";
 
 export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
 export type { Route, RouteContext } from "./http.ts";
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+/** While the store is down every request fails the same way: one log line a minute says so. */
+const STORE_DOWN_LOG_INTERVAL_MS = 60_000;
+/** Routes a person's browser shows: they answer an outage with a page, not JSON. */
+const BROWSER_PATHS = new Set(["/authorize", "/consent", CALLBACK_PATH]);
 
 export interface AuthServer {
   routes: Route[];
@@ -45,6 +51,8 @@ export interface AuthServer {
   verifierKeys(): Promise<{ keys: jose.JWK[] }>;
   /** Whether the sign-in an access token belongs to (its `sid`) was revoked since the token was issued. */
   isSignInRevoked(signInId: string): Promise<boolean>;
+  /** Whether the state store answers (for `/healthz`, so a load balancer can take the instance out). */
+  storeReachable(): Promise<boolean>;
   /** Dispatches a request to its route; `undefined` when no route has this path. */
   handle(request: Request, ctx?: RouteContext): Promise<Response | undefined>;
   rotateSigningKey(): Promise<string>;
@@ -111,6 +119,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     metadata: authorizationServerMetadata(deps),
     verifierKeys: () => keys.jwks(),
     isSignInRevoked: (signInId) => store.isFamilyRevoked(signInId),
+    storeReachable: () => storeReachable(store),
     handle: dispatcher(routes, log),
     rotateSigningKey: () => keys.rotate(),
     purge,
@@ -123,6 +132,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
 
 /** Finds the route for a request: `undefined` for a path it does not serve, 405 for a wrong method. */
 function dispatcher(routes: Route[], log: Logger): AuthServer["handle"] {
+  const storeDown = throttledLog(log, STORE_DOWN_LOG_INTERVAL_MS);
   return async (request, ctx = {}) => {
     const path = new URL(request.url).pathname;
     const candidates = routes.filter((route) => route.path === path);
@@ -138,6 +148,10 @@ function dispatcher(routes: Route[], log: Logger): AuthServer["handle"] {
     try {
       return await route.handle(request, ctx);
     } catch (error) {
+      if (error instanceof StoreUnavailable) {
+        storeDown("authorization state store unavailable; answering 503", { path, error: error.message });
+        return storeUnavailable(BROWSER_PATHS.has(path) ? errorPage : undefined);
+      }
       log.error("authorization server route failed", {
         path,
         error: error instanceof Error ? error.message : String(error),

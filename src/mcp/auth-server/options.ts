@@ -26,7 +26,20 @@ const schema = v.object({
   state: text,
   "state-key": text,
   "state-key-file": text,
+  "sign-in-lifetime": text,
+  "identity-recheck": text,
 });
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `30d`, `12h`, `90m`, `3600s` or plain seconds. */
+export function parseDuration(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d{1,9})\s*([smhd]?)$/i.exec(text.trim());
+  if (!match)
+    throw new ConfigError(`--${flag} ${JSON.stringify(text)} is not a duration; write it like 30d, 12h, 15m or 900s.`);
+  return Number(match[1]) * UNIT_SECONDS[(match[2] || "s").toLowerCase()];
+}
 
 export function readAuthServerConfig(
   values: OptionValues,
@@ -76,5 +89,7 @@ export function readAuthServerConfig(
     state: options.state ?? `sqlite:${defaultStatePath()}`,
     stateKey,
     scopesSupported: context.scopesSupported,
+    signInLifetimeSeconds: parseDuration("sign-in-lifetime", options["sign-in-lifetime"]),
+    identityRecheckSeconds: parseDuration("identity-recheck", options["identity-recheck"]),
   };
 }

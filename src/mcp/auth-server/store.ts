@@ -47,6 +47,8 @@ export interface CodeRecord {
   identity: Identity;
   familyId: string;
   expiresAt: number;
+  /** When the user signed in at the IdP: the sign-in's absolute lifetime counts from here. */
+  signedInAt?: number;
 }
 
 export interface RefreshRecord {
@@ -57,7 +59,15 @@ export interface RefreshRecord {
   scopes: string[];
   resource: string;
   expiresAt: number;
+  /** When the user signed in at the IdP (absent on rows written before it was recorded). */
+  signedInAt?: number;
+  /** When the identity was last confirmed at the IdP. */
+  checkedAt?: number;
   rotatedAt?: number;
+  /** Hash of the token its rotation issued: the one live successor a retry may replace. */
+  successor?: string;
+  /** A rotated token gets one retry (a client that lost the response), never a second one. */
+  retried?: boolean;
   revoked: boolean;
 }
 
@@ -97,7 +107,15 @@ export interface Store {
   putCode(hash: string, code: CodeRecord): Promise<void>;
   takeCode(hash: string, now: number): Promise<TakeCodeResult>;
   putRefresh(hash: string, token: RefreshRecord): Promise<void>;
-  rotateRefresh(hash: string, now: number): Promise<RotateResult>;
+  /** Marks an unused token rotated, naming its (already stored) successor; one caller wins. */
+  rotateRefresh(hash: string, now: number, successor: string): Promise<RotateResult>;
+  /**
+   * The single retry of a rotated token: replaces its successor with `replacement` only when that
+   * successor was never used and no retry happened before. False means reuse (the caller revokes).
+   */
+  retryRefresh(hash: string, now: number, replacement: string): Promise<boolean>;
+  /** Drops a stored token that was never handed out. */
+  deleteRefresh(hash: string): Promise<void>;
   findRefresh(hash: string): Promise<RefreshRecord | undefined>;
   revokeFamily(familyId: string): Promise<number>;
   /** Whether a sign-in was revoked (a replayed code, a reused refresh token, RFC 7009 revocation). */
@@ -108,7 +126,52 @@ export interface Store {
   getUpstreamTokens(subject: string, now: number): Promise<string | undefined>;
   /** Deletes expired rows; returns how many. */
   purge(now: number): Promise<number>;
+  /** A trivial query: throws when the database cannot be reached. */
+  ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The database cannot be reached (not a query that failed on its own): callers answer 503. */
+export class StoreUnavailable extends Error {}
+
+const PING_TIMEOUT_MS = 2000;
+
+/**
+ * Every method of `store`, with a failure told apart: when the database no longer answers a
+ * trivial query, the error becomes `StoreUnavailable`; any other error passes unchanged.
+ */
+export function guardStore(store: Store): Store {
+  const reachable = () => storeReachable(store);
+  const guarded = { kind: store.kind } as Record<string, unknown>;
+  for (const [name, method] of Object.entries(store)) {
+    if (typeof method !== "function") continue;
+    guarded[name] = async (...args: unknown[]) => {
+      try {
+        return await (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+      } catch (error) {
+        if (error instanceof StoreUnavailable || name === "close") throw error;
+        if (name === "ping" || !(await reachable()))
+          throw new StoreUnavailable(`the ${store.kind} state store is unreachable: ${describe(error)}`);
+        throw error;
+      }
+    };
+  }
+  return guarded as unknown as Store;
+}
+
+/** Whether the database answers a trivial query within two seconds (never throws). */
+export function storeReachable(store: Store): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, PING_TIMEOUT_MS, false);
+  });
+  return Promise.race([store.ping().then(() => true), timeout])
+    .catch(() => false)
+    .finally(() => clearTimeout(timer));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** `$XDG_STATE_HOME/mcpkit/auth.db`, else `~/.local/state/mcpkit/auth.db`. */
@@ -128,13 +191,20 @@ const SCHEMA = [
   `create table if not exists oauth_upstream_tokens (subject text primary key, sealed text not null, expires_at bigint not null, updated_at bigint not null)`,
 ];
 
+/** Columns added after the first release, so existing databases gain them on start. */
+const ADDED_COLUMNS = [
+  ["oauth_refresh_tokens", "successor", "text"],
+  ["oauth_refresh_tokens", "retried", "integer not null default 0"],
+] as const;
+
 type Row = Record<string, unknown>;
 
 export async function openStore(state: string): Promise<Store> {
   const postgres = /^postgres(ql)?:\/\//.test(state);
   let sql: SQL;
   if (postgres) {
-    sql = new SQL(state, { max: 4 });
+    // A database that accepts no connection must fail the request in seconds, not hang it.
+    sql = new SQL(state, { max: 4, connectionTimeout: 5 });
   } else {
     const path = state.replace(/^sqlite:(\/\/)?/, "");
     createPrivateFile(path);
@@ -144,8 +214,13 @@ export async function openStore(state: string): Promise<Store> {
     // Two instances starting together would race on CREATE TABLE in Postgres.
     if (postgres) await tx`select pg_advisory_xact_lock(7210942)`;
     for (const statement of SCHEMA) await tx.unsafe(statement);
+    for (const [table, column, type] of ADDED_COLUMNS) {
+      if (postgres) await tx.unsafe(`alter table ${table} add column if not exists ${column} ${type}`);
+      else if (!(await tx.unsafe(`select 1 from pragma_table_info('${table}') where name = '${column}'`)).length)
+        await tx.unsafe(`alter table ${table} add column ${column} ${type}`);
+    }
   });
-  return createSqlStore(sql, postgres ? "postgres" : "sqlite");
+  return guardStore(createSqlStore(sql, postgres ? "postgres" : "sqlite"));
 }
 
 /** The database holds hashed tokens and sealed secrets, but still: owner-only, from the first byte. */
@@ -219,6 +294,8 @@ function grantQueries(sql: SQL) {
     familyId: String(row.family_id),
     expiresAt: num(row.expires_at),
     rotatedAt: optionalNum(row.rotated_at),
+    successor: row.successor === null || row.successor === undefined ? undefined : String(row.successor),
+    retried: num(row.retried) === 1,
     revoked: num(row.revoked) === 1,
   });
 
@@ -239,17 +316,44 @@ function grantQueries(sql: SQL) {
         : { status: "unknown" };
     },
     async putRefresh(hash, token) {
-      const { familyId, expiresAt, rotatedAt: _rotated, revoked: _revoked, ...data } = token;
+      const {
+        familyId,
+        expiresAt,
+        rotatedAt: _rotated,
+        revoked: _revoked,
+        successor: _s,
+        retried: _r,
+        ...data
+      } = token;
       await sql`insert into oauth_refresh_tokens (hash, family_id, data, expires_at) values (${hash}, ${familyId}, ${JSON.stringify(data)}, ${expiresAt})`;
     },
-    async rotateRefresh(hash, now) {
-      const rotated: Row[] = await sql`update oauth_refresh_tokens set rotated_at = ${now}
+    async rotateRefresh(hash, now, successor) {
+      const rotated: Row[] = await sql`update oauth_refresh_tokens set rotated_at = ${now}, successor = ${successor}
         where hash = ${hash} and rotated_at is null and revoked = 0 and expires_at > ${now} returning *`;
       if (rotated[0]) return { status: "ok", token: toRefresh(rotated[0]) };
       const rows: Row[] = await sql`select * from oauth_refresh_tokens where hash = ${hash}`;
       if (!rows[0] || num(rows[0].expires_at) <= now) return { status: "unknown" };
       const token = toRefresh(rows[0]);
       return token.revoked ? { status: "revoked" } : { status: "rotated", token };
+    },
+    async retryRefresh(hash, now, replacement) {
+      // Each step is one conditional statement, so of two racing requests only one passes it:
+      // the retry itself (once per token), then the successor's replacement (only while unused).
+      const retried: Row[] = await sql`update oauth_refresh_tokens set retried = 1
+        where hash = ${hash} and retried = 0 and revoked = 0 and rotated_at is not null returning successor`;
+      if (!retried[0]) return false;
+      const successor = retried[0].successor;
+      if (successor !== null && successor !== undefined) {
+        // The replaced successor counts as used with its retry spent: presenting it later is reuse.
+        const replaced: Row[] = await sql`update oauth_refresh_tokens set rotated_at = ${now}, retried = 1
+          where hash = ${String(successor)} and rotated_at is null and revoked = 0 returning hash`;
+        if (!replaced[0]) return false;
+      }
+      await sql`update oauth_refresh_tokens set successor = ${replacement} where hash = ${hash}`;
+      return true;
+    },
+    async deleteRefresh(hash) {
+      await sql`delete from oauth_refresh_tokens where hash = ${hash}`;
     },
     async findRefresh(hash) {
       const rows: Row[] = await sql`select * from oauth_refresh_tokens where hash = ${hash}`;
@@ -315,6 +419,9 @@ function createSqlStore(sql: SQL, kind: "sqlite" | "postgres"): Store {
       removed += (await sql`delete from oauth_signing_keys where publish_until <= ${now}`).count;
       removed += (await sql`delete from oauth_upstream_tokens where expires_at <= ${now}`).count;
       return removed;
+    },
+    async ping() {
+      await sql`select 1`;
     },
     async close() {
       await sql.close();

@@ -16,6 +16,10 @@ export interface Grant {
   scopes: string[];
   resource: string;
   familyId: string;
+  /** When the user signed in at the IdP: no token of this sign-in outlives it by more than the sign-in lifetime. */
+  signedInAt: number;
+  /** When the IdP last confirmed the identity. */
+  checkedAt: number;
 }
 
 export interface TokenResponse {
@@ -41,21 +45,34 @@ export async function signAccessToken(deps: Deps, grant: Grant): Promise<string>
     .sign(key);
 }
 
-export async function issueTokens(deps: Deps, grant: Grant): Promise<TokenResponse> {
-  const refreshToken = randomToken();
-  const now = Date.now();
-  await deps.store.putRefresh(hashToken(refreshToken), {
+/** A new refresh token of the grant's family, stored by hash; the token itself is not kept. */
+export async function mintRefreshToken(deps: Deps, grant: Grant): Promise<{ token: string; hash: string }> {
+  const token = randomToken();
+  const hash = hashToken(token);
+  const now = deps.config.now();
+  const expiresAt = Math.min(
+    now + deps.config.refreshTokenTtl * 1000,
+    grant.signedInAt + deps.config.signInLifetime * 1000,
+  );
+  await deps.store.putRefresh(hash, {
     familyId: grant.familyId,
     clientId: grant.clientId,
     subject: grant.subject,
     identity: grant.identity,
     scopes: grant.scopes,
     resource: grant.resource,
-    expiresAt: now + deps.config.refreshTokenTtl * 1000,
+    signedInAt: grant.signedInAt,
+    checkedAt: grant.checkedAt,
+    expiresAt,
     revoked: false,
   });
+  return { token, hash };
+}
+
+/** The token response for a refresh token already stored (and, for a rotation, already committed). */
+export async function tokenResponse(deps: Deps, grant: Grant, refreshToken: string): Promise<TokenResponse> {
   // A client in use is no longer an "unused registration": keep it as long as its refresh token.
-  await deps.store.extendClient(grant.clientId, now + deps.config.refreshTokenTtl * 1000);
+  await deps.store.extendClient(grant.clientId, deps.config.now() + deps.config.refreshTokenTtl * 1000);
   return {
     access_token: await signAccessToken(deps, grant),
     token_type: "Bearer",
@@ -63,4 +80,9 @@ export async function issueTokens(deps: Deps, grant: Grant): Promise<TokenRespon
     refresh_token: refreshToken,
     scope: grant.scopes.join(" "),
   };
+}
+
+export async function issueTokens(deps: Deps, grant: Grant): Promise<TokenResponse> {
+  const { token } = await mintRefreshToken(deps, grant);
+  return tokenResponse(deps, grant, token);
 }

@@ -38,11 +38,27 @@ export class UpstreamError extends Error {
   }
 }
 
+/** The IdP itself says the user's grant is gone (refresh refused, token rejected, another subject). */
+export class UpstreamDenied extends Error {}
+
 export interface Upstream {
   readonly label: string;
   authorizationUrl(pending: PendingUpstream): Promise<string>;
   /** Validates the callback (state, `iss`), redeems the code, and learns who signed in. */
   complete(callback: URL, pending: PendingUpstream): Promise<UpstreamResult>;
+  /**
+   * Asks the IdP again who holds these (stored) tokens: the current identity and the tokens to keep
+   * (a refreshed pair), `undefined` when the stored tokens cannot ask any more (nothing to refresh
+   * with and the access token expired). Throws `UpstreamDenied` when the IdP refuses the user,
+   * `UpstreamError` when it cannot be reached.
+   */
+  recheck(tokens: UpstreamTokens, previous: Identity): Promise<RecheckResult | undefined>;
+}
+
+/** `identity` absent: the IdP accepted the tokens (so the grant lives) but said nothing about the user. */
+export interface RecheckResult {
+  identity?: Identity;
+  tokens: UpstreamTokens;
 }
 
 export function createUpstream(config: UpstreamConfig, callbackUrl: string, wantOrgs: boolean): Upstream {
@@ -79,6 +95,22 @@ async function authorizationParams(pending: PendingUpstream, clientId: string, c
     ...(pending.nonce ? { nonce: pending.nonce } : {}),
   };
 }
+
+/** What a failed re-check means: the IdP refused (revoke) or could not answer (try again later). */
+function rethrowRecheck(error: unknown): never {
+  if (error instanceof UpstreamDenied) throw error;
+  if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
+    throw new UpstreamDenied("the identity provider refused to refresh the user's grant (invalid_grant).");
+  if (
+    error instanceof oauth.WWWAuthenticateChallengeError ||
+    (error instanceof oauth.ResponseBodyError && error.status === 401)
+  )
+    throw new UpstreamDenied("the identity provider no longer accepts the user's token.");
+  rethrow(error);
+}
+
+const stillValid = (tokens: UpstreamTokens) =>
+  tokens.expires_at === undefined || tokens.expires_at * 1000 > Date.now() + 5000;
 
 function rethrow(error: unknown): never {
   if (error instanceof oauth.AuthorizationResponseError) {
@@ -144,6 +176,38 @@ function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, c
         rethrow(error);
       }
     },
+    async recheck(tokens, previous) {
+      const as = await server();
+      try {
+        let current: UpstreamTokens = tokens;
+        let claims: Record<string, unknown> = {};
+        if (tokens.refresh_token) {
+          const response = await oauth.refreshTokenGrantRequest(
+            as,
+            client,
+            clientAuth,
+            tokens.refresh_token,
+            options(),
+          );
+          const result = await oauth.processRefreshTokenResponse(as, client, response);
+          current = { ...tokensOf(result), refresh_token: result.refresh_token ?? tokens.refresh_token };
+          claims = (oauth.getValidatedIdTokenClaims(result) as Record<string, unknown> | undefined) ?? {};
+        } else if (!stillValid(tokens) || !as.userinfo_endpoint) {
+          return undefined;
+        }
+        if (claims.sub !== undefined && claims.sub !== previous.upstreamSubject)
+          throw new UpstreamDenied("the identity provider answered for another subject.");
+        if (claims.email === undefined && as.userinfo_endpoint) {
+          const info = await oauth.userInfoRequest(as, client, current.access_token, options());
+          claims = { ...(await oauth.processUserInfoResponse(as, client, previous.upstreamSubject, info)), ...claims };
+        }
+        // No ID token and no userinfo: nothing says who the user is now, only that the grant lives.
+        if (claims.sub === undefined) return { tokens: current };
+        return { identity: oidcIdentity(previous.upstreamSubject, claims), tokens: current };
+      } catch (error) {
+        rethrowRecheck(error);
+      }
+    },
   };
 }
 
@@ -188,6 +252,7 @@ function createGithubUpstream(
       },
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
+    if (response.status === 401) throw new UpstreamDenied(`GitHub no longer accepts the user's token (${path}).`);
     if (!response.ok) throw new UpstreamError(`GitHub's API answered HTTP ${response.status} for ${path}.`);
     return (await response.json()) as T;
   };
@@ -211,21 +276,46 @@ function createGithubUpstream(
         const user = await getJson<{ id: number; login: string }>("/user", token);
         const emails = await getJson<{ email: string; verified: boolean }[]>("/user/emails", token).catch(() => []);
         const orgs = wantOrgs ? await getJson<{ login: string }[]>("/user/orgs", token) : [];
-        const login = stripControl(String(user.login));
         return {
-          identity: {
-            subject: `github:${user.id}`,
-            upstreamSubject: String(user.id),
-            emails: emails.filter((entry) => entry.verified).map((entry) => entry.email.toLowerCase()),
-            displayName: login,
-            github: { login: login.toLowerCase(), orgs: orgs.map((org) => String(org.login).toLowerCase()) },
-          },
+          identity: githubIdentity(user, emails, orgs),
           tokens: tokensOf(result),
         };
       } catch (error) {
         rethrow(error);
       }
     },
+    async recheck(tokens, previous) {
+      // GitHub OAuth-app tokens do not expire; one the user or an admin revoked answers 401.
+      if (!stillValid(tokens)) return undefined;
+      const user = await getJson<{ id: number; login: string }>("/user", tokens.access_token);
+      if (String(user.id) !== previous.upstreamSubject) throw new UpstreamDenied("GitHub answered for another user.");
+      const orgs = wantOrgs ? await getJson<{ login: string }[]>("/user/orgs", tokens.access_token) : [];
+      const identity = githubIdentity(user, [], orgs);
+      try {
+        const emails = await getJson<{ email: string; verified: boolean }[]>("/user/emails", tokens.access_token);
+        identity.emails = githubIdentity(user, emails, orgs).emails;
+      } catch (error) {
+        if (error instanceof UpstreamDenied) throw error;
+        // As at sign-in, the email list is optional; a hiccup must not strip addresses --allow matches.
+        identity.emails = previous.emails;
+      }
+      return { identity, tokens };
+    },
+  };
+}
+
+function githubIdentity(
+  user: { id: number; login: string },
+  emails: { email: string; verified: boolean }[],
+  orgs: { login: string }[],
+): Identity {
+  const login = stripControl(String(user.login));
+  return {
+    subject: `github:${user.id}`,
+    upstreamSubject: String(user.id),
+    emails: emails.filter((entry) => entry.verified).map((entry) => entry.email.toLowerCase()),
+    displayName: login,
+    github: { login: login.toLowerCase(), orgs: orgs.map((org) => String(org.login).toLowerCase()) },
   };
 }
 

@@ -125,6 +125,7 @@ async function finish(
     identity,
     familyId: randomToken(16),
     expiresAt: now + deps.config.codeTtl * 1000,
+    signedInAt: deps.config.now(),
   });
   deps.log.info("sign-in complete", {
     client_id: pending.clientId,

@@ -1,14 +1,19 @@
 /**
  * `POST /token`: the authorization-code grant (PKCE S256, same client and redirect URI, single
  * use — a replayed code revokes what it issued) and the refresh-token grant (rotation on every
- * use; reuse of a rotated token revokes the family, except within a short grace window for a
- * client retrying a response it lost). The access policy is applied again on every grant.
+ * use; reuse of a rotated token revokes the family, except one retry within a short grace window
+ * for a client that lost the response, and only while the token it was rotated into is unused:
+ * the retry replaces that token, so a sign-in never has two live branches). The access policy is
+ * applied again on every grant, to an identity the IdP confirms again every few minutes, and a
+ * sign-in ends a fixed time after the user signed in, however often it is refreshed.
  */
 import type { Deps } from "../context.ts";
 import { hashToken, s256, safeEqual } from "../crypto.ts";
 import { BadRequest, type Route, jsonResponse, oauthError, preflight, readForm, single } from "../http.ts";
 import { type Identity, grantScopes } from "../policy.ts";
-import { issueTokens } from "../tokens.ts";
+import type { RefreshRecord } from "../store.ts";
+import { type Grant, issueTokens, mintRefreshToken, tokenResponse } from "../tokens.ts";
+import { UpstreamDenied, type UpstreamTokens } from "../upstream.ts";
 
 export function tokenRoutes(deps: Deps): Route[] {
   return [
@@ -88,7 +93,8 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
   if (wrongResource) return wrongResource;
   const scopes = allowedNow(deps, granted.identity, granted.scopes);
   if (scopes.length === 0) return oauthError("invalid_grant", "the access policy no longer allows this user.");
-  const tokens = await issueTokens(deps, { ...granted, scopes });
+  const signedInAt = granted.signedInAt ?? deps.config.now();
+  const tokens = await issueTokens(deps, { ...granted, scopes, signedInAt, checkedAt: signedInAt });
   deps.log.info("tokens issued", { client_id: clientId, grant: "authorization_code" });
   return jsonResponse(tokens);
 }
@@ -104,39 +110,136 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
       "invalid_grant",
       "the refresh token is unknown, expired or belongs to another client; sign in again.",
     );
-  const now = Date.now();
-  const rotation = await deps.store.rotateRefresh(hash, now);
-  if (!("token" in rotation)) {
+  const now = deps.config.now();
+  if (known.revoked || known.expiresAt <= now)
     return oauthError("invalid_grant", "the refresh token is expired or revoked; sign in again.");
-  }
-  if (rotation.status === "rotated") {
-    const age = now - (rotation.token.rotatedAt ?? 0);
-    if (age > deps.config.refreshGrace * 1000) {
-      const revoked = await deps.store.revokeFamily(rotation.token.familyId);
-      deps.log.warn("rotated refresh token reused; revoking its family", { client_id: clientId, revoked });
-      return oauthError(
-        "invalid_grant",
-        "this refresh token was already used; for safety every token of this sign-in is revoked. Sign in again.",
-      );
-    }
-  }
-  const current = rotation.token;
-  const wrongResource = checkResource(deps, form, current.resource);
+  // Rows from before the sign-in time was recorded: their first expiry is the closest we know.
+  const signedInAt = known.signedInAt ?? known.expiresAt - deps.config.refreshTokenTtl * 1000;
+  if (now >= signedInAt + deps.config.signInLifetime * 1000)
+    return oauthError("invalid_grant", "this sign-in reached its maximum lifetime; sign in again.");
+  if (known.rotatedAt !== undefined && (known.retried || now - known.rotatedAt > deps.config.refreshGrace * 1000))
+    return reuseDetected(deps, known.familyId, clientId);
+  const wrongResource = checkResource(deps, form, known.resource);
   if (wrongResource) return wrongResource;
   const scopeText = single(form, "scope");
-  const requested = scopeText ? scopeText.split(" ").filter(Boolean) : current.scopes;
-  if (requested.some((scope) => !current.scopes.includes(scope))) {
+  const requested = scopeText ? scopeText.split(" ").filter(Boolean) : known.scopes;
+  if (requested.some((scope) => !known.scopes.includes(scope))) {
     return oauthError(
       "invalid_scope",
-      `a refresh can only narrow the scopes; this grant has ${current.scopes.join(" ")}.`,
+      `a refresh can only narrow the scopes; this grant has ${known.scopes.join(" ")}.`,
     );
   }
-  const scopes = allowedNow(deps, current.identity, requested);
+  const confirmed = await confirmIdentity(deps, known, now);
+  if (confirmed instanceof Response) return confirmed;
+  const scopes = allowedNow(deps, confirmed.identity, requested);
   if (scopes.length === 0) {
-    await deps.store.revokeFamily(current.familyId);
+    await deps.store.revokeFamily(known.familyId);
     return oauthError("invalid_grant", "the access policy no longer allows this user; sign in again.");
   }
-  const tokens = await issueTokens(deps, { ...current, scopes });
+  const grant: Grant = { ...known, identity: confirmed.identity, scopes, signedInAt, checkedAt: confirmed.checkedAt };
+  const next = await mintRefreshToken(deps, grant);
+  const refused = await commitRotation(deps, known, hash, next.hash, now);
+  if (refused) return refused;
   deps.log.info("tokens issued", { client_id: clientId, grant: "refresh_token" });
-  return jsonResponse(tokens);
+  return jsonResponse(await tokenResponse(deps, grant, next.token));
+}
+
+/**
+ * Makes `successor` the one live token of the family: a first use rotates the presented token; a
+ * use of a token rotated moments ago (within the grace window) is its single retry, which
+ * replaces the successor it got before, and only while that successor is unused. Anything
+ * else is reuse, and the family is revoked. Returns the refusal, or nothing when committed.
+ */
+async function commitRotation(
+  deps: Deps,
+  known: RefreshRecord,
+  hash: string,
+  successor: string,
+  now: number,
+): Promise<Response | undefined> {
+  if (known.rotatedAt === undefined) {
+    const rotation = await deps.store.rotateRefresh(hash, now, successor);
+    if (rotation.status === "ok") return undefined;
+    if (rotation.status !== "rotated") {
+      await deps.store.deleteRefresh(successor);
+      return oauthError("invalid_grant", "the refresh token is expired or revoked; sign in again.");
+    }
+    // Another request rotated it first: this one is its retry, judged like any other.
+    if (now - (rotation.token.rotatedAt ?? 0) > deps.config.refreshGrace * 1000)
+      return reuseDetected(deps, known.familyId, known.clientId);
+  }
+  if (await deps.store.retryRefresh(hash, now, successor)) return undefined;
+  return reuseDetected(deps, known.familyId, known.clientId);
+}
+
+async function reuseDetected(deps: Deps, familyId: string, clientId: string): Promise<Response> {
+  const revoked = await deps.store.revokeFamily(familyId);
+  deps.log.warn("rotated refresh token reused; revoking its family", { client_id: clientId, revoked });
+  return oauthError(
+    "invalid_grant",
+    "this refresh token was already used; for safety every token of this sign-in is revoked. Sign in again.",
+  );
+}
+
+/**
+ * Who the user is now: the stored identity while it was confirmed recently, else asked again at
+ * the IdP with the upstream tokens kept (sealed) since sign-in. An IdP that refuses the user ends
+ * the sign-in; one that cannot be reached gets a retry later, the refresh token unspent.
+ */
+async function confirmIdentity(
+  deps: Deps,
+  known: RefreshRecord,
+  now: number,
+): Promise<Response | { identity: Identity; checkedAt: number }> {
+  const checkedAt = known.checkedAt ?? known.signedInAt ?? 0;
+  const unchanged = { identity: known.identity, checkedAt };
+  if (deps.config.identityRecheck === 0 || now - checkedAt < deps.config.identityRecheck * 1000) return unchanged;
+  const stored = await upstreamTokensOf(deps, known.subject, now);
+  if (!stored) return unchanged;
+  try {
+    const result = await deps.upstream.recheck(stored, known.identity);
+    if (!result) return unchanged;
+    // Kept first: an IdP that rotates refresh tokens has already retired the stored one.
+    if (result.tokens !== stored) await keepUpstreamTokens(deps, known.subject, result.tokens, now);
+    const identity = result.identity ?? known.identity;
+    if (identity.subject !== known.subject) throw new UpstreamDenied("the identity provider named another user.");
+    return { identity, checkedAt: now };
+  } catch (error) {
+    if (error instanceof UpstreamDenied) {
+      const revoked = await deps.store.revokeFamily(known.familyId);
+      deps.log.info("identity provider no longer confirms the user; sign-in revoked", {
+        client_id: known.clientId,
+        user: known.identity.displayName,
+        reason: error.message,
+        revoked,
+      });
+      return oauthError("invalid_grant", "the identity provider no longer confirms this user; sign in again.");
+    }
+    deps.log.warn("identity re-check failed; the client may retry", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return oauthError(
+      "temporarily_unavailable",
+      "the identity provider could not confirm the user just now; retry the refresh in a minute.",
+      503,
+      { "retry-after": "60" },
+    );
+  }
+}
+
+async function upstreamTokensOf(deps: Deps, subject: string, now: number): Promise<UpstreamTokens | undefined> {
+  const sealed = await deps.store.getUpstreamTokens(subject, now);
+  if (!sealed) return undefined;
+  try {
+    return JSON.parse(deps.keyring.open(sealed, `upstream-tokens:${subject}`)) as UpstreamTokens;
+  } catch {
+    deps.log.warn("stored upstream tokens cannot be opened (another --state-key?); identity not re-checked");
+    return undefined;
+  }
+}
+
+async function keepUpstreamTokens(deps: Deps, subject: string, tokens: UpstreamTokens, now: number): Promise<void> {
+  const expiresAt = Math.max(now + deps.config.refreshTokenTtl * 1000, (tokens.expires_at ?? 0) * 1000);
+  const sealed = deps.keyring.seal(JSON.stringify(tokens), `upstream-tokens:${subject}`);
+  await deps.store.putUpstreamTokens(subject, sealed, expiresAt, now);
 }
