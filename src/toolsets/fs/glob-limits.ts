@@ -17,8 +17,20 @@ export const GLOB_LIMITS = {
   range: 1000,
   /** Braces or extglob parentheses inside each other. */
   nesting: 4,
-  /** `*` wildcards (and `*(` `+(` extglobs) in one path segment; `**` as a whole segment is free. */
+  /** `*` wildcards (and `*(` `+(` `!(` extglobs) in one path segment; `**` as a whole segment is free. */
   starsPerSegment: 3,
+  /**
+   * The product, over every `?(…)` `@(…)` `!(…)` group, of the ways it can match (its alternatives,
+   * plus one when it may match nothing). A failed match may try every combination, so this bounds
+   * the backtracking of the whole pattern (issue 18 G1: 21 `?(x|xx)` groups are 3^21 ways, 19 s).
+   */
+  alternatives: 16,
+  /**
+   * A bound on the work of matching one name: brace expansions × extglob ways × 64 per wildcard
+   * of the busiest segment (each wildcard scans the name again). Calibrated so that no accepted
+   * pattern takes more than a few milliseconds on a 255-byte name: `*x*x*x{1..999}Z` took 0.9 s.
+   */
+  matchCost: 64 ** 3,
 } as const;
 
 /** Returns undefined when the pattern is within every limit, else a sentence naming the limit. */
@@ -41,12 +53,25 @@ export function checkGlobCost(pattern: string): string | undefined {
   if (parentheses > GLOB_LIMITS.nesting) {
     return `'glob' nests extglob parentheses ${parentheses} deep; the limit is ${GLOB_LIMITS.nesting}. Flatten the pattern, e.g. "@(a|b|c)" instead of "@(a|@(b|@(c)))".`;
   }
+  const groups = extglobCost(pattern);
+  if (groups.repeatedAmbiguous) {
+    return `'glob' repeats an extglob group with alternatives or wildcards inside ("${groups.repeatedAmbiguous}"), which can take exponential time to match a name. Repeat one fixed piece only, e.g. "+([0-9])" or "*(ab)", or use a wildcard: "*" instead of "*(a|ab)".`;
+  }
+  if (groups.ways > GLOB_LIMITS.alternatives) {
+    const count = Number.isFinite(groups.ways) ? `${groups.ways}` : "more than 10^15";
+    return `'glob' has extglob groups that can match in ${count} combined ways; the limit is ${GLOB_LIMITS.alternatives} (each "?(a|b)" or "@(a|b|)" group multiplies the cost of matching a name). Use a wildcard or a character class instead, e.g. "*" or "[a-z0-9]" rather than "?([a-z0-9]|[a-z0-9][a-z0-9])" repeated.`;
+  }
+  let busiest = 0;
   for (const segment of pattern.split("/")) {
     if (segment === "**") continue;
-    const stars = (segment.replace(/\\./g, "").match(/\*+|\+\(/g) ?? []).length;
+    const stars = (segment.replace(/\\./g, "").match(/\*|\+\(|!\(/g) ?? []).length;
+    busiest = Math.max(busiest, stars);
     if (stars > GLOB_LIMITS.starsPerSegment) {
       return `'glob' has ${stars} wildcards in the path segment "${segment}"; the limit is ${GLOB_LIMITS.starsPerSegment} per segment (each one multiplies the cost of matching a name). Use fewer "*", e.g. "*report*.md" instead of "*r*e*p*o*r*t*.md", or a character class for single characters ("?" and "[abc]" cost nothing extra).`;
     }
+  }
+  if (braces.expansions * groups.ways * 64 ** busiest > GLOB_LIMITS.matchCost) {
+    return `'glob' combines ${busiest} wildcards in one segment with ${braces.expansions * groups.ways} brace or extglob alternatives; together they could take seconds to match one name. Use fewer of either: e.g. "*x*{1..9}" instead of "*x*x*x{1..999}", or one "*" in place of several.`;
   }
   return undefined;
 }
@@ -137,4 +162,81 @@ function parenthesisNesting(pattern: string): number {
     else if (char === ")" && depth > 0) depth--;
   }
   return deepest;
+}
+
+const EXTGLOB = /[?@*+!]\(/y;
+
+/**
+ * What the extglob groups of a pattern may cost: the product of the ways each `?(…)` `@(…)`
+ * `!(…)` group can match (nested groups multiply too: an over-estimate is safe), and the first
+ * `*(…)` or `+(…)` whose body is not one fixed-width piece. A repeated group with alternatives or
+ * wildcards is the textbook exponential regex (`(a|aa)+`), so it is refused outright.
+ */
+function extglobCost(pattern: string): { ways: number; repeatedAmbiguous?: string } {
+  let ways = 1;
+  let repeatedAmbiguous: string | undefined;
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === "\\") {
+      i++;
+      continue;
+    }
+    EXTGLOB.lastIndex = i;
+    if (!EXTGLOB.test(pattern)) continue;
+    const kind = pattern[i];
+    const close = closingParenthesis(pattern, i + 1);
+    if (close === undefined) continue; // unbalanced: literal text to picomatch
+    const body = pattern.slice(i + 2, close);
+    const alternatives = topLevelAlternatives(body);
+    if (kind === "*" || kind === "+") {
+      if (!unambiguousRepeat(alternatives)) repeatedAmbiguous ??= pattern.slice(i, close + 1);
+      continue;
+    }
+    // "?(…)" may also match nothing; an empty alternative is already one of the ways.
+    ways *= alternatives.length + (kind === "?" ? 1 : 0);
+    if (ways > Number.MAX_SAFE_INTEGER) ways = Number.POSITIVE_INFINITY;
+  }
+  return { ways, repeatedAmbiguous };
+}
+
+/**
+ * Whether repeating these alternatives matches a name in at most one way per position: one
+ * fixed-width piece (literals, "?", classes), or distinct plain literals of one length
+ * ("+(a|b)", "*(ab|cd)"). Anything else ("+(x|xx)", "*(a|[a-z])") can split a name many ways.
+ */
+function unambiguousRepeat(alternatives: string[]): boolean {
+  const fixedWidth = (piece: string) => !/(^|[^\\])([*|(])/.test(piece);
+  if (alternatives.length === 1) return fixedWidth(alternatives[0]);
+  const plain = alternatives.every((alternative) => /^[^*?[\]()|\\!@+{}]+$/.test(alternative));
+  const oneLength = alternatives.every((alternative) => alternative.length === alternatives[0].length);
+  return plain && oneLength && new Set(alternatives).size === alternatives.length;
+}
+
+/** The index of the ")" that closes the "(" at `open`, or undefined when it is never closed. */
+function closingParenthesis(pattern: string, open: number): number | undefined {
+  let depth = 0;
+  for (let i = open; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === "\\") i++;
+    else if (char === "(") depth++;
+    else if (char === ")" && --depth === 0) return i;
+  }
+  return undefined;
+}
+
+function topLevelAlternatives(body: string): string[] {
+  const alternatives: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const char = body[i];
+    if (char === "\\") i++;
+    else if (char === "(") depth++;
+    else if (char === ")") depth--;
+    else if (char === "|" && depth === 0) {
+      alternatives.push(body.slice(start, i));
+      start = i + 1;
+    }
+  }
+  alternatives.push(body.slice(start));
+  return alternatives;
 }

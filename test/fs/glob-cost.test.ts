@@ -1,0 +1,101 @@
+/**
+ * Issue 18 G1: a glob's cost is bounded before it is matched. Extglob groups that can match a name
+ * in many ways ("?(x|xx)" × 21), repeated groups with alternatives ("+(x|xx)") and wildcards
+ * multiplied by brace expansions are refused with a message naming 'glob'; everything accepted
+ * matches a 255-byte name in milliseconds, so the walk's time slices, the time budget and
+ * cancellation keep working and the event loop is never frozen.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { compileGlob } from "../../src/toolsets/fs/glob.ts";
+import {
+  type HttpServerProcess,
+  MCP_HEADERS,
+  PROTOCOL_VERSION,
+  initializeBody,
+  startHttpServer,
+} from "../http/support.ts";
+import { REPO_ROOT, runProcess } from "../support/mcp.ts";
+
+const ISSUE_PATTERNS = {
+  "21 optional groups of one or two characters": `${"?([a-z0-9.-]|[a-z0-9.-][a-z0-9.-])".repeat(21)}Z`,
+  "22 @(…|) groups": `${"@([a-z0-9.-]|[a-z0-9.-][a-z0-9.-]|)".repeat(22)}Z`,
+  "a repeated group with overlapping alternatives": "+(x|xx)Z",
+  "three wildcards times 999 brace expansions": "*x*x*x{1..999}Z",
+};
+
+describe("patterns that could backtrack are refused before matching (G1)", () => {
+  for (const [what, pattern] of Object.entries(ISSUE_PATTERNS)) {
+    test(what, () => {
+      const result = compileGlob(pattern);
+      expect(typeof result).toBe("string");
+      expect(result as string).toStartWith("'glob' ");
+      expect(result as string).toMatch(/limit|exponential|seconds/);
+    });
+  }
+
+  test("ordinary extglobs still compile: disjoint repeats, a few alternatives, classes", () => {
+    for (const pattern of [
+      "+(a|b).md",
+      "*(ab|cd)",
+      "+([0-9]).log",
+      "@(a|b|c)-?(x).txt",
+      "**/!(*.test).ts",
+      "*.@(md|txt)",
+    ]) {
+      expect({ pattern, ok: typeof compileGlob(pattern) !== "string" }).toEqual({ pattern, ok: true });
+    }
+  });
+
+  test("fuzz: every accepted random pattern up to the length limit matches a long name in milliseconds", async () => {
+    // A child process: a matcher that backtracks exponentially is killed at the timeout, a failure.
+    const run = await runProcess([process.execPath, join(REPO_ROOT, "test/fs/fixtures/glob-fuzz.ts"), "400", "18"], {
+      timeoutMs: 30_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { accepted: number; worstMs: number; worstPattern: string };
+    expect(report.accepted).toBeGreaterThan(100);
+    // Measured 4–8 ms at worst on this machine; 50 leaves room for a loaded CI runner.
+    expect(report.worstMs, report.worstPattern).toBeLessThan(50);
+  }, 40_000);
+});
+
+describe("through mcpkit --http (G1)", () => {
+  let tree: string;
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    tree = mkdtempSync(join(tmpdir(), "mcpkit-fs-glob-cost-"));
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(join(tree, `d${d}`));
+      for (let f = 0; f < 20; f++) writeFileSync(join(tree, `d${d}`, `${"x".repeat(200)}${f}.txt`), "");
+    }
+    server = await startHttpServer(["--toolsets", "fs", "--root", tree, "--stateless"]);
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(tree, { recursive: true, force: true });
+  });
+
+  test("the issue's patterns answer isError naming 'glob' while /healthz keeps answering", async () => {
+    await fetch(server.url, { method: "POST", headers: MCP_HEADERS, body: initializeBody() }).then((r) => r.text());
+    for (const glob of Object.values(ISSUE_PATTERNS)) {
+      const call = fetch(server.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "fs_search_by_time", arguments: { timeField: "modified", glob } },
+        }),
+      }).then((response) => response.text());
+      const health = await fetch(`${server.base}/healthz`);
+      expect(health.status).toBe(200);
+      const body = await call;
+      expect(body).toContain('"isError":true');
+      expect(body).toContain("'glob' ");
+    }
+  });
+});
