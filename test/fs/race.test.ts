@@ -14,6 +14,11 @@ import { join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
 import { namesOf, walkRequest } from "./support.ts";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const RACE_SECONDS = Number(process.env.MCPKIT_RACE_SECONDS ?? 10);
@@ -25,6 +30,8 @@ let base: string;
 let root: string;
 let flipper: ReturnType<typeof Bun.spawn> | undefined;
 let server: RunningServer;
+let http: HttpServerProcess;
+let httpClient: Client;
 
 // The flipper: d is a directory, then (parked inside the root) replaced by a link to `outside`, and back.
 const FLIPPER = `
@@ -54,12 +61,24 @@ beforeAll(async () => {
     writeFileSync(join(side, side === outside ? MARKER : "inside"), "x");
   }
   server = await startStdioServer({ args: ["--toolsets", "fs", "--root", root] });
+  // Issue 18 G2: over HTTP the client's root is root/d, the very directory the flipper swaps.
+  http = await startHttpServer(["--toolsets", "fs", "--root", root]);
+  httpClient = new Client(
+    { name: "race-client", version: "1.0.0" },
+    { capabilities: { roots: { listChanged: true } } },
+  );
+  httpClient.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: pathToFileURL(join(root, "d")).href, name: "d" }],
+  }));
+  await httpClient.connect(new StreamableHTTPClientTransport(new URL(http.url)));
   flipper = Bun.spawn([process.execPath, "-e", FLIPPER, root, outside], { stdout: "ignore", stderr: "ignore" });
 });
 afterAll(async () => {
   flipper?.kill();
   await flipper?.exited;
   await server?.close();
+  await httpClient?.close();
+  await http?.stop();
   rmSync(base, { recursive: true, force: true });
 });
 
@@ -89,26 +108,46 @@ async function raceWalks(access: DirectoryAccess, seconds: number): Promise<{ wa
   return { walks, outside };
 }
 
+/** Searches through `client` for `seconds` under the flip: how many ran, and entries from outside and inside. */
+async function raceSearches(client: Client, seconds: number) {
+  let searches = 0;
+  let outside = 0;
+  let inside = 0;
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
+    const result = (await client.callTool({
+      name: "fs_search_by_time",
+      arguments: { timeField: "modified", includeDirectories: true, limit: 1000, sort: "path_asc" },
+    })) as { structuredContent?: { matches: { path: string }[] } };
+    searches++;
+    for (const match of result.structuredContent?.matches ?? []) {
+      if (match.path.includes(MARKER)) outside++;
+      else inside++;
+    }
+  }
+  return { searches, outside, inside };
+}
+
 test(
   `searches raced for ${RACE_SECONDS} s by a directory/link flip every 3 ms report nothing from outside the root`,
   async () => {
-    let searches = 0;
-    let outside = 0;
-    let inside = 0;
-    const until = performance.now() + RACE_SECONDS * 1000;
-    while (performance.now() < until) {
-      const result = (await server.client.callTool({
-        name: "fs_search_by_time",
-        arguments: { timeField: "modified", includeDirectories: true, limit: 1000, sort: "path_asc" },
-      })) as { structuredContent?: { matches: { path: string }[] } };
-      searches++;
-      for (const match of result.structuredContent?.matches ?? []) {
-        if (match.path.includes(MARKER)) outside++;
-        else inside++;
-      }
-    }
+    const { searches, outside, inside } = await raceSearches(server.client, RACE_SECONDS);
     console.error(
       `race: ${searches} searches through the server in ${RACE_SECONDS} s, ${outside} entries from outside, ${inside} inside`,
+    );
+    expect(searches).toBeGreaterThan(RACE_SECONDS * 5);
+    expect(inside).toBeGreaterThan(0);
+    expect(outside).toBe(0);
+  },
+  (RACE_SECONDS + 20) * 1000,
+);
+
+test(
+  `over HTTP, a client root inside --root that is swapped for a link (raced ${RACE_SECONDS} s) never leads outside (issue 18 G2)`,
+  async () => {
+    const { searches, outside, inside } = await raceSearches(httpClient, RACE_SECONDS);
+    console.error(
+      `race over HTTP with client root root/d: ${searches} searches in ${RACE_SECONDS} s, ${outside} entries from outside, ${inside} inside`,
     );
     expect(searches).toBeGreaterThan(RACE_SECONDS * 5);
     expect(inside).toBeGreaterThan(0);

@@ -11,6 +11,25 @@ export interface AllowedRoot {
   given: string;
   /** Its realpath; every check uses this. */
   real: string;
+  /**
+   * For a client root that narrows a configured one (HTTP): the configured root's real path and
+   * this root's segments below it. The walk opens the configured root and descends these segments
+   * without following links, so swapping a directory for a link after the check leads nowhere.
+   */
+  anchor?: { real: string; below: string };
+}
+
+/** Where a walk opens a start below `root`: its anchor (configured root + segments) when it has one. */
+export function openingPath(root: AllowedRoot, relativeStart: string): { root: string; start: string } {
+  if (!root.anchor) return { root: root.real, start: relativeStart };
+  const start = [root.anchor.below, relativeStart].filter((part) => part !== "").join("/");
+  return { root: root.anchor.real, start };
+}
+
+/** `client` (inside `configured`) anchored to it, for a race-free open (see `AllowedRoot.anchor`). */
+export function anchoredTo(configured: AllowedRoot, client: AllowedRoot): AllowedRoot {
+  const below = relative(configured.real, client.real).split(sep).join("/");
+  return { ...client, anchor: { real: configured.anchor?.real ?? configured.real, below } };
 }
 
 /** Resolves a directory to an allowed root, or returns a sentence saying what is wrong with it. */

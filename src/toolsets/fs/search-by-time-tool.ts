@@ -4,7 +4,7 @@
  */
 import type { Runtime } from "../../core/toolset-module.ts";
 import { defineTool, errorResult, type ToolContext, type ToolDefinition } from "../../core/tool.ts";
-import { type AllowedRoot, chooseRoot, isInside, resolveRoot, resolveStart } from "./roots.ts";
+import { type AllowedRoot, anchoredTo, chooseRoot, isInside, resolveRoot, resolveStart } from "./roots.ts";
 import { searchInput, searchOutput } from "./schema.ts";
 import { type SearchDependencies, searchByTime } from "./search.ts";
 
@@ -82,7 +82,10 @@ export async function allowedRoots(
   if (roots.length > 0 && mode !== "http") return [...roots];
   const offered = await clientRoots(context);
   if (mode !== "http") return offered;
-  const inside = offered.filter((client) => roots.some((root) => isInside(root.real, client.real)));
+  const inside = offered.flatMap((client) => {
+    const configured = roots.find((root) => isInside(root.real, client.real));
+    return configured ? [anchoredTo(configured, client)] : [];
+  });
   if (inside.length < offered.length) {
     context.log.debug("ignoring client roots outside the configured roots", {
       ignored: offered.length - inside.length,

@@ -9,7 +9,7 @@ import { reportUnanchoredWalk } from "./directories.ts";
 import { entryStat } from "./entry-stat.ts";
 import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
-import type { StartPoint } from "./roots.ts";
+import { type StartPoint, openingPath } from "./roots.ts";
 import type { SearchArguments, SearchMatch, SearchOutput } from "./schema.ts";
 import type { StatJob, StatWorker } from "./stat-worker.ts";
 import { formatIso, parseDateTime } from "./time.ts";
@@ -192,8 +192,7 @@ async function collect(
   try {
     reportUnanchoredWalk((message) => context.log.warn(message));
     walked = await walk({
-      root: start.root.real,
-      start: start.relative,
+      ...openingPath(start.root, start.relative),
       maxDepth: query.maxDepth,
       maxDepthIsServerLimit: query.depthCappedByServer,
       glob: query.glob,
