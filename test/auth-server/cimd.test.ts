@@ -156,10 +156,40 @@ describe("address classification (no connections)", () => {
   ])("%s is refused", (address) => {
     expect(isForbiddenAddress(address)).toBe(true);
   });
-  test.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])(
-    "%s is allowed",
-    (address) => {
-      expect(isForbiddenAddress(address)).toBe(false);
-    },
-  );
+  // Issue 18 G10: the IANA special-purpose ranges of both families, embedded IPv4 decoded.
+  test.each([
+    "64:ff9b:1::a00:1",
+    "64:ff9b::8.8.8.8",
+    "::10.0.0.1",
+    "::ffff:0:10.0.0.1",
+    "::ffff:0:a00:1",
+    "::ffff:7f00:1",
+    "::FFFF:192.168.1.1",
+    "fec0::1",
+    "2001::1",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+    "2002:c0a8:101::1",
+    "3fff::1",
+    "5f00::1",
+    "100::1",
+    "2001:db8::1",
+    "ff02::1",
+    "192.88.99.1",
+    "198.18.0.1",
+    "240.0.0.1",
+    "255.255.255.255",
+  ])("%s is refused (special-purpose)", (address) => {
+    expect(isForbiddenAddress(address)).toBe(true);
+  });
+  test.each([
+    "93.184.216.34",
+    "8.8.8.8",
+    "172.32.0.1",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "::ffff:0:8.8.8.8",
+    "2001:4860:4860::8888",
+  ])("%s is allowed", (address) => {
+    expect(isForbiddenAddress(address)).toBe(false);
+  });
 });

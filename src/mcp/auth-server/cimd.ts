@@ -22,6 +22,13 @@ const MAX_CACHE_ENTRIES = 1000;
 
 export class CimdError extends Error {}
 
+/**
+ * The IANA special-purpose address registries (IPv4 and IPv6), less nothing: every range that is
+ * not globally reachable, or is documentation, benchmarking, multicast or reserved. IPv4-mapped
+ * (`::ffff:a.b.c.d`) and SIIT (`::ffff:0:a.b.c.d`) addresses are judged by the IPv4 address they
+ * carry, however written; the other IPv6 ranges that carry one (NAT64, 6to4, Teredo, the
+ * deprecated compatible `::a.b.c.d`) are refused whole (issue 18 G10).
+ */
 const blocked = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8],
@@ -32,23 +39,28 @@ for (const [net, prefix] of [
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
   ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
   ["198.51.100.0", 24],
   ["203.0.113.0", 24],
-  ["224.0.0.0", 3],
+  ["224.0.0.0", 3], // multicast 224/4, reserved 240/4 and broadcast
 ] as const)
   blocked.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-  ["64:ff9b::", 96],
-  ["100::", 64],
-  ["2001:db8::", 32],
-  ["2002::", 16],
+  ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
+  ["64:ff9b::", 96], // NAT64
+  ["64:ff9b:1::", 48], // local-use NAT64
+  ["100::", 64], // discard-only
+  ["2001::", 23], // IETF protocol assignments, Teredo 2001::/32 among them
+  ["2001:db8::", 32], // documentation
+  ["2002::", 16], // 6to4
+  ["3fff::", 20], // documentation
+  ["5f00::", 16], // segment routing
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated, still routed by some)
+  ["ff00::", 8], // multicast
 ] as const)
   blocked.addSubnet(net, prefix, "ipv6");
 
@@ -57,9 +69,34 @@ export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, "ipv4");
   if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1], "ipv4");
+  const embedded = embeddedIpv4(address);
+  if (embedded && blocked.check(embedded, "ipv4")) return true;
   return blocked.check(address, "ipv6");
+}
+
+/** The IPv4 address an IPv4-mapped or SIIT-translated IPv6 address carries, dotted or in hex. */
+function embeddedIpv4(address: string): string | undefined {
+  const groups = expandIpv6(address);
+  if (!groups || groups.slice(0, 4).some((group) => group !== 0)) return undefined;
+  const mapped = groups[4] === 0 && groups[5] === 0xffff;
+  const translated = groups[4] === 0xffff && groups[5] === 0;
+  if (!mapped && !translated) return undefined;
+  const [high, low] = [groups[6], groups[7]];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail counts as two). */
+function expandIpv6(text: string): number[] | undefined {
+  const address = text.toLowerCase().replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_all, a, b, c, d) => {
+    const [w, x, y, z] = [a, b, c, d].map(Number);
+    return `${((w << 8) | x).toString(16)}:${((y << 8) | z).toString(16)}`;
+  });
+  const [head, tail] = address.split("::");
+  const parse = (part: string | undefined) => (part ? part.split(":").map((group) => Number.parseInt(group, 16)) : []);
+  const left = parse(head);
+  const right = parse(tail);
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((group) => group >= 0 && group <= 0xffff) ? groups : undefined;
 }
 
 /** Whether a client_id is meant as a metadata document URL (https with a path). */
