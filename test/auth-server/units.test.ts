@@ -6,7 +6,7 @@ import { resolveConfig } from "../../src/mcp/auth-server/config.ts";
 import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.ts";
 import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
 import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
-import { createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
+import { addressBucket, createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
 import { throttledLog } from "../../src/mcp/auth-server/http.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
@@ -167,21 +167,47 @@ describe("flags", () => {
   });
 });
 
-describe("rate limiter", () => {
-  test("many distinct addresses never reset the total: once it is used up, new addresses wait too", () => {
+describe("rate limiter (issue 18 G4)", () => {
+  test("the server-wide bound counts rows written, not requests: many addresses never reset it", () => {
     const limiter = createRateLimiter(5, 100);
     let refused = 0;
-    for (let i = 0; i < 20_050; i++) if (limiter.take(`2001:db8::${i.toString(16)}`) > 0) refused++;
-    // 100 pass in the minute; every one after that is refused, even past the 10,000-address table size.
+    for (let i = 0; i < 20_050; i++) {
+      if (limiter.admit(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`) > 0) continue;
+      if (limiter.commit() > 0) refused++;
+    }
+    // 100 rows in the minute; every one after that is refused, even past the 10,000-address table size.
     expect(refused).toBe(20_050 - 100);
   });
 
-  test("per address: the sixth attempt in a minute waits, another address does not", () => {
-    const limiter = createRateLimiter(5, 100);
-    const waits = Array.from({ length: 6 }, () => limiter.take("a"));
+  test("junk admitted from many addresses uses none of the server-wide bound", () => {
+    const limiter = createRateLimiter(5, 10);
+    for (let i = 0; i < 1_000; i++) limiter.admit(`192.0.2.${i % 250}`); // junk: admitted, never committed
+    expect(limiter.admit("198.51.100.7")).toBe(0);
+    expect(limiter.commit()).toBe(0);
+  });
+
+  test("per address: the sixth attempt in a minute waits, another address does not; a new window starts fresh", () => {
+    let now = 1_000_000;
+    const limiter = createRateLimiter(5, 100, () => now);
+    const waits = Array.from({ length: 6 }, () => limiter.admit("192.0.2.1"));
     expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
-    expect(waits[5]).toBeGreaterThan(0);
-    expect(limiter.take("b")).toBe(0);
+    expect(waits[5]).toBe(60);
+    expect(limiter.admit("192.0.2.2")).toBe(0);
+    now += 60_000;
+    expect(limiter.admit("192.0.2.1")).toBe(0);
+  });
+
+  test("IPv6 addresses count per /64; IPv4-mapped addresses as their IPv4 address", () => {
+    expect(addressBucket("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(addressBucket("2001:db8:1:2::ffff")).toBe("2001:db8:1:2::/64");
+    expect(addressBucket("2001:DB8:0001:0002:0:0:0:9")).toBe("2001:db8:1:2::/64");
+    expect(addressBucket("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressBucket("::ffff:192.0.2.1")).toBe("192.0.2.1");
+    expect(addressBucket("192.0.2.1")).toBe("192.0.2.1");
+    const limiter = createRateLimiter(5, 100);
+    for (let i = 0; i < 5; i++) expect(limiter.admit(`2001:db8:1:2::${i + 1}`)).toBe(0);
+    expect(limiter.admit("2001:db8:1:2:ffff::1")).toBeGreaterThan(0); // same /64
+    expect(limiter.admit("2001:db8:1:3::1")).toBe(0); // another /64
   });
 });
 

@@ -22,6 +22,8 @@ export interface Deps {
   registrations: RateLimiter;
   /** GET /authorize, per client address (a person signs in a few times a minute, not hundreds). */
   authorizations: RateLimiter;
+  /** POST /consent, per browser (its signed nonce): a form is answered once, by a person. */
+  consents: RateLimiter;
   log: Logger;
   browser: BrowserCookies;
 }
@@ -36,6 +38,8 @@ export interface PendingRequest {
   scopes: string[];
   resource: string;
   metadataHost?: string;
+  /** When the consent form was answered: the form is single-use (issue 18 G7). */
+  answeredAt?: number;
 }
 
 /** The upstream `state`, created only after consent, bound to the consenting browser. */

@@ -18,6 +18,9 @@ import { type Route, type RouteContext, storeUnavailable, throttledLog } from ".
 import { createKeyManager } from "./keys.ts";
 import { needsGithubOrgs } from "./policy.ts";
 import { createRateLimiter } from "./rate-limit.ts";
+
+/** A person answers a consent page a few times a minute at most. */
+const CONSENTS_PER_BROWSER_PER_MINUTE = 10;
 import { authorizeRoutes } from "./routes/authorize.ts";
 import { callbackRoutes } from "./routes/callback.ts";
 import { consentRoutes } from "./routes/consent.ts";
@@ -80,6 +83,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     cimd: createCimdFetcher({ allowPrivate: config.allowPrivateCimd, ownOrigin: config.publicUrl.origin }),
     registrations: createRateLimiter(config.registrationsPerMinute, config.registrationsPerMinute * 10),
     authorizations: createRateLimiter(config.authorizationsPerMinute, config.authorizationsPerMinute * 50),
+    consents: createRateLimiter(CONSENTS_PER_BROWSER_PER_MINUTE, config.authorizationsPerMinute * 50),
     log,
     browser: createBrowserCookies(keyring, {
       secure: config.secure,

@@ -20,8 +20,17 @@ const SECURITY_HEADERS = {
   "referrer-policy": "same-origin",
 };
 
+/**
+ * Unicode format characters (bidi embeddings, overrides and isolates, zero-width spaces and
+ * joiners, the BOM) and line/paragraph separators: invisible, yet they can reorder what the page
+ * shows, e.g. reverse the consent heading (issue 18 G11).
+ */
+const INVISIBLE = /[\p{Cf}\u2028\u2029]/gu;
+
 export function escapeHtml(text: string): string {
-  return stripControl(text).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return stripControl(text)
+    .replace(INVISIBLE, "")
+    .replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
@@ -69,7 +78,8 @@ export function consentPage(view: ConsentView, cookies: [string, string][]): Res
 <p><strong>${escapeHtml(view.clientName)}</strong> wants access with these permissions:</p>
 <ul id="scopes">${scopes}</ul>
 <p class="muted">After you allow it, you sign in at <strong>${escapeHtml(view.upstreamLabel)}</strong>, and then you are sent back to <strong id="redirect-host">${escapeHtml(view.redirectHost)}</strong>.</p>
-${view.metadataHost ? `<p class="muted">This application describes itself at <strong id="metadata-host">${escapeHtml(view.metadataHost)}</strong>.</p>` : `<p class="muted">Client ID <code>${escapeHtml(view.clientId)}</code> (registered automatically; the name is the application's own claim).</p>`}
+<p class="muted">Client ID <code id="client-id">${escapeHtml(view.clientId)}</code> (${view.metadataHost ? "a metadata document" : "registered automatically"}; the name is the application's own claim).</p>
+${view.metadataHost ? `<p class="muted">This application describes itself at <strong id="metadata-host">${escapeHtml(view.metadataHost)}</strong>.</p>` : ""}
 ${view.warning ? `<p class="warn">${escapeHtml(view.warning)}</p>` : ""}
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="request" value="${escapeHtml(view.requestId)}">

@@ -18,7 +18,7 @@ export function authorizeRoutes(deps: Deps): Route[] {
       path: "/authorize",
       handle: (request, ctx) => {
         // Each request stores a pending row and may fetch a client metadata document: bound both per address.
-        const wait = deps.authorizations.take(ctx.clientAddress ?? "unknown");
+        const wait = deps.authorizations.admit(ctx.clientAddress ?? "unknown");
         if (wait > 0) {
           deps.log.debug("authorization refused: rate limit", { address: ctx.clientAddress });
           return Promise.resolve(errorPage("Too many sign-in attempts", `Wait ${wait} seconds and try again.`, 429));
@@ -76,6 +76,12 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
   }
   if ("error" in checked) return redirectWithError(deps, redirectUri, state, checked.error, checked.description);
 
+  // Only a valid request counts against the server-wide bound: it is about to write a row.
+  const storeWait = deps.authorizations.commit();
+  if (storeWait > 0) {
+    deps.log.warn("authorization refused: the server-wide bound on pending sign-ins is reached");
+    return errorPage("Too many sign-ins", `This server is busy; wait ${storeWait} seconds and try again.`, 429);
+  }
   const requestId = randomToken();
   await deps.store.putEphemeral("request", requestId, checked, Date.now() + REQUEST_TTL_SECONDS * 1000);
   const remembered = deps.browser.rememberedUser(request);

@@ -4,7 +4,7 @@
  * only from this origin; "Allow" creates the upstream state and goes to the IdP, "Deny" answers
  * the client with `access_denied`.
  */
-import type { Deps, PendingRequest } from "../context.ts";
+import { type Deps, type PendingRequest, REQUEST_TTL_SECONDS } from "../context.ts";
 import { safeEqual } from "../crypto.ts";
 import { BadRequest, type Route, readForm, single } from "../http.ts";
 import { errorPage } from "../pages.ts";
@@ -47,14 +47,29 @@ async function consent(deps: Deps, request: Request): Promise<Response> {
     deps.log.warn("consent refused: CSRF check failed");
     return forged();
   }
-  const pending = await deps.store.getEphemeral<PendingRequest>("request", requestId, Date.now());
-  if (!pending)
+  const wait = deps.consents.admit(nonce) || deps.consents.commit();
+  if (wait > 0) {
+    deps.log.debug("consent refused: rate limit");
+    return errorPage("Too many answers", `Wait ${wait} seconds and start again from your application.`, 429);
+  }
+  // Taken, not read: of two answers to one form only the first finds it (issue 18 G7).
+  const now = Date.now();
+  const pending = await deps.store.takeEphemeral<PendingRequest>("request", requestId, now);
+  if (!pending || pending.answeredAt !== undefined)
     return errorPage(
       "Request expired",
-      "This sign-in took longer than 10 minutes or was already finished; start again from your application.",
+      "This sign-in took longer than 10 minutes or this page was already answered; start again from your application.",
     );
-  if (decision === "approve") return startUpstream(deps, requestId, nonce);
-  await deps.store.takeEphemeral("request", requestId, Date.now());
+  if (decision === "approve") {
+    // Put back, marked answered, for the callback; a replay of the form now finds it answered.
+    await deps.store.putEphemeral(
+      "request",
+      requestId,
+      { ...pending, answeredAt: now },
+      now + REQUEST_TTL_SECONDS * 1000,
+    );
+    return startUpstream(deps, requestId, nonce);
+  }
   deps.log.info("consent denied", { client_id: pending.clientId });
   return redirectWithError(deps, pending.redirectUri, pending.state, "access_denied", "the user denied access.");
 }

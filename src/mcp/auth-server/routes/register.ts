@@ -36,7 +36,7 @@ export function registerRoutes(deps: Deps): Route[] {
 }
 
 async function register(deps: Deps, request: Request, address: string): Promise<Response> {
-  const wait = deps.registrations.take(address);
+  const wait = deps.registrations.admit(address);
   if (wait > 0) {
     deps.log.warn("client registration refused: rate limit", { address });
     return oauthError(
@@ -78,6 +78,17 @@ async function register(deps: Deps, request: Request, address: string): Promise<
   }
   if ((input.response_types ?? ["code"]).some((type) => type !== "code")) {
     return oauthError("invalid_client_metadata", 'response_types may only contain "code".');
+  }
+  // Only a valid registration counts against the server-wide bound: it is about to write a row.
+  const storeWait = deps.registrations.commit();
+  if (storeWait > 0) {
+    deps.log.warn("client registration refused: the server-wide registration bound is reached");
+    return oauthError(
+      "invalid_request",
+      `this server takes no more client registrations this minute; retry in ${storeWait} s.`,
+      429,
+      { "retry-after": String(storeWait) },
+    );
   }
   const now = Date.now();
   const client: RegisteredClient = {
