@@ -174,32 +174,67 @@ describe("redirect URI mismatch and normalisation tricks", () => {
   });
 });
 
-describe("authorization request parameters (answered at the verified redirect URI)", () => {
+describe("authorization request parameters (answered at the redirect URI of an approved client)", () => {
+  /** A client a user has approved (its consent is stored), so its redirect URI is trusted. */
+  const approvedClient = async () => (await fullFlow(h)).client;
+
   test("plain PKCE is refused", async () => {
-    const client = await registerClient(h.base);
+    const client = await approvedClient();
     await expectClientError(
       authorizeWith(client.client_id, { code_challenge_method: "plain", code_challenge: "a".repeat(43) }),
       "invalid_request",
     );
   });
   test("a missing PKCE challenge is refused", async () => {
-    const client = await registerClient(h.base);
+    const client = await approvedClient();
     await expectClientError(
       authorizeWith(client.client_id, { code_challenge: undefined, code_challenge_method: undefined }),
       "invalid_request",
     );
   });
   test("resource other than the MCP URL is invalid_target", async () => {
-    const client = await registerClient(h.base);
+    const client = await approvedClient();
     await expectClientError(
       authorizeWith(client.client_id, { resource: "https://other.example/mcp" }),
       "invalid_target",
     );
   });
   test("an unknown scope is invalid_scope; response_type token is unsupported", async () => {
-    const client = await registerClient(h.base);
+    const client = await approvedClient();
     await expectClientError(authorizeWith(client.client_id, { scope: "boj:read admin" }), "invalid_scope");
     await expectClientError(authorizeWith(client.client_id, { response_type: "token" }), "unsupported_response_type");
+  });
+});
+
+describe("G6 (issue 18): no redirect to a client nobody approved, nor back at this server", () => {
+  test("a parameter error for a self-registered, never-approved client is a page, not a redirect", async () => {
+    const client = await registerClient(h.base);
+    await expectErrorPage(authorizeWith(client.client_id, { response_type: "token" }), /nobody has approved it yet/);
+    await expectErrorPage(
+      authorizeWith(client.client_id, { code_challenge_method: "plain", code_challenge: "a".repeat(43) }),
+      /nobody has approved it yet/,
+    );
+  });
+
+  test("a loopback redirect URI on this server's own port is refused at registration and, by port variation, at /authorize", async () => {
+    const port = new URL(h.base).port;
+    for (const uri of [`http://localhost:${port}/cb`, `http://127.0.0.1:${port}/cb`, `http://[::1]:${port}/cb`]) {
+      const response = await fetch(`${h.base}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [uri] }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error_description: string }).error_description).toContain(
+        "this authorization server",
+      );
+    }
+    // Registered on another port; RFC 8252 lets the port vary, but never to this server's own.
+    const client = await registerClient(h.base, { redirect_uris: ["http://127.0.0.1:9/callback"] });
+    await expectErrorPage(
+      authorizeWith(client.client_id, { redirect_uri: `http://127.0.0.1:${port}/callback` }),
+      /points back at this server/,
+    );
   });
 });
 

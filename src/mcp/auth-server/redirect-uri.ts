@@ -51,13 +51,30 @@ export function redirectUriProblem(raw: string, ownOrigin: string): string | und
     if (url.protocol === "http:" && !isLoopbackName(url.hostname)) {
       return `plain http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https for ${url.hostname}.`;
     }
-    if (url.origin === ownOrigin) return "a redirect URI must not point at this authorization server itself.";
+    if (pointsAtThisServer(url, ownOrigin)) return "a redirect URI must not point at this authorization server itself.";
     return undefined;
   }
   // A private-use scheme (RFC 8252 §7.1): a plain scheme name, nothing a browser handles itself.
   if (!/^[a-z][a-z0-9+.-]*:$/.test(url.protocol))
     return `the redirect URI scheme ${url.protocol} is not a valid scheme name.`;
   return undefined;
+}
+
+/**
+ * Whether a redirect would land on this server: its own origin, or any loopback name on its port
+ * when it listens on loopback (`localhost:8080` is `127.0.0.1:8080`), so a redirect can never be
+ * turned back into a request to mcpkit itself (issue 18 G6).
+ */
+export function pointsAtThisServer(url: URL, ownOrigin: string): boolean {
+  if (url.origin === ownOrigin) return true;
+  const own = new URL(ownOrigin);
+  const port = (target: URL) => target.port || (target.protocol === "https:" ? "443" : "80");
+  return (
+    (url.protocol === "http:" || url.protocol === "https:") &&
+    isLoopbackName(url.hostname) &&
+    isLoopbackName(own.hostname) &&
+    port(url) === port(own)
+  );
 }
 
 /**

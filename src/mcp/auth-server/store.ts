@@ -98,6 +98,8 @@ export interface Store {
   /** A client that obtained a code is no longer an "unused registration". */
   extendClient(clientId: string, expiresAt: number): Promise<void>;
   getConsent(clientId: string, subject: string): Promise<string[] | undefined>;
+  /** Whether any user ever approved this client (until then its redirect URI is not trusted). */
+  hasAnyConsent(clientId: string): Promise<boolean>;
   putConsent(clientId: string, subject: string, scopes: string[], now: number): Promise<void>;
   /** Short-lived JSON values by key (pending authorization requests, upstream states). */
   putEphemeral(kind: string, key: string, value: unknown, expiresAt: number): Promise<void>;
@@ -265,6 +267,10 @@ function clientQueries(sql: SQL) {
       const rows: Row[] =
         await sql`select scopes from oauth_consents where client_id = ${clientId} and subject = ${subject}`;
       return rows[0] ? (JSON.parse(String(rows[0].scopes)) as string[]) : undefined;
+    },
+    async hasAnyConsent(clientId) {
+      const rows: Row[] = await sql`select 1 from oauth_consents where client_id = ${clientId} limit 1`;
+      return rows.length > 0;
     },
     async putConsent(clientId, subject, scopes, now) {
       await sql`insert into oauth_consents (client_id, subject, scopes, updated_at) values (${clientId}, ${subject}, ${JSON.stringify(scopes)}, ${now})

@@ -8,7 +8,7 @@ import { type Deps, type PendingRequest, REQUEST_TTL_SECONDS } from "../context.
 import { randomToken } from "../crypto.ts";
 import { type BadRequest, type Route, single } from "../http.ts";
 import { errorPage } from "../pages.ts";
-import { redirectUriMatches } from "../redirect-uri.ts";
+import { pointsAtThisServer, redirectUriMatches } from "../redirect-uri.ts";
 import { findClient, redirectWithError, showConsent, startUpstream } from "../flow.ts";
 
 export function authorizeRoutes(deps: Deps): Route[] {
@@ -57,7 +57,15 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
     );
   }
 
-  // From here the redirect URI is trusted: errors go back to the client.
+  if (pointsAtThisServer(new URL(redirectUri), deps.config.publicUrl.origin)) {
+    return errorPage(
+      "Redirect URI not allowed",
+      "This redirect_uri points back at this server, so it will not send you there.",
+    );
+  }
+
+  // From here the redirect URI is registered; errors go back to the client, but only to one a user
+  // has approved before: a self-registered client nobody approved gets no redirect (RFC 9700 §4.11.2).
   let state: string | undefined;
   let checked: PendingRequest | { error: string; description: string };
   try {
@@ -74,7 +82,15 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
   } catch (error) {
     checked = { error: "invalid_request", description: (error as BadRequest).message };
   }
-  if ("error" in checked) return redirectWithError(deps, redirectUri, state, checked.error, checked.description);
+  if ("error" in checked) {
+    if (await deps.store.hasAnyConsent(client.client_id))
+      return redirectWithError(deps, redirectUri, state, checked.error, checked.description);
+    deps.log.info("authorization refused without a redirect: client not approved yet", { client_id: client.client_id });
+    return errorPage(
+      "Invalid request",
+      `${checked.description} You are not sent back to the application, since nobody has approved it yet.`,
+    );
+  }
 
   // Only a valid request counts against the server-wide bound: it is about to write a row.
   const storeWait = deps.authorizations.commit();
