@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -110,6 +111,34 @@ describe("mcpkit --http --auth oauth", () => {
     const after = await initialize(token);
     expect(after.status).toBe(401);
     expect(after.headers.get("www-authenticate")).toContain("revoked");
+  });
+
+  test("its routes check the Host header as /mcp does: a foreign Host gets 403 (issue 18, DNS rebinding)", async () => {
+    const raw = (method: string, path: string, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const socket = connect({ host: "127.0.0.1", port: server.port }, () =>
+          socket.end(`${method} ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`),
+        );
+        let text = "";
+        socket.on("data", (chunk) => {
+          text += chunk.toString();
+        });
+        socket.on("end", () => resolve(Number(text.split(" ")[1])));
+        socket.on("error", reject);
+      });
+    const routes: [string, string][] = [
+      ["GET", "/.well-known/oauth-authorization-server"],
+      ["GET", "/.well-known/jwks.json"],
+      ["POST", "/register"],
+      ["GET", "/authorize?client_id=x"],
+      ["POST", "/token"],
+      ["POST", "/revoke"],
+    ];
+    for (const [method, path] of routes) {
+      expect({ path, status: await raw(method, path, "evil.example") }).toEqual({ path, status: 403 });
+      expect({ path, status: await raw(method, path, `evil.example:${server.port}`) }).toEqual({ path, status: 403 });
+      expect(await raw(method, path, `127.0.0.1:${server.port}`)).not.toBe(403);
+    }
   });
 
   test("without a token, /mcp answers 401 pointing at mcpkit's own authorization server", async () => {

@@ -58,6 +58,8 @@ export interface AuthServer {
   storeReachable(): Promise<boolean>;
   /** Dispatches a request to its route; `undefined` when no route has this path. */
   handle(request: Request, ctx?: RouteContext): Promise<Response | undefined>;
+  /** Whether `handle` answers this path (so the pipeline can check its Host first). */
+  serves(path: string): boolean;
   rotateSigningKey(): Promise<string>;
   purge(): Promise<number>;
   close(): Promise<void>;
@@ -125,6 +127,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     isSignInRevoked: (signInId) => store.isFamilyRevoked(signInId),
     storeReachable: () => storeReachable(store),
     handle: dispatcher(routes, log),
+    serves: (path) => routes.some((route) => route.path === path),
     rotateSigningKey: () => keys.rotate(),
     purge,
     async close() {

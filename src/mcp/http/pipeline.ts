@@ -5,7 +5,7 @@
  *   0. well-formed Host            400   (before anything parses the URL; `well-formed.ts`)
  *   1. /healthz                    200/503, no authorization
  *   2. protected-resource metadata RFC 9728 documents (with --auth)
- *   2b. authorization server       its own routes (with --auth oauth; `authorization-server.ts`)
+ *   2b. authorization server       its own routes (with --auth oauth; `authorization-server.ts`), Host checked (403)
  *   3. /mcp only                   404 for any other path
  *   4. draining                    503 + Retry-After once shutdown began
  *   5. Host / Origin               403 (DNS-rebinding protection)
@@ -53,7 +53,7 @@ export function createPipeline(
   const steps: Middleware[] = [
     health(state),
     protectedResourceMetadata(state),
-    authorizationServer(state),
+    authorizationServer(state, hostOriginCheck),
     mcpEndpointOnly(),
     draining(state),
     hostAndOrigin(state, hostOriginCheck),
