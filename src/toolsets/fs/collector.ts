@@ -43,6 +43,8 @@ export interface Collected {
   offered: number;
   /** Entries left out because their created time is unknown. */
   unknownTimeSkipped: number;
+  /** Qualifying entries left out because their names are not valid UTF-8 (no path names them faithfully). */
+  undecodableSkipped: number;
 }
 
 export interface Collector {
@@ -136,6 +138,7 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
   const { from, to, resume, includeUnknownTime, sort } = config;
   const wantsCreated = config.timeField === "created";
   let unknownTimeSkipped = 0;
+  let undecodableSkipped = 0;
 
   /** The entry just stat'ed, if it passes the filters: its sort time, else undefined. */
   const qualifyingTime = (): number | null | undefined => {
@@ -172,7 +175,10 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
           continue;
         }
         const name = batch.exactName(i);
-        if (name === undefined) continue; // not valid UTF-8: no path could name it faithfully
+        if (name === undefined) {
+          undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
+          continue;
+        }
         const isDirectory = batch.isDirectory(i);
         const candidate: Candidate = {
           time,
@@ -194,9 +200,10 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
       for (const candidate of other.kept) best.offer(candidate);
       best.offered += other.offered - other.kept.length;
       unknownTimeSkipped += other.unknownTimeSkipped;
+      undecodableSkipped += other.undecodableSkipped;
     },
     result() {
-      return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped };
+      return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped, undecodableSkipped };
     },
   };
 }

@@ -296,3 +296,18 @@ export function directoryAccess(): DirectoryAccess {
   chosen = new PathAccess();
   return chosen;
 }
+
+/**
+ * Why a directory could not be opened, asked only after it failed: whether this process has no
+ * descriptor left (EMFILE, or ENFILE system-wide), so the notice can name that instead of blaming
+ * permissions. Opening /dev/null costs one descriptor for a moment.
+ */
+export function outOfDescriptors(): boolean {
+  try {
+    closeSync(openSync("/dev/null", "r"));
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "EMFILE" || code === "ENFILE";
+  }
+}

@@ -21,6 +21,8 @@ export interface Presentation {
   outcome: WalkOutcome;
   structured: SearchOutput;
   unknownTimeSkipped: number;
+  /** Qualifying entries left out because their names are not valid UTF-8. */
+  undecodableSkipped: number;
   limits: SearchLimits;
   outputBudget: number;
   /** A cursor continuing after the first `shown` matches, for calls with `limit: shown`. */
@@ -69,7 +71,14 @@ function cutNote(presentation: Presentation, shown: number, budget: number): str
 }
 
 /** The summary line: what was found, in which order, and anything that limited the search. */
-function summarize({ query, outcome, structured, unknownTimeSkipped, limits }: Presentation): string {
+function summarize({
+  query,
+  outcome,
+  structured,
+  unknownTimeSkipped,
+  undecodableSkipped,
+  limits,
+}: Presentation): string {
   const { args } = query;
   const count = structured.matches.length;
   const noun =
@@ -105,7 +114,17 @@ function summarize({ query, outcome, structured, unknownTimeSkipped, limits }: P
   }
   if (outcome.unreadableDirectories > 0) {
     const skipped = outcome.unreadableDirectories;
-    parts.push(`${skipped} unreadable ${skipped === 1 ? "directory was" : "directories were"} skipped.`);
+    parts.push(
+      outcome.outOfDescriptors
+        ? `${skipped} ${skipped === 1 ? "directory was" : "directories were"} skipped because the server ran out of file descriptors (too many open files), not for lack of permission; raise its limit (ulimit -n) or narrow 'path'.`
+        : `${skipped} unreadable ${skipped === 1 ? "directory was" : "directories were"} skipped.`,
+    );
+  }
+  const undecodable = outcome.undecodableDirectories + undecodableSkipped;
+  if (undecodable > 0) {
+    parts.push(
+      `${undecodable} ${undecodable === 1 ? "entry was" : "entries were"} left out because ${undecodable === 1 ? "its name is" : "their names are"} not valid UTF-8, so no path can name ${undecodable === 1 ? "it" : "them"} exactly${outcome.undecodableDirectories > 0 ? ` (${outcome.undecodableDirectories} of them directories, skipped with everything below them)` : ""}.`,
+    );
   }
   parts.push(`Server time: ${formatIso(Math.floor(Date.now() / 1000) * 1000)} (UTC).`);
   return parts.join(" ");

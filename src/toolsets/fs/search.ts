@@ -102,6 +102,7 @@ export async function searchByTime(
     outcome,
     structured,
     unknownTimeSkipped: collected.unknownTimeSkipped,
+    undecodableSkipped: collected.undecodableSkipped,
     limits: dependencies.limits,
     outputBudget: context.outputBudget,
     // The cursor that continues right after the i-th match, for a text cut short by the output budget.
@@ -260,7 +261,9 @@ function reportLimits(query: Query, outcome: WalkOutcome, limits: SearchLimits, 
     context.notify(
       "info",
       "fs",
-      `${context.calledAs}: skipped ${count} unreadable ${count === 1 ? "directory" : "directories"} (permissions, or removed during the search).`,
+      outcome.outOfDescriptors
+        ? `${context.calledAs}: skipped ${count} ${count === 1 ? "directory" : "directories"}: the server ran out of file descriptors (EMFILE, too many open files); raise its limit with ulimit -n.`
+        : `${context.calledAs}: skipped ${count} unreadable ${count === 1 ? "directory" : "directories"} (permissions, or removed during the search).`,
       { count },
     );
   }

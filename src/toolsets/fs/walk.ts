@@ -9,10 +9,16 @@
  * The walk pauses every few milliseconds so the event loop can deliver cancellation, progress and
  * other requests, and it stops at the call's deadline.
  */
-import { type DirectoryAccess, type DirectoryHandle, type DirectoryReader, directoryAccess } from "./directories.ts";
+import {
+  type DirectoryAccess,
+  type DirectoryHandle,
+  type DirectoryReader,
+  directoryAccess,
+  outOfDescriptors,
+} from "./directories.ts";
 import { DT_DIR, DT_LNK, DT_REG } from "./entry-stat.ts";
 import type { EntryKind, GlobMatcher } from "./glob.ts";
-import { EntryBatch, type Listing } from "./listing.ts";
+import { EntryBatch, type Listing, decodeExactName } from "./listing.ts";
 
 export interface WalkRequest {
   /** Real absolute path of the root. */
@@ -51,6 +57,13 @@ export interface WalkOutcome {
   cancelled: boolean;
   /** Directories that could not be opened or listed (permissions, or gone), skipped as find does. */
   unreadableDirectories: number;
+  /** Some of them because the process had no file descriptor left (EMFILE/ENFILE), not permissions. */
+  outOfDescriptors: boolean;
+  /**
+   * Directories whose names are not valid UTF-8, skipped with everything below them: no path
+   * could name them faithfully, and reopening one by a lossy name would open another directory.
+   */
+  undecodableDirectories: number;
   /** The start directory itself could not be opened (it changed since it was checked). */
   startUnreadable: boolean;
 }
@@ -86,6 +99,8 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
     depthLimited: false,
     cancelled: false,
     unreadableDirectories: 0,
+    outOfDescriptors: false,
+    undecodableDirectories: 0,
     startUnreadable: false,
   };
   if (request.maxDepth < 1) return outcome;
@@ -134,7 +149,10 @@ async function visit(
       const next = pending.pop() as PendingDirectory;
       current = access.openChild(next.parent, next.name);
       next.parent.release();
-      if (!current) outcome.unreadableDirectories++;
+      if (!current) {
+        outcome.unreadableDirectories++;
+        outcome.outOfDescriptors ||= outOfDescriptors();
+      }
       relative = next.relative;
       level = next.level;
     }
@@ -256,7 +274,11 @@ class Walker {
       const isDirectory = type === DT_DIR;
       if (isDirectory) {
         if (level < maxDepth) {
-          const name = listing.name(index);
+          const name = listing.bytes ? decodeExactName(listing.bytes, listing.offsets[index]) : listing.name(index);
+          if (name === undefined) {
+            outcome.undecodableDirectories++;
+            continue;
+          }
           const childRelative = prefix + name;
           if (!glob || glob.mayMatchBelow(childRelative, this.kind(name, type))) {
             directory.retain();
