@@ -656,39 +656,52 @@ describe("names, hints and the output budget (issue 9)", () => {
     expect(result.content[0].text).toContain(`Use one of: ${root}`);
   });
 
-  test("limit 1000 fits the output budget; a smaller budget cuts at a match and names the limit and cursor for the rest", async () => {
+  test("a page is what fits: both halves within the budget, the same matches in each, the literal cursor in the text, and paging to the end returns every file once (issue 19)", async () => {
     const tree = join(root, "many");
     mkdirSync(tree);
-    for (let i = 0; i < 1000; i++)
+    for (let i = 0; i < 5000; i++)
       writeFileSync(join(tree, `file-with-a-longish-name-${String(i).padStart(4, "0")}.txt`), "x");
-    const full = await search({ timeField: "modified", path: "many", limit: 1000, sort: "path_asc" });
-    const bytes = full.content.reduce((sum, block) => sum + Buffer.byteLength(block.text), 0);
-    console.error(`fs text content for limit 1000 (1000 matches): ${bytes} bytes`);
-    expect(full.structuredContent?.matches).toHaveLength(1000);
-    expect(bytes).toBeLessThan(100_000);
-    expect(full.content[1].text.split("\n")).toHaveLength(1001);
-
-    const small = await startStdioServer({ args: ["--toolsets", "fs", "--root", root, "--max-output-bytes", "20000"] });
     try {
-      const args = { timeField: "modified", path: "many", limit: 1000, sort: "path_asc" };
-      const cut = await search(args, small);
-      const text = cut.content.map((block) => block.text).join("\n");
-      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(20_000);
-      expect(cut.structuredContent?.matches).toHaveLength(1000); // structuredContent stays complete
-      const note = /Text shows (\d+) of 1000 matches.*limit: (\d+) and cursor: "([^"]+)"/.exec(text);
-      expect(note).not.toBeNull();
-      const shown = Number(note?.[1]);
-      expect(Number(note?.[2])).toBe(shown);
-      const lines = cut.content[1].text.split("\n");
-      expect(lines.slice(1, shown + 1)).toEqual(
-        (cut.structuredContent?.matches ?? []).slice(0, shown).map((m) => `${m.path}\t${m.modifiedAt}\t${m.sizeBytes}`),
-      );
-      const rest = await search({ ...args, limit: shown, cursor: note?.[3] }, small);
-      expect(rest.isError).toBeFalsy();
-      expect(paths(rest)).toEqual(paths(cut)?.slice(shown, 2 * shown));
+      for (const budget of [2_000, 20_000, 100_000]) {
+        const server = await startStdioServer({
+          args: ["--toolsets", "fs", "--root", root, "--max-output-bytes", String(budget)],
+        });
+        try {
+          const args = { timeField: "modified", path: "many", limit: 1000, sort: "path_asc" };
+          const seen: string[] = [];
+          let cursor: string | undefined;
+          let largest = { text: 0, json: 0 };
+          for (let page = 0; page < 5000; page++) {
+            const result = await search(cursor ? { ...args, cursor } : args, server);
+            const text = result.content.map((block) => block.text).join("\n");
+            const json = JSON.stringify(result.structuredContent);
+            largest = {
+              text: Math.max(largest.text, Buffer.byteLength(text)),
+              json: Math.max(largest.json, Buffer.byteLength(json)),
+            };
+            expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budget);
+            expect(Buffer.byteLength(json)).toBeLessThanOrEqual(budget);
+            const matches = result.structuredContent?.matches ?? [];
+            expect(matches.length).toBeGreaterThan(0); // never "0 of N"
+            // The text lists exactly the page's matches, line for line.
+            expect(result.content[1].text.split("\n").slice(1)).toEqual(
+              matches.map((m) => `${m.path}\t${m.modifiedAt}\t${m.sizeBytes}`),
+            );
+            seen.push(...matches.map((m) => m.path));
+            const next = result.structuredContent?.nextCursor ?? null;
+            if (next === null) break;
+            expect(result.content[0].text).toContain(`cursor "${next}"`);
+            cursor = next;
+          }
+          console.error(`fs, budget ${budget}: largest text ${largest.text} B, largest JSON ${largest.json} B`);
+          expect(seen).toHaveLength(5000);
+          expect(new Set(seen).size).toBe(5000);
+        } finally {
+          await server.close();
+        }
+      }
     } finally {
-      await small.close();
       rmSync(tree, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });

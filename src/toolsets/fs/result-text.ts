@@ -1,19 +1,17 @@
 /**
- * The text a model reads for one search: a summary (what was found, in which order, what limited
- * the search, the server's current time) and one line per match, cut at a match when the output
- * budget would be exceeded, with the exact arguments that fetch the rest. `structuredContent`
- * always carries the complete page.
+ * The result a model reads for one search: a summary (what was found, in which order, what limited
+ * the search, the literal cursor of the next page, the server's current time) and one line per
+ * match; `structuredContent` holds the same matches in seed 004's schema. Both halves hold the same
+ * page, shortened when needed so that each fits the output budget.
  */
 import { byteLength } from "../../core/text.ts";
 import type { ToolResult } from "../../core/tool.ts";
 import { depthHint } from "./glob.ts";
-import type { SearchOutput } from "./schema.ts";
+import type { SearchMatch, SearchOutput } from "./schema.ts";
 import type { Query, SearchLimits } from "./search.ts";
 import { formatIso } from "./time.ts";
 import type { WalkOutcome } from "./walk.ts";
 
-/** Room kept for the note that says the list was cut. */
-const NOTE_ROOM = 2_000;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export interface Presentation {
@@ -25,60 +23,96 @@ export interface Presentation {
   undecodableSkipped: number;
   limits: SearchLimits;
   outputBudget: number;
-  /** A cursor continuing after the first `shown` matches, for calls with `limit: shown`. */
+  /** A cursor continuing right after the first `shown` matches, for a call with the same arguments. */
   cursorAfter(shown: number): string;
 }
 
+/**
+ * The result: a page is what fits. When the text or the serialized structuredContent of all the
+ * matches would pass the output budget, the page itself is shortened (the same first matches in
+ * both halves) and its nextCursor continues right after the last match shown, so paging to the end
+ * returns every match once, whichever half a client reads (Claude Code and VS Code show a model
+ * only structuredContent). The text names the literal cursor, for clients that show only text.
+ */
 export function presentResult(presentation: Presentation): ToolResult {
+  const all = presentation.structured.matches.length;
+  let shown = fittingCount(presentation);
+  for (;;) {
+    const result = build(presentation, shown);
+    if (shown <= 1 || withinBudget(result, presentation.outputBudget)) return result;
+    shown--; // the estimate missed by a cursor's few bytes
+  }
+  function build(p: Presentation, count: number): ToolResult {
+    const structured = count === all ? p.structured : shortened(p, count);
+    const page = { ...p, structured };
+    const summary = summarize(page, count < all);
+    const content: ToolResult["content"] = [{ type: "text", text: summary }];
+    if (count > 0) content.push({ type: "text", text: matchLines(page) });
+    return { content, structuredContent: structured as unknown as Record<string, unknown> };
+  }
+}
+
+function shortened(presentation: Presentation, count: number): SearchOutput {
+  const { structured } = presentation;
+  return {
+    ...structured,
+    matches: structured.matches.slice(0, count),
+    nextCursor: count > 0 ? presentation.cursorAfter(count) : structured.nextCursor,
+    stats: { ...structured.stats, returned: count },
+  };
+}
+
+function withinBudget(result: ToolResult, budget: number): boolean {
+  let text = 0;
+  for (const block of result.content) if (block.type === "text") text += byteLength(block.text);
+  return text <= budget && byteLength(JSON.stringify(result.structuredContent)) <= budget;
+}
+
+/** The most matches whose text lines and JSON both fit, estimated from per-match sizes (at least 1). */
+function fittingCount(presentation: Presentation): number {
   const { structured, outputBudget } = presentation;
-  const summary = summarize(presentation);
-  const content: ToolResult["content"] = [{ type: "text", text: summary }];
-  if (structured.matches.length > 0)
-    content.push({ type: "text", text: matchLines(presentation, outputBudget - byteLength(summary)) });
-  return { content, structuredContent: structured as unknown as Record<string, unknown> };
+  const matches = structured.matches;
+  if (matches.length === 0) return 0;
+  const sample = presentation.cursorAfter(matches.length);
+  const jsonBase = byteLength(JSON.stringify({ ...structured, matches: [], nextCursor: sample }));
+  const textBase = byteLength(summarize(presentation, true)) + byteLength(sample) + HEADER_ROOM;
+  const field = timeFieldOf(presentation);
+  let json = jsonBase;
+  let text = textBase;
+  for (let i = 0; i < matches.length; i++) {
+    json += byteLength(JSON.stringify(matches[i])) + 1;
+    text += byteLength(matchLine(matches[i], field)) + 1;
+    if (json > outputBudget || text > outputBudget) return Math.max(1, i);
+  }
+  return matches.length;
+}
+
+/** Room for the column header line. */
+const HEADER_ROOM = 40;
+
+function timeFieldOf({ query }: Presentation): "createdAt" | "modifiedAt" {
+  return query.args.timeField === "created" ? "createdAt" : "modifiedAt";
+}
+
+function matchLine(match: SearchMatch, field: "createdAt" | "modifiedAt"): string {
+  // Names are bytes on disk: control characters (tab, newline, escape sequences) are shown escaped.
+  const path = CONTROL.test(match.path) ? JSON.stringify(match.path) : match.path;
+  return `${path}${match.isDirectory ? "/" : ""}\t${match[field] ?? "-"}\t${match.sizeBytes ?? "-"}`;
 }
 
 /** `path<TAB>time<TAB>size` per match under a header; directories end in "/" and have size "-". */
-function matchLines(presentation: Presentation, budget: number): string {
-  const { structured, query } = presentation;
-  const field = query.args.timeField === "created" ? "createdAt" : "modifiedAt";
-  const lines = [`path\t${field}\tsizeBytes`];
-  let used = byteLength(lines[0]) + 1;
-  const matches = structured.matches;
-  for (let i = 0; i < matches.length; i++) {
-    const match = matches[i];
-    // Names are bytes on disk: control characters (tab, newline, escape sequences) are shown escaped.
-    const path = CONTROL.test(match.path) ? JSON.stringify(match.path) : match.path;
-    const line = `${path}${match.isDirectory ? "/" : ""}\t${match[field] ?? "-"}\t${match.sizeBytes ?? "-"}`;
-    const size = byteLength(line) + 1;
-    if (used + size > budget - NOTE_ROOM) {
-      lines.push(cutNote(presentation, i, budget));
-      break;
-    }
-    lines.push(line);
-    used += size;
-  }
-  return lines.join("\n");
-}
-
-function cutNote(presentation: Presentation, shown: number, budget: number): string {
-  const total = presentation.structured.matches.length;
-  const cursor = shown > 0 ? presentation.cursorAfter(shown) : undefined;
-  const rest = cursor
-    ? `call again with the same arguments but limit: ${shown} and cursor: "${cursor}"`
-    : "call again with a smaller 'limit'";
-  return `[Text shows ${shown} of ${total} matches to fit the server's output budget of ${budget} bytes (--max-output-bytes); structuredContent holds all ${total}. To read the rest as text, ${rest}.]`;
+function matchLines(presentation: Presentation): string {
+  const field = timeFieldOf(presentation);
+  return [`path\t${field}\tsizeBytes`, ...presentation.structured.matches.map((match) => matchLine(match, field))].join(
+    "\n",
+  );
 }
 
 /** The summary line: what was found, in which order, and anything that limited the search. */
-function summarize({
-  query,
-  outcome,
-  structured,
-  unknownTimeSkipped,
-  undecodableSkipped,
-  limits,
-}: Presentation): string {
+function summarize(
+  { query, outcome, structured, unknownTimeSkipped, undecodableSkipped, limits, outputBudget }: Presentation,
+  shortenedToFit = false,
+): string {
   const { args } = query;
   const count = structured.matches.length;
   const noun =
@@ -91,8 +125,12 @@ function summarize({
   const parts = [`Found ${count} ${count === 1 ? noun[0] : noun[1]} (sorted by ${order}).`];
   if (!args.includeFiles && !args.includeDirectories)
     parts.push("Both includeFiles and includeDirectories are false, so nothing can match.");
+  if (shortenedToFit)
+    parts.push(
+      `This page holds ${count} ${count === 1 ? "match" : "matches"}, fewer than 'limit', so that it fits the server's output budget of ${outputBudget} bytes (--max-output-bytes).`,
+    );
   if (structured.nextCursor !== null)
-    parts.push("More results exist: call again with the same arguments and 'cursor' set to nextCursor.");
+    parts.push(`More results exist: call again with the same arguments and cursor "${structured.nextCursor}".`);
   if (count === 0 && args.glob !== undefined && args.recursive && query.maxDepth > 1 && !query.resume) {
     const hint = depthHint(args.glob);
     if (hint) parts.push(hint);

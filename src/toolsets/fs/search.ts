@@ -105,9 +105,9 @@ export async function searchByTime(
     undecodableSkipped: collected.undecodableSkipped,
     limits: dependencies.limits,
     outputBudget: context.outputBudget,
-    // The cursor that continues right after the i-th match, for a text cut short by the output budget.
+    // The cursor that continues right after the i-th match, for a page shortened to the output budget.
     cursorAfter: (shown) =>
-      dependencies.cursors.encode(queryKey(query, shown), { position: kept[shown - 1], since: query.since }),
+      dependencies.cursors.encode(queryKey(query, args.limit), { position: kept[shown - 1], since: query.since }),
   });
 }
 
