@@ -48,23 +48,32 @@ async function call(
 const bytes = (text: string) => Buffer.byteLength(text);
 
 describe("boj_get_metadata on a 1,300-series database", () => {
-  test("the text fits the budget, is a fraction of the JSON, and names the offset that continues it", async () => {
-    const { text, structured } = await call("boj_get_metadata", { db: "LA01" });
-    expect(structured.entries_count).toBe(1300);
-    expect(structured.total_count).toBe(1300);
-    expect(structured.next_offset).toBeNull();
-    expect(bytes(text)).toBeLessThanOrEqual(100_000);
-    // Before this change the text was JSON.stringify(structuredContent), about 510 KB here.
-    expect(bytes(JSON.stringify(structured))).toBeGreaterThan(450_000);
-    const resume = Number(/Call again with offset (\d+) and the same filters/.exec(text)?.[1]);
-    expect(resume).toBeGreaterThan(500);
-    const shownCodes = text.split("\n").filter((line) => /^LA[MQ]\d{4} \|/.test(line));
-    expect(shownCodes).toHaveLength(resume);
-    // Following the note gives exactly the next entry.
-    const next = await call("boj_get_metadata", { db: "LA01", offset: resume, limit: 10 });
-    expect(next.structured.entries[0].series_code).toBe(structured.entries[resume].series_code);
-    expect(next.structured.next_offset).toBe(resume + 10);
-    expect(next.text).toContain(`\n${structured.entries[resume].series_code} | `);
+  test("a page is what fits in both halves; next_offset (named in the text) continues right after it, and paging to the end returns every entry once (issue 19)", async () => {
+    const seen: string[] = [];
+    let offset = 0;
+    for (let page = 0; page < 50; page++) {
+      const { text, structured } = await call("boj_get_metadata", offset ? { db: "LA01", offset } : { db: "LA01" });
+      expect(bytes(text)).toBeLessThanOrEqual(100_000);
+      expect(bytes(JSON.stringify(structured))).toBeLessThanOrEqual(100_000);
+      expect(structured.total_count).toBe(1300);
+      const codes = structured.entries.map((e: Structured) => e.series_code);
+      expect(codes.length).toBeGreaterThan(0);
+      expect(structured.entries_count).toBe(codes.length);
+      // The text lists the same entries, one line each.
+      expect(
+        text
+          .split("\n")
+          .filter((line) => /^LA[MQ]\d{4} \|/.test(line))
+          .map((line) => line.split(" |")[0]),
+      ).toEqual(codes);
+      seen.push(...codes);
+      if (structured.next_offset === null) break;
+      expect(structured.next_offset).toBe(offset + codes.length);
+      expect(text).toContain(`call again with offset ${structured.next_offset}`);
+      offset = structured.next_offset;
+    }
+    expect(seen).toHaveLength(1300);
+    expect(new Set(seen).size).toBe(1300);
   });
 
   test("query matches code and names in both languages; frequency and layer narrow; offset/limit page", async () => {
@@ -118,80 +127,99 @@ describe("boj_get_metadata on a 1,300-series database", () => {
   });
 });
 
-describe("data pages", () => {
-  test("a 250-series layer page is compact text: a header per series and survey_date,value lines", async () => {
-    const { text, structured } = await call("boj_get_data_layer", {
-      db: "MD10",
-      frequency: "Q",
-      layers: ["*"],
-      lang: "EN",
-    });
-    expect(structured.series_count).toBe(250);
-    expect(bytes(JSON.stringify(structured))).toBeGreaterThan(140_000);
-    expect(bytes(text)).toBeLessThan(50_000);
-    expect(text).toContain("start_position 255");
-    expect(text).toContain(
-      "# DLDDQ0002 | Deposits by depositor 2 | 100 million yen | QUARTERLY | updated 20251112 | 8 points\n197001,10\n",
-    );
-    // The category is printed once, not on each of the 250 series.
-    expect(text.split("## Amounts Outstanding of Deposits").length - 1).toBe(1);
-  });
-
-  test("over the budget, a layer page is cut between series and names the codes that remain", async () => {
-    const { text, structured } = await call(
-      "boj_get_data_layer",
-      { db: "MD10", frequency: "Q", layers: ["*"], lang: "en" },
-      small,
-    );
-    expect(bytes(text)).toBeLessThanOrEqual(SMALL_BUDGET);
-    expect(structured.series_count).toBe(250);
-    const shown = text
+describe("data pages: a page is what fits, in both halves (issue 19)", () => {
+  const within = (page: { text: string; structured: Structured }, budget: number) => {
+    expect(bytes(page.text)).toBeLessThanOrEqual(budget);
+    expect(bytes(JSON.stringify(page.structured))).toBeLessThanOrEqual(budget);
+  };
+  const headers = (text: string) =>
+    text
       .split("\n")
       .filter((line) => line.startsWith("# "))
       .map((line) => line.slice(2).split(" | ")[0]);
-    const note = /the text shows (\d+) of 250 series whole.*codes (\[.*?\])/.exec(text);
-    expect(note).not.toBeNull();
-    expect(Number(note![1])).toBe(shown.length);
-    const rest = JSON.parse(note![2]) as string[];
-    expect([...shown, ...rest]).toEqual(structured.series.map((s: Structured) => s.series_code));
-    // The last line shown is a whole point of the last series shown, not half a line.
-    const lastSeries = structured.series[shown.length - 1];
-    expect(text).toContain(`${lastSeries.points.at(-1).survey_date},${lastSeries.points.at(-1).value}\n[`);
+
+  test("a 250-series layer page is shortened to whole series in both halves, and the codes it names return the rest exactly once", async () => {
+    const first = await call("boj_get_data_layer", { db: "MD10", frequency: "Q", layers: ["*"], lang: "EN" });
+    within(first, 100_000);
+    expect(first.text).toContain("start_position 255"); // BOJ's own next page
+    expect(first.text).toContain(
+      "# DLDDQ0002 | Deposits by depositor 2 | 100 million yen | QUARTERLY | updated 20251112 | 8 points\n197001,10\n",
+    );
+    expect(first.text.split("## Amounts Outstanding of Deposits").length - 1).toBe(1);
+    const shown = first.structured.series.map((s: Structured) => s.series_code);
+    expect(headers(first.text)).toEqual(shown);
+    expect(first.structured.series_count).toBe(shown.length);
+    expect(first.structured.truncated).toMatchObject({ shown_series: shown.length, total_series: 250 });
+    const rest = JSON.parse(/codes (\[.*?\])/.exec(first.structured.truncated.continuation)![1]) as string[];
+    expect(first.text).toContain(first.structured.truncated.continuation);
+    // Following the continuation (again and again while it is shortened) returns the other series once each.
+    const seen = [...shown];
+    let codes = rest;
+    while (codes.length > 0) {
+      const next = await call("boj_get_data_code", { db: "MD10", codes, lang: "EN" });
+      within(next, 100_000);
+      const got = next.structured.series.map((s: Structured) => s.series_code);
+      seen.push(...got);
+      codes = codes.slice(got.length);
+      if (codes.length > 0)
+        expect(next.structured.truncated.continuation).toContain(`start_position ${got.length + 1}`);
+    }
+    expect(seen).toHaveLength(250);
+    expect(new Set(seen).size).toBe(250);
   });
 
-  test("over the budget, a code page says which start_position continues it, and that call does", async () => {
+  test("over a small budget, a code page says which start_position continues it, and that call does", async () => {
     const codes = Array.from({ length: 600 }, (_, i) =>
       i === 0 ? "DLDDLKY45090_DLDD3DBTTL" : `DLDDQ${String(i + 1).padStart(4, "0")}`,
     )
       .filter((code) => !/^DLDDQ0(050|100|150|200)$/.test(code))
       .slice(0, 200);
     const args = { db: "MD10", codes, lang: "en" };
-    const first = await call("boj_get_data_code", args, small);
-    expect(bytes(first.text)).toBeLessThanOrEqual(SMALL_BUDGET);
-    const shown = first.text.split("\n").filter((line) => line.startsWith("# ")).length;
-    const position = Number(
-      /call boj_get_data_code again with the same arguments and start_position (\d+)/.exec(first.text)?.[1],
-    );
-    expect(position).toBe(shown + 1);
-    const second = await call("boj_get_data_code", { ...args, start_position: position }, small);
-    expect(second.structured.series[0].series_code).toBe(codes[shown]);
+    const seen: string[] = [];
+    let position = 1;
+    for (let page = 0; page < 200; page++) {
+      const result = await call(
+        "boj_get_data_code",
+        position > 1 ? { ...args, start_position: position } : args,
+        small,
+      );
+      within(result, SMALL_BUDGET);
+      const got = result.structured.series.map((s: Structured) => s.series_code);
+      expect(headers(result.text)).toEqual(got);
+      seen.push(...got);
+      const next = /start_position (\d+)/.exec(result.structured.truncated?.continuation ?? "");
+      if (!next) break;
+      expect(Number(next[1])).toBe(position + got.length);
+      position = Number(next[1]);
+    }
+    expect(seen).toEqual(codes);
   });
 
-  test("one series larger than the budget is cut at a point, with the start_date that resumes it", async () => {
+  test("one series larger than the budget is cut at a period boundary in both halves, with the start_date that resumes right after it", async () => {
     const { text, structured } = await call("boj_get_data_code", {
       db: "FM08",
       codes: ["FXERD01", "FXERD02", "FXERD03"],
     });
-    expect(bytes(text)).toBeLessThanOrEqual(100_000);
-    expect(structured.series[0].points).toHaveLength(25_000); // structuredContent stays whole
+    within({ text, structured }, 100_000);
+    expect(structured.series).toHaveLength(1);
+    const shownPoints = structured.series[0].points.length;
+    expect(shownPoints).toBeGreaterThan(100);
+    expect(shownPoints).toBeLessThan(25_000);
     const note =
-      /Series FXERD01 is cut after (\d+) of 25000 points; get the rest with boj_get_data_code, db "FM08", codes \["FXERD01"\] and start_date "(\d{6})"/.exec(
-        text,
+      /Series FXERD01 is cut after (\d+) of 25000 points; get the rest with boj_get_data_code, db "FM08", codes \["FXERD01"\], start_date "(\d{6})"/.exec(
+        structured.truncated.continuation,
       );
     expect(note).not.toBeNull();
-    const shownPoints = Number(note![1]);
-    expect(note![2]).toBe(structured.series[0].points[shownPoints].survey_date.slice(0, 6));
-    expect(text).toContain("start_position 2");
+    expect(Number(note![1])).toBe(shownPoints);
+    expect(text).toContain(structured.truncated.continuation);
+    expect(structured.truncated.continuation).toContain("start_position 2");
+    // Resuming at that month starts exactly after the last point shown: no day twice, none missing.
+    const last = structured.series[0].points.at(-1).survey_date as string;
+    expect(note![2] > last.slice(0, 6)).toBe(true);
+    const rest = await call("boj_get_data_code", { db: "FM08", codes: ["FXERD01"], start_date: note![2] });
+    const firstAfter = rest.structured.series[0].points[0].survey_date as string;
+    expect(firstAfter > last).toBe(true);
+    expect(firstAfter.slice(0, 6)).toBe(note![2]);
   });
 });
 

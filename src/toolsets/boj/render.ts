@@ -75,7 +75,7 @@ function requestPeriod(date: string): string {
   return date.length === 8 ? date.slice(0, 6) : date;
 }
 
-function restOfPage(series: readonly Series[], shown: number, continuation: DataContinuation): string {
+export function restOfPage(series: readonly Series[], shown: number, continuation: DataContinuation): string {
   const left = series.length - shown;
   if (left <= 0) return "";
   if (continuation.kind === "code") {
@@ -122,6 +122,13 @@ export function renderDataPage(
   const kept = cutToBytes(blocks[0], Math.max(0, budget - used - NOTE_ROOM), "\n");
   const detail = `${firstSeriesRest(output.series[0], kept, continuation)} ${restOfPage(output.series, 1, continuation)}`;
   return summary + kept + cutNote(0, detail.trim());
+}
+
+/** What a series cut after `points` points leaves out, and the start_date that resumes it exactly. */
+export function pointsRest(series: Series, points: number, continuation: DataContinuation): string {
+  const next = series.points[points]?.survey_date;
+  if (points >= series.points.length || !next) return "";
+  return `Series ${series.series_code} is cut after ${points} of ${series.points.length} points; get the rest with boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"], start_date "${requestPeriod(next)}" and the same end_date.`;
 }
 
 /** What the cut first series leaves out, and the start_date that resumes it. */

@@ -272,6 +272,14 @@ const dataOutput = <E extends v.ObjectEntries>(echo: E) =>
     series: v.array(series),
     raw: v.optional(v.string()),
     cached,
+    /** Present when the page was shortened to fit the output budget: what it holds and the call for the rest. */
+    truncated: v.optional(
+      v.object({
+        shown_series: v.optional(v.number()),
+        total_series: v.optional(v.number()),
+        continuation: v.string(),
+      }),
+    ),
   });
 
 export const getDataCodeOutput = dataOutput(commonEcho);

@@ -5,7 +5,7 @@
 import type { ToolContext, ToolResult } from "../../../core/tool.ts";
 import { decodeDataBody } from "../decode/index.ts";
 import type { DataKind } from "../decode/shape.ts";
-import { renderDataPage } from "../render.ts";
+import { fitDataPage } from "../fit-page.ts";
 import type { BojRequest } from "../validation.ts";
 import { type BojDeps, mapErrors } from "./shared.ts";
 
@@ -22,12 +22,11 @@ export function dataHandler<A extends DataArgs>(deps: BojDeps, kind: DataKind, b
       const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
       const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
       const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
-      const text = renderDataPage(answer.output, continuation, answer.cached, context.outputBudget);
-      const structured = {
-        ...answer.output,
-        ...(args.include_raw ? { raw: answer.raw() } : {}),
-        ...(answer.cached ? { cached: answer.cached } : {}),
-      };
+      const { text, structured } = fitDataPage(
+        { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },
+        continuation,
+        context.outputBudget,
+      );
       return { content: [{ type: "text", text }], structuredContent: structured };
     });
 }

@@ -1,7 +1,7 @@
 import { defineTool } from "../../../core/tool.ts";
 import { decodeMetadataBody } from "../decode/index.ts";
 import { describeFilters, filterMetadata } from "../metadata-filter.ts";
-import { renderMetadata } from "../render.ts";
+import { fitMetadataPage } from "../fit-page.ts";
 import { getMetadataInput, getMetadataOutput } from "../schemas.ts";
 import { buildMetadataRequest } from "../validation.ts";
 import { BOJ_SCOPE, type BojDeps, dataAnnotations, mapErrors } from "./shared.ts";
@@ -22,17 +22,15 @@ export function getMetadata(deps: BojDeps) {
         // The cache holds the whole catalogue; filters and paging apply to it on every call.
         const answer = await deps.answers.fetch(request, context, (body) => decodeMetadataBody(body, request));
         const output = filterMetadata(answer.output, args);
-        const text = renderMetadata(
-          { output, filters: describeFilters(args), offset: args.offset },
-          context.calledAs,
-          answer.cached,
+        const { text, structured } = fitMetadataPage(
+          {
+            view: { output, filters: describeFilters(args), offset: args.offset },
+            tool: context.calledAs,
+            raw: args.include_raw ? answer.raw() : undefined,
+            cached: answer.cached,
+          },
           context.outputBudget,
         );
-        const structured = {
-          ...output,
-          ...(args.include_raw ? { raw: answer.raw() } : {}),
-          ...(answer.cached ? { cached: answer.cached } : {}),
-        };
         return { content: [{ type: "text", text }], structuredContent: structured };
       }),
   });
