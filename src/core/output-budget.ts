@@ -30,11 +30,25 @@ export function fitText(
 }
 
 /**
- * Makes a result's text content fit `maxBytes` in total: the blocks are kept in order, and the
- * first block that does not fit is cut at a line with a note, the rest dropped. `structuredContent`
- * is left whole (clients that read it get everything; the text is what a model reads).
+ * The last resort for every result: its text content fits `maxBytes` in total (the blocks kept in
+ * order, the first that does not fit cut at a line with a note, the rest dropped), and so does its
+ * serialized `structuredContent` (its longest strings cut at a line with the same kind of note;
+ * Claude Code and VS Code show a model only that half). Tools shorten their own pages first, where
+ * they know the clean boundary and the argument for the rest; this only catches what they did not.
  */
 export function fitResult(result: ToolResult, maxBytes: number, toolName: string): ToolResult {
+  const fitted = fitTextContent(result, maxBytes, toolName);
+  if (!fitted.structuredContent) return fitted;
+  const structuredContent = fitStructured(
+    fitted.structuredContent,
+    maxBytes,
+    (shown, total) =>
+      `[${toolName}: cut at ${shown} of ${total} bytes to fit the server's output budget of ${maxBytes} bytes (--max-output-bytes); narrow the request to see the rest.]`,
+  );
+  return structuredContent === fitted.structuredContent ? fitted : { ...fitted, structuredContent };
+}
+
+function fitTextContent(result: ToolResult, maxBytes: number, toolName: string): ToolResult {
   let used = 0;
   let overflow = false;
   for (const block of result.content) if (block.type === "text") used += byteLength(block.text);
@@ -59,4 +73,88 @@ export function fitResult(result: ToolResult, maxBytes: number, toolName: string
     overflow = fitted.cut;
   }
   return { ...result, content };
+}
+
+/**
+ * `structured` with its longest strings cut (at a line, each ending with `note`) until its JSON
+ * fits `maxBytes`; the same object when it already fits. Only strings shrink, so the shape still
+ * matches the tool's outputSchema; when that is not enough (many small items), the longest list
+ * keeps its first items. Tools page their own results where they can say exactly how to continue;
+ * this is the bound for everything else.
+ */
+export function fitStructured(
+  structured: Record<string, unknown>,
+  maxBytes: number,
+  note: (shownBytes: number, totalBytes: number) => string,
+): Record<string, unknown> {
+  let size = serializedBytes(structured);
+  if (size <= maxBytes) return structured;
+  const copy = structuredClone(structured);
+  // The longest string is cut at a line (with the note) or, when a list weighs more, the longest
+  // list keeps its first items (many small items: a catalog under a tiny budget).
+  for (let round = 0; round < 64 && size > maxBytes; round++) {
+    const longest = longestString(copy);
+    const list = largestArray(copy);
+    if (longest && longest.bytes >= 120 && (!list || longest.bytes * 2 >= list.bytes)) {
+      const excess = size - maxBytes;
+      // JSON escapes can make a string's serialized form longer than its bytes: cut a little more.
+      const keep = Math.max(0, longest.bytes - Math.ceil(excess * 1.1) - NOTE_ROOM);
+      const kept = cutToBytes(longest.value, keep, "\n");
+      longest.set(`${kept}${kept.endsWith("\n") || kept === "" ? "" : "\n"}${note(byteLength(kept), longest.bytes)}`);
+    } else if (list) {
+      const share = Math.min(0.9, (size - maxBytes) / list.bytes + 0.05);
+      list.items.splice(Math.max(1, Math.floor(list.items.length * (1 - share))));
+    } else if (longest && longest.bytes > 40) {
+      // Only short strings left: halve the longest (a note would be longer than what it saves).
+      longest.set(`${cutToBytes(longest.value, Math.floor(longest.bytes / 2), " ")}…`);
+    } else break;
+    size = byteLength(JSON.stringify(copy));
+  }
+  return copy;
+}
+
+/** Frozen results (constant catalogs) are measured once, not on every call (`constantResult`). */
+const frozenSizes = new WeakMap<object, number>();
+
+function serializedBytes(structured: Record<string, unknown>): number {
+  const known = frozenSizes.get(structured);
+  if (known !== undefined) return known;
+  const size = byteLength(JSON.stringify(structured));
+  if (Object.isFrozen(structured)) frozenSizes.set(structured, size);
+  return size;
+}
+
+function largestArray(value: unknown): { items: unknown[]; bytes: number } | undefined {
+  let best: { items: unknown[]; bytes: number } | undefined;
+  const visit = (item: unknown) => {
+    if (!item || typeof item !== "object") return;
+    if (Array.isArray(item)) {
+      const bytes = byteLength(JSON.stringify(item));
+      if (item.length > 1 && (!best || bytes > best.bytes)) best = { items: item, bytes };
+    }
+    for (const child of Object.values(item)) visit(child);
+  };
+  visit(value);
+  return best;
+}
+
+interface StringSlot {
+  value: string;
+  bytes: number;
+  set(value: string): void;
+}
+
+function longestString(value: unknown): StringSlot | undefined {
+  let best: StringSlot | undefined;
+  const visit = (container: Record<string, unknown> | unknown[]) => {
+    for (const [key, item] of Object.entries(container)) {
+      if (typeof item === "string") {
+        const bytes = byteLength(item);
+        if (!best || bytes > best.bytes)
+          best = { value: item, bytes, set: (next) => void ((container as Record<string, unknown>)[key] = next) };
+      } else if (item && typeof item === "object") visit(item as Record<string, unknown>);
+    }
+  };
+  if (value && typeof value === "object") visit(value as Record<string, unknown>);
+  return best;
 }

@@ -105,8 +105,11 @@ describe("get_daily_challenge (T1)", () => {
       `GET /api/v1/daily?domain=com&date=${utcToday()}`,
     ]).toContain(targets[0]);
     const lines = (result as Called).text.split("\n");
-    expect(lines[0]).toBe("# Two Sum");
-    expect(lines[2]).toContain("Source: leetcode");
+    // The date is in the text too (issue 19): a client that shows only text must see which day this is.
+    const date = ((result as Called).structured as { date: string }).date;
+    expect(lines[0]).toBe(`Daily challenge of leetcode.com for ${date}:`);
+    expect(lines[2]).toBe("# Two Sum");
+    expect(lines[4]).toContain("Source: leetcode");
     expect((result as Called).structured).toMatchObject({
       status: "ready",
       domain: "com",
@@ -190,7 +193,7 @@ describe("get_daily_challenge (T1)", () => {
     try {
       const result = await call("get_daily_challenge", { date: "2024-03-02" });
       expect(result.isError).toBe(false);
-      expect(result.text.split("\n")[0]).toBe("# Longest Substring Without Repeating Characters");
+      expect(result.text.split("\n")[2]).toBe("# Longest Substring Without Repeating Characters");
       expect(result.structured).toMatchObject({ date: "2024-03-02", problems: [{ source: "leetcode", id: "3" }] });
     } finally {
       fake.shape = "old";
@@ -761,7 +764,7 @@ describe("output caps: 102,400 bytes (+ suffix) and the output budget, the small
     expect(result.text.endsWith("\n\n... (truncated)")).toBe(true);
   });
 
-  test("with the default budget (100,000): cut below it at a line, saying where the rest is; structuredContent keeps up to the cap", async () => {
+  test("with the default budget (100,000): both halves cut below it at a line, saying where the rest is", async () => {
     const lines = Array.from({ length: 4_000 }, (_, i) => `<p>line ${i} ${"x".repeat(40)}</p>`).join("\n");
     fake.override("GET", "/api/v1/problems/leetcode/long", () =>
       Response.json({
@@ -786,12 +789,14 @@ describe("output caps: 102,400 bytes (+ suffix) and the output budget, the small
       expect(note).toMatch(
         /^\[get_problem: text cut at \d+ of \d+ bytes to fit the output budget of 100000 bytes \(--max-output-bytes\); /,
       );
-      expect(note).toContain(
-        "read the whole statement at https://leetcode.com/problems/long/, or read it from structuredContent",
-      );
+      expect(note).toContain("read the whole statement at https://leetcode.com/problems/long/");
+      // structuredContent is held to the same budget, cut at a line with the same pointer (issue 19).
+      expect(Buffer.byteLength(JSON.stringify(result.structured))).toBeLessThanOrEqual(100_000);
       const structured = (result.structured as { problem: { content: string } }).problem.content;
-      expect(Buffer.byteLength(structured)).toBeGreaterThan(Buffer.byteLength(result.text));
-      expect(Buffer.byteLength(structured)).toBeLessThanOrEqual(102_417);
+      expect(structured).toMatch(
+        /x{40}\n+\[get_problem: cut at \d+ of \d+ bytes to fit the output budget of 100000 bytes/,
+      );
+      expect(structured).toContain("read the whole statement at https://leetcode.com/problems/long/");
     } finally {
       fake.clearOverrides();
     }

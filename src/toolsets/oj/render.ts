@@ -3,7 +3,7 @@
  * shapes, which `tools/list` shows as each tool's `outputSchema`.
  */
 import * as v from "valibot";
-import { MAX_OUTPUT_BYTES, formatFixed, formatNumber, truncateOutput } from "./format.ts";
+import { formatFixed, formatNumber, truncateOutput } from "./format.ts";
 import { htmlToMarkdown } from "./html/to-markdown.ts";
 import type { UpstreamProblem } from "./upstream.ts";
 
@@ -103,8 +103,10 @@ export function renderProblem(problem: ProblemView): string {
 /** What a text cut to the output budget tells the reader about the statements it could not show. */
 export function readRestOf(problems: readonly ProblemView[]): string {
   const links = problems.map((problem) => problem.link).filter((link): link is string => link !== null);
-  const where = links.length > 0 ? `read the whole statement at ${links.map(oneLine).join(", ")}, or ` : "";
-  return `${where}read it from structuredContent (content, up to ${formatNumber(MAX_OUTPUT_BYTES)} bytes)`;
+  // structuredContent is held to the same budget (issue 19), so the rest is only at the source.
+  return links.length > 0
+    ? `read the whole statement at ${links.map(oneLine).join(", ")}`
+    : "the rest of the statement is not available within this budget: start mcpkit with a larger --max-output-bytes";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -91,7 +91,8 @@ export function getDailyChallenge({ http }: OjDeps) {
       const problems = upstream.map((problem) => toProblemView(problem, "leetcode"));
       return success(
         context,
-        problems.map(renderProblem).join("\n\n"),
+        // The date lives in structuredContent too, but a client that shows only text must see it.
+        `Daily challenge of leetcode.${domain} for ${date}:\n\n${problems.map(renderProblem).join("\n\n")}`,
         { status: "ready", domain, date, retry_after: null, problems },
         readRestOf(problems),
       );

@@ -1,5 +1,5 @@
 /** What every `oj` tool shares: the HTTP client, the token's presence, and how results are built. */
-import { fitText } from "../../../core/output-budget.ts";
+import { fitStructured, fitText } from "../../../core/output-budget.ts";
 import { byteLength } from "../../../core/text.ts";
 import {
   type ToolAnnotations,
@@ -36,7 +36,13 @@ export function success(
   structured: Record<string, unknown>,
   rest?: string,
 ): ToolResult {
-  return textResult(fitOutput(markdown, context.outputBudget, context.calledAs, rest), structured);
+  const note = (shown: number, total: number) =>
+    `[${context.calledAs}: cut at ${shown} of ${total} bytes to fit the output budget of ${context.outputBudget} bytes (--max-output-bytes)${rest ? `; ${rest}` : ""}.]`;
+  return textResult(
+    fitOutput(markdown, context.outputBudget, context.calledAs, rest),
+    // Claude Code and VS Code show a model only structuredContent: the statement there is cut too.
+    fitStructured(structured, context.outputBudget, note),
+  );
 }
 
 export function fitOutput(markdown: string, budget: number, calledAs: string, rest?: string): string {
