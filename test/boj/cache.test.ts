@@ -137,9 +137,11 @@ describe("through the process", () => {
       const after = await callOk(server, "boj_get_metadata", { db: "CO" });
       expect(after.structured.cached).toBeUndefined();
       expect(fake.requests).toHaveLength(2);
-      await server.client.callTool({ name: "boj_get_metadata", arguments: { db: "ZZ99" } }).catch(() => {});
-      await server.client.callTool({ name: "boj_get_metadata", arguments: { db: "ZZ99" } }).catch(() => {});
-      expect(fake.requests).toHaveLength(4); // BOJ's 400 is asked again, not replayed
+      // BOJ's 400 (a series code it does not know) is asked again, not replayed.
+      const unknown = { db: "CO", codes: ["NOPE"] };
+      await server.client.callTool({ name: "boj_get_data_code", arguments: unknown }).catch(() => {});
+      await server.client.callTool({ name: "boj_get_data_code", arguments: unknown }).catch(() => {});
+      expect(fake.requests).toHaveLength(4);
     });
   });
 

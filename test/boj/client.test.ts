@@ -143,7 +143,8 @@ describe('retries (docs/contracts/boj.md "Retries")', () => {
   test("an unreachable host is a TRANSPORT_ERROR after all attempts", async () => {
     const error = await failure(fetchCo(client({ baseUrl: "http://127.0.0.1:9", retryBackoffMs: 1 })));
     expect(error.type).toBe("TRANSPORT_ERROR");
-    expect(error.message).toContain("could not reach http://127.0.0.1:9");
+    // The host and the flag to check, like oj's network errors (issue 19).
+    expect(error.message).toContain("cannot reach BOJ at 127.0.0.1:9 (connection refused): check --boj-base-url");
     expect(error.details.attempts).toBe(3);
   });
 });

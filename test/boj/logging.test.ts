@@ -155,7 +155,7 @@ describe("control characters from upstream", () => {
         "--boj-min-interval-ms",
         "0",
       ]);
-      expect(result.code).toBe(2);
+      expect(result.code).toBe(1); // an upstream failure, not a usage error (issue 19)
       expectClean(result.stdout);
       expectClean(result.stderr);
       expect(result.stderr).toContain("DB down now");
@@ -179,7 +179,7 @@ describe("control characters from upstream", () => {
       "--boj-min-interval-ms",
       "0",
     ]);
-    expect(gateway.code).toBe(2);
+    expect(gateway.code).toBe(1); // an upstream failure, not a usage error (issue 19)
     expectClean(gateway.stdout);
     expectClean(gateway.stderr);
     expect(JSON.parse(gateway.stdout).error.data.message).toBe("DB down now");

@@ -13,6 +13,9 @@ import { stripControl } from "../../core/text.ts";
 import type { ClientLogLevel } from "../../core/tool.ts";
 import type { RawBody } from "./decode/body.ts";
 import { BojError, decodeError, isRetryable, transportError } from "./errors.ts";
+import { isNameNotFound, networkFailure } from "../../core/network-failure.ts";
+
+const BASE_URL_HINT = "check --boj-base-url (BOJ_BASE_URL)";
 import { type Pacer, awaitTurn } from "./pacer.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
@@ -118,7 +121,12 @@ export class BojClient {
     } catch (error) {
       if (callerSignal.aborted) throw callerSignal.reason;
       if (timeout.aborted) throw timedOut();
-      throw transportError(`could not reach ${this.origin}: ${error instanceof Error ? error.message : String(error)}`);
+      const code = String((error as { code?: unknown } | null)?.code ?? "");
+      const [why, hint] = networkFailure(code, BASE_URL_HINT);
+      const failure = transportError(`cannot reach BOJ at ${new URL(this.origin).host} (${why}): ${hint}.`);
+      // A name that does not resolve will not resolve on a retry either (issue 19).
+      if (isNameNotFound(code)) failure.final = true;
+      throw failure;
     }
     this.log.debug("BOJ response", { url, status: response.status });
     try {

@@ -11,6 +11,9 @@ import { findMessage } from "./catalog.ts";
 export type BojErrorType = "VALIDATION_ERROR" | "TRANSPORT_ERROR" | "DECODE_ERROR" | "API_ERROR";
 
 export class BojError extends Error {
+  /** Set when asking again cannot help (a host name that does not resolve): never retried. */
+  final = false;
+
   constructor(
     readonly type: BojErrorType,
     message: string,
@@ -29,7 +32,7 @@ export const apiError = (status: number, messageId: string | null, message: stri
 
 /** Whether the retry policy (docs/contracts/boj.md "Retries") allows another attempt after this failure. */
 export function isRetryable(error: BojError): boolean {
-  if (error.type === "TRANSPORT_ERROR") return true;
+  if (error.type === "TRANSPORT_ERROR") return !error.final;
   return error.type === "API_ERROR" && (error.details.status === 500 || error.details.status === 503);
 }
 

@@ -9,6 +9,7 @@
  * of body text leaves this file sanitized (§7): control sequences stripped and the token redacted
  * before any cut is made.
  */
+import { networkFailure } from "../../core/network-failure.ts";
 import type { Logger } from "../../core/log.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
@@ -205,31 +206,9 @@ function describeFailure(error: unknown, { host, request, timeout, timeoutMs }: 
   return `cannot reach the craboj server at ${host} (${why}) for ${request}: ${hint}`;
 }
 
+/** Why the craboj server could not be reached, and what to check (one wording for every toolset). */
 export function failureWords(code: string): [why: string, hint: string] {
-  switch (code) {
-    case "ECONNREFUSED":
-      return ["connection refused", `${BASE_URL_HINT} and that the server is running`];
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-    case "EAI_NONAME":
-      return ["host name not found", `${BASE_URL_HINT} and the network's DNS`];
-    case "ECONNRESET":
-    case "EPIPE":
-      return ["the connection closed before a complete answer", `${BASE_URL_HINT} and that the server is running`];
-    case "ETIMEDOUT":
-    case "EHOSTUNREACH":
-    case "ENETUNREACH":
-      return ["host unreachable", `${BASE_URL_HINT} and the network (proxy, firewall)`];
-    case "Malformed_HTTP_Response":
-      return ["the answer is not HTTP", `${BASE_URL_HINT}: it must name the craboj server's HTTP port`];
-  }
-  if (/^(EPROTO|ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_CERT)/.test(code)) {
-    return [
-      `TLS failed: ${code}`,
-      `${BASE_URL_HINT}: http or https must match the server, and its certificate must be trusted`,
-    ];
-  }
-  return [code === "" ? "network error" : `network error ${code}`, BASE_URL_HINT];
+  return networkFailure(code, BASE_URL_HINT);
 }
 
 /** UTF-8 decoding for success bodies: invalid bytes are a decode failure, not replacement characters. */

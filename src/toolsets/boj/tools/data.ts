@@ -6,7 +6,7 @@ import type { ToolContext, ToolResult } from "../../../core/tool.ts";
 import { decodeDataBody } from "../decode/index.ts";
 import type { DataKind } from "../decode/shape.ts";
 import { fitDataPage } from "../fit-page.ts";
-import type { BojRequest } from "../validation.ts";
+import { type BojRequest, checkKnownDatabase } from "../validation.ts";
 import { type BojDeps, mapErrors } from "./shared.ts";
 
 interface DataArgs {
@@ -19,6 +19,7 @@ export function dataHandler<A extends DataArgs>(deps: BojDeps, kind: DataKind, b
   return (args: A, context: ToolContext): Promise<ToolResult> =>
     mapErrors(context.calledAs, async () => {
       const request = build(args);
+      checkKnownDatabase(request.params.find(([key]) => key === "db")?.[1] ?? args.db);
       const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
       const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
       const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };

@@ -3,7 +3,7 @@ import { decodeMetadataBody } from "../decode/index.ts";
 import { describeFilters, filterMetadata } from "../metadata-filter.ts";
 import { fitMetadataPage } from "../fit-page.ts";
 import { getMetadataInput, getMetadataOutput } from "../schemas.ts";
-import { buildMetadataRequest } from "../validation.ts";
+import { buildMetadataRequest, checkKnownDatabase } from "../validation.ts";
 import { BOJ_SCOPE, type BojDeps, dataAnnotations, mapErrors } from "./shared.ts";
 
 export function getMetadata(deps: BojDeps) {
@@ -19,6 +19,7 @@ export function getMetadata(deps: BojDeps) {
     handler: (args, context) =>
       mapErrors(context.calledAs, async () => {
         const request = buildMetadataRequest(args);
+        checkKnownDatabase(request.params.find(([key]) => key === "db")?.[1] ?? args.db);
         // The cache holds the whole catalogue; filters and paging apply to it on every call.
         const answer = await deps.answers.fetch(request, context, (body) => decodeMetadataBody(body, request));
         const output = filterMetadata(answer.output, args);
