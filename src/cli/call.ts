@@ -5,8 +5,9 @@ import { invokeTool } from "../core/invoke.ts";
 import { jsonSchemaOf } from "../core/json-schema.ts";
 import type { Logger } from "../core/log.ts";
 import { ConfigError } from "../core/options.ts";
-import { ProtocolError, type ToolContext, type ToolDefinition, type Toolset } from "../core/tool.ts";
-import type { OffToolset } from "./toolsets.ts";
+import { ErrorCode, ProtocolError, type ToolContext, type ToolDefinition, type Toolset } from "../core/tool.ts";
+import * as v from "valibot";
+import type { DormantToolset, OffToolset } from "./toolsets.ts";
 
 export const EXIT_OK = 0;
 export const EXIT_TOOL_ERROR = 1;
@@ -21,23 +22,42 @@ export function listTools(toolsets: readonly Toolset[], off: readonly OffToolset
   return lines.join("");
 }
 
-export function findTool(toolsets: readonly Toolset[], name: string): { toolset: Toolset; tool: ToolDefinition } {
-  for (const toolset of toolsets) {
-    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
-    if (tool) return { toolset, tool };
+export function findTool(
+  toolsets: readonly Toolset[],
+  name: string,
+  dormant: readonly DormantToolset[] = [],
+): { toolset: Toolset; tool: ToolDefinition } {
+  const found = toolIn(toolsets, name);
+  if (found) return found;
+  for (const { toolset, howToEnable } of dormant) {
+    const off = toolIn([toolset], name);
+    if (off) {
+      throw new ConfigError(`${off.tool.name} belongs to the ${toolset.name} toolset, which is off: ${howToEnable}`);
+    }
   }
   const near = closestName(
     name,
-    toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.name)),
+    [...toolsets, ...dormant.map((entry) => entry.toolset)].flatMap((toolset) =>
+      toolset.tools.map((tool) => tool.name),
+    ),
   );
   throw new ConfigError(
     `unknown tool "${name}"${near ? `; did you mean "${near}"?` : ""}; run 'mcpkit tools' to list the enabled tools`,
   );
 }
 
+function toolIn(toolsets: readonly Toolset[], name: string): { toolset: Toolset; tool: ToolDefinition } | undefined {
+  for (const toolset of toolsets) {
+    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
+    if (tool) return { toolset, tool };
+  }
+  return undefined;
+}
+
 /** `mcpkit call TOOL --help`: what the tool does and its arguments, with types, defaults and allowed values. */
-export function toolHelp(toolsets: readonly Toolset[], name: string): string {
-  const { tool } = findTool(toolsets, name);
+export function toolHelp(toolsets: readonly Toolset[], name: string, dormant: readonly DormantToolset[] = []): string {
+  const off = dormant.find((entry) => toolIn([entry.toolset], name));
+  const { tool } = off ? (toolIn([off.toolset], name) as { tool: ToolDefinition }) : findTool(toolsets, name);
   const schema = jsonSchemaOf(tool.input, "input") as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
@@ -70,6 +90,7 @@ export function toolHelp(toolsets: readonly Toolset[], name: string): string {
       lines.push(...wrap(property.description, 96).map((line) => `      ${line}`));
   }
   lines.push("", `Example: mcpkit call ${tool.name} '{${exampleArguments(schema)}}'`);
+  if (off) lines.push("", `The ${off.toolset.name} toolset is off here: ${off.howToEnable}.`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -132,10 +153,11 @@ export async function callTool(
   request: CallRequest,
   log: Logger,
   signal: AbortSignal,
+  dormant: readonly DormantToolset[] = [],
 ): Promise<CallOutcome> {
   const { name, json } = request;
   if (!name) throw new ConfigError("usage: mcpkit call TOOL [JSON]; run 'mcpkit tools' for the tool names");
-  const { toolset, tool } = findTool(toolsets, name);
+  const { toolset, tool } = findTool(toolsets, name, dormant);
 
   let args: unknown = {};
   if (json !== undefined) {
@@ -159,9 +181,12 @@ export async function callTool(
       log.debug("progress", { progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) }),
     clientRoots: async () => undefined,
   };
+  // Arguments that break the tool's schema are the caller's mistake (2), whatever shape the
+  // toolset gives the error; a result with isError otherwise means the tool or its upstream failed (1).
+  const argumentsValid = typeof args === "object" && args !== null && v.safeParse(tool.input, args).success;
   try {
     const result = await invokeTool(toolset, tool, args, context);
-    const code = result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+    const code = !argumentsValid ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
     if (!request.textOnly) return { code, stdout: `${JSON.stringify(result, null, 2)}\n` };
     const text = result.content
       .map((block) => (block.type === "text" ? block.text : `${block.name}: ${block.uri}`))
@@ -170,8 +195,20 @@ export async function callTool(
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
     log.error(error.message);
-    if (request.textOnly) return { code: EXIT_USAGE, stdout: "" };
+    const code = isUsageError(error) ? EXIT_USAGE : EXIT_TOOL_ERROR;
+    if (request.textOnly) return { code, stdout: `${error.message}\n` };
     const body = { error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } };
-    return { code: EXIT_USAGE, stdout: `${JSON.stringify(body, null, 2)}\n` };
+    return { code, stdout: `${JSON.stringify(body, null, 2)}\n` };
   }
+}
+
+/**
+ * A protocol error the caller caused: invalid params without an upstream behind them (bad
+ * arguments, an unknown tool). BOJ's own errors carry `data.error_type` API_ERROR,
+ * TRANSPORT_ERROR or DECODE_ERROR: the upstream failed, not the call.
+ */
+function isUsageError(error: ProtocolError): boolean {
+  if (error.code !== ErrorCode.InvalidParams) return false;
+  const type = error.data?.error_type;
+  return type === undefined || type === "VALIDATION_ERROR";
 }

@@ -83,8 +83,10 @@ export function parseCommandLine(
     };
   }
   let parsed: ReturnType<typeof parseArgs>;
+  // People type -v as often as -V; no option of mcpkit takes a value that could be "-v".
+  const args = argv.map((arg) => (arg === "-v" ? "--version" : arg));
   try {
-    parsed = parseArgs({ args: [...argv], options: config, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: config, allowPositionals: true, strict: true });
   } catch (error) {
     throw new ConfigError(explainParseError(error as Error & { code?: string }, specs));
   }

@@ -20,7 +20,7 @@ import {
 } from "./options.ts";
 import { describeStartupFailure } from "./startup-errors.ts";
 import { closeOnSignals } from "./signals.ts";
-import { selectToolsets } from "./toolsets.ts";
+import { dormantToolsets, selectToolsets } from "./toolsets.ts";
 import * as v from "valibot";
 
 type Env = Record<string, string | undefined>;
@@ -56,7 +56,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const { values, positionals, help, version } = parseCommandLine(argv, env, specs);
   if (version) return print(`${NAME} ${VERSION}\n`);
   const [command, ...rest] = positionals;
-  if (help && command !== "call") {
+  if ((help && command !== "call") || command === "help") {
     return print(
       helpText({ title: "Options", options: coreOptions }, toolsetModules, [
         { title: "HTTP (--http)", options: httpOptions },
@@ -64,7 +64,9 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     );
   }
   if (command !== undefined && command !== "tools" && command !== "call") {
-    throw new ConfigError(`unknown command "${command}"; the commands are 'tools' and 'call' (run 'mcpkit --help')`);
+    throw new ConfigError(
+      `unknown command "${command}"; the commands are 'tools', 'call' and 'help' (run 'mcpkit --help')`,
+    );
   }
   const core = readOptions(coreSchema, coreOptions, values);
   const http = command === undefined ? readHttpConfig(values) : undefined;
@@ -72,6 +74,8 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const log = createLogger(logLevel(values, env, mode === "call" ? "warn" : "info"));
   const runtime: Runtime = { log, mode, cwd: process.cwd() };
   const { toolsets, off } = selectToolsets(toolsetModules, values, runtime);
+  // For `call`: the tools of the toolsets that are off, to name them in help and in errors.
+  const dormant = command === "call" ? dormantToolsets(toolsetModules, off, values, runtime) : [];
 
   try {
     if (command === "tools") {
@@ -81,7 +85,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     if (command === "call") {
       if (help) {
         if (!rest[0]) throw new ConfigError("usage: mcpkit call TOOL --help; run 'mcpkit tools' for the tool names");
-        return print(toolHelp(toolsets, rest[0]));
+        return print(toolHelp(toolsets, rest[0], dormant));
       }
       if (rest.length > 2)
         throw new ConfigError(
@@ -95,7 +99,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
         textOnly: values[textOption.name] === true,
         outputBudget: core[maxOutputBytesOption.name],
       };
-      const outcome = await callTool(toolsets, request, log, aborter.signal);
+      const outcome = await callTool(toolsets, request, log, aborter.signal, dormant);
       await print(outcome.stdout);
       return outcome.code;
     }

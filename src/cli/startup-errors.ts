@@ -9,7 +9,7 @@ type SystemError = Error & { code?: string; syscall?: string; path?: string; por
 
 const SYSTEM_ERRORS: Record<string, (error: SystemError) => string> = {
   EADDRINUSE: (e) =>
-    `the address${e.port ? ` port ${e.port}` : ""} is already in use by another program; choose another port with --http HOST:PORT (0 picks a free one) or stop the other program`,
+    `${e.address && e.port !== undefined ? `${e.address.includes(":") ? `[${e.address}]` : e.address}:${e.port}` : `the address${e.port ? ` port ${e.port}` : ""}`} is already in use by another program; choose another port with --http HOST:PORT (0 picks a free one) or stop the other program`,
   EACCES: (e) =>
     e.syscall === "listen" || e.port !== undefined
       ? "permission denied binding that port (ports below 1024 need privileges); choose a port of 1024 or above with --http HOST:PORT"

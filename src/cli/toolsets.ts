@@ -67,3 +67,39 @@ function requestedNames(modules: readonly ToolsetModule[], list: string | undefi
   }
   return requested;
 }
+
+/** A toolset that is off, built from its placeholder configuration so its tools can be named and explained. */
+export interface DormantToolset {
+  toolset: Toolset;
+  /** What turns it on, e.g. "start with --oj-base-url URL (or OJ_BASE_URL)". */
+  howToEnable: string;
+}
+
+/**
+ * The toolsets that are off, built only to describe their tools (`mcpkit call TOOL --help`, and an
+ * error that says which toolset a tool belongs to); they never run. A module without placeholder
+ * values, or whose placeholder still fails, is left out.
+ */
+export function dormantToolsets(
+  modules: readonly ToolsetModule[],
+  off: readonly OffToolset[],
+  values: OptionValues,
+  runtime: Runtime,
+): DormantToolset[] {
+  const dormant: DormantToolset[] = [];
+  for (const { name, reason } of off) {
+    const module = modules.find((candidate) => candidate.name === name);
+    if (!module) continue;
+    try {
+      const config = module.configure({ ...values, ...(module.placeholderValues ?? {}) }, runtime);
+      if (isMissingConfig(config)) continue;
+      const howToEnable = reason.startsWith("needs ")
+        ? `start with ${reason.slice("needs ".length)}`
+        : `add ${name} to ${describeOption(toolsetsOption)}`;
+      dormant.push({ toolset: module.create(config, runtime), howToEnable });
+    } catch {
+      // Not describable without its real configuration: its tools stay unknown, as before.
+    }
+  }
+  return dormant;
+}

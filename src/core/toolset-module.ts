@@ -29,6 +29,11 @@ export interface ToolsetModule<Config = unknown> {
   options: readonly OptionSpec[];
   /** Reads this toolset's options; throws ConfigError for a bad value, returns MissingConfig when required ones are absent. */
   configure(values: OptionValues, runtime: Runtime): Config | MissingConfig;
+  /**
+   * Option values that let `configure` succeed when the toolset is off, so the command line can
+   * describe its tools (help, "belongs to the oj toolset") without ever running them.
+   */
+  placeholderValues?: OptionValues;
   create(config: Config, runtime: Runtime): Toolset;
 }
 

@@ -1,6 +1,6 @@
 /** The command line through the real process: flags, environment, exit codes, one-line errors. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { coreOptions } from "../../src/cli/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
-import { REPO_ROOT, runCli } from "../support/mcp.ts";
+import { REPO_ROOT, mcpkitCommand, runCli, testEnv } from "../support/mcp.ts";
 
 let root: string;
 beforeAll(() => {
@@ -214,5 +214,104 @@ describe("mcpkit tools and mcpkit call", () => {
     const broken = await runCli(["call", "fs_search_by_time", "{oops", "--toolsets", "fs", "--root", root]);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain("do not parse");
+  });
+});
+
+describe("what a newcomer meets (issue 19 §2)", () => {
+  test("help, -h, -V and -v behave as people expect", async () => {
+    const [help, short, upper, lower] = await Promise.all([
+      runCli(["help"]),
+      runCli(["-h"]),
+      runCli(["-V"]),
+      runCli(["-v"]),
+    ]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("mcpkit call TOOL [JSON]");
+    expect(short.stdout).toBe(help.stdout);
+    expect(upper.stdout).toBe(`mcpkit ${packageJson.version}\n`);
+    expect(lower.stdout).toBe(upper.stdout);
+    expect(help.stdout).toContain("Exit codes of 'call': 0 success; 1 the tool or its upstream failed");
+  });
+
+  test("a tool of a toolset that is off says which toolset and how to turn it on; its --help works anyway", async () => {
+    const call = await runCli(["call", "get_problem", '{"source":"leetcode","id":"1"}']);
+    expect(call.code).toBe(2);
+    expect(call.stdout).toBe("");
+    expect(call.stderr.trim()).toBe(
+      "mcpkit: get_problem belongs to the oj toolset, which is off: start with --oj-base-url URL (or OJ_BASE_URL)",
+    );
+    const help = await runCli(["call", "get_problem", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toStartWith("get_problem: ");
+    expect(help.stdout).toContain("source (");
+    expect(help.stdout).toContain("The oj toolset is off here: start with --oj-base-url URL (or OJ_BASE_URL).");
+  });
+
+  test("exit codes tell usage (2) from a failed tool or upstream (1); --text prints the error", async () => {
+    const badJson = await runCli(["call", "fs_search_by_time", "{nope", "--root", root]);
+    expect(badJson.code).toBe(2);
+    const badArguments = await runCli(["call", "fs_search_by_time", '{"timeField":"bogus"}', "--root", root, "--text"]);
+    expect(badArguments.code).toBe(2);
+    expect(badArguments.stdout).toContain('"timeField": must be "modified" or "created"');
+    const badFlag = await runCli(["call", "boj_list_databases", "--no-such-flag"]);
+    expect(badFlag.code).toBe(2);
+    // Nothing listens on 127.0.0.1:9: the upstream failed, not the call.
+    const upstream = await runCli(
+      ["call", "boj_get_metadata", '{"db":"CO"}', "--boj-retry-backoff-ms", "1", "--boj-retry-max", "1", "--text"],
+      { env: { BOJ_BASE_URL: "http://127.0.0.1:9" } },
+    );
+    expect(upstream.code).toBe(1);
+    expect(upstream.stdout).toContain(
+      "cannot reach BOJ at 127.0.0.1:9 (connection refused): check --boj-base-url (BOJ_BASE_URL)",
+    );
+    expect(upstream.stderr).toContain("failed after 2 attempts"); // refused is retried; a name that does not resolve is not
+  });
+
+  test("~ and ~/… in --root and MCPKIT_ROOTS mean the home directory", async () => {
+    const home = mkdtempSync(join(tmpdir(), "mcpkit-home-"));
+    try {
+      mkdirSync(join(home, "notes"));
+      writeFileSync(join(home, "notes", "todo.md"), "x");
+      const args = ["call", "fs_search_by_time", '{"timeField":"modified"}'];
+      const byFlag = await runCli([...args, "--root", "~/notes"], { env: { HOME: home, USERPROFILE: home } });
+      const byEnv = await runCli(args, { env: { HOME: home, USERPROFILE: home, MCPKIT_ROOTS: "~/notes" } });
+      for (const run of [byFlag, byEnv]) {
+        expect(run.code, run.stderr).toBe(0);
+        expect(JSON.parse(run.stdout).structuredContent.matches.map((m: { path: string }) => m.path)).toEqual([
+          "todo.md",
+        ]);
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("a port in use names the address and port; --http 0 says where it listens at any --log-level", async () => {
+    const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("busy") });
+    try {
+      const busy = await runCli(["--http", `127.0.0.1:${holder.port}`]);
+      expect(busy.code).toBe(2);
+      expect(busy.stderr).toContain(`mcpkit: 127.0.0.1:${holder.port} is already in use by another program`);
+    } finally {
+      holder.stop(true);
+    }
+    const child = Bun.spawn([...mcpkitCommand(), "--http", "127.0.0.1:0", "--log-level", "off"], {
+      env: testEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const reader = child.stderr.getReader();
+      let text = "";
+      while (!/listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      expect(text).toMatch(/^mcpkit: listening on http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+    } finally {
+      child.kill();
+      await child.exited;
+    }
   });
 });

@@ -5,6 +5,7 @@
  * caller's (the CLI calls `close()` on SIGTERM/SIGINT), so a server can be started and closed
  * in-process by tests and embedders.
  */
+import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { McpServerOptions } from "../server.ts";
@@ -34,15 +35,7 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
   const { log } = serverOptions;
   // Assigned right after binding, before the event loop can deliver a request.
   let handle!: (request: Request) => Promise<Response>;
-  const bun = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    fetch: (request) => handle(request),
-    error(error) {
-      log.error("http handler failed", { error: error.message });
-      return jsonRpcErrorResponse(500, -32603, "Internal error; the server log has details.");
-    },
-  });
+  const bun = bind(config, (request) => handle(request), log);
 
   const boundHost = config.host.includes(":") ? `[${config.host}]` : config.host;
   const publicUrl = new URL(
@@ -94,6 +87,8 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     auth: config.auth.kind,
     ...(config.publicUrl ? { resource } : {}),
   });
+  // The readiness line, whatever --log-level says: with --http 0 it is the only way to learn the port.
+  if (!log.enabled("info")) process.stderr.write(`mcpkit: listening on ${url}\n`);
   const closed = Promise.withResolvers<void>();
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -101,6 +96,24 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     return closing;
   };
   return { url, close, closed: closed.promise };
+}
+
+/** Binds the socket; a port in use is reported with the address and port that were asked for. */
+function bind(config: HttpConfig, fetch: (request: Request) => Promise<Response>, log: Logger) {
+  try {
+    return Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      fetch,
+      error(error) {
+        log.error("http handler failed", { error: error.message });
+        return jsonRpcErrorResponse(500, -32603, "Internal error; the server log has details.");
+      },
+    });
+  } catch (error) {
+    if (error && typeof error === "object") Object.assign(error, { address: config.host, port: config.port });
+    throw error;
+  }
 }
 
 function scopesOf({ toolsets }: McpServerOptions): string[] {

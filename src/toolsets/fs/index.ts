@@ -1,7 +1,8 @@
 /**
  * The `fs` toolset module: options, configuration and the toolset (`fs_search_by_time`).
  */
-import { delimiter } from "node:path";
+import { homedir } from "node:os";
+import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import { ConfigError, describeOption, integerOption, type OptionSpec, readOptions } from "../../core/options.ts";
 import { defineToolsetModule, type Runtime } from "../../core/toolset-module.ts";
@@ -73,7 +74,8 @@ export const fs = defineToolsetModule<FsConfig>({
   configure(values, runtime) {
     const read = readOptions(optionSchema, options, values);
     if (read["fs-cursor-secret"]) runtime.log.redact(read["fs-cursor-secret"]);
-    const given = (read.root ?? []).filter((dir) => dir !== "");
+    // "~" as a shell would expand it: JSON client configs and MCPKIT_ROOTS reach us unexpanded.
+    const given = (read.root ?? []).filter((dir) => dir !== "").map((dir) => expandHome(dir));
     // `mcpkit call` has no client to offer roots, so it searches the current directory by default.
     if (given.length === 0 && runtime.mode === "call") given.push(runtime.cwd);
     if (given.length === 0 && runtime.mode === "http") return { missing: HTTP_NEEDS_ROOT };
@@ -106,3 +108,10 @@ export const fs = defineToolsetModule<FsConfig>({
     };
   },
 });
+
+/** A leading "~" or "~/…" (or "~\\…") is the home directory; "~user" forms are left as they are. */
+export function expandHome(dir: string, home = homedir()): string {
+  if (dir === "~") return home;
+  if (dir.startsWith("~/") || dir.startsWith("~\\")) return join(home, dir.slice(2));
+  return dir;
+}

@@ -16,6 +16,8 @@ export const oj = defineToolsetModule<OjConfig>({
   name: "oj",
   summary: "online-judge problems (LeetCode daily, problems, similar problems, platform status) from a craboj server",
   options: ojOptions,
+  // Only to describe the tools when oj is off (mcpkit call TOOL --help); nothing is ever sent there.
+  placeholderValues: { "oj-base-url": "http://127.0.0.1:9" },
   configure(values, runtime) {
     // Last line of defence, registered before anything can fail: a stray log of the token, in any
     // form an upstream could echo it in, prints "[redacted]". (The tools never log upstream text
