@@ -291,7 +291,7 @@ describe("host settings never change the output (contract §6)", () => {
 });
 
 describe("mcpkit call", () => {
-  test("exit 0 on success, 1 on isError, 2 on a protocol error (network failure)", async () => {
+  test("exit 0 on success; 1 on isError and on an upstream network failure (-32603), which is no usage error (issue 19)", async () => {
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
     const port = closed.port;
     const unreachable = `http://127.0.0.1:${port}`;
@@ -332,14 +332,14 @@ describe("mcpkit call", () => {
     expect(JSON.parse(ok.stdout).content[0].text).toStartWith("# Theatre Square");
     expect(isError.code).toBe(1);
     expect(JSON.parse(isError.stdout).content[0].text).toBe("[404] Not Found: problem not found");
-    expect(protocol.code).toBe(2);
+    expect(protocol.code).toBe(1);
     expect(protocol.stdout + protocol.stderr).toContain("-32603");
     // The host, the cause and the flag to check; never the token.
     expect(JSON.parse(protocol.stdout).error.message).toBe(
       `cannot reach the craboj server at 127.0.0.1:${port} (connection refused) for GET /api/v1/problems/leetcode/1: check --oj-base-url (OJ_BASE_URL) and that the server is running`,
     );
     expect(protocol.stdout + protocol.stderr).not.toContain(TOKEN);
-    expect(timeout.code).toBe(2);
+    expect(timeout.code).toBe(1);
     expect(JSON.parse(timeout.stdout).error.message).toContain(
       "(timed out) for GET /api/v1/problems/leetcode/hang: check --oj-base-url (OJ_BASE_URL), or raise --oj-timeout-ms (OJ_TIMEOUT_MS)",
     );
