@@ -145,6 +145,8 @@ export interface CallRequest {
   json: string | undefined;
   /** Print only the text content (for people) instead of the JSON result (for scripts). */
   textOnly: boolean;
+  /** Draw the series of a BOJ data result in the terminal instead (`--chart`). */
+  chart?: boolean;
   outputBudget: number;
 }
 
@@ -187,6 +189,16 @@ export async function callTool(
   try {
     const result = await invokeTool(toolset, tool, args, context);
     const code = !argumentsValid ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+    if (request.chart && !result.isError && Array.isArray(result.structuredContent?.series)) {
+      const { renderTerminalChart } = await import("../toolsets/boj/chart/terminal.ts");
+      const tty = process.stdout.isTTY === true;
+      return {
+        code,
+        stdout: renderTerminalChart(result.structuredContent, { columns: process.stdout.columns ?? 80, tty }),
+      };
+    }
+    if (request.chart)
+      log.warn(`--chart draws the series of boj_get_data_code and boj_get_data_layer; ${name} has none`);
     if (!request.textOnly) return { code, stdout: `${JSON.stringify(result, null, 2)}\n` };
     const text = result.content
       .map((block) => (block.type === "text" ? block.text : `${block.name}: ${block.uri}`))

@@ -52,12 +52,19 @@ export const textOption = {
   help: "with 'call': print only the result's text (for people); the JSON result stays the default (for scripts).",
 } as const satisfies OptionSpec;
 
+export const chartOption = {
+  name: "chart",
+  kind: "boolean",
+  help: "with 'call' of boj_get_data_code or boj_get_data_layer: draw each series as a sparkline labelled with its minimum, maximum and last value (plain text when stdout is not a terminal).",
+} as const satisfies OptionSpec;
+
 export const coreOptions: readonly OptionSpec[] = [
   toolsetsOption,
   logLevelOption,
   toolNamesOption,
   maxOutputBytesOption,
   textOption,
+  chartOption,
 ];
 
 export interface ParsedCommandLine {

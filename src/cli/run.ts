@@ -11,6 +11,7 @@ import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
 import { helpText } from "./help.ts";
 import {
+  chartOption,
   coreOptions,
   logLevelOption,
   maxOutputBytesOption,
@@ -97,6 +98,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
         name: rest[0],
         json: rest[1],
         textOnly: values[textOption.name] === true,
+        chart: values[chartOption.name] === true,
         outputBudget: core[maxOutputBytesOption.name],
       };
       const outcome = await callTool(toolsets, request, log, aborter.signal, dormant);

@@ -137,8 +137,17 @@ export interface ToolDefinition<Input extends AnySchema = AnySchema> {
   annotations: ToolAnnotations;
   /** The OAuth scope a caller needs over HTTP, e.g. `fs:read`. */
   scope: string;
+  /**
+   * An MCP Apps view (`ui://…` resource) that hosts rendering apps show beside this tool's result.
+   * Listed (as `_meta.ui.resourceUri`) only to clients that declare the UI extension.
+   */
+  ui?: { resourceUri: string };
   handler(args: v.InferOutput<Input>, context: ToolContext): Promise<ToolResult>;
 }
+
+/** The MCP Apps extension: the capability key a client declares and the view's mime type. */
+export const UI_EXTENSION = "io.modelcontextprotocol/ui";
+export const UI_MIME_TYPE = "text/html;profile=mcp-app";
 
 /** Tool names every mainstream client accepts (Claude Desktop, Codex CLI, Copilot CLI). */
 export const PORTABLE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -155,6 +164,7 @@ export interface ResourceContents {
   uri: string;
   mimeType?: string;
   text: string;
+  _meta?: Record<string, unknown>;
 }
 
 export interface ResourceDefinition {
@@ -163,6 +173,8 @@ export interface ResourceDefinition {
   title?: string;
   description?: string;
   mimeType?: string;
+  /** An MCP Apps view: listed and readable only by clients that declare the UI extension. */
+  ui?: true;
   read(): Promise<ResourceContents[]> | ResourceContents[];
 }
 

@@ -39,6 +39,8 @@ import {
   type ToolContext,
   type ToolDefinition,
   type Toolset,
+  UI_EXTENSION,
+  UI_MIME_TYPE,
 } from "../core/tool.ts";
 import { NAME, VERSION } from "../version.ts";
 import { jsonSchemaOf } from "../core/json-schema.ts";
@@ -61,6 +63,8 @@ interface RegisteredTool {
   toolset: Toolset;
   tool: ToolDefinition;
   listing: Tool;
+  /** The listing for clients that render MCP Apps: the same plus `_meta.ui.resourceUri`. */
+  uiListing: Tool;
 }
 
 interface Registry {
@@ -88,7 +92,11 @@ function registryOf(toolsets: readonly Toolset[], naming: ToolNaming): Registry 
         annotations: tool.annotations,
       };
       if (tool.output) listing.outputSchema = jsonSchemaOf(tool.output, "output") as Tool["outputSchema"];
-      const entry = { toolset, tool, listing };
+      // The flat "ui/resourceUri" key is ext-apps' deprecated form, still read by some hosts.
+      const uiListing: Tool = tool.ui
+        ? { ...listing, _meta: { ui: { resourceUri: tool.ui.resourceUri }, "ui/resourceUri": tool.ui.resourceUri } }
+        : listing;
+      const entry = { toolset, tool, listing, uiListing };
       for (const name of new Set([tool.name, tool.seedName ?? tool.name])) {
         if (registry.byName.has(name)) throw new Error(`two toolsets define the tool ${name}`);
         registry.byName.set(name, entry);
@@ -205,7 +213,12 @@ export function createMcpServer(options: McpServerOptions): Server {
   });
   onRequest(server, ListToolsRequestSchema, async (_request, extra) => {
     const scopes = extra.authInfo?.scopes;
-    return { tools: registry.listed.filter(({ tool }) => permitted(tool, scopes)).map(({ listing }) => listing) };
+    const ui = rendersApps(server);
+    return {
+      tools: registry.listed
+        .filter(({ tool }) => permitted(tool, scopes))
+        .map(({ listing, uiListing }) => (ui ? uiListing : listing)),
+    };
   });
   onRequest(server, CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
@@ -218,6 +231,17 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   installResourceHandlers(server, toolsets);
   return server;
+}
+
+/**
+ * Whether the client renders MCP Apps views: it declared the UI extension with the view's mime
+ * type. Only such clients see `_meta.ui` on tools and the `ui://` resources.
+ */
+function rendersApps(server: Server): boolean {
+  const extensions = (server.getClientCapabilities() as { extensions?: Record<string, unknown> } | undefined)
+    ?.extensions;
+  const ui = extensions?.[UI_EXTENSION] as { mimeTypes?: unknown } | undefined;
+  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(UI_MIME_TYPE);
 }
 
 /** The tool a name stands for, when the caller may use it; otherwise the protocol error that says why. */
@@ -298,8 +322,9 @@ function installResourceHandlers(server: Server, toolsets: readonly Toolset[]): 
       scopes === undefined
         ? toolsets
         : toolsets.filter((t) => t.tools.some((tool) => isScopeGranted(scopes, tool.scope)));
+    const ui = rendersApps(server);
     return {
-      resources: permitted.flatMap((t) => t.resources ?? []),
+      resources: permitted.flatMap((t) => t.resources ?? []).filter((resource) => ui || !resource.ui),
       templates: permitted.flatMap((t) => t.resourceTemplates ?? []),
       prompts: permitted.flatMap((t) => t.prompts ?? []),
     };

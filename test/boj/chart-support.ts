@@ -1,6 +1,12 @@
-/** How the chart tests get the page: for now the built page itself (the resource wiring comes with the merge). */
-import { CHART_PAGE } from "../../src/toolsets/boj/chart/page.ts";
+/** The chart page as an MCP Apps host gets it: resources/read of ui://mcpkit/boj-chart from a real process. */
+import { startStdioServer } from "../support/mcp.ts";
 
-export async function readChartPage(_bojUrl: string): Promise<string> {
-  return CHART_PAGE;
+export async function readChartPage(bojUrl: string): Promise<string> {
+  const server = await startStdioServer({ args: ["--toolsets", "boj", "--boj-base-url", bojUrl], rendersApps: true });
+  try {
+    const read = await server.client.readResource({ uri: "ui://mcpkit/boj-chart" });
+    return (read.contents[0] as { text: string }).text;
+  } finally {
+    await server.close();
+  }
 }

@@ -5,6 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { chartSeries, periodStart } from "../../src/toolsets/boj/chart/series.ts";
 import { renderTerminalChart, sparkline } from "../../src/toolsets/boj/chart/terminal.ts";
+import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { runCli } from "../support/mcp.ts";
 
 const series = (code: string, frequency: string, points: [string | null, number | null][]) => ({
   series_code: code,
@@ -88,5 +90,28 @@ describe("mcpkit call --chart in a terminal", () => {
     const line = sparkline(values, 60);
     expect(line).toHaveLength(60);
     expect(line).toBe(`${"▁".repeat(30)}${"█".repeat(30)}`);
+  });
+});
+
+describe("mcpkit call … --chart through the process", () => {
+  test("ten 600-point series as plain text when stdout is a pipe: one heading and one labelled line each", async () => {
+    const fake = startFakeBoj();
+    try {
+      const codes = Array.from({ length: 10 }, (_, n) => `PRCS20_52${String(n).padStart(8, "0")}`);
+      const run = await runCli(
+        ["call", "boj_get_data_code", JSON.stringify({ db: "PR02", codes, lang: "en" }), "--chart"],
+        { env: { BOJ_BASE_URL: fake.url, MCPKIT_MAX_OUTPUT_BYTES: "1000000" } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const headings = run.stdout.split("\n").filter((line) => line.startsWith("Services producer price index"));
+      expect(headings).toHaveLength(10);
+      expect(run.stdout).toContain("197501–202412, 600 points");
+      expect(
+        run.stdout.match(/ {2}min [\d.e+-]+ \(\d{6}\) {2}max [\d.e+-]+ \(\d{6}\) {2}last [\d.e+-]+ \(202412\)/g),
+      ).toHaveLength(10);
+      expect(run.stdout).not.toMatch(/[▁-█]/);
+    } finally {
+      await fake.stop();
+    }
   });
 });

@@ -23,6 +23,10 @@ const CALLS: [string, Record<string, unknown>][] = [
   ["fs_search_by_time", { timeField: "modified", limit: 1000, includeDirectories: true }],
   ["boj_get_data_layer", { db: "MD10", frequency: "Q", layers: ["*"], lang: "en" }],
   ["boj_get_data_code", { db: "FM08", codes: ["FXERD01", "FXERD02", "FXERD03"], include_raw: true }],
+  [
+    "boj_get_data_code",
+    { db: "PR02", codes: Array.from({ length: 10 }, (_, n) => `PRCS20_52${String(n).padStart(8, "0")}`) },
+  ],
   ["boj_get_metadata", { db: "LA01", include_raw: true }],
   ["boj_list_databases", {}],
   ["boj_get_parameter_catalog", {}],

@@ -17,8 +17,10 @@ let server: RunningServer;
 let tools: Tool[];
 beforeAll(async () => {
   // "/" as the root keeps the fs description (which names the allowed roots) the same on every machine.
+  // A client that renders MCP Apps sees everything a tool's definition can hold (`_meta.ui` too).
   server = await startStdioServer({
     args: ["--toolsets", "all", "--oj-base-url", "http://127.0.0.1:9", "--root", "/"],
+    rendersApps: true,
   });
   tools = (await server.client.listTools()).tools;
   if (update) {
@@ -30,8 +32,8 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 function render(tool: Tool): string {
-  const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-  return `${JSON.stringify({ name, title, description, inputSchema, outputSchema, annotations }, null, 2)}\n`;
+  const { name, title, description, inputSchema, outputSchema, annotations, _meta } = tool;
+  return `${JSON.stringify({ name, title, description, inputSchema, outputSchema, annotations, _meta }, null, 2)}\n`;
 }
 
 describe("tool definitions match test/__toolsnaps__", () => {

@@ -44,7 +44,12 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Directories the client offers as roots; omit for a client without the roots capability. */
   roots?: string[];
+  /** Declare the MCP Apps UI extension, as hosts that render apps do. */
+  rendersApps?: boolean;
 }
+
+/** The capability an MCP Apps host declares (ext-apps `io.modelcontextprotocol/ui`). */
+export const UI_EXTENSIONS = { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } };
 
 export interface RunningServer {
   client: Client;
@@ -73,7 +78,12 @@ export async function startStdioServer(options: StartOptions = {}): Promise<Runn
   let roots = options.roots ?? [];
   const client = new Client(
     { name: "mcpkit-tests", version: "1.0.0" },
-    { capabilities: options.roots ? { roots: { listChanged: true } } : {} },
+    {
+      capabilities: {
+        ...(options.roots ? { roots: { listChanged: true } } : {}),
+        ...(options.rendersApps ? { extensions: UI_EXTENSIONS } : {}),
+      } as never,
+    },
   );
   if (options.roots) {
     client.setRequestHandler(ListRootsRequestSchema, async () => ({

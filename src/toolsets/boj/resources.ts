@@ -3,7 +3,7 @@
  * `boj://catalog/databases`, `boj://catalog/parameters/{endpoint}`, `boj://catalog/messages/{status}`,
  * and a short guide to the call order. An unknown URI reads as `undefined` (→ -32002).
  */
-import type { ResourceDefinition, ResourceTemplateDefinition } from "../../core/tool.ts";
+import { type ResourceDefinition, type ResourceTemplateDefinition, UI_MIME_TYPE } from "../../core/tool.ts";
 import {
   completeFrom,
   databaseCatalog,
@@ -35,6 +35,9 @@ BOJ forbids high-frequency access: prefer one call with many codes to many calls
 Credit: this service uses the API of the Bank of Japan Time-Series Data Search; its content is not guaranteed by the Bank of Japan.
 `;
 
+/** The MCP Apps view of a BOJ data result (`chart/page/`), offered to hosts that render apps. */
+export const BOJ_CHART_URI = "ui://mcpkit/boj-chart";
+
 export const bojResources: ResourceDefinition[] = [
   {
     uri: "boj://catalog/databases",
@@ -51,6 +54,25 @@ export const bojResources: ResourceDefinition[] = [
     description: "Discovery → metadata → data, paging, period formats and error handling.",
     mimeType: "text/markdown",
     read: () => [{ uri: "boj://guide/call-order", mimeType: "text/markdown", text: CALL_ORDER_GUIDE }],
+  },
+  {
+    uri: BOJ_CHART_URI,
+    name: "boj-chart",
+    title: "BOJ series chart",
+    description:
+      "An interactive line chart of a boj_get_data_code or boj_get_data_layer result (MCP Apps view): legend toggles, hover values, log scale, another date range.",
+    mimeType: UI_MIME_TYPE,
+    ui: true,
+    // The page (about 165 KB) is built into the binary and loaded only when a host asks for it.
+    read: async () => [
+      {
+        uri: BOJ_CHART_URI,
+        mimeType: UI_MIME_TYPE,
+        text: (await import("./chart/page.ts")).CHART_PAGE,
+        // Everything is inline: the page needs no network at all, so it asks the host for no CSP domains.
+        _meta: { ui: { prefersBorder: true } },
+      },
+    ],
   },
 ];
 

@@ -1,4 +1,5 @@
 import { defineTool } from "../../../core/tool.ts";
+import { BOJ_CHART_URI } from "../resources.ts";
 import { type CodeArgs, getDataCodeInput, getDataCodeOutput } from "../schemas.ts";
 import { buildCodeRequest } from "../validation.ts";
 import { dataHandler } from "./data.ts";
@@ -13,6 +14,7 @@ export function getDataCode(deps: BojDeps) {
     output: getDataCodeOutput,
     annotations: { title: "BOJ time series by series code", ...dataAnnotations },
     scope: BOJ_SCOPE,
+    ui: { resourceUri: BOJ_CHART_URI },
     handler: dataHandler<CodeArgs>(deps, "code", buildCodeRequest),
   });
 }

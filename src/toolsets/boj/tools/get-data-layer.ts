@@ -1,4 +1,5 @@
 import { defineTool } from "../../../core/tool.ts";
+import { BOJ_CHART_URI } from "../resources.ts";
 import { type LayerArgs, getDataLayerInput, getDataLayerOutput } from "../schemas.ts";
 import { buildLayerRequest } from "../validation.ts";
 import { dataHandler } from "./data.ts";
@@ -13,6 +14,7 @@ export function getDataLayer(deps: BojDeps) {
     output: getDataLayerOutput,
     annotations: { title: "BOJ time series by hierarchy layer", ...dataAnnotations },
     scope: BOJ_SCOPE,
+    ui: { resourceUri: BOJ_CHART_URI },
     handler: dataHandler<LayerArgs>(deps, "layer", buildLayerRequest),
   });
 }
