@@ -4,20 +4,16 @@
  * /tmp/consent.png. Skips with one line when chromium is not installed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
+import { hasChromium, launchChromium } from "../support/chromium.ts";
 import { type Harness, authorizeUrl, pkce, registerClient, startHarness } from "./harness.ts";
 
 setDefaultTimeout(20_000);
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available) console.log("skipping browser tests: install the Debian package chromium");
+const available = hasChromium("the consent page in a real browser");
 
 let h: Harness;
 let browser: Browser;
-let profile = "";
+let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
 let app: ReturnType<typeof Bun.serve>;
 let appBase = "";
 const received: URLSearchParams[] = [];
@@ -48,28 +44,14 @@ beforeAll(async () => {
     },
   });
   appBase = `http://127.0.0.1:${app.port}`;
-  profile = mkdtempSync(join(tmpdir(), "mcpkit-chromium-"));
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--user-data-dir=${profile}`,
-    ],
-  });
+  chromium = await launchChromium();
+  browser = chromium.browser;
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await chromium?.close();
   app?.stop(true);
   await h?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 async function openConsent(page: Page): Promise<string> {

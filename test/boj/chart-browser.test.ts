@@ -6,19 +6,15 @@
  * /tmp/boj-chart-light.png and /tmp/boj-chart-dark.png. Skips with one line without chromium.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import puppeteer, { type Browser, type Frame, type Page } from "puppeteer-core";
+import type { Browser, Frame, Page } from "puppeteer-core";
+import { hasChromium, launchChromium } from "../support/chromium.ts";
 import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
 import { readChartPage } from "./chart-support.ts";
 import { REPO_ROOT, runCli } from "../support/mcp.ts";
 
 setDefaultTimeout(30_000);
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available)
-  console.error("SKIPPED the BOJ chart browser tests: install the Debian package chromium (.ci/run installs it)");
+const available = hasChromium("the BOJ chart browser tests");
 
 const CODES = Array.from({ length: 10 }, (_, n) => `PRCS20_52${String(n).padStart(8, "0")}`);
 const ARGUMENTS = { db: "PR02", codes: CODES, lang: "en" };
@@ -32,7 +28,7 @@ type CallResult = {
 const fake = startFakeBoj();
 let browser: Browser | undefined;
 let host: ReturnType<typeof Bun.serve> | undefined;
-let profile = "";
+let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
 let recorded: CallResult;
 let hostScript = "";
 let chartPage = "";
@@ -83,28 +79,14 @@ beforeAll(async () => {
       return new Response("not found", { status: 404 });
     },
   });
-  profile = mkdtempSync(join(tmpdir(), "mcpkit-chart-chromium-"));
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--user-data-dir=${profile}`,
-    ],
-  });
+  chromium = await launchChromium();
+  browser = chromium.browser;
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await chromium?.close();
   host?.stop(true);
   await fake.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 /** Opens the host page, waits for the chart, and counts the iframe's network requests. */

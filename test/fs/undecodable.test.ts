@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunningServer, mcpkitCommand, runCli, runProcess, startStdioServer } from "../support/mcp.ts";
+import { type RunningServer, mcpkitCommand, runCli, runProcess, startStdioServer, testEnv } from "../support/mcp.ts";
 
 type Result = {
   content: { text: string }[];
@@ -66,6 +66,17 @@ describe("names that are not valid UTF-8 (G9)", () => {
   });
 });
 
+/** `mcpkit call` arguments that search the whole deep tree below `root`. */
+const searchWholeTree = (root: string) => [
+  "call",
+  "fs_search_by_time",
+  '{"timeField":"modified","limit":1000}',
+  "--root",
+  root,
+  "--fs-max-depth",
+  "200",
+];
+
 describe("out of file descriptors", () => {
   let root: string;
   beforeAll(() => {
@@ -84,20 +95,11 @@ describe("out of file descriptors", () => {
 
   test("a walk that runs out of descriptors names the cause and the fix, not permissions", async () => {
     // About a descriptor per level: 120 levels under a limit of 96 run out part-way.
-    const command = [
-      ...mcpkitCommand(),
-      "call",
-      "fs_search_by_time",
-      '{"timeField":"modified","limit":1000}',
-      "--root",
-      root,
-      "--fs-max-depth",
-      "200",
-    ]
+    const command = [...mcpkitCommand(), ...searchWholeTree(root)]
       .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
       .join(" ");
     const run = await runProcess(["sh", "-c", `ulimit -n 96 && exec ${command}`], {
-      env: { ...process.env } as Record<string, string>,
+      env: testEnv(),
     });
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as Result;
@@ -108,15 +110,7 @@ describe("out of file descriptors", () => {
   });
 
   test("with descriptors to spare the same tree is searched whole", async () => {
-    const run = await runCli([
-      "call",
-      "fs_search_by_time",
-      '{"timeField":"modified","limit":1000}',
-      "--root",
-      root,
-      "--fs-max-depth",
-      "200",
-    ]);
+    const run = await runCli(searchWholeTree(root));
     expect(run.code, run.stderr).toBe(0);
     expect((JSON.parse(run.stdout) as Result).structuredContent.matches).toHaveLength(120);
   });
