@@ -13,7 +13,7 @@ import { BojAnswers } from "../../src/toolsets/boj/answers.ts";
 import { MemoryAnswerCache } from "../../src/toolsets/boj/cache.ts";
 import { BojClient } from "../../src/toolsets/boj/client.ts";
 import { decodeDataBody, decodeMetadataBody } from "../../src/toolsets/boj/decode/index.ts";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../../test/fixtures/boj/fake-boj.ts";
 import { bojTools } from "../../src/toolsets/boj/tools/index.ts";
 import { buildLayerRequest, buildMetadataRequest } from "../../src/toolsets/boj/validation.ts";
 

@@ -7,7 +7,7 @@
  *   bun scripts/bench/boj-decode.ts [rounds]
  */
 import { decodeDataBody, type RawBody } from "../../src/toolsets/boj/decode/index.ts";
-import { dataCsv, dataJson, encodeCsv, maximalPage } from "../../src/toolsets/boj/fixtures/format.ts";
+import { dataCsv, dataJson, encodeCsv, maximalPage } from "../../test/fixtures/boj/format.ts";
 import { buildCodeRequest } from "../../src/toolsets/boj/validation.ts";
 
 const rounds = Number(process.argv[2] ?? 31);

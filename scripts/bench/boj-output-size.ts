@@ -7,7 +7,7 @@
  *   bun scripts/bench/boj-output-size.ts
  */
 import { resolve } from "node:path";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../../test/fixtures/boj/fake-boj.ts";
 
 const fake = startFakeBoj();
 const main = resolve(import.meta.dir, "../../src/main.ts");

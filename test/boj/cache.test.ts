@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { type CachedAnswer, MemoryAnswerCache, approximateBytes } from "../../src/toolsets/boj/cache.ts";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { parseCacheTtl } from "../../src/toolsets/boj/index.ts";
 import { type RunningServer, runCli, startStdioServer } from "../support/mcp.ts";
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { join } from "node:path";
 import type { Browser, Frame, Page } from "puppeteer-core";
 import { hasChromium, launchChromium } from "../support/chromium.ts";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { readChartPage } from "./chart-support.ts";
 import { REPO_ROOT, runCli } from "../support/mcp.ts";
 

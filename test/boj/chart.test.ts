@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { chartSeries, periodStart } from "../../src/toolsets/boj/chart/series.ts";
 import { renderTerminalChart, sparkline } from "../../src/toolsets/boj/chart/terminal.ts";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { runCli } from "../support/mcp.ts";
 
 const series = (code: string, frequency: string, points: [string | null, number | null][]) => ({

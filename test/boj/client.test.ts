@@ -7,7 +7,7 @@ import { silentLogger } from "../../src/core/log.ts";
 import { BojClient, type BojClientConfig } from "../../src/toolsets/boj/client.ts";
 import { decodeDataBody } from "../../src/toolsets/boj/decode/index.ts";
 import { BojError } from "../../src/toolsets/boj/errors.ts";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { buildCodeRequest } from "../../src/toolsets/boj/validation.ts";
 
 const fake = startFakeBoj();

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { connectClient, startHttpServer } from "../http/support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 import { bojTestArgs } from "./support.ts";

@@ -8,13 +8,7 @@ import fc from "fast-check";
 import iconv from "iconv-lite";
 import { decodeDataBody, decodeMetadataBody, type RawBody } from "../../src/toolsets/boj/decode/index.ts";
 import { BojError, isRetryable } from "../../src/toolsets/boj/errors.ts";
-import {
-  dataCsv,
-  dataJson,
-  type DataEnvelope,
-  encodeCsv,
-  maximalPage,
-} from "../../src/toolsets/boj/fixtures/format.ts";
+import { dataCsv, dataJson, type DataEnvelope, encodeCsv, maximalPage } from "../fixtures/boj/format.ts";
 import {
   buildCodeRequest,
   buildLayerRequest,

@@ -4,7 +4,7 @@
  * JSON even for CSV, case-insensitive parameter names and values, a case-sensitive path.
  */
 import { afterAll, expect, test } from "bun:test";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 
 const fake = startFakeBoj();
 afterAll(() => fake.stop());

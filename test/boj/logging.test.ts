@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
-import { dataJson } from "../../src/toolsets/boj/fixtures/format.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
+import { dataJson } from "../fixtures/boj/format.ts";
 import { type RunningServer, runCli, startStdioServer } from "../support/mcp.ts";
 import { bojTestArgs } from "./support.ts";
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { type RunningServer, runCli, startStdioServer } from "../support/mcp.ts";
 import { bojTestArgs } from "./support.ts";
 

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { createLogger } from "../../src/core/log.ts";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { EVICTION, type SharedState, openSharedState } from "../../src/toolsets/boj/shared-state.ts";
 import { REPO_ROOT, type RunningServer, runCli, runProcess, startStdioServer } from "../support/mcp.ts";
 import { freeLoopbackPort } from "../support/ports.ts";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { experimental_createMCPClient as createAiSdkClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport as AiSdkStdioTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
-import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 

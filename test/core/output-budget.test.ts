@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startFakeBoj } from "../../src/toolsets/boj/fixtures/fake-boj.ts";
-import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
+import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const BUDGETS = [1_000, 2_000, 5_000, 20_000, 100_000, 200_000];

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
 import { ErrorCode, ProtocolError } from "../../src/core/tool.ts";
-import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { MAX_BODY_BYTES, OjHttpClient, failureWords } from "../../src/toolsets/oj/http.ts";
 
 let fake: FakeCraboj;

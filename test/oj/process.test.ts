@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import packageJson from "../../package.json" with { type: "json" };
-import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { runCli, startStdioServer } from "../support/mcp.ts";
 import { isJsonRpcLine, startRawServer } from "../support/raw-stdio.ts";
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { MAX_BODY_BYTES, OjHttpClient, bodyText } from "../../src/toolsets/oj/http.ts";
 import { REDACTED, createSanitizer, fragmentRedactor } from "../../src/toolsets/oj/sanitize.ts";
 import { silentLogger } from "../../src/core/log.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LoggingMessageNotificationSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import fc from "fast-check";
-import { type FakeCraboj, startFakeCraboj } from "../../src/toolsets/oj/fixtures/fake-craboj.ts";
+import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const TOKEN = "tok-0123456789abcdef";
