@@ -9,11 +9,23 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
-const BUDGETS = [1_000, 2_000, 5_000, 20_000, 100_000, 200_000];
+/**
+ * The edges and the default, plus budgets drawn at random from the whole range: each run draws new
+ * ones (the seed is in the test name, so a failure can be replayed with MCPKIT_BUDGET_SEED).
+ */
+const SEED = Number(process.env.MCPKIT_BUDGET_SEED ?? Date.now() % 1_000_000);
+const BUDGETS = [
+  1_000,
+  2_000,
+  100_000,
+  200_000,
+  ...fc.sample(fc.integer({ min: 1_000, max: 200_000 }), { numRuns: 4, seed: SEED }),
+];
 const boj = startFakeBoj();
 let oj: FakeCraboj;
 let root: string;
@@ -66,7 +78,7 @@ afterAll(async () => {
 
 describe("every result of every tool fits the budget in both halves", () => {
   for (const budget of BUDGETS) {
-    test(`--max-output-bytes ${budget}`, async () => {
+    test(`--max-output-bytes ${budget} (seed ${SEED})`, async () => {
       const server: RunningServer = await startStdioServer({
         args: [
           ...["--toolsets", "boj,oj,fs", "--root", root, "--boj-base-url", boj.url, "--boj-min-interval-ms", "0"],
