@@ -345,8 +345,11 @@ function grantQueries(sql: SQL) {
     async retryRefresh(hash, now, replacement) {
       // Each step is one conditional statement, so of two racing requests only one passes it:
       // the retry itself (once per token), then the successor's replacement (only while unused).
+      // A row rotated before successors were recorded (an older release) has none to replace: its
+      // retry would fork the family, so it counts as reuse.
       const retried: Row[] = await sql`update oauth_refresh_tokens set retried = 1
-        where hash = ${hash} and retried = 0 and revoked = 0 and rotated_at is not null returning successor`;
+        where hash = ${hash} and retried = 0 and revoked = 0 and rotated_at is not null and successor is not null
+        returning successor`;
       if (!retried[0]) return false;
       const successor = retried[0].successor;
       if (successor !== null && successor !== undefined) {
@@ -421,7 +424,11 @@ function createSqlStore(sql: SQL, kind: "sqlite" | "postgres"): Store {
       removed += (await sql`delete from oauth_ephemeral where expires_at <= ${now}`).count;
       // Used codes are kept until they expire so a replay is recognised (and revokes) until then.
       removed += (await sql`delete from oauth_codes where expires_at <= ${now}`).count;
-      removed += (await sql`delete from oauth_refresh_tokens where expires_at <= ${now}`).count;
+      // Revoked rows outlive their expiry by a day (the longest access token): until then a token they
+      // issued may still be presented, and only these rows say its sign-in was revoked.
+      removed += (
+        await sql`delete from oauth_refresh_tokens where expires_at <= ${now} and (revoked = 0 or expires_at <= ${now - 86_400_000})`
+      ).count;
       removed += (await sql`delete from oauth_signing_keys where publish_until <= ${now}`).count;
       removed += (await sql`delete from oauth_upstream_tokens where expires_at <= ${now}`).count;
       return removed;

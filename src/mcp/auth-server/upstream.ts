@@ -103,7 +103,9 @@ function rethrowRecheck(error: unknown): never {
     throw new UpstreamDenied("the identity provider refused to refresh the user's grant (invalid_grant).");
   if (
     error instanceof oauth.WWWAuthenticateChallengeError ||
-    (error instanceof oauth.ResponseBodyError && error.status === 401)
+    // Only a token the IdP refuses speaks about the user; 401 invalid_client is about mcpkit's own
+    // credentials (an expired client secret) and must not sign every user out: a 503, retried later.
+    (error instanceof oauth.ResponseBodyError && error.status === 401 && error.error === "invalid_token")
   )
     throw new UpstreamDenied("the identity provider no longer accepts the user's token.");
   rethrow(error);
