@@ -27,37 +27,44 @@ export function findTool(
   name: string,
   dormant: readonly DormantToolset[] = [],
 ): { toolset: Toolset; tool: ToolDefinition } {
-  const found = toolIn(toolsets, name);
-  if (found) return found;
-  for (const { toolset, howToEnable } of dormant) {
-    const off = toolIn([toolset], name);
-    if (off) {
-      throw new ConfigError(`${off.tool.name} belongs to the ${toolset.name} toolset, which is off: ${howToEnable}`);
-    }
+  const found = lookUpTool(toolsets, dormant, name);
+  if (found.off) {
+    throw new ConfigError(
+      `${found.tool.name} belongs to the ${found.toolset.name} toolset, which is off: ${found.off.howToEnable}`,
+    );
+  }
+  return found;
+}
+
+/**
+ * The tool a name stands for among the enabled toolsets, else among those that are off (`off` then
+ * says how to enable it); a ConfigError with the closest name when there is none.
+ */
+function lookUpTool(
+  toolsets: readonly Toolset[],
+  dormant: readonly DormantToolset[],
+  name: string,
+): { toolset: Toolset; tool: ToolDefinition; off?: DormantToolset } {
+  const candidates: { toolset: Toolset; off?: DormantToolset }[] = [
+    ...toolsets.map((toolset) => ({ toolset })),
+    ...dormant.map((off) => ({ toolset: off.toolset, off })),
+  ];
+  for (const { toolset, off } of candidates) {
+    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
+    if (tool) return { toolset, tool, off };
   }
   const near = closestName(
     name,
-    [...toolsets, ...dormant.map((entry) => entry.toolset)].flatMap((toolset) =>
-      toolset.tools.map((tool) => tool.name),
-    ),
+    candidates.flatMap(({ toolset }) => toolset.tools.map((tool) => tool.name)),
   );
   throw new ConfigError(
     `unknown tool "${name}"${near ? `; did you mean "${near}"?` : ""}; run 'mcpkit tools' to list the enabled tools`,
   );
 }
 
-function toolIn(toolsets: readonly Toolset[], name: string): { toolset: Toolset; tool: ToolDefinition } | undefined {
-  for (const toolset of toolsets) {
-    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
-    if (tool) return { toolset, tool };
-  }
-  return undefined;
-}
-
 /** `mcpkit call TOOL --help`: what the tool does and its arguments, with types, defaults and allowed values. */
 export function toolHelp(toolsets: readonly Toolset[], name: string, dormant: readonly DormantToolset[] = []): string {
-  const off = dormant.find((entry) => toolIn([entry.toolset], name));
-  const { tool } = off ? (toolIn([off.toolset], name) as { tool: ToolDefinition }) : findTool(toolsets, name);
+  const { tool, off } = lookUpTool(toolsets, dormant, name);
   const schema = jsonSchemaOf(tool.input, "input") as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];

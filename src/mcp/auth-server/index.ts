@@ -18,9 +18,6 @@ import { type Route, type RouteContext, storeUnavailable, throttledLog } from ".
 import { createKeyManager } from "./keys.ts";
 import { needsGithubOrgs } from "./policy.ts";
 import { createRateLimiter } from "./rate-limit.ts";
-
-/** A person answers a consent page a few times a minute at most. */
-const CONSENTS_PER_BROWSER_PER_MINUTE = 10;
 import { authorizeRoutes } from "./routes/authorize.ts";
 import { callbackRoutes } from "./routes/callback.ts";
 import { consentRoutes } from "./routes/consent.ts";
@@ -37,6 +34,8 @@ export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
 export type { Route, RouteContext } from "./http.ts";
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+/** A person answers a consent page a few times a minute at most. */
+const CONSENTS_PER_BROWSER_PER_MINUTE = 10;
 /** While the store is down every request fails the same way: one log line a minute says so. */
 const STORE_DOWN_LOG_INTERVAL_MS = 60_000;
 /** Routes a person's browser shows: they answer an outage with a page, not JSON. */

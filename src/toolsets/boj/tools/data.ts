@@ -19,9 +19,9 @@ export function dataHandler<A extends DataArgs>(deps: BojDeps, kind: DataKind, b
   return (args: A, context: ToolContext): Promise<ToolResult> =>
     mapErrors(context.calledAs, async () => {
       const request = build(args);
-      checkKnownDatabase(request.params.find(([key]) => key === "db")?.[1] ?? args.db);
-      const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
       const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
+      checkKnownDatabase(db);
+      const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
       const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
       const { text, structured } = fitDataPage(
         { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },
