@@ -113,14 +113,23 @@ export function fitStructured(
   return copy;
 }
 
-/** Frozen results (constant catalogs) are measured once, not on every call (`constantResult`). */
-const frozenSizes = new WeakMap<object, number>();
+/**
+ * Serialized sizes already known: a frozen result (constant catalogs) is measured once, not on
+ * every call (`constantResult`), and a tool that fitted its own page says what it measured, so a
+ * page of 100 KB is not serialized a second time here on every call.
+ */
+const knownSizes = new WeakMap<object, number>();
+
+/** Records the measured UTF-8 size of `structured`'s JSON (it must not change afterwards). */
+export function rememberSize(structured: object, bytes: number): void {
+  knownSizes.set(structured, bytes);
+}
 
 function serializedBytes(structured: Record<string, unknown>): number {
-  const known = frozenSizes.get(structured);
+  const known = knownSizes.get(structured);
   if (known !== undefined) return known;
   const size = byteLength(JSON.stringify(structured));
-  if (Object.isFrozen(structured)) frozenSizes.set(structured, size);
+  if (Object.isFrozen(structured)) knownSizes.set(structured, size);
   return size;
 }
 

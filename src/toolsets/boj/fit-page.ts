@@ -6,6 +6,7 @@
  * the exact call that returns what was left out (`truncated.continuation` in structuredContent,
  * the last line of the text), so a client reading either one can go on.
  */
+import { rememberSize } from "../../core/output-budget.ts";
 import { byteLength } from "../../core/text.ts";
 import type { DecodedData } from "./decode/json.ts";
 import {
@@ -125,7 +126,10 @@ function assemble(
 }
 
 function fits(page: FittedPage, budget: number): boolean {
-  return byteLength(page.text) <= budget && byteLength(JSON.stringify(page.structured)) <= budget;
+  if (byteLength(page.text) > budget) return false;
+  const json = byteLength(JSON.stringify(page.structured));
+  rememberSize(page.structured, json); // the output budget's last check reuses it
+  return json <= budget;
 }
 
 // ---------------------------------------------------------------------------------------------

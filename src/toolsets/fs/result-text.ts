@@ -4,6 +4,7 @@
  * match; `structuredContent` holds the same matches in seed 004's schema. Both halves hold the same
  * page, shortened when needed so that each fits the output budget.
  */
+import { rememberSize } from "../../core/output-budget.ts";
 import { byteLength } from "../../core/text.ts";
 import type { ToolResult } from "../../core/tool.ts";
 import { depthHint } from "./glob.ts";
@@ -36,6 +37,9 @@ export interface Presentation {
  */
 export function presentResult(presentation: Presentation): ToolResult {
   const all = presentation.structured.matches.length;
+  // Most pages fit whole: measured once, and the estimate below is only for those that do not.
+  const whole = build(presentation, all);
+  if (withinBudget(whole, presentation.outputBudget)) return whole;
   let shown = fittingCount(presentation);
   for (;;) {
     const result = build(presentation, shown);
@@ -65,7 +69,11 @@ function shortened(presentation: Presentation, count: number): SearchOutput {
 function withinBudget(result: ToolResult, budget: number): boolean {
   let text = 0;
   for (const block of result.content) if (block.type === "text") text += byteLength(block.text);
-  return text <= budget && byteLength(JSON.stringify(result.structuredContent)) <= budget;
+  if (text > budget) return false;
+  const structured = result.structuredContent as Record<string, unknown>;
+  const json = byteLength(JSON.stringify(structured));
+  rememberSize(structured, json); // the output budget's last check reuses it
+  return json <= budget;
 }
 
 /** The most matches whose text lines and JSON both fit, estimated from per-match sizes (at least 1). */

@@ -279,6 +279,7 @@ class Walker {
             outcome.undecodableDirectories++;
             continue;
           }
+          listing.names[index] = name; // the glob check below reads it again: decoded once
           const childRelative = prefix + name;
           if (!glob || glob.mayMatchBelow(childRelative, this.kind(name, type))) {
             directory.retain();
