@@ -15,6 +15,7 @@ import {
   pointsRest,
   renderDataPage,
   renderMetadata,
+  requestPeriod,
   restOfPage,
 } from "./render.ts";
 import type { Cached, Series } from "./schemas.ts";
@@ -67,10 +68,7 @@ function firstSeriesCut(page: PageParts, continuation: DataContinuation, budget:
 
 /** The largest count ≤ `points` after which the next point starts a new request period (YYYYMM for D and W). */
 function periodBoundary(series: Series, points: number): number {
-  const period = (index: number) => {
-    const date = series.points[index]?.survey_date ?? "";
-    return date.length === 8 ? date.slice(0, 6) : date;
-  };
+  const period = (index: number) => requestPeriod(series.points[index]?.survey_date ?? "");
   if (points >= series.points.length) return series.points.length;
   let boundary = points;
   while (boundary > 1 && period(boundary) === period(boundary - 1)) boundary--;
@@ -104,7 +102,7 @@ function assemble(
   budget: number,
   truncation: Truncation | undefined,
 ): FittedPage {
-  let text = renderDataPage(output, continuation, page.cached, Number.POSITIVE_INFINITY);
+  let text = renderDataPage(output, continuation, page.cached);
   const structured: Record<string, unknown> = {
     ...output,
     ...(page.raw !== undefined ? { raw: page.raw } : {}),
@@ -178,7 +176,7 @@ function assembleMetadata(parts: MetadataParts, shown: number, budget: number): 
           entries_count: shown,
           next_offset: view.offset + shown,
         };
-  let text = renderMetadata({ ...view, output }, tool, cached, Number.POSITIVE_INFINITY);
+  let text = renderMetadata({ ...view, output }, cached);
   if (shown < all)
     text += `[${tool}: this page holds ${shown} of the ${all} entries asked for, to fit the output budget of ${budget} bytes (--max-output-bytes); next_offset ${view.offset + shown} continues right after them.]\n`;
   const structured: Record<string, unknown> = {

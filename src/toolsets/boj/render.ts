@@ -2,17 +2,12 @@
  * The text a model reads from each boj tool: compact, line-oriented, every fact once (the
  * structuredContent beside it keeps the full JSON). Data pages are one header line per series
  * and one `survey_date,value` line per point; metadata is one line per entry; a category is
- * printed when it changes instead of on every row. Within the output budget
- * (docs/contracts/boj.md "Output budget") the text is cut between series or entries, never inside
- * one unless a single one is larger than the budget, and says which call returns the rest.
+ * printed when it changes instead of on every row. Fitting a page to the output budget, in both
+ * halves, is `fit-page.ts`'s job (docs/contracts/boj.md "Output budget"): this renders what it keeps.
  */
-import { byteLength, cutToBytes } from "../../core/text.ts";
 import { LONG_FREQUENCY_NAMES } from "./catalog.ts";
 import type { Cached, MetadataEntry, MetadataOutput, Series } from "./schemas.ts";
 import type { DecodedData } from "./decode/json.ts";
-
-/** Room kept for the note that says what was left out. */
-const NOTE_ROOM = 1_000;
 
 export function cacheLine(cached: Cached | undefined): string {
   return cached
@@ -71,7 +66,7 @@ function dataSummary(output: DecodedData, continuation: DataContinuation): strin
 }
 
 /** Where a period of `date` starts in the request format (daily and weekly dates become YYYYMM). */
-function requestPeriod(date: string): string {
+export function requestPeriod(date: string): string {
   return date.length === 8 ? date.slice(0, 6) : date;
 }
 
@@ -85,43 +80,20 @@ export function restOfPage(series: readonly Series[], shown: number, continuatio
   return `The other ${left} series of this page: call boj_get_data_code with db "${continuation.db}", the same start_date/end_date and codes ${JSON.stringify(codes)}.`;
 }
 
-/**
- * The page as text within `budget` bytes. Whole series while they fit; when not even the first
- * fits, its points are cut at a line and the note gives the start_date that resumes it.
- */
+/** The page as text: a summary, then each series' header line and `survey_date,value` lines. */
 export function renderDataPage(
   output: DecodedData,
   continuation: DataContinuation,
   cached: Cached | undefined,
-  budget: number,
 ): string {
-  const summary = `${dataSummary(output, continuation)}${cacheLine(cached)}`;
-  const blocks: string[] = [];
+  let text = `${dataSummary(output, continuation)}${cacheLine(cached)}`;
   let category: string | null = null;
   for (const series of output.series) {
     const block = seriesBlock(series, category);
-    blocks.push(block.text);
+    text += block.text;
     category = block.category;
   }
-  const whole = summary + blocks.join("");
-  if (byteLength(whole) <= budget) return whole;
-
-  const cutNote = (shown: number, detail: string) =>
-    `[${continuation.tool}: the text shows ${shown} of ${output.series.length} series whole to fit the output budget of ${budget} bytes (--max-output-bytes); structuredContent has them all. ${detail}]\n`;
-  let used = byteLength(summary);
-  let shown = 0;
-  while (shown < blocks.length) {
-    const size = byteLength(blocks[shown]);
-    if (used + size + byteLength(cutNote(shown + 1, restOfPage(output.series, shown + 1, continuation))) > budget)
-      break;
-    used += size;
-    shown++;
-  }
-  if (shown > 0)
-    return summary + blocks.slice(0, shown).join("") + cutNote(shown, restOfPage(output.series, shown, continuation));
-  const kept = cutToBytes(blocks[0], Math.max(0, budget - used - NOTE_ROOM), "\n");
-  const detail = `${firstSeriesRest(output.series[0], kept, continuation)} ${restOfPage(output.series, 1, continuation)}`;
-  return summary + kept + cutNote(0, detail.trim());
+  return text;
 }
 
 /** What a series cut after `points` points leaves out, and the start_date that resumes it exactly. */
@@ -129,15 +101,6 @@ export function pointsRest(series: Series, points: number, continuation: DataCon
   const next = series.points[points]?.survey_date;
   if (points >= series.points.length || !next) return "";
   return `Series ${series.series_code} is cut after ${points} of ${series.points.length} points; get the rest with boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"], start_date "${requestPeriod(next)}" and the same end_date.`;
-}
-
-/** What the cut first series leaves out, and the start_date that resumes it. */
-function firstSeriesRest(series: Series, kept: string, continuation: DataContinuation): string {
-  // Lines other than the title (and the category line, if any) are points.
-  const pointLines = kept.split("\n").filter((line) => line !== "" && !line.startsWith("#")).length;
-  const next = series.points[pointLines]?.survey_date;
-  const from = next ? ` start_date "${requestPeriod(next)}"` : " a later start_date";
-  return `Series ${series.series_code} is cut after ${pointLines} of ${series.points.length} points; get the rest with boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"] and${from} (or ask for a shorter start_date/end_date range).`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +152,7 @@ function entryLine(entry: MetadataEntry, previousCategory: string | null): { tex
   return { text: `${head}${line}\n`, category: category ?? previousCategory };
 }
 
-export function renderMetadata(view: MetadataView, tool: string, cached: Cached | undefined, budget: number): string {
+export function renderMetadata(view: MetadataView, cached: Cached | undefined): string {
   const { output, offset } = view;
   const matched = output.matched_count ?? output.entries_count;
   const range = output.entries_count ? `entries ${offset + 1}-${offset + output.entries_count}` : "no entries";
@@ -202,18 +165,10 @@ export function renderMetadata(view: MetadataView, tool: string, cached: Cached 
     "Lines: series_code | frequency | layer1,layer2,… | first-last period | last update | unit | name; ## lines are hierarchy headings.\n" +
     cacheLine(cached);
   let text = summary;
-  let used = byteLength(summary);
   let category: string | null = null;
-  for (let index = 0; index < output.entries.length; index++) {
-    const line = entryLine(output.entries[index], category);
-    const size = byteLength(line.text);
-    const last = index === output.entries.length - 1;
-    if (used + size + (last ? 0 : NOTE_ROOM) > budget) {
-      const resume = offset + index;
-      return `${text}[${tool}: the text shows ${index} of ${output.entries_count} entries to fit the output budget of ${budget} bytes (--max-output-bytes); structuredContent has them all. Call again with offset ${resume} and the same filters for the rest, or narrow the list with query, frequency or layer.]\n`;
-    }
+  for (const entry of output.entries) {
+    const line = entryLine(entry, category);
     text += line.text;
-    used += size;
     category = line.category;
   }
   return text;
