@@ -175,8 +175,13 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
   const registry = registryOf(toolsets, toolNames);
   const capabilities = capabilitiesOf(toolsets);
   const handlers = new Map<string, Handler>();
+  // Without authorization every caller sees the same list: built and frozen once, so the
+  // transports can serialize it once too.
+  const everything = deepFreeze({ tools: registry.listed.map(({ listing }) => listing) });
+  const everythingUi = deepFreeze({ tools: registry.listed.map(({ uiListing }) => uiListing) });
   handlers.set("tools/list", async (_params, context) => {
     const ui = rendersApps(context.clientCapabilities);
+    if (context.scopes === undefined) return ui ? everythingUi : everything;
     return {
       tools: registry.listed
         .filter(({ tool }) => permitted(tool, context.scopes))
@@ -194,6 +199,14 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (capabilities.prompts) addPromptHandlers(handlers, visible);
   if (capabilities.completions) addCompletionHandler(handlers, visible);
   return { capabilities, instructions: instructionsFor(toolsets, toolNames), handlers };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 const permitted = (tool: ToolDefinition, scopes: readonly string[] | undefined) =>

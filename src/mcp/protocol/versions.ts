@@ -18,7 +18,7 @@ export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-
 /** What `server/discover` and UnsupportedProtocolVersionError list: both eras, newest first. */
 export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 
-export function isModernVersion(version: unknown): version is string {
+export function isModernVersion(version: unknown): boolean {
   return typeof version === "string" && (MODERN_VERSIONS as readonly string[]).includes(version);
 }
 

@@ -1,0 +1,36 @@
+/**
+ * Modern replies as JSON text. A frozen result (a constant tool result, an unfiltered list, the
+ * discovery result) is the same object on every call and cannot change, so its JSON is computed
+ * once and only the envelope around it (`jsonrpc`, `id`) is written per reply.
+ */
+import { ErrorCode } from "../../core/tool.ts";
+import type { JsonRpcId, Reply } from "./core.ts";
+
+const frozenJson = new WeakMap<object, string>();
+
+function resultJson(result: Record<string, unknown>): string {
+  if (!Object.isFrozen(result)) return JSON.stringify(result);
+  let json = frozenJson.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    frozenJson.set(result, json);
+  }
+  return json;
+}
+
+/** One JSON-RPC response; a result that cannot be serialized still answers its request, with an error. */
+export function replyJson(id: JsonRpcId | null, reply: Reply): string {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},`;
+  if (!reply.ok) return `${head}"error":${JSON.stringify(reply.error)}}`;
+  try {
+    return `${head}"result":${resultJson(reply.result)}}`;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    const message = `Internal error: the response could not be serialized (${why}).`;
+    return `${head}"error":${JSON.stringify({ code: ErrorCode.InternalError, message })}}`;
+  }
+}
+
+export function notificationJson(method: string, params: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", method, params });
+}
