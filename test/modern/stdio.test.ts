@@ -305,3 +305,18 @@ function startRawServerWith(entry: string): RawServer {
   rawServers.push(raw);
   return raw;
 }
+
+describe("output budgets", () => {
+  test("--max-output-bytes bounds a modern result as it bounds a legacy one", async () => {
+    const full = start(["--toolsets", "boj"]);
+    const whole = (await stdioCall(full, "tools/call", { name: "boj_list_databases", arguments: {} })).result;
+    const cut = start(["--toolsets", "boj", "--max-output-bytes", "2000"]);
+    const shortened = (await stdioCall(cut, "tools/call", { name: "boj_list_databases", arguments: {} })).result;
+    const bytes = (result: Json) => Buffer.byteLength(result.content.map((block: Json) => block.text).join(""));
+    expect(bytes(whole)).toBeGreaterThan(2000);
+    expect(bytes(shortened)).toBeLessThanOrEqual(2000);
+    expect(shortened.resultType).toBe("complete");
+    for (const server of [full, cut]) server.closeStdin();
+    await Promise.all([full.exited, cut.exited]);
+  });
+});
