@@ -34,6 +34,7 @@ export interface RegisteredClient {
   client_id_issued_at?: number;
   software_id?: string;
   software_version?: string;
+  application_type?: "web" | "native";
 }
 
 export interface CodeRecord {
