@@ -435,3 +435,23 @@ describe("the probe (progress, logging, cancellation, constant results)", () => 
     expect(JSON.parse(response.result.content[0].text).roots).toBeNull();
   });
 });
+
+describe("--stateless", () => {
+  test("keeps meaning no legacy sessions: modern requests are served, initialize gets no session id", async () => {
+    const stateless = await startHttpServer(["--toolsets", "boj", "--stateless"]);
+    try {
+      const { status, response } = await post(
+        stateless.url,
+        request("tools/call", { name: "boj_list_databases", arguments: {} }),
+      );
+      expect(status).toBe(200);
+      expect(response.result.resultType).toBe("complete");
+      const opened = await fetch(stateless.url, { method: "POST", headers: MCP_HEADERS, body: initializeBody() });
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get("mcp-session-id")).toBeNull();
+      await opened.text();
+    } finally {
+      await stateless.stop();
+    }
+  });
+});
