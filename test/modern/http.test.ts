@@ -424,6 +424,18 @@ describe("the probe (progress, logging, cancellation, constant results)", () => 
     expect(one.response.result).toMatchObject({ structuredContent: { value: 42 }, resultType: "complete" });
   });
 
+  test("over HTTP no requestState is ever issued, so one presented is refused (-32602), whatever the tool", async () => {
+    const body = request("tools/call", {
+      name: "probe_constant",
+      arguments: {},
+      requestState: "forged",
+      inputResponses: {},
+    });
+    const { response } = await post(probe.url, body);
+    expect(response.error.code).toBe(-32602);
+    expect(response.error.message).toContain("requestState");
+  });
+
   test("over HTTP roots stay server-configured: a client declaring roots is never asked for them", async () => {
     const body = request("tools/call", {
       name: "probe_roots",

@@ -168,7 +168,9 @@ export async function answer(
     if (method === "server/discover") return { ok: true, result: decorate(method, server.discover, PUBLIC) };
     const handler = server.dispatcher.handlers.get(method);
     if (!handler) throw methodNotFound(method);
-    const context = requestContext(server, method, params, envelope, io);
+    // A retry's state is checked before anything runs, whether or not the call turns out to need it.
+    const answered = MAY_NEED_INPUT.has(method) ? answeredInputs(server, method, params, io.caller) : undefined;
+    const context = requestContext(server, envelope, io, answered);
     try {
       return { ok: true, result: decorate(method, await handler(params, context), io.caller) };
     } catch (error) {
@@ -213,10 +215,9 @@ export function failure(server: ModernServer, method: string, error: unknown): R
 /** The core's view of a modern request: everything comes from the request itself. */
 function requestContext(
   server: ModernServer,
-  method: string,
-  params: Params,
   envelope: Envelope,
   io: RequestIo,
+  answered: Record<string, unknown> | undefined,
 ): RequestContext {
   return {
     signal: io.signal,
@@ -224,7 +225,7 @@ function requestContext(
     clientCapabilities: envelope.clientCapabilities,
     notify: io.notify,
     logLevel: () => envelope.logLevel,
-    clientRoots: async () => clientRoots(server, method, params, envelope, io.caller),
+    clientRoots: async () => clientRoots(server, envelope, answered),
   };
 }
 
@@ -235,13 +236,10 @@ function requestContext(
  */
 function clientRoots(
   server: ModernServer,
-  method: string,
-  params: Params,
   envelope: Envelope,
-  caller: Caller,
+  answered: Record<string, unknown> | undefined,
 ): string[] | undefined {
   if (server.transport !== "stdio" || !isRecord(envelope.clientCapabilities.roots)) return undefined;
-  const answered = answeredInputs(server, method, params, caller);
   const response = answered?.roots;
   if (response === undefined) throw new InputRequired({ roots: { method: "roots/list" } });
   if (!isRecord(response) || !Array.isArray(response.roots) || !response.roots.every(isRecord)) {
@@ -256,7 +254,9 @@ function clientRoots(
 
 /**
  * The input responses of a retry, once its `requestState` verifies; only the answers to input
- * requests that state was issued for count. A retry without state has answered nothing.
+ * requests that state was issued for count. A retry without state has answered nothing; a state
+ * that does not verify (changed, expired, another request's or caller's, another process's, or
+ * presented over HTTP where none is ever issued) refuses the request.
  */
 function answeredInputs(
   server: ModernServer,
