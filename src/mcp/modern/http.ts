@@ -33,7 +33,7 @@ import {
   readEnvelope,
 } from "./core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "./subscriptions.ts";
-import { notificationJson, replyJson } from "./wire.ts";
+import { notificationJson, replyBody, replyJson } from "./wire.ts";
 
 /** What the modern steps share: the era's server and what is open on it. */
 export interface ModernHttpState {
@@ -53,6 +53,7 @@ export function modernHttpState(options: DispatcherOptions): ModernHttpState {
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
+const decoder = new TextDecoder();
 
 /** Methods whose target the Mcp-Name header mirrors, and the params field it mirrors. */
 const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
@@ -191,7 +192,7 @@ function respond(state: ModernHttpState, request: Request, call: ModernCall): Pr
   };
   void answer(state.server, call.method, call.params, call.envelope, io).then((outcome) => {
     request.signal.removeEventListener("abort", gone);
-    reply.finish(replyJson(call.id, outcome), outcome.ok ? 200 : outcome.status);
+    reply.finish(replyBody(call.id, outcome), outcome.ok ? 200 : outcome.status);
     untrack();
   });
   return reply.response;
@@ -220,15 +221,15 @@ class ReplyStream {
     if (!this.settled) this.toStream().write(json);
   }
 
-  finish(json: string, status: number): void {
+  finish(body: string | Uint8Array, status: number): void {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.deadline);
     if (this.stream) {
-      this.stream.write(json);
+      this.stream.write(typeof body === "string" ? body : decoder.decode(body));
       this.stream.close();
     } else {
-      this.resolve(new Response(json, { status, headers: JSON_HEADERS }));
+      this.resolve(new Response(body, { status, headers: JSON_HEADERS }));
     }
   }
 

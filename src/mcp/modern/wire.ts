@@ -1,7 +1,8 @@
 /**
- * Modern replies as JSON text. A frozen result (a constant tool result, an unfiltered list, the
- * discovery result) is the same object on every call and cannot change, so its JSON is computed
- * once and only the envelope around it (`jsonrpc`, `id`) is written per reply.
+ * Modern replies as JSON. A frozen result (a constant tool result, an unfiltered list, the
+ * discovery result) is the same object on every call and cannot change, so its JSON (and, for an
+ * HTTP body, its UTF-8 bytes) is computed once and only the envelope around it (`jsonrpc`, `id`)
+ * is written per reply: encoding a 12 KB non-ASCII result is most of a call's server time.
  */
 import { ErrorCode } from "../../core/tool.ts";
 import type { JsonRpcId, Reply } from "./core.ts";
@@ -29,6 +30,26 @@ export function replyJson(id: JsonRpcId | null, reply: Reply): string {
     const message = `Internal error: the response could not be serialized (${why}).`;
     return `${head}"error":${JSON.stringify({ code: ErrorCode.InternalError, message })}}`;
   }
+}
+
+const encoder = new TextEncoder();
+const frozenBytes = new WeakMap<object, Uint8Array>();
+const CLOSE = encoder.encode("}");
+
+/** The reply as an HTTP body: the bytes of a frozen result are encoded once and copied after the envelope. */
+export function replyBody(id: JsonRpcId | null, reply: Reply): string | Uint8Array {
+  if (!reply.ok || !Object.isFrozen(reply.result)) return replyJson(id, reply);
+  let bytes = frozenBytes.get(reply.result);
+  if (!bytes) {
+    bytes = encoder.encode(resultJson(reply.result));
+    frozenBytes.set(reply.result, bytes);
+  }
+  const head = encoder.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+  const body = new Uint8Array(head.length + bytes.length + 1);
+  body.set(head);
+  body.set(bytes, head.length);
+  body.set(CLOSE, head.length + bytes.length);
+  return body;
 }
 
 export function notificationJson(method: string, params: Record<string, unknown>): string {
