@@ -320,7 +320,9 @@ export function decorate(method: string, result: Record<string, unknown>, caller
   out._meta = { ...meta, [META.serverInfo]: SERVER_INFO };
   if (frozen) {
     const entry = decorated.get(result) ?? {};
-    entry[`${method} ${cacheScope}`] = deepFreeze(out);
+    // Frozen like the result it decorates (shallowly: what is inside is that result's own values).
+    Object.freeze(out._meta);
+    entry[`${method} ${cacheScope}`] = Object.freeze(out);
     decorated.set(result, entry);
   }
   return out;

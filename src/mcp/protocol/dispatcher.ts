@@ -175,10 +175,10 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
   const registry = registryOf(toolsets, toolNames);
   const capabilities = capabilitiesOf(toolsets);
   const handlers = new Map<string, Handler>();
-  // Without authorization every caller sees the same list: built and frozen once, so the
-  // transports can serialize it once too.
-  const everything = deepFreeze({ tools: registry.listed.map(({ listing }) => listing) });
-  const everythingUi = deepFreeze({ tools: registry.listed.map(({ uiListing }) => uiListing) });
+  // Without authorization every caller sees the same list: built once and frozen (the object and
+  // its array; the listings inside are never changed either), so the transports serialize it once.
+  const everything = frozenList(registry.listed.map(({ listing }) => listing));
+  const everythingUi = frozenList(registry.listed.map(({ uiListing }) => uiListing));
   handlers.set("tools/list", async (_params, context) => {
     const ui = rendersApps(context.clientCapabilities);
     if (context.scopes === undefined) return ui ? everythingUi : everything;
@@ -201,12 +201,8 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
   return { capabilities, instructions: instructionsFor(toolsets, toolNames), handlers };
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+function frozenList(tools: ToolListing[]): Record<string, unknown> {
+  return Object.freeze({ tools: Object.freeze(tools) });
 }
 
 const permitted = (tool: ToolDefinition, scopes: readonly string[] | undefined) =>
