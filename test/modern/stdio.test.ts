@@ -320,3 +320,27 @@ describe("output budgets", () => {
     await Promise.all([full.exited, cut.exited]);
   });
 });
+
+describe("the end of stdin, in both eras", () => {
+  for (const era of ["2025-11-25", "2026-07-28"]) {
+    test(`${era}: a call still running when stdin closes is answered before the process exits`, async () => {
+      const raw = startRawServerWith(PROBE);
+      if (era === "2025-11-25") {
+        await raw.initialize();
+        raw.send({
+          jsonrpc: "2.0",
+          id: "last",
+          method: "tools/call",
+          params: { name: "probe_wait", arguments: { ms: 300 } },
+        });
+      } else {
+        raw.send(request("tools/call", { name: "probe_wait", arguments: { ms: 300 } }, "last"));
+      }
+      await until(() => raw.stderr().includes("probe_wait started"), "the call to start");
+      raw.closeStdin();
+      expect(await raw.exited).toBe(0);
+      const last = stdioMessages(raw).find((message) => message.id === "last");
+      expect(last?.result?.content?.[0]?.text).toBe("waited 300 ms");
+    });
+  }
+});

@@ -198,7 +198,14 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   const deadline = Date.now() + (config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
   const inFlight = () =>
     (sessions?.pendingRequests ?? 0) + state.statelessInFlight + (state.modern?.inFlight.size ?? 0);
-  while (inFlight() > 0 && Date.now() < deadline) await Bun.sleep(25);
+  // Woken as soon as the sessions and the modern requests are idle; the short naps only notice
+  // stateless requests and requests that were still on their way through the pipeline.
+  while (inFlight() > 0 && Date.now() < deadline) {
+    const nap = Bun.sleep(Math.min(100, Math.max(1, deadline - Date.now())));
+    const tracked = (sessions?.pendingRequests ?? 0) + (state.modern?.inFlight.size ?? 0);
+    const idle = Promise.all([sessions?.whenIdle(), state.modern?.inFlight.whenIdle()]);
+    await (tracked > 0 ? Promise.race([idle, nap]) : nap);
+  }
   if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
   const reason = "The server is shutting down and cancelled this call; retry it once the server is back.";
   state.modern?.inFlight.cancelAll(reason);
