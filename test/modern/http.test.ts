@@ -467,3 +467,26 @@ describe("--stateless", () => {
     }
   });
 });
+
+describe("MCP Apps in the 2026-07-28 era", () => {
+  test("a client declaring the UI extension in _meta sees _meta.ui on the chart tools and the ui:// resource; others do not", async () => {
+    const ui = meta({
+      "io.modelcontextprotocol/clientCapabilities": {
+        extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+      },
+    });
+    const withUi = (await post(server.url, request("tools/list", { _meta: ui }))).response.result.tools;
+    const plain = (await post(server.url, request("tools/list"))).response.result.tools;
+    const chart = (tools: Json[]) => tools.find((tool) => tool.name === "boj_get_data_code");
+    expect(chart(withUi)._meta.ui.resourceUri).toStartWith("ui://");
+    expect(chart(plain)._meta).toBeUndefined();
+    const uri = chart(withUi)._meta.ui.resourceUri;
+    const listed = (await post(server.url, request("resources/list", { _meta: ui }))).response.result.resources;
+    expect(listed.map((r: Json) => r.uri)).toContain(uri);
+    const hidden = (await post(server.url, request("resources/list"))).response.result.resources;
+    expect(hidden.map((r: Json) => r.uri)).not.toContain(uri);
+    const read = (await post(server.url, request("resources/read", { uri, _meta: ui }))).response.result;
+    expect(read.contents[0].mimeType).toBe("text/html;profile=mcp-app");
+    expect(read.cacheScope).toBe("public");
+  });
+});
