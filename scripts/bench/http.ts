@@ -14,7 +14,14 @@
  * Targets: mcpkit ≥ 3× the reference's throughput and ≥ 50% of the bare server's; p99 ≤ the
  * reference's.
  *
- *   bun scripts/bench/http.ts [--calls N] [--sessions N] [--rounds N] [--source] [--check]
+ * `--era modern` drives the 2026-07-28 era instead: no sessions, every POST carries the `_meta`
+ * envelope and the Mcp-Method / Mcp-Name headers, answered as JSON. The reference (SDK v1) does
+ * not speak that era, so mcpkit is compared with the bare server only (which answers the modern
+ * request with the same result, as JSON). `--method tools/list` drives tools/list instead of the
+ * constant tools/call. Targets: ≥ 90% of bare for tools/call, ≥ 70% for tools/list.
+ *
+ *   bun scripts/bench/http.ts [--era legacy|modern] [--method tools/call|tools/list] [--calls N]
+ *                             [--sessions N] [--rounds N] [--source] [--check]
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,8 +39,13 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "3" },
     source: { type: "boolean", default: false },
     check: { type: "boolean", default: false },
+    era: { type: "string", default: "legacy" },
+    method: { type: "string", default: "tools/call" },
   },
 });
+const MODERN = flags.era === "modern";
+const METHOD = flags.method === "tools/list" ? "tools/list" : "tools/call";
+if (!MODERN && METHOD !== "tools/call") throw new Error("--method tools/list needs --era modern");
 const CALLS = Number(flags.calls);
 const SESSIONS = Number(flags.sessions);
 const ROUNDS = Number(flags.rounds);
@@ -90,7 +102,48 @@ function messageOf(body: string): { result?: unknown; error?: unknown } {
   throw new Error(`no JSON-RPC message in: ${body.slice(0, 200)}`);
 }
 
-class Session {
+/** One client of the benchmark: a 2025 session, or a 2026-07-28 caller that needs none. */
+interface Caller {
+  call(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "http-bench", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** A 2026-07-28 client: each request carries its envelope and headers; nothing to open or close. */
+class ModernCaller implements Caller {
+  private nextId = 1;
+  private readonly headers: Record<string, string>;
+  private readonly params: Record<string, unknown>;
+
+  constructor(private readonly url: string) {
+    this.headers = { ...HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": METHOD };
+    this.params = METHOD === "tools/call" ? { name: TOOL, arguments: {}, _meta: MODERN_META } : { _meta: MODERN_META };
+    if (METHOD === "tools/call") this.headers["mcp-name"] = TOOL;
+  }
+
+  async call(): Promise<unknown> {
+    const response = await fetch(this.url, {
+      method: "POST",
+      headers: this.headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: this.nextId++, method: METHOD, params: this.params }),
+    });
+    const message = messageOf(await response.text());
+    if (!response.ok || message.error || !message.result) throw new Error(`${METHOD} failed: HTTP ${response.status}`);
+    return message.result;
+  }
+
+  async close(): Promise<void> {}
+}
+
+const openCaller = (url: string): Promise<Caller> =>
+  MODERN ? Promise.resolve(new ModernCaller(url)) : Session.open(url);
+
+class Session implements Caller {
   private nextId = 1;
   private constructor(
     private readonly url: string,
@@ -156,7 +209,7 @@ interface Run {
 
 /** `calls` tool calls spread over `SESSIONS` concurrent sessions; returns wall time and each call's latency. */
 async function drive(url: string, calls: number): Promise<Run> {
-  const sessions = await Promise.all(Array.from({ length: SESSIONS }, () => Session.open(url)));
+  const sessions = await Promise.all(Array.from({ length: SESSIONS }, () => openCaller(url)));
   const latencies: number[] = [];
   let issued = 0;
   const started = performance.now();
@@ -224,23 +277,16 @@ async function interleave(contenders: Contender[]): Promise<Summary[]> {
   return contenders.map((contender) => medianOf(contender.runs));
 }
 
-const work = mkdtempSync(join(tmpdir(), "mcpkit-http-bench-"));
-try {
-  const mcpkitCommand = flags.source
-    ? [process.execPath, "src/main.ts"]
-    : [resolve(REPO_ROOT, process.env.MCPKIT_BIN ?? "dist/mcpkit")];
+function printTable(rows: readonly (readonly [string, Summary])[]): void {
+  console.log("\nmedian of rounds        calls/s     p50 ms     p99 ms");
+  for (const [label, summary] of rows) {
+    console.log(
+      `${label.padEnd(20)} ${summary.throughput.toFixed(0).padStart(10)} ${summary.p50.toFixed(2).padStart(10)} ${summary.p99.toFixed(2).padStart(10)}`,
+    );
+  }
+}
 
-  // The reference serves exactly what mcpkit's tool returns.
-  const mcpkit = await start([...mcpkitCommand, "--http", "127.0.0.1:0", "--toolsets", "boj"]);
-  const probe = await Session.open(mcpkit.url);
-  const toolResult = await probe.call();
-  await probe.close();
-  const resultFile = join(work, "result.json");
-  writeFileSync(resultFile, JSON.stringify(toolResult));
-  console.log(
-    `${TOOL} result: ${JSON.stringify(toolResult).length} bytes; ${SESSIONS} sessions, ${CALLS} calls per round, ${ROUNDS} rounds (after ${WARMUP_CALLS} warm-up calls)\n`,
-  );
-
+async function benchLegacy(mcpkit: Server, resultFile: string): Promise<void> {
   const reference = await start(["node", "scripts/bench/fixtures/http-reference.mjs", resultFile]);
   const bare = await start([process.execPath, "scripts/bench/fixtures/http-bare.ts", resultFile]);
   const contenders = [
@@ -254,16 +300,11 @@ try {
   const throughputRatio = ours.throughput / theirs.throughput;
   const ofCeiling = ours.throughput / ceiling.throughput;
   const p99Ratio = ours.p99 / theirs.p99;
-  console.log("\nmedian of rounds        calls/s     p50 ms     p99 ms");
-  for (const [label, summary] of [
+  printTable([
     ["mcpkit (Bun.serve)", ours],
     ["reference (express)", theirs],
     ["bare Bun.serve", ceiling],
-  ] as const) {
-    console.log(
-      `${label.padEnd(20)} ${summary.throughput.toFixed(0).padStart(10)} ${summary.p50.toFixed(2).padStart(10)} ${summary.p99.toFixed(2).padStart(10)}`,
-    );
-  }
+  ]);
   console.log(
     `\nthroughput mcpkit / reference = ${throughputRatio.toFixed(2)}×  (target ≥ 3×) ${throughputRatio >= 3 ? "OK" : "UNDER"}`,
   );
@@ -274,6 +315,47 @@ try {
     `p99        mcpkit / reference = ${p99Ratio.toFixed(2)}×  (target ≤ 1×) ${p99Ratio <= 1 ? "OK" : "OVER"}`,
   );
   if (flags.check && (throughputRatio < 3 || ofCeiling < 0.5 || p99Ratio > 1)) process.exitCode = 1;
+}
+
+async function benchModern(mcpkit: Server, resultFile: string): Promise<void> {
+  const bare = await start([process.execPath, "scripts/bench/fixtures/http-bare.ts", resultFile]);
+  const contenders = [
+    { label: "mcpkit", server: mcpkit, runs: [] },
+    { label: "bare", server: bare, runs: [] },
+  ];
+  const [ours, ceiling] = await interleave(contenders);
+  await Promise.all(contenders.map((contender) => contender.server.stop()));
+  const ofCeiling = ours.throughput / ceiling.throughput;
+  const target = METHOD === "tools/list" ? 0.7 : 0.9;
+  printTable([
+    ["mcpkit (2026-07-28)", ours],
+    ["bare Bun.serve", ceiling],
+  ]);
+  console.log(
+    `\nthroughput mcpkit / bare = ${(ofCeiling * 100).toFixed(0)}%  (target ≥ ${target * 100}% for ${METHOD}) ${ofCeiling >= target ? "OK" : "UNDER"}`,
+  );
+  if (flags.check && ofCeiling < target) process.exitCode = 1;
+}
+
+const work = mkdtempSync(join(tmpdir(), "mcpkit-http-bench-"));
+try {
+  const mcpkitCommand = flags.source
+    ? [process.execPath, "src/main.ts"]
+    : [resolve(REPO_ROOT, process.env.MCPKIT_BIN ?? "dist/mcpkit")];
+
+  // The reference and the bare server serve exactly what mcpkit returns.
+  const mcpkit = await start([...mcpkitCommand, "--http", "127.0.0.1:0", "--toolsets", "boj"]);
+  const probe = await openCaller(mcpkit.url);
+  const toolResult = await probe.call();
+  await probe.close();
+  const resultFile = join(work, "result.json");
+  writeFileSync(resultFile, JSON.stringify(toolResult));
+  const what = MODERN ? `2026-07-28 ${METHOD}${METHOD === "tools/call" ? ` ${TOOL}` : ""}` : `${TOOL}`;
+  console.log(
+    `${what} result: ${JSON.stringify(toolResult).length} bytes; ${SESSIONS} ${MODERN ? "concurrent callers" : "sessions"}, ${CALLS} calls per round, ${ROUNDS} rounds (after ${WARMUP_CALLS} warm-up calls)\n`,
+  );
+  if (MODERN) await benchModern(mcpkit, resultFile);
+  else await benchLegacy(mcpkit, resultFile);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -11,7 +11,17 @@
  *
  * Targets: mcpkit ≤ 0.25× node-fs and ≤ 1.2× minimal-bun (median time to exit).
  *
- *   bun scripts/bench/startup.ts [--rounds N] [--mcpkit PATH] [--mcpkit-args ARGS] [--compare-bytecode] [--check]
+ * `--era modern` times the 2026-07-28 era instead: spawn → `server/discover` and `tools/list`
+ * answered (sent together, as the requests carry their own envelope) → exit, against
+ *
+ *   mcpkit-2025   the same binary asked the 2025 way (initialize, initialized, tools/list)
+ *   bare          scripts/bench/fixtures/bare-responder.ts, compiled with the release flags: answers
+ *                 the two lines with prebuilt results, no MCP stack (the floor)
+ *
+ * Target: mcpkit ≤ 1.5× bare (median time to both answers).
+ *
+ *   bun scripts/bench/startup.ts [--era legacy|modern] [--rounds N] [--mcpkit PATH] [--mcpkit-args ARGS]
+ *                                [--compare-bytecode] [--check]
  *
  * --mcpkit-args is split on spaces; {root} stands for the temporary directory every server serves. *
  * --compare-bytecode also compiles mcpkit with and without --bytecode and times both.
@@ -38,9 +48,27 @@ const INITIALIZE =
     },
   }) + "\n";
 
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "mcpkit-startup-bench", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+/** What a 2026-07-28 client sends first: discovery and the tool list, in one write. */
+const DISCOVER_AND_LIST = [
+  { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } },
+  { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: MODERN_META } },
+]
+  .map((message) => `${JSON.stringify(message)}\n`)
+  .join("");
+/** The 2025 way to the same two answers: initialize, initialized, tools/list. */
+const INITIALIZE_AND_LIST = `${INITIALIZE}${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`;
+
 interface Contender {
   name: string;
   command: string[];
+  /** What is written to stdin, and how many answers (lines) to wait for; initialize alone by default. */
+  send?: string;
+  answers?: number;
   /** Size of the file a user installs, when it is one file. */
   bytes?: number;
 }
@@ -50,22 +78,24 @@ interface Sample {
   exitedMs: number;
 }
 
-/** One launch: spawn, send initialize, wait for its answer, close stdin, wait for exit. */
+/** One launch: spawn, send initialize (or the contender's lines), wait for the answers, close stdin, wait for exit. */
 async function launchOnce(contender: Contender): Promise<Sample> {
   const started = performance.now();
   const child = Bun.spawn(contender.command, { stdin: "pipe", stdout: "pipe", stderr: "pipe", cwd: REPO_ROOT });
   const stderr = new Response(child.stderr).text();
   const killer = setTimeout(() => child.kill(), 20_000);
   try {
-    child.stdin.write(INITIALIZE);
+    child.stdin.write(contender.send ?? INITIALIZE);
     await child.stdin.flush();
-    const line = await firstLine(child.stdout).catch(async (error: Error) => {
+    const lines = await readLines(child.stdout, contender.answers ?? 1).catch(async (error: Error) => {
       throw new Error(`${contender.name}: ${error.message}; its stderr: ${(await stderr).slice(0, 500)}`);
     });
     const answeredMs = performance.now() - started;
-    const reply = JSON.parse(line) as { id?: number; result?: { serverInfo?: { name?: string } } };
-    if (reply.id !== 1 || !reply.result?.serverInfo) {
-      throw new Error(`${contender.name} did not answer initialize: ${line.slice(0, 200)}`);
+    for (const line of lines) {
+      const reply = JSON.parse(line) as { id?: number; result?: unknown };
+      if (reply.id === undefined || reply.result === undefined) {
+        throw new Error(`${contender.name} did not answer: ${line.slice(0, 200)}`);
+      }
     }
     await child.stdin.end();
     const grace = setTimeout(() => child.kill(), EXIT_GRACE_MS);
@@ -78,17 +108,18 @@ async function launchOnce(contender: Contender): Promise<Sample> {
   }
 }
 
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+/** The first `count` lines of `stream`. */
+async function readLines(stream: ReadableStream<Uint8Array>, count: number): Promise<string[]> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let text = "";
   for (;;) {
     const { value, done } = await reader.read();
     if (value) text += decoder.decode(value, { stream: true });
-    const newline = text.indexOf("\n");
-    if (newline >= 0) {
+    const lines = text.split("\n");
+    if (lines.length > count) {
       reader.releaseLock();
-      return text.slice(0, newline);
+      return lines.slice(0, count);
     }
     if (done) throw new Error(`the server closed stdout before answering (got ${JSON.stringify(text.slice(0, 200))})`);
   }
@@ -98,6 +129,56 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Runs every contender `rounds` times (after warm-up), interleaved; the median times of each. */
+async function measure(
+  contenders: Contender[],
+  rounds: number,
+): Promise<Map<string, { answered: number; exited: number }>> {
+  const samples = new Map<string, Sample[]>(contenders.map((c) => [c.name, []]));
+  console.error(`${WARMUP_ROUNDS} warm-up + ${rounds} measured rounds on ${navigator.hardwareConcurrency} cores…`);
+  for (let round = 0; round < WARMUP_ROUNDS + rounds; round++) {
+    for (const contender of contenders) {
+      const sample = await launchOnce(contender);
+      if (round >= WARMUP_ROUNDS) samples.get(contender.name)!.push(sample);
+    }
+  }
+  return new Map(
+    contenders.map((c) => {
+      const list = samples.get(c.name)!;
+      return [c.name, { answered: median(list.map((s) => s.answeredMs)), exited: median(list.map((s) => s.exitedMs)) }];
+    }),
+  );
+}
+
+/** `--era modern`: mcpkit answering discover + tools/list, the same binary the 2025 way, and the bare responder. */
+async function modernEra(work: string, mcpkit: string[], rounds: number, check: boolean): Promise<number> {
+  console.error("compiling the bare responder with the release flags…");
+  const bareBin = join(work, "bare-responder");
+  await compile({ entry: "scripts/bench/fixtures/bare-responder.ts", outfile: bareBin, cwd: REPO_ROOT });
+  const contenders: Contender[] = [
+    { name: "mcpkit", command: mcpkit, send: DISCOVER_AND_LIST, answers: 2, bytes: statSync(mcpkit[0]).size },
+    { name: "mcpkit-2025", command: mcpkit, send: INITIALIZE_AND_LIST, answers: 2 },
+    { name: "bare", command: [bareBin], send: DISCOVER_AND_LIST, answers: 2, bytes: statSync(bareBin).size },
+  ];
+  const medians = await measure(contenders, rounds);
+  console.log(
+    `start-up: spawn → discover + tools/list answered (2025: initialize + tools/list) → exit, median of ${rounds} rounds`,
+  );
+  console.log("contender          answered    exited      binary");
+  for (const c of contenders) {
+    const m = medians.get(c.name)!;
+    console.log(
+      `${c.name.padEnd(18)} ${ms(m.answered).padEnd(11)} ${ms(m.exited).padEnd(11)} ${c.bytes ? mb(c.bytes) : ""}`,
+    );
+  }
+  const bare = medians.get("bare")!.answered;
+  const modern = medians.get("mcpkit")!.answered / bare;
+  const legacy = medians.get("mcpkit-2025")!.answered / bare;
+  console.log(`mcpkit 2026-07-28  ${modern.toFixed(2)}× bare (target ≤ 1.50×, ${modern <= 1.5 ? "met" : "MISSED"})`);
+  console.log(`mcpkit 2025-11-25  ${legacy.toFixed(2)}× bare`);
+  return check && modern > 1.5 ? 1 : 0;
 }
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
@@ -112,6 +193,7 @@ async function main(): Promise<number> {
       "mcpkit-args": { type: "string", default: "--root {root}" },
       "compare-bytecode": { type: "boolean", default: false },
       check: { type: "boolean", default: false },
+      era: { type: "string", default: "legacy" },
     },
   });
   const rounds = Number(values.rounds);
@@ -137,6 +219,7 @@ async function main(): Promise<number> {
       .split(" ")
       .filter(Boolean)
       .map((arg) => arg.replaceAll("{root}", root));
+    if (values.era === "modern") return await modernEra(work, [mcpkitPath, ...mcpkitArgs], rounds, values.check);
     const contenders: Contender[] = [
       { name: "mcpkit", command: [mcpkitPath, ...mcpkitArgs], bytes: statSync(mcpkitPath).size },
       { name: "node-fs", command: ["node", nodeServer, root] },
@@ -154,24 +237,7 @@ async function main(): Promise<number> {
       }
     }
 
-    const samples = new Map<string, Sample[]>(contenders.map((c) => [c.name, []]));
-    console.error(`${WARMUP_ROUNDS} warm-up + ${rounds} measured rounds on ${navigator.hardwareConcurrency} cores…`);
-    for (let round = 0; round < WARMUP_ROUNDS + rounds; round++) {
-      for (const contender of contenders) {
-        const sample = await launchOnce(contender);
-        if (round >= WARMUP_ROUNDS) samples.get(contender.name)!.push(sample);
-      }
-    }
-
-    const medians = new Map(
-      contenders.map((c) => {
-        const list = samples.get(c.name)!;
-        return [
-          c.name,
-          { answered: median(list.map((s) => s.answeredMs)), exited: median(list.map((s) => s.exitedMs)) },
-        ];
-      }),
-    );
+    const medians = await measure(contenders, rounds);
     console.log(`start-up: spawn → initialize answered → exit, median of ${rounds} rounds`);
     console.log("contender          answered    exited      binary");
     for (const c of contenders) {

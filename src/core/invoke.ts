@@ -6,6 +6,7 @@ import * as v from "valibot";
 import { fitResult } from "./output-budget.ts";
 import {
   ErrorCode,
+  InputRequired,
   ProtocolError,
   type ToolContext,
   type ToolDefinition,
@@ -35,7 +36,7 @@ export async function invokeTool(
   try {
     return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs);
   } catch (error) {
-    if (error instanceof ProtocolError) throw error;
+    if (error instanceof ProtocolError || error instanceof InputRequired) throw error;
     if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${context.calledAs} was cancelled.`);
     context.log.error("tool failed", {
       tool: context.calledAs,

@@ -58,6 +58,22 @@ export class ProtocolError extends Error {
   }
 }
 
+/** A request the server asks its client to answer before it can finish a call (MCP 2026-07-28 MRTR). */
+export type InputRequest = { method: string; params?: Record<string, unknown> };
+
+/**
+ * Thrown from a `ToolContext` method (never by a tool itself) when the call cannot go on without
+ * an answer from the client, in eras where the server may not send the client requests of its own
+ * (MCP 2026-07-28): the edge answers `input_required` with these requests, and the client retries
+ * the call with the answers. Tools let it pass, as they let a ProtocolError pass.
+ */
+export class InputRequired extends Error {
+  constructor(readonly inputRequests: Record<string, InputRequest>) {
+    super(`the call needs input from the client first: ${Object.keys(inputRequests).join(", ")}`);
+    this.name = "InputRequired";
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // What a handler sees
 
@@ -103,7 +119,9 @@ export interface ToolContext {
   /**
    * The client's roots as absolute local paths (file:// URIs only), or `undefined` when the client
    * does not offer roots (or there is no client, as in `mcpkit call`). Cached per session and
-   * refreshed on `notifications/roots/list_changed`.
+   * refreshed on `notifications/roots/list_changed` (2025 era); asked for with `input_required`
+   * and read from the client's retry (2026-07-28 era), in which case it throws `InputRequired`
+   * on the first attempt, so call it before doing anything that must not run twice.
    */
   clientRoots(): Promise<string[] | undefined>;
   log: Logger;

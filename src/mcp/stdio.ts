@@ -1,136 +1,18 @@
 /**
- * MCP over stdio: newline-delimited JSON-RPC on stdin/stdout.
- *
- * The SDK's StdioServerTransport drops unparsable lines silently and closes itself when a line
- * outgrows its buffer; a server that must survive any input answers a bad line with a JSON-RPC
- * error (-32700 / -32600) and skips an oversized line instead, so this transport does that.
+ * MCP over stdio, both eras, decided per connection by its first message (MCP 2026-07-28
+ * "Backward Compatibility"): a request carrying the per-request `_meta` envelope (or
+ * `server/discover`, a dual-era client's probe) makes the process a 2026-07-28 server, answered
+ * by mcpkit's own code; `initialize`, or anything else, makes it a 2025-11-25 (or earlier) server
+ * on the SDK, loaded only then. Lines that are not JSON-RPC are answered by the channel itself
+ * and decide nothing.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../core/log.ts";
-import { ErrorCode } from "../core/tool.ts";
-import { type McpServerOptions, createMcpServer } from "./server.ts";
-
-/** A line longer than this is discarded and answered with -32600. */
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
-
-export class LineTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private discarding = false;
-  private closed = false;
-
-  constructor(
-    private readonly input: NodeJS.ReadableStream,
-    private readonly output: NodeJS.WritableStream,
-    private readonly log?: Logger,
-  ) {}
-
-  async start(): Promise<void> {
-    this.input.on("data", this.onData);
-    this.input.on("end", this.onEnd);
-    this.input.on("error", this.onEnd);
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return;
-    if (this.log?.enabled("trace")) this.log.trace("send", summarize(message));
-    const line = `${JSON.stringify(message)}\n`;
-    if (!this.output.write(line)) await new Promise<void>((resolve) => this.output.once("drain", resolve));
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.input.off("data", this.onData);
-    this.input.off("end", this.onEnd);
-    this.input.off("error", this.onEnd);
-    this.onclose?.();
-  }
-
-  private readonly onEnd = () => {
-    void this.close();
-  };
-
-  private readonly onData = (chunk: Buffer | string) => {
-    let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    let newline = data.indexOf(10);
-    while (newline !== -1) {
-      const tail = data.subarray(0, newline);
-      if (this.discarding) {
-        this.discarding = false;
-        this.reject(ErrorCode.InvalidRequest, `Message too large: a line may hold at most ${MAX_LINE_BYTES} bytes.`);
-      } else {
-        this.pending.push(tail);
-        const line = Buffer.concat(this.pending).toString("utf8");
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.handleLine(line);
-      }
-      data = data.subarray(newline + 1);
-      newline = data.indexOf(10);
-    }
-    if (data.length === 0 || this.discarding) return;
-    this.pendingBytes += data.length;
-    if (this.pendingBytes > MAX_LINE_BYTES) {
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.discarding = true;
-    } else {
-      this.pending.push(data);
-    }
-  };
-
-  private handleLine(raw: string): void {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line.trim() === "") return;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      this.reject(ErrorCode.ParseError, "Parse error: each line must be one JSON-RPC message in JSON.");
-      return;
-    }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) {
-      this.reject(
-        ErrorCode.InvalidRequest,
-        "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.",
-        json,
-      );
-      return;
-    }
-    if (this.log?.enabled("trace")) this.log.trace("receive", summarize(parsed.data));
-    this.onmessage?.(parsed.data);
-  }
-
-  /** Answers a message that cannot be processed; with the request id when one can be recovered. */
-  private reject(code: number, message: string, json?: unknown): void {
-    const id = (json as { id?: unknown } | undefined)?.id;
-    const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
-    const isNotification =
-      json !== null && typeof json === "object" && !Array.isArray(json) && "method" in json && !("id" in json);
-    if (isNotification) return; // JSON-RPC: notifications are never answered
-    void this.send({
-      jsonrpc: "2.0",
-      ...(validId === undefined ? {} : { id: validId }),
-      error: { code, message },
-    } as JSONRPCMessage);
-  }
-}
-
-/** What trace logs show of a message: its kind, never its params (they may hold anything). */
-function summarize(message: JSONRPCMessage): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  if ("id" in message) fields.id = message.id;
-  if ("method" in message) fields.method = message.method;
-  if ("error" in message) fields.error = message.error.code;
-  return fields;
-}
+import { createModernServer } from "./modern/core.ts";
+import { dispatcherFor } from "./protocol/dispatcher.ts";
+import { isRecord } from "./protocol/params.ts";
+import { META } from "./protocol/versions.ts";
+import type { McpServerOptions } from "./server.ts";
+import { type JsonRpcMessage, LineChannel } from "./stdio/lines.ts";
+import { connectModern } from "./stdio/modern.ts";
 
 export interface StdioServerHandle {
   /** Resolves when stdin has closed or `close` was called. */
@@ -138,15 +20,66 @@ export interface StdioServerHandle {
   close(): Promise<void>;
 }
 
+interface Connection {
+  deliver(message: JsonRpcMessage): void;
+  /** Stdin ended, or `close` stopped reading it. */
+  inputEnded(): void;
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Whether a connection's first message opens the modern era. */
+export function opensModernEra(message: JsonRpcMessage): boolean {
+  const meta = isRecord(message.params) ? message.params._meta : undefined;
+  if (isRecord(meta) && META.protocolVersion in meta) return true;
+  return message.method === "server/discover" || message.method === "subscriptions/listen";
+}
+
 /** Serves MCP on this process's stdin/stdout until stdin closes or `close` is called. */
 export async function serveStdio(options: McpServerOptions): Promise<StdioServerHandle> {
   const { toolsets, log } = options;
-  const server = createMcpServer(options);
-  const transport = new LineTransport(process.stdin, process.stdout, log);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
-  });
-  await server.connect(transport);
+  const channel = new LineChannel(process.stdin, process.stdout, log);
+  const ended = Promise.withResolvers<void>();
+  let connection: Connection | Promise<Connection> | undefined;
+  const queued: JsonRpcMessage[] = [];
+
+  const open = (first: JsonRpcMessage): Connection | Promise<Connection> => {
+    if (opensModernEra(first)) {
+      log.debug("2026-07-28 client: serving the modern era on this connection");
+      const server = createModernServer({ dispatcher: dispatcherFor(options), log, transport: "stdio" });
+      return connectModern(server, channel);
+    }
+    log.debug("legacy client: serving the 2025-11-25 era on this connection");
+    return import("./stdio/legacy.ts").then(({ connectLegacy }) => connectLegacy(options, channel));
+  };
+
+  channel.onclose = () => {
+    ended.resolve();
+    if (connection === undefined) return;
+    void Promise.resolve(connection).then((ready) => ready.inputEnded());
+  };
+  channel.onmessage = (message) => {
+    if (connection === undefined) connection = open(message);
+    if (!(connection instanceof Promise)) return connection.deliver(message);
+    // The SDK is still loading: messages wait, in order.
+    queued.push(message);
+    if (queued.length > 1) return;
+    void connection.then((ready) => {
+      connection = ready;
+      for (const pending of queued.splice(0)) ready.deliver(pending);
+    });
+  };
+  channel.start();
   log.info("serving MCP on stdio", { toolsets: toolsets.map((t) => t.name).join(",") });
-  return { closed, close: () => server.close() };
+
+  const settled = async () => (connection === undefined ? undefined : await connection);
+  const closed = ended.promise.then(async () => (await settled())?.closed);
+  return {
+    closed,
+    close: async () => {
+      const ready = await settled();
+      if (ready) await ready.close();
+      else channel.close();
+    },
+  };
 }

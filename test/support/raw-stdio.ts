@@ -21,8 +21,9 @@ export interface RawServer {
   kill(signal?: NodeJS.Signals): void;
 }
 
-export function startRawServer(args: string[], env: Record<string, string> = {}): RawServer {
-  const child = Bun.spawn([...mcpkitCommand(), ...args], {
+/** Starts mcpkit (or `command`, another entry file) with `args` and a raw peer on its stdio. */
+export function startRawServer(args: string[], env: Record<string, string> = {}, command = mcpkitCommand()): RawServer {
+  const child = Bun.spawn([...command, ...args], {
     cwd: REPO_ROOT,
     env: testEnv(env),
     stdin: "pipe",

@@ -10,7 +10,9 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { SQL } from "bun";
+// The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
+// Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
+import type { SQL } from "bun";
 import type { Identity } from "./policy.ts";
 
 export interface ClientRecord {
@@ -34,6 +36,7 @@ export interface RegisteredClient {
   client_id_issued_at?: number;
   software_id?: string;
   software_version?: string;
+  application_type?: "web" | "native";
 }
 
 export interface CodeRecord {
@@ -206,11 +209,11 @@ export async function openStore(state: string): Promise<Store> {
   let sql: SQL;
   if (postgres) {
     // A database that accepts no connection must fail the request in seconds, not hang it.
-    sql = new SQL(state, { max: 4, connectionTimeout: 5 });
+    sql = new Bun.SQL(state, { max: 4, connectionTimeout: 5 });
   } else {
     const path = state.replace(/^sqlite:(\/\/)?/, "");
     createPrivateFile(path);
-    sql = new SQL({ adapter: "sqlite", filename: path });
+    sql = new Bun.SQL({ adapter: "sqlite", filename: path });
   }
   await sql.begin(async (tx) => {
     // Two instances starting together would race on CREATE TABLE in Postgres.

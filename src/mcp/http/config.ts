@@ -85,7 +85,7 @@ export const httpOptions: OptionSpec[] = [
     name: "stateless",
     env: "MCPKIT_STATELESS",
     kind: "boolean",
-    help: "no sessions: every request is served on its own, so instances can sit behind any load balancer",
+    help: "no 2025-era sessions either (2026-07-28 requests never have one): every request is served on its own, so instances can sit behind any load balancer",
   },
   {
     name: "auth",

@@ -5,7 +5,8 @@
  */
 import type { Middleware } from "./middleware.ts";
 
-const ALLOWED_HEADERS = "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id";
+const ALLOWED_HEADERS =
+  "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id";
 
 export function cors(): Middleware {
   return async (exchange, next) => {

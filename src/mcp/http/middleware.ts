@@ -5,6 +5,7 @@
  * answers its own path and calls `next()` for every other.
  */
 import type { Authenticated } from "./auth/resource-server.ts";
+import type { Envelope } from "../modern/core.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 
 /** One request on its way through the pipeline; steps add what they learn. */
@@ -18,6 +19,8 @@ export interface Exchange {
   caller?: Authenticated;
   /** The JSON-RPC message of a POST, once `jsonRpcBody` has read it. */
   message?: IncomingMessage;
+  /** For a 2026-07-28 request, its checked `_meta` envelope (`modern/http.ts`); absent for the legacy era. */
+  modern?: Envelope;
 }
 
 export type Next = () => Promise<Response>;

@@ -34,6 +34,7 @@ import { type HostOriginCheck, hostAndOrigin } from "./host-origin.ts";
 import { jsonRpcBody } from "./jsonrpc-body.ts";
 import { mcpEndpointOnly } from "./mcp-endpoint.ts";
 import { methods } from "./methods.ts";
+import { answerModern, modernHttpState, modernRequests } from "../modern/http.ts";
 import { type Middleware, compose } from "./middleware.ts";
 import { protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { sessions } from "./sessions.ts";
@@ -50,6 +51,7 @@ export function createPipeline(
   hostOriginCheck: HostOriginCheck,
   peerAddress: PeerAddress = () => undefined,
 ): (request: Request) => Promise<Response> {
+  state.modern ??= modernHttpState(state.serverOptions);
   const steps: Middleware[] = [
     health(state),
     protectedResourceMetadata(state),
@@ -61,7 +63,9 @@ export function createPipeline(
     authenticate(state),
     methods(state),
     jsonRpcBody(state),
+    modernRequests(),
     toolScope(state),
+    answerModern(state.modern),
     state.sessions ? sessions(state, state.sessions) : stateless(state),
   ];
   const run = compose(steps);

@@ -9,6 +9,7 @@ import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { McpServerOptions } from "../server.ts";
+import { modernHttpState } from "../modern/http.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";
@@ -68,6 +69,7 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     authorizationServer,
     stopping: false,
     statelessInFlight: 0,
+    modern: modernHttpState(serverOptions),
   };
   void state.resourceServer?.warmUp();
   const hostOriginCheck = createHostOriginCheck({
@@ -191,11 +193,23 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   state.stopping = true;
   log.info("shutting down: no new connections; waiting for calls in flight");
   void bun.stop(false);
+  // A subscription never ends by itself: it is answered now, which tells its client the end is graceful.
+  state.modern?.subscriptions.cancelAll("The server is shutting down.");
   const deadline = Date.now() + (config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
-  const inFlight = () => (sessions?.pendingRequests ?? 0) + state.statelessInFlight;
-  while (inFlight() > 0 && Date.now() < deadline) await Bun.sleep(25);
+  const inFlight = () =>
+    (sessions?.pendingRequests ?? 0) + state.statelessInFlight + (state.modern?.inFlight.size ?? 0);
+  // Woken as soon as the sessions and the modern requests are idle; the short naps only notice
+  // stateless requests and requests that were still on their way through the pipeline.
+  while (inFlight() > 0 && Date.now() < deadline) {
+    const nap = Bun.sleep(Math.min(100, Math.max(1, deadline - Date.now())));
+    const tracked = (sessions?.pendingRequests ?? 0) + (state.modern?.inFlight.size ?? 0);
+    const idle = Promise.all([sessions?.whenIdle(), state.modern?.inFlight.whenIdle()]);
+    await (tracked > 0 ? Promise.race([idle, nap]) : nap);
+  }
   if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
-  await sessions?.closeAll("The server is shutting down and cancelled this call; retry it once the server is back.");
+  const reason = "The server is shutting down and cancelled this call; retry it once the server is back.";
+  state.modern?.inFlight.cancelAll(reason);
+  await sessions?.closeAll(reason);
   // The answers just sent (and ended streams) still have to reach their sockets before every
   // connection is closed: wait until Bun has no request left to answer, briefly.
   const flushDeadline = Date.now() + ANSWERS_FLUSH_MS;

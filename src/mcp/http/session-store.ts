@@ -7,10 +7,7 @@
  * alone does not keep a session alive (its client re-initializes after a 404, as the spec says).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../core/log.ts";
-import { ErrorCode } from "../../core/tool.ts";
 import type { SessionTransport } from "./session-transport.ts";
 
 export interface Session {
@@ -20,8 +17,6 @@ export interface Session {
   /** Who opened the session: `ownerKey(issuer, sub)` of its token (undefined without authorization). */
   readonly owner: string | undefined;
   lastActive: number;
-  /** Requests received on this session whose response has not been sent yet. */
-  readonly pending: Set<string | number>;
 }
 
 /** Why `reserve` said no: the whole server is full, or this owner holds its share. */
@@ -71,11 +66,16 @@ export class SessionStore {
     return this.sessions.size;
   }
 
-  /** Requests in flight across every session (for graceful shutdown). */
+  /** Requests in flight across every session (for graceful shutdown); each session's transport keeps the record. */
   get pendingRequests(): number {
     let total = 0;
-    for (const session of this.sessions.values()) total += session.pending.size;
+    for (const session of this.sessions.values()) total += session.transport.requestsInFlight;
     return total;
+  }
+
+  /** Resolves once no session has a request in flight. */
+  async whenIdle(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((session) => session.transport.whenIdle()));
   }
 
   /** Sessions (and reservations) `owner` holds now. */
@@ -143,40 +143,17 @@ export class SessionStore {
   async closeAll(reason: string): Promise<void> {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
-    for (const session of sessions) {
-      for (const id of [...session.pending]) {
-        await session.transport
-          .send({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } })
-          .catch(() => {});
-      }
-    }
+    for (const session of sessions) session.transport.cancelAll(reason);
     await Promise.all(sessions.map((session) => this.close(session)));
   }
 
   private expireIdle(): void {
     const cutoff = Date.now() - this.idleMs;
     for (const session of this.sessions.values()) {
-      if (session.pending.size === 0 && session.lastActive < cutoff) {
+      if (session.transport.requestsInFlight === 0 && session.lastActive < cutoff) {
         this.log.info("session expired after being idle", { session: session.id.slice(0, 8), idleMs: this.idleMs });
         void this.close(session);
       }
     }
   }
-}
-
-/**
- * Watches a transport's outgoing responses so the session knows which requests are still in
- * flight: a response streamed over SSE is written after `handleRequest` has returned.
- */
-export function trackResponses(transport: Transport, pending: Set<string | number>, onSettled: () => void): void {
-  const send = transport.send.bind(transport);
-  transport.send = async (message: JSONRPCMessage, options) => {
-    try {
-      return await send(message, options);
-    } finally {
-      if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) {
-        if (pending.delete(message.id as string | number)) onSettled();
-      }
-    }
-  };
 }

@@ -30,6 +30,7 @@ import {
   isInitializeRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode } from "../../core/tool.ts";
+import { InFlight } from "../in-flight.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
@@ -100,8 +101,16 @@ export class SessionTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   /** Headers of a JSON answer (set once the session id is known). */
   jsonHeaders: Record<string, string> = { "content-type": "application/json" };
-  /** Requests received and not yet answered, by JSON-RPC id. */
+  /**
+   * Requests received and not yet answered, by JSON-RPC id: the one record of what is in flight
+   * on this session (idle expiry, shutdown and `--stateless` all ask it). A request leaves it when
+   * its response is handed over, when the client cancels it, or when the client goes away.
+   */
   private readonly answers = new Map<RequestId, PendingAnswer>();
+  private readonly inFlight = new InFlight();
+  private readonly settle = new Map<RequestId, () => void>();
+  /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
+  onsettled?: () => void;
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
   private initialized = false;
@@ -145,8 +154,23 @@ export class SessionTransport implements Transport {
     }
     const answer = message.id === undefined ? undefined : this.answers.get(message.id);
     if (!answer) throw new Error(`No connection established for request ID: ${String(message.id)}`);
-    this.answers.delete(message.id as RequestId);
+    this.forget(message.id as RequestId);
     answer.finish(message);
+  }
+
+  /** Requests received and not answered yet. */
+  get requestsInFlight(): number {
+    return this.answers.size;
+  }
+
+  /** Resolves once no request is in flight on this session. */
+  whenIdle(): Promise<void> {
+    return this.inFlight.whenIdle();
+  }
+
+  /** Answers every request still in flight with an error saying `reason` (the session stays open). */
+  cancelAll(reason: string): void {
+    this.inFlight.cancelAll(reason);
   }
 
   /** Ends the session: open streams end, and requests still unanswered get a "connection closed" error. */
@@ -155,15 +179,36 @@ export class SessionTransport implements Transport {
     this.closed = true;
     this.standalone?.close();
     this.standalone = undefined;
-    for (const [id, answer] of this.answers) {
+    for (const [id, answer] of [...this.answers]) {
+      this.forget(id);
       answer.finish({
         jsonrpc: "2.0",
         id,
         error: { code: CONNECTION_CLOSED, message: "The session ended before this request was answered." },
       });
     }
-    this.answers.clear();
     this.onclose?.();
+  }
+
+  /** Records a request as in flight until its answer is settled. */
+  private track(id: RequestId, answer: PendingAnswer): void {
+    this.answers.set(id, answer);
+    const remove = this.inFlight.add({
+      cancel: (reason) => {
+        if (this.answers.get(id) !== answer) return;
+        this.forget(id);
+        answer.finish({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } });
+      },
+    });
+    this.settle.set(id, remove);
+  }
+
+  /** A request leaves the record: answered, cancelled, or its client gone. */
+  private forget(id: RequestId): void {
+    if (!this.answers.delete(id)) return;
+    this.settle.get(id)?.();
+    this.settle.delete(id);
+    this.onsettled?.();
   }
 
   private post(
@@ -196,9 +241,9 @@ export class SessionTransport implements Transport {
       );
     }
     const answer = new PendingAnswer(this, () => {
-      if (this.answers.get(id) === answer) this.answers.delete(id);
+      if (this.answers.get(id) === answer) this.forget(id);
     });
-    this.answers.set(id, answer);
+    this.track(id, answer);
     this.onmessage?.(message.body as JSONRPCMessage, extra);
     return answer.response;
   }
@@ -249,7 +294,7 @@ export class SessionTransport implements Transport {
     if (typeof cancelled !== "string" && typeof cancelled !== "number") return;
     const answer = this.answers.get(cancelled);
     if (!answer) return;
-    this.answers.delete(cancelled);
+    this.forget(cancelled);
     answer.abandon();
   }
 

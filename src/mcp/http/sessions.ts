@@ -9,7 +9,7 @@ import { createMcpServer } from "../server.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotFound } from "./jsonrpc-errors.ts";
 import type { Exchange, Middleware } from "./middleware.ts";
-import { type Session, type SessionStore, trackResponses } from "./session-store.ts";
+import type { Session, SessionStore } from "./session-store.ts";
 import { SessionTransport } from "./session-transport.ts";
 import type { HttpState } from "./state.ts";
 
@@ -69,22 +69,21 @@ async function openSession(
   const refusal = store.reserve(owner);
   if (refusal) return refuseOpening(state, refusal, message);
   const server = createMcpServer(state.serverOptions);
-  const pending = new Set<string | number>();
   let session: Session | undefined;
   const transport = new SessionTransport({
     // 256 random bits, base64url: visible ASCII as the spec requires, and unguessable.
     sessionIdGenerator: () => randomBytes(32).toString("base64url"),
     onSessionInitialized: (id) => {
-      session = { id, server, transport, owner, lastActive: Date.now(), pending };
+      session = { id, server, transport, owner, lastActive: Date.now() };
       store.add(session);
     },
   });
   transport.onclose = () => {
     if (session) store.forget(session.id);
   };
-  trackResponses(transport, pending, () => {
+  transport.onsettled = () => {
     if (session) session.lastActive = Date.now();
-  });
+  };
   await server.connect(transport);
   try {
     return await transport.handleRequest(exchange.request, message, exchange.caller?.authInfo);
@@ -98,26 +97,11 @@ async function openSession(
 }
 
 async function forward(session: Session, { request, message, caller }: Exchange): Promise<Response> {
+  // The transport keeps the record of requests in flight (it also refuses an id still running,
+  // and forgets a request the client cancels); the session only notes that it was used.
   session.lastActive = Date.now();
-  // An id already pending is a client reusing one: the transport refuses it, and the running
-  // request keeps its place.
-  const requestId = message?.isRequest ? (message.id as string | number) : undefined;
-  const id = requestId !== undefined && !session.pending.has(requestId) ? requestId : undefined;
-  if (id !== undefined) session.pending.add(id);
-  if (message?.method === "notifications/cancelled") {
-    // The SDK sends no response for a cancelled request: without this the id would stay
-    // pending forever, so the session would never expire and shutdown would wait it out.
-    const cancelled = (message.body.params as { requestId?: unknown } | undefined)?.requestId;
-    if (typeof cancelled === "string" || typeof cancelled === "number") session.pending.delete(cancelled);
-  }
   try {
-    const response = await session.transport.handleRequest(request, message, caller?.authInfo);
-    // Anything but 200 (a JSON answer, sent already, or a stream) means the request never reached a handler.
-    if (id !== undefined && response.status !== 200) session.pending.delete(id);
-    return response;
-  } catch (error) {
-    if (id !== undefined) session.pending.delete(id);
-    throw error;
+    return await session.transport.handleRequest(request, message, caller?.authInfo);
   } finally {
     session.lastActive = Date.now();
   }

@@ -3,6 +3,7 @@
  * resource server, and the two pieces of mutable state (draining, stateless calls in flight).
  */
 import type { Logger } from "../../core/log.ts";
+import type { ModernHttpState } from "../modern/http.ts";
 import type { McpServerOptions } from "../server.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { ResourceServer } from "./auth/resource-server.ts";
@@ -27,4 +28,9 @@ export interface HttpState {
   stopping: boolean;
   /** Stateless requests being served (shutdown waits for them). */
   statelessInFlight: number;
+  /**
+   * The 2026-07-28 era: the same handlers, no sessions (`modern/http.ts`). Built by `serveHttp`;
+   * a pipeline made without it builds its own (then shutdown does not wait for its requests).
+   */
+  modern?: ModernHttpState;
 }

@@ -5,7 +5,6 @@
  */
 import { createMcpServer } from "../server.ts";
 import type { Middleware } from "./middleware.ts";
-import { trackResponses } from "./session-store.ts";
 import { SessionTransport } from "./session-transport.ts";
 import type { HttpState } from "./state.ts";
 
@@ -13,10 +12,6 @@ export function stateless(state: HttpState): Middleware {
   return async ({ request, message, caller }) => {
     const server = createMcpServer(state.serverOptions);
     const transport = new SessionTransport();
-    const pending = new Set<string | number>();
-    if (message?.isRequest) pending.add(message.id as string | number);
-    const answered = Promise.withResolvers<void>();
-    trackResponses(transport, pending, answered.resolve);
     await server.connect(transport);
     state.statelessInFlight++;
     const done = () => {
@@ -31,7 +26,7 @@ export function stateless(state: HttpState): Middleware {
       throw error;
     }
     // An answer that became a stream is still being written: the server lives until its response is out.
-    if (response.status === 200 && pending.size > 0) void answered.promise.then(done);
+    if (transport.requestsInFlight > 0) void transport.whenIdle().then(done);
     else done();
     return response;
   };

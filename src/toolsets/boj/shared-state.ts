@@ -10,7 +10,9 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { SQL } from "bun";
+// The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
+// Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
+import type { SQL } from "bun";
 import type { Logger } from "../../core/log.ts";
 import { byteLength } from "../../core/text.ts";
 import { type AnswerCache, type CachedAnswer, MemoryAnswerCache, approximateBytes } from "./cache.ts";
@@ -94,7 +96,8 @@ const SCHEMA_LOCK = 7_210_943;
 
 export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
   const dialect: Dialect = /^postgres(ql)?:\/\//i.test(options.url) ? "postgres" : "sqlite";
-  const sql = dialect === "postgres" ? new SQL(options.url, { max: 4, connectionTimeout: 5 }) : openSqlite(options.url);
+  const sql =
+    dialect === "postgres" ? new Bun.SQL(options.url, { max: 4, connectionTimeout: 5 }) : openSqlite(options.url);
   try {
     if (dialect === "sqlite") {
       // Several processes write one file: wait for the lock instead of failing with SQLITE_BUSY,
@@ -136,7 +139,7 @@ function openSqlite(url: string): SQL {
   } catch {
     // A file on a shared volume may not be ours to change; the operator chose its permissions.
   }
-  return new SQL({ adapter: "sqlite", filename: path });
+  return new Bun.SQL({ adapter: "sqlite", filename: path });
 }
 
 // ---------------------------------------------------------------------------------------------

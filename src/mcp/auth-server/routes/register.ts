@@ -22,6 +22,7 @@ const requestSchema = v.looseObject({
   scope: v.optional(v.string()),
   software_id: v.optional(v.string()),
   software_version: v.optional(v.string()),
+  application_type: v.optional(v.unknown()),
 });
 
 export function registerRoutes(deps: Deps): Route[] {
@@ -65,6 +66,11 @@ async function register(deps: Deps, request: Request, address: string): Promise<
     );
   }
   const input = parsed.output;
+  // MCP 2026-07-28 (SEP-837): clients state whether they are a "web" or a "native" application (OIDC DCR).
+  const applicationType = input.application_type;
+  if (applicationType !== undefined && applicationType !== "web" && applicationType !== "native") {
+    return oauthError("invalid_client_metadata", 'application_type must be "web" or "native".');
+  }
   for (const uri of input.redirect_uris) {
     const problem = redirectUriProblem(uri, deps.config.publicUrl.origin);
     if (problem) return oauthError("invalid_redirect_uri", problem);
@@ -104,6 +110,7 @@ async function register(deps: Deps, request: Request, address: string): Promise<
     scope: input.scope?.slice(0, 1000),
     software_id: input.software_id?.slice(0, 200),
     software_version: input.software_version?.slice(0, 100),
+    application_type: applicationType,
   };
   await deps.store.putClient({
     clientId: client.client_id,

@@ -1,0 +1,337 @@
+/**
+ * The modern era (MCP 2026-07-28), whatever the transport: the per-request `_meta` envelope,
+ * `server/discover`, the methods the revision removed, and the shape of every answer
+ * (`resultType`, `serverInfo`, the caching hints, `input_required` for the client's roots). The
+ * requests themselves are answered by the protocol core (`../protocol/dispatcher.ts`), the same
+ * handlers the legacy era uses. No session, no state between requests: any process can answer
+ * any request. Nothing here loads the MCP SDK.
+ */
+import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, InputRequired, ProtocolError } from "../../core/tool.ts";
+import type { Logger } from "../../core/log.ts";
+import { NAME, VERSION } from "../../version.ts";
+import { type Dispatcher, type RequestContext, localRootPaths } from "../protocol/dispatcher.ts";
+import { type Params, isRecord } from "../protocol/params.ts";
+import { META, MODERN_ERROR, SUPPORTED_VERSIONS, isModernVersion } from "../protocol/versions.ts";
+import { type RequestStateCodec, createRequestStateCodec } from "./request-state.ts";
+
+export type JsonRpcId = string | number;
+
+/** How long a client may consider a list, a read resource or the discovery result fresh. */
+export const CACHE_TTL_MS = 300_000;
+
+/** Results that carry `ttlMs` and `cacheScope` (2026-07-28 server/utilities/caching). */
+const CACHEABLE = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
+
+/** Methods that may answer `input_required` (2026-07-28 MRTR, "Supported Requests"). */
+const MAY_NEED_INPUT = new Set(["tools/call", "resources/read", "prompts/get"]);
+
+/** Methods of the legacy era this revision removed, and what replaced them. */
+const REMOVED: Record<string, string> = {
+  initialize: "2026-07-28 has no handshake: every request carries its version and capabilities in params._meta",
+  "notifications/initialized": "2026-07-28 has no handshake",
+  ping: "ping was removed in 2026-07-28; any request shows the server is up",
+  "logging/setLevel": "send io.modelcontextprotocol/logLevel in each request's params._meta instead",
+  "resources/subscribe": "use subscriptions/listen with notifications.resourceSubscriptions",
+  "resources/unsubscribe": "close the subscriptions/listen stream instead",
+};
+
+export const SERVER_INFO = Object.freeze({ name: NAME, version: VERSION });
+
+export interface ModernServerOptions {
+  dispatcher: Dispatcher;
+  log: Logger;
+  transport: "http" | "stdio";
+  /** How `requestState` is signed and checked (a fresh per-process key by default). */
+  requestState?: RequestStateCodec;
+}
+
+export interface ModernServer {
+  readonly dispatcher: Dispatcher;
+  readonly log: Logger;
+  readonly transport: "http" | "stdio";
+  readonly requestState: RequestStateCodec;
+  /** The `server/discover` result, built once. */
+  readonly discover: Record<string, unknown>;
+}
+
+export function createModernServer(options: ModernServerOptions): ModernServer {
+  const { dispatcher } = options;
+  const discover = deepFreeze({
+    supportedVersions: [...SUPPORTED_VERSIONS],
+    capabilities: structuredClone(dispatcher.capabilities),
+    instructions: dispatcher.instructions,
+  });
+  return { ...options, requestState: options.requestState ?? createRequestStateCodec(), discover };
+}
+
+/** What a modern request declared in its `params._meta`. */
+export interface Envelope {
+  version: string;
+  clientCapabilities: Record<string, unknown>;
+  logLevel: ClientLogLevel | undefined;
+}
+
+/** A modern refusal: the JSON-RPC error and, over HTTP, its status. */
+export class ModernError extends ProtocolError {
+  constructor(
+    code: number,
+    message: string,
+    readonly status: number,
+    data?: Record<string, unknown>,
+  ) {
+    super(code, message, data);
+  }
+}
+
+const malformed = (why: string) =>
+  new ModernError(
+    ErrorCode.InvalidParams,
+    `Invalid params: ${why}. A 2026-07-28 request carries "${META.protocolVersion}" and "${META.clientCapabilities}" in params._meta.`,
+    400,
+  );
+
+/** Reads the per-request envelope; a request without its required fields is malformed (-32602, HTTP 400). */
+export function readEnvelope(params: unknown): Envelope {
+  if (params !== undefined && !isRecord(params)) throw malformed('"params" must be an object');
+  const meta = params?._meta;
+  if (!isRecord(meta)) throw malformed('"params._meta" is missing');
+  const version = meta[META.protocolVersion];
+  if (typeof version !== "string") throw malformed(`"params._meta.${META.protocolVersion}" is missing or not a string`);
+  const clientCapabilities = meta[META.clientCapabilities];
+  if (!isRecord(clientCapabilities)) {
+    throw malformed(`"params._meta.${META.clientCapabilities}" is missing or not an object`);
+  }
+  const level = meta[META.logLevel];
+  if (level !== undefined && !(CLIENT_LOG_LEVELS as readonly unknown[]).includes(level)) {
+    throw new ModernError(
+      ErrorCode.InvalidParams,
+      `Invalid params: "params._meta.${META.logLevel}" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${JSON.stringify(level)}).`,
+      400,
+    );
+  }
+  return { version, clientCapabilities, logLevel: level as ClientLogLevel | undefined };
+}
+
+/** UnsupportedProtocolVersionError (-32022, HTTP 400) for a version this server does not serve in this era. */
+export function checkVersion(envelope: Envelope): void {
+  const requested = envelope.version;
+  if (isModernVersion(requested)) return;
+  throw new ModernError(
+    MODERN_ERROR.UnsupportedProtocolVersion,
+    `Unsupported protocol version ${JSON.stringify(requested.slice(0, 40))}: send ${META.protocolVersion} "2026-07-28" in params._meta, or open a 2025-11-25 (or earlier) connection with initialize.`,
+    400,
+    { supported: [...SUPPORTED_VERSIONS], requested },
+  );
+}
+
+/** Who is calling, as far as the transport knows. */
+export interface Caller {
+  /** The token's scopes; undefined without authorization. */
+  scopes: readonly string[] | undefined;
+  /** The token's owner (issuer + subject); binds a `requestState` to its caller. */
+  principal: string | undefined;
+}
+
+const PUBLIC: Caller = { scopes: undefined, principal: undefined };
+
+export interface RequestIo {
+  signal: AbortSignal;
+  caller: Caller;
+  /** Sends a notification about this request, before its answer (progress, a log message). */
+  notify(method: string, params: Record<string, unknown>): void;
+}
+
+export type Reply =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; error: { code: number; message: string; data?: unknown }; status: number };
+
+/**
+ * Answers one request whose envelope has been read and whose version is supported. Never throws:
+ * every failure becomes the error reply the client should see.
+ */
+export async function answer(
+  server: ModernServer,
+  method: string,
+  params: Params,
+  envelope: Envelope,
+  io: RequestIo,
+): Promise<Reply> {
+  try {
+    // The same for every caller, with or without a token.
+    if (method === "server/discover") return { ok: true, result: decorate(method, server.discover, PUBLIC) };
+    const handler = server.dispatcher.handlers.get(method);
+    if (!handler) throw methodNotFound(method);
+    // A retry's state is checked before anything runs, whether or not the call turns out to need it.
+    const answered = MAY_NEED_INPUT.has(method) ? answeredInputs(server, method, params, io.caller) : undefined;
+    const context = requestContext(server, envelope, io, answered);
+    try {
+      return { ok: true, result: decorate(method, await handler(params, context), io.caller) };
+    } catch (error) {
+      if (error instanceof InputRequired && MAY_NEED_INPUT.has(method)) {
+        return { ok: true, result: inputRequired(server, method, params, io.caller, error) };
+      }
+      throw error;
+    }
+  } catch (error) {
+    return failure(server, method, error);
+  }
+}
+
+export function methodNotFound(method: string): ModernError {
+  const removed = REMOVED[method];
+  const name = JSON.stringify(method.slice(0, 100));
+  return new ModernError(
+    ErrorCode.MethodNotFound,
+    removed ? `Method not found: ${name}: ${removed}.` : `Method not found: ${name}.`,
+    404,
+  );
+}
+
+/** The error reply for anything a request threw; unexpected errors are logged, never shown. */
+export function failure(server: ModernServer, method: string, error: unknown): Reply {
+  if (error instanceof ProtocolError) {
+    // 2026-07-28 reports a resource that does not exist as invalid params (SEP-2164), no longer -32002.
+    const code = error.code === ErrorCode.ResourceNotFound ? ErrorCode.InvalidParams : error.code;
+    const status = error instanceof ModernError ? error.status : code === ErrorCode.MethodNotFound ? 404 : 200;
+    const body: { code: number; message: string; data?: unknown } = { code, message: error.message };
+    if (error.data !== undefined) body.data = error.data;
+    return { ok: false, error: body, status };
+  }
+  server.log.error("request failed", { method, error: error instanceof Error ? error.message : String(error) });
+  return {
+    ok: false,
+    error: { code: ErrorCode.InternalError, message: "Internal error; the server log has details." },
+    status: 200,
+  };
+}
+
+/** The core's view of a modern request: everything comes from the request itself. */
+function requestContext(
+  server: ModernServer,
+  envelope: Envelope,
+  io: RequestIo,
+  answered: Record<string, unknown> | undefined,
+): RequestContext {
+  return {
+    signal: io.signal,
+    scopes: io.caller.scopes,
+    clientCapabilities: envelope.clientCapabilities,
+    notify: io.notify,
+    logLevel: () => envelope.logLevel,
+    clientRoots: async () => clientRoots(server, envelope, answered),
+  };
+}
+
+/**
+ * The client's roots, from the answer to our `roots/list` input request when this is the retry
+ * that carries it; otherwise `InputRequired`. Only on stdio, and only for a client that declared
+ * roots: over HTTP a client's roots describe another machine, and roots stay server-configured.
+ */
+function clientRoots(
+  server: ModernServer,
+  envelope: Envelope,
+  answered: Record<string, unknown> | undefined,
+): string[] | undefined {
+  if (server.transport !== "stdio" || !isRecord(envelope.clientCapabilities.roots)) return undefined;
+  const response = answered?.roots;
+  if (response === undefined) throw new InputRequired({ roots: { method: "roots/list" } });
+  if (!isRecord(response) || !Array.isArray(response.roots) || !response.roots.every(isRecord)) {
+    throw new ModernError(
+      ErrorCode.InvalidParams,
+      'Invalid params: "inputResponses.roots" must be a roots/list result, {"roots": [{"uri": "file:///…"}]}.',
+      200,
+    );
+  }
+  return localRootPaths(response.roots);
+}
+
+/**
+ * The input responses of a retry, once its `requestState` verifies; only the answers to input
+ * requests that state was issued for count. A retry without state has answered nothing; a state
+ * that does not verify (changed, expired, another request's or caller's, another process's, or
+ * presented over HTTP where none is ever issued) refuses the request.
+ */
+function answeredInputs(
+  server: ModernServer,
+  method: string,
+  params: Params,
+  caller: Caller,
+): Record<string, unknown> | undefined {
+  const state = params.requestState;
+  if (state === undefined) return undefined;
+  if (typeof state !== "string") throw refusedState("it is not a string");
+  const keys = server.requestState.verify(state, { method, params, principal: caller.principal });
+  if (typeof keys === "string") throw refusedState(keys);
+  const responses = isRecord(params.inputResponses) ? params.inputResponses : {};
+  return Object.fromEntries(keys.filter((key) => key in responses).map((key) => [key, responses[key]]));
+}
+
+function refusedState(why: string): ModernError {
+  return new ModernError(
+    ErrorCode.InvalidParams,
+    `Invalid params: "requestState" is refused: ${why}. Send the request again without requestState and inputResponses.`,
+    200,
+  );
+}
+
+function inputRequired(
+  server: ModernServer,
+  method: string,
+  params: Params,
+  caller: Caller,
+  needed: InputRequired,
+): Record<string, unknown> {
+  const binding = { method, params, principal: caller.principal };
+  return {
+    resultType: "input_required",
+    inputRequests: needed.inputRequests,
+    requestState: server.requestState.issue(binding, Object.keys(needed.inputRequests)),
+    _meta: { [META.serverInfo]: SERVER_INFO },
+  };
+}
+
+/** Frozen results decorated once per cache scope, so constant answers stay constant (and serialize once). */
+const decorated = new WeakMap<object, Partial<Record<string, Record<string, unknown>>>>();
+
+/**
+ * Every result carries `resultType` and the server's identity; lists, reads and discovery carry
+ * caching hints. A result that depends on the caller's token (authorization on) is `private`.
+ */
+export function decorate(method: string, result: Record<string, unknown>, caller: Caller): Record<string, unknown> {
+  const cacheScope = caller.scopes === undefined ? "public" : "private";
+  const frozen = Object.isFrozen(result);
+  if (frozen) {
+    const hit = decorated.get(result)?.[`${method} ${cacheScope}`];
+    if (hit) return hit;
+  }
+  const meta = isRecord(result._meta) ? result._meta : undefined;
+  const out: Record<string, unknown> = { ...result, resultType: "complete" };
+  if (CACHEABLE.has(method)) {
+    out.ttlMs = CACHE_TTL_MS;
+    out.cacheScope = cacheScope;
+  }
+  out._meta = { ...meta, [META.serverInfo]: SERVER_INFO };
+  if (frozen) {
+    const entry = decorated.get(result) ?? {};
+    // Frozen like the result it decorates (shallowly: what is inside is that result's own values).
+    Object.freeze(out._meta);
+    entry[`${method} ${cacheScope}`] = Object.freeze(out);
+    decorated.set(result, entry);
+  }
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

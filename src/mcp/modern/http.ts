@@ -1,0 +1,275 @@
+/**
+ * The modern era (MCP 2026-07-28) on `/mcp`, decided per request: a POST whose body carries the
+ * per-request `_meta` envelope, or whose MCP-Protocol-Version header names a modern revision, or
+ * that calls `server/discover` or `subscriptions/listen`, is served here, statelessly; everything
+ * else (initialize, Mcp-Session-Id, the GET stream) goes on to the legacy steps as before.
+ *
+ *   `modernRequests(state)`  pipeline step after the body is read: classifies the request and
+ *                            checks the envelope and the request headers (400 -32602, -32020,
+ *                            -32022), so that the steps after it (tool scope) see only sound
+ *                            modern requests;
+ *   `answerModern(state)`    the last step for them: JSON, or an SSE stream when progress or log
+ *                            messages come first or the answer takes long; the client closing
+ *                            the connection cancels the request.
+ */
+import { ErrorCode } from "../../core/tool.ts";
+import { InFlight } from "../in-flight.ts";
+import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
+import { jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
+import type { Exchange, Middleware, Next } from "../http/middleware.ts";
+import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "../http/sse.ts";
+import { isRecord } from "../protocol/params.ts";
+import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
+import {
+  type Caller,
+  type Envelope,
+  type JsonRpcId,
+  type ModernServer,
+  ModernError,
+  answer,
+  checkVersion,
+  createModernServer,
+  failure,
+  readEnvelope,
+} from "./core.ts";
+import { acknowledgement, closingResult, honouredFilter } from "./subscriptions.ts";
+import { notificationJson, replyBody, replyJson } from "./wire.ts";
+
+/** What the modern steps share: the era's server and what is open on it. */
+export interface ModernHttpState {
+  readonly server: ModernServer;
+  /** Modern requests being answered (shutdown waits for them, then cancels the rest). */
+  readonly inFlight: InFlight;
+  /** Open `subscriptions/listen` streams (shutdown ends them at once, gracefully). */
+  readonly subscriptions: InFlight;
+}
+
+export function modernHttpState(options: DispatcherOptions): ModernHttpState {
+  return {
+    server: createModernServer({ dispatcher: dispatcherFor(options), log: options.log, transport: "http" }),
+    inFlight: new InFlight(),
+    subscriptions: new InFlight(),
+  };
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const decoder = new TextDecoder();
+
+/** Methods whose target the Mcp-Name header mirrors, and the params field it mirrors. */
+const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+
+/** Whether this exchange belongs to the modern era (see the file comment). */
+export function isModernExchange({ request, message }: Exchange): boolean {
+  if (isModernVersion(request.headers.get("mcp-protocol-version"))) return true;
+  if (!message) return false;
+  const params = message.body.params;
+  const meta = isRecord(params) ? params._meta : undefined;
+  if (isRecord(meta) && META.protocolVersion in meta) return true;
+  return message.method === "server/discover" || message.method === "subscriptions/listen";
+}
+
+export function modernRequests(): Middleware {
+  return (exchange, next) => {
+    if (!isModernExchange(exchange)) return next();
+    const { request, message } = exchange;
+    if (request.method !== "POST" || !message) {
+      return jsonRpcErrorResponse(
+        405,
+        ErrorCode.InvalidRequest,
+        "Method Not Allowed: 2026-07-28 has no GET stream and no sessions to end; POST requests, and use subscriptions/listen for change notifications.",
+        { headers: { allow: "POST" } },
+      );
+    }
+    if (!message.isRequest) {
+      if (message.method !== undefined) return new Response(null, { status: 202 });
+      return jsonRpcErrorResponse(
+        400,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: a 2026-07-28 client sends no responses; the server asks for input with input_required instead.",
+      );
+    }
+    const id = message.id as JsonRpcId;
+    try {
+      const envelope = readEnvelope(message.body.params);
+      const mismatch = headerMismatch(request, message.body, envelope);
+      if (mismatch) throw new ModernError(MODERN_ERROR.HeaderMismatch, `Header mismatch: ${mismatch}.`, 400);
+      checkVersion(envelope);
+      exchange.modern = envelope;
+    } catch (error) {
+      if (!(error instanceof ModernError)) throw error;
+      return errorResponse(id, error);
+    }
+    return next();
+  };
+}
+
+function errorResponse(id: JsonRpcId | null, error: ModernError): Response {
+  return jsonRpcErrorResponse(error.status, error.code, error.message, { id, data: error.data });
+}
+
+/** A header value as the client meant it: the `=?base64?…?=` sentinel decoded (2026-07-28 "Value Encoding"). */
+export function decodeHeaderValue(value: string): string | undefined {
+  const match = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  if (!match) return value.startsWith("=?base64?") ? undefined : value;
+  return Buffer.from(match[1], "base64").toString("utf8");
+}
+
+const quote = (value: unknown) => JSON.stringify(typeof value === "string" ? value.slice(0, 100) : (value ?? null));
+
+/**
+ * Why the request's headers do not mirror its body, or undefined when they do. The headers are
+ * what load balancers and gateways route on, so a request they would misroute is refused.
+ */
+function headerMismatch(request: Request, body: Record<string, unknown>, envelope: Envelope): string | undefined {
+  const version = request.headers.get("mcp-protocol-version");
+  if (version === null) return "the MCP-Protocol-Version header is missing; send the version of params._meta there too";
+  if (version !== envelope.version) {
+    return `MCP-Protocol-Version header ${quote(version)} does not match ${META.protocolVersion} ${quote(envelope.version)} in params._meta`;
+  }
+  const method = request.headers.get("mcp-method");
+  if (method === null) return `the Mcp-Method header is missing; send Mcp-Method: ${String(body.method).slice(0, 100)}`;
+  if (method !== body.method)
+    return `Mcp-Method header ${quote(method)} does not match the body's method ${quote(body.method)}`;
+  const field = NAME_FIELD[method];
+  if (!field) return undefined;
+  const raw = request.headers.get("mcp-name");
+  const params = body.params as Record<string, unknown>;
+  if (raw === null) return `the Mcp-Name header is missing; ${method} sends params.${field} there too`;
+  const name = decodeHeaderValue(raw);
+  if (name === undefined) return "the Mcp-Name header is not valid =?base64?…?= encoding";
+  if (name !== params[field])
+    return `Mcp-Name header ${quote(name)} does not match params.${field} ${quote(params[field])}`;
+  return undefined;
+}
+
+/** The last step for a modern request: answers it, or opens its subscription. */
+export function answerModern(state: ModernHttpState): Middleware {
+  return (exchange, next: Next) => {
+    const envelope = exchange.modern;
+    const message = exchange.message;
+    if (!envelope || !message) return next();
+    const id = message.id as JsonRpcId;
+    const params = message.body.params as Record<string, unknown>;
+    const caller: Caller = { scopes: exchange.caller?.authInfo.scopes, principal: exchange.caller?.owner };
+    if (message.method === "subscriptions/listen") return listen(state, id, params);
+    return respond(state, exchange.request, { id, method: message.method as string, params, envelope, caller });
+  };
+}
+
+interface ModernCall {
+  id: JsonRpcId;
+  method: string;
+  params: Record<string, unknown>;
+  envelope: Envelope;
+  caller: Caller;
+}
+
+function respond(state: ModernHttpState, request: Request, call: ModernCall): Promise<Response> {
+  const controller = new AbortController();
+  let untrack = () => {};
+  const reply = new ReplyStream(() => gone());
+  const gone = () => {
+    if (reply.settled) return;
+    controller.abort();
+    reply.abandon();
+    untrack();
+  };
+  request.signal.addEventListener("abort", gone, { once: true });
+  untrack = state.inFlight.add({
+    cancel: (reason) => {
+      controller.abort();
+      reply.finish(
+        replyJson(call.id, failure(state.server, call.method, new ModernError(ErrorCode.InternalError, reason, 503))),
+        503,
+      );
+      untrack();
+    },
+  });
+  const io = {
+    signal: controller.signal,
+    caller: call.caller,
+    notify: (method: string, params: Record<string, unknown>) => reply.relay(notificationJson(method, params)),
+  };
+  void answer(state.server, call.method, call.params, call.envelope, io).then((outcome) => {
+    request.signal.removeEventListener("abort", gone);
+    reply.finish(replyBody(call.id, outcome), outcome.ok ? 200 : outcome.status);
+    untrack();
+  });
+  return reply.response;
+}
+
+/**
+ * The answer to one request: JSON when its response is the first thing to send (nearly always),
+ * an SSE stream when a notification about it comes first or it stays silent for
+ * SSE_KEEP_ALIVE_MS (Bun closes a connection silent for 10 s). Once settled, nothing more is sent.
+ */
+class ReplyStream {
+  readonly response: Promise<Response>;
+  settled = false;
+  private resolve!: (response: Response) => void;
+  private stream: SseStream | undefined;
+  private readonly deadline: ReturnType<typeof setTimeout>;
+
+  constructor(private readonly onClientGone: () => void) {
+    this.response = new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+    this.deadline = setTimeout(() => this.toStream(), SSE_KEEP_ALIVE_MS);
+  }
+
+  relay(json: string): void {
+    if (!this.settled) this.toStream().write(json);
+  }
+
+  finish(body: string | Uint8Array, status: number): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    if (this.stream) {
+      this.stream.write(typeof body === "string" ? body : decoder.decode(body));
+      this.stream.close();
+    } else {
+      this.resolve(new Response(body, { status, headers: JSON_HEADERS }));
+    }
+  }
+
+  /** The client went away: nothing more is sent. */
+  abandon(): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    if (this.stream) this.stream.close();
+    else this.resolve(new Response(null, { status: 204 }));
+  }
+
+  private toStream(): SseStream {
+    if (!this.stream) {
+      clearTimeout(this.deadline);
+      this.stream = new SseStream(this.onClientGone);
+      this.resolve(sseResponse(this.stream, undefined));
+    }
+    return this.stream;
+  }
+}
+
+/** `subscriptions/listen`: the acknowledgement first, then keep-alives until either side ends it. */
+function listen(state: ModernHttpState, id: JsonRpcId, params: Record<string, unknown>): Response {
+  let honoured: ReturnType<typeof honouredFilter>;
+  try {
+    honoured = honouredFilter(state.server.dispatcher, params);
+  } catch (error) {
+    if (error instanceof ModernError) return errorResponse(id, error);
+    throw error;
+  }
+  let untrack = () => {};
+  const stream = new SseStream(() => untrack());
+  stream.write(JSON.stringify(acknowledgement(id, honoured)));
+  untrack = state.subscriptions.add({
+    cancel: () => {
+      stream.write(JSON.stringify(closingResult(id)));
+      stream.close();
+      untrack();
+    },
+  });
+  return sseResponse(stream, undefined);
+}

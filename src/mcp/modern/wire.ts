@@ -1,0 +1,57 @@
+/**
+ * Modern replies as JSON. A frozen result (a constant tool result, an unfiltered list, the
+ * discovery result) is the same object on every call and cannot change, so its JSON (and, for an
+ * HTTP body, its UTF-8 bytes) is computed once and only the envelope around it (`jsonrpc`, `id`)
+ * is written per reply: encoding a 12 KB non-ASCII result is most of a call's server time.
+ */
+import { ErrorCode } from "../../core/tool.ts";
+import type { JsonRpcId, Reply } from "./core.ts";
+
+const frozenJson = new WeakMap<object, string>();
+
+function resultJson(result: Record<string, unknown>): string {
+  if (!Object.isFrozen(result)) return JSON.stringify(result);
+  let json = frozenJson.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    frozenJson.set(result, json);
+  }
+  return json;
+}
+
+/** One JSON-RPC response; a result that cannot be serialized still answers its request, with an error. */
+export function replyJson(id: JsonRpcId | null, reply: Reply): string {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},`;
+  if (!reply.ok) return `${head}"error":${JSON.stringify(reply.error)}}`;
+  try {
+    return `${head}"result":${resultJson(reply.result)}}`;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    const message = `Internal error: the response could not be serialized (${why}).`;
+    return `${head}"error":${JSON.stringify({ code: ErrorCode.InternalError, message })}}`;
+  }
+}
+
+const encoder = new TextEncoder();
+const frozenBytes = new WeakMap<object, Uint8Array>();
+const CLOSE = encoder.encode("}");
+
+/** The reply as an HTTP body: the bytes of a frozen result are encoded once and copied after the envelope. */
+export function replyBody(id: JsonRpcId | null, reply: Reply): string | Uint8Array {
+  if (!reply.ok || !Object.isFrozen(reply.result)) return replyJson(id, reply);
+  let bytes = frozenBytes.get(reply.result);
+  if (!bytes) {
+    bytes = encoder.encode(resultJson(reply.result));
+    frozenBytes.set(reply.result, bytes);
+  }
+  const head = encoder.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+  const body = new Uint8Array(head.length + bytes.length + 1);
+  body.set(head);
+  body.set(bytes, head.length);
+  body.set(CLOSE, head.length + bytes.length);
+  return body;
+}
+
+export function notificationJson(method: string, params: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", method, params });
+}

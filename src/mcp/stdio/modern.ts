@@ -1,0 +1,131 @@
+/**
+ * The modern era (MCP 2026-07-28) on stdio: every request carries its own envelope and is
+ * answered on its own; requests run concurrently, notifications about one (progress, log
+ * messages it asked for) precede its answer, `notifications/cancelled` stops one and no answer
+ * follows, and a `subscriptions/listen` stays open (acknowledged, tagged with its id) until the
+ * client cancels it or the server stops. The client's roots are asked for with `input_required`.
+ */
+import { ErrorCode } from "../../core/tool.ts";
+import { InFlight, idleWithin } from "../in-flight.ts";
+import {
+  type JsonRpcId,
+  type ModernServer,
+  type Reply,
+  answer,
+  checkVersion,
+  failure,
+  readEnvelope,
+} from "../modern/core.ts";
+import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
+import { notificationJson, replyJson } from "../modern/wire.ts";
+import { isRecord } from "../protocol/params.ts";
+import type { JsonRpcMessage, LineChannel } from "./lines.ts";
+
+/** How long the end of stdin waits for answers still being worked on before the process exits. */
+const DRAIN_MS = 10_000;
+
+/** The caller on stdio: the user who launched the process; no token, nothing hidden. */
+const LOCAL = { scopes: undefined, principal: undefined };
+
+export interface ModernConnection {
+  deliver(message: JsonRpcMessage): void;
+  inputEnded(): void;
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function connectModern(server: ModernServer, channel: LineChannel): ModernConnection {
+  /** Requests being answered, by id: their cancellation. */
+  const running = new Map<string, AbortController>();
+  /** Open subscriptions, by id. */
+  const listening = new Set<string>();
+  const inFlight = new InFlight();
+  const closed = Promise.withResolvers<void>();
+  let closing = false;
+
+  const send = (id: JsonRpcId | null, reply: Reply) => void channel.sendJson(replyJson(id, reply));
+
+  const request = (message: JsonRpcMessage) => {
+    const id = message.id as JsonRpcId;
+    const key = JSON.stringify(id);
+    const method = message.method as string;
+    if (running.has(key) || listening.has(key)) {
+      const why = `Invalid Request: a request with id ${key} is still running; give each request its own id.`;
+      return send(id, { ok: false, error: { code: ErrorCode.InvalidRequest, message: why }, status: 400 });
+    }
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    let envelope: ReturnType<typeof readEnvelope>;
+    try {
+      envelope = readEnvelope(message.params);
+      checkVersion(envelope);
+      if (method === "subscriptions/listen") return listen(id, key, params);
+    } catch (error) {
+      return send(id, failure(server, method, error));
+    }
+    const controller = new AbortController();
+    running.set(key, controller);
+    const done = inFlight.add({ cancel: () => controller.abort() });
+    const io = {
+      signal: controller.signal,
+      caller: LOCAL,
+      notify: (name: string, body: Record<string, unknown>) => {
+        if (!controller.signal.aborted) void channel.sendJson(notificationJson(name, body));
+      },
+    };
+    void answer(server, method, params, envelope, io).then((reply) => {
+      running.delete(key);
+      done();
+      // A cancelled request gets no answer (2026-07-28 cancellation).
+      if (!controller.signal.aborted) send(id, reply);
+    });
+  };
+
+  const listen = (id: JsonRpcId, key: string, params: Record<string, unknown>) => {
+    const honoured = honouredFilter(server.dispatcher, params);
+    listening.add(key);
+    void channel.send(acknowledgement(id, honoured));
+  };
+
+  const notification = (message: JsonRpcMessage) => {
+    if (message.method !== "notifications/cancelled") return;
+    const target = isRecord(message.params) ? message.params.requestId : undefined;
+    if (typeof target !== "string" && typeof target !== "number") return;
+    const key = JSON.stringify(target);
+    running.get(key)?.abort();
+    listening.delete(key);
+  };
+
+  const deliver = (message: JsonRpcMessage) => {
+    if (closing) return;
+    if (typeof message.method !== "string") {
+      server.log.debug("ignoring a response: a 2026-07-28 server sends the client no requests");
+      return;
+    }
+    if ("id" in message) request(message);
+    else notification(message);
+  };
+
+  /** Ends the connection: subscriptions are answered (a graceful end), calls still running are cancelled. */
+  const close = async () => {
+    if (closing) return closed.promise;
+    closing = true;
+    for (const key of listening) void channel.send(closingResult(JSON.parse(key) as JsonRpcId));
+    listening.clear();
+    inFlight.cancelAll("The server is shutting down.");
+    channel.close();
+    closed.resolve();
+    return closed.promise;
+  };
+
+  // End of input: the client is done sending, but answers still being worked on are written first.
+  const inputEnded = () => {
+    if (closing) return;
+    closing = true;
+    listening.clear();
+    void idleWithin(inFlight, DRAIN_MS).then(() => {
+      inFlight.cancelAll("stdin closed");
+      closed.resolve();
+    });
+  };
+  return { deliver, inputEnded, closed: closed.promise, close };
+}

@@ -1,0 +1,62 @@
+/**
+ * Bun.serve closes connections idle for 10 s. In the 2026-07-28 era two streams may stay quiet
+ * that long: a `subscriptions/listen` stream (mcpkit's lists never change) and the answer to a
+ * slow call. Both must outlive the timeout on keep-alive comments; this test holds them for 12 s.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { type HttpServerProcess, messagesOf, startHttpServer } from "../http/support.ts";
+import { PROBE, headersFor, request } from "./support.ts";
+
+let server: HttpServerProcess;
+beforeAll(async () => {
+  server = await startHttpServer([], { entry: PROBE });
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+test("a quiet subscriptions/listen stream and a 12 s call both survive Bun's 10 s idle timeout", async () => {
+  const listen = request("subscriptions/listen", { notifications: { toolsListChanged: true } }, "quiet");
+  const aborter = new AbortController();
+  const stream = await fetch(server.url, {
+    method: "POST",
+    headers: headersFor(listen),
+    body: JSON.stringify(listen),
+    signal: aborter.signal,
+  });
+  expect(stream.status).toBe(200);
+  const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let received = "";
+  let ended = false;
+  const reading = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          ended = true;
+          return;
+        }
+        received += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      // aborted by the test at the end
+    }
+  })();
+  const slow = request("tools/call", { name: "probe_wait", arguments: { ms: 12_000 } }, "slow");
+  const answer = await fetch(server.url, { method: "POST", headers: headersFor(slow), body: JSON.stringify(slow) });
+  expect(answer.headers.get("content-type")).toBe("text/event-stream");
+  const body = await answer.text();
+  // Silent for 5 s, it became a stream (": stream open"), then a keep-alive every 5 s until the answer.
+  expect(body).toStartWith(": stream open");
+  expect((body.match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(1);
+  expect(messagesOf(body, "text/event-stream").at(-1)).toMatchObject({
+    id: "slow",
+    result: { resultType: "complete" },
+  });
+  expect(ended).toBe(false);
+  expect((received.match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  expect(received).toContain("notifications/subscriptions/acknowledged");
+  aborter.abort();
+  await reading;
+}, 25_000);
