@@ -477,7 +477,11 @@ describe("MCP Apps in the 2026-07-28 era", () => {
     });
     const withUi = (await post(server.url, request("tools/list", { _meta: ui }))).response.result.tools;
     const plain = (await post(server.url, request("tools/list"))).response.result.tools;
-    const chart = (tools: Json[]) => tools.find((tool) => tool.name === "boj_get_data_code");
+    const chart = (tools: Json[]): Json => {
+      const found = tools.find((tool) => tool.name === "boj_get_data_code");
+      if (!found) throw new Error("boj_get_data_code is not listed");
+      return found;
+    };
     expect(chart(withUi)._meta.ui.resourceUri).toStartWith("ui://");
     expect(chart(plain)._meta).toBeUndefined();
     const uri = chart(withUi)._meta.ui.resourceUri;
