@@ -213,3 +213,64 @@ test.skipIf(process.platform !== "linux")(
     }
   },
 );
+
+for (const [label, access] of [
+  ["raw listings", directoryAccess()],
+  ["readdir listings", pathAccess()],
+] as const) {
+  test.skipIf(process.platform !== "linux")(
+    `${label}: directories whose names are not valid UTF-8 are skipped and counted, never reopened by a lossy name, on either thread (issue 18 G9)`,
+    async () => {
+      const odd = mkdtempSync(join(tmpdir(), "mcpkit-fs-odd-dirs-"));
+      try {
+        const raw = (...parts: (string | readonly number[])[]) =>
+          Buffer.concat([
+            Buffer.from(`${odd}/`),
+            ...parts.map((part) => (typeof part === "string" ? Buffer.from(part) : Buffer.from(part))),
+          ]);
+        // \xff and \xfe both decode leniently to U+FFFD, the name of a real directory beside them.
+        mkdirSync(raw([0xff]));
+        writeFileSync(raw([0xff], "/a.txt"), "");
+        mkdirSync(raw([0xfe]));
+        writeFileSync(raw([0xfe], "/b.txt"), "");
+        mkdirSync(join(odd, "\uFFFD"));
+        writeFileSync(join(odd, "\uFFFD", "c.txt"), "");
+        mkdirSync(join(odd, "valid"));
+        writeFileSync(join(odd, "valid", "d.txt"), "");
+        mkdirSync(raw("valid/", [0xfd]));
+        writeFileSync(raw("valid/", [0xfd], "/e.txt"), "");
+        writeFileSync(raw([0x66, 0xfc], ".txt"), "");
+        const wanted = { ...config, from: null, limit: 100 };
+        const expected = ["valid/d.txt", "\uFFFD/c.txt"].sort();
+        const walkOdd = (accept: WalkRequest["accept"]) =>
+          walk({ ...treeWalk(access, accept), root: odd, includeDirectories: false });
+
+        const alone = createCollector(wanted, entryStat());
+        const inThread = await walkOdd((directory, relative, batch) =>
+          alone.add(directory.fd, directory.prefix, relative, batch),
+        );
+        const aloneResult = alone.result();
+        expect(ranked(aloneResult).paths).toEqual(expected);
+        expect(inThread.undecodableDirectories).toBe(3);
+        expect(aloneResult.undecodableSkipped + inThread.undecodableEntries).toBe(1); // f\xfc.txt
+
+        const worker = new StatWorker();
+        try {
+          const started = await beginWhenReady(worker, wanted);
+          const throughWorker = await walkOdd((directory, relative, batch) => started.post(directory, relative, batch));
+          const remote = await started.finish();
+          if (!remote) throw new Error("the worker stopped");
+          expect(started.batches).toBeGreaterThan(0);
+          expect(ranked(remote).paths).toEqual(expected);
+          expect(throughWorker.undecodableDirectories).toBe(3);
+          expect(remote.undecodableSkipped + throughWorker.undecodableEntries).toBe(1);
+        } finally {
+          worker.close();
+        }
+        expect(directoryAccess().openCount).toBe(0);
+      } finally {
+        rmSync(odd, { recursive: true, force: true });
+      }
+    },
+  );
+}

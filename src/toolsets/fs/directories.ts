@@ -20,10 +20,10 @@
  * Descriptors are reference-counted: a directory stays open while children waiting on the walk's
  * stack or stat batches still in flight refer to it, so the walk holds O(depth) descriptors.
  */
-import { closeSync, constants, type Dirent, fstatSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
 import { DT_UNKNOWN, entryStat, statxEntryStat } from "./entry-stat.ts";
 import { type Libc, libc } from "./libc.ts";
-import { Listing } from "./listing.ts";
+import { type DirentLike, Listing } from "./listing.ts";
 
 export interface DirectoryHandle {
   /** The open descriptor, or -1 on path walks. */
@@ -110,17 +110,65 @@ class RawReader implements DirectoryReader {
 /** Hands out readdir's entries (the fallbacks) in listing-sized chunks. */
 class DirentReader implements DirectoryReader {
   private position = 0;
+  private readonly entries: readonly DirentLike[];
+  /** By index in `entries`: 1 where the name is not valid UTF-8; undefined when all are. */
+  private readonly undecodable: Uint8Array | undefined;
 
   constructor(
-    private readonly entries: Dirent[],
+    path: string,
     private readonly listing: Listing,
-  ) {}
+  ) {
+    const entries = readdirSync(path, { withFileTypes: true });
+    // readdir decodes leniently, so bytes that are not UTF-8 show as U+FFFD and two names can come
+    // out alike (or like a real U+FFFD): only then are the names read again as bytes, to tell them apart.
+    if (entries.some((entry) => entry.name.includes("\uFFFD"))) {
+      ({ entries: this.entries, undecodable: this.undecodable } = readByteNames(path));
+    } else {
+      this.entries = entries;
+    }
+  }
 
   next(): boolean {
     if (this.position >= this.entries.length) return false;
-    this.position = this.listing.fillFromDirents(this.entries, this.position);
+    this.position = this.listing.fillFromDirents(this.entries, this.position, this.undecodable);
     return true;
   }
+}
+
+const exactText = new TextDecoder("utf-8", { fatal: true });
+const lenientText = new TextDecoder();
+
+/**
+ * A directory's names read as bytes, each typed by lstat (Bun's readdir gives no types with byte
+ * names); a name that is not valid UTF-8 is flagged, so it is neither opened nor reported by the
+ * lenient text that could name another entry.
+ */
+function readByteNames(path: string): { entries: DirentLike[]; undecodable: Uint8Array } {
+  const base = Buffer.from(path.endsWith("/") ? path : `${path}/`);
+  const names = readdirSync(path, { encoding: "buffer" });
+  const undecodable = new Uint8Array(names.length);
+  const entries = names.map((bytes, index): DirentLike => {
+    let name: string;
+    try {
+      name = exactText.decode(bytes);
+    } catch {
+      name = lenientText.decode(bytes);
+      undecodable[index] = 1;
+    }
+    let mode = 0;
+    try {
+      mode = lstatSync(Buffer.concat([base, bytes])).mode & constants.S_IFMT;
+    } catch {
+      // gone since the listing: typed as neither file, directory nor link, so only counted as scanned
+    }
+    return {
+      name,
+      isSymbolicLink: () => mode === constants.S_IFLNK,
+      isDirectory: () => mode === constants.S_IFDIR,
+      isFile: () => mode === constants.S_IFREG,
+    };
+  });
+  return { entries, undecodable };
 }
 
 class DescriptorDirectory implements DirectoryHandle {
@@ -187,7 +235,7 @@ class DescriptorAccess implements DirectoryAccess {
 
   read(directory: DirectoryHandle, listing: Listing): DirectoryReader {
     if (this.calls && listing.bytes) return new RawReader(this.calls, directory.fd, listing);
-    return new DirentReader(readdirSync((directory as DescriptorDirectory).path, { withFileTypes: true }), listing);
+    return new DirentReader((directory as DescriptorDirectory).path, listing);
   }
 
   private wrap(fd: number): DescriptorDirectory {
@@ -214,9 +262,16 @@ class PathAccess implements DirectoryAccess {
   readonly openCount = 0;
 
   openStart(root: string, relative: string): DirectoryHandle {
-    const path = relative === "" ? root : `${root.replace(/[\\/]$/, "")}/${relative}`;
-    if (!statSync(path).isDirectory()) throw new Error(`"${relative}" is not a directory`);
-    return new PathDirectory(path.endsWith("/") || path.endsWith("\\") ? path : `${path}/`);
+    if (!statSync(root).isDirectory()) throw new Error("the root is not a directory");
+    let path = root.replace(/[\\/]$/, "");
+    // Each segment below the root is checked with lstat, as the descriptor walk opens each with
+    // O_NOFOLLOW: a segment swapped for a link since the start was checked is refused, not followed.
+    for (const segment of relative.split("/")) {
+      if (segment === "") continue;
+      path = `${path}/${segment}`;
+      if (!lstatSync(path).isDirectory()) throw new Error(`"${relative}" is not a directory below the root`);
+    }
+    return new PathDirectory(`${path}/`);
   }
 
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined {
@@ -234,7 +289,7 @@ class PathAccess implements DirectoryAccess {
   }
 
   read(directory: DirectoryHandle, listing: Listing): DirectoryReader {
-    return new DirentReader(readdirSync(directory.prefix, { withFileTypes: true }), listing);
+    return new DirentReader(directory.prefix, listing);
   }
 }
 

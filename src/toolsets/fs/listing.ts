@@ -13,6 +13,9 @@ import { DT_DIR, DT_LNK, DT_OTHER, DT_REG } from "./entry-stat.ts";
 
 const decoder = new TextDecoder();
 
+/** What a listing reads of a readdir entry (a `Dirent`, or an entry typed by lstat). */
+export type DirentLike = Pick<Dirent, "name" | "isSymbolicLink" | "isDirectory" | "isFile">;
+
 /** The name at `offset` in `bytes`, up to its NUL. */
 export function decodeName(bytes: Uint8Array, offset: number): string {
   const end = bytes.indexOf(0, offset);
@@ -59,23 +62,37 @@ export class Listing {
   /** Raw: the getdents64 buffer, and its address in this thread; undefined for readdir chunks. */
   bytes: Uint8Array | undefined;
   pointer = 0;
+  /** Readdir chunks: 1 where the name is not valid UTF-8 (`names` holds it decoded leniently). */
+  undecodable: Uint8Array;
 
   constructor(capacity: number) {
     this.types = new Uint8Array(capacity);
     this.offsets = new Int32Array(capacity);
+    this.undecodable = new Uint8Array(capacity);
   }
 
   name(index: number): string {
     return knownOrDecoded(this.names, this.bytes, this.offsets, index);
   }
 
-  /** Refills this listing from readdir entries (the fallbacks), at most `capacity` at a time. */
-  fillFromDirents(entries: Dirent[], start: number): number {
+  /** The name to report and to open by: undefined when it is not valid UTF-8 (see `decodeExactName`). */
+  exactName(index: number): string | undefined {
+    if (this.bytes) return decodeExactName(this.bytes, this.offsets[index]);
+    return this.undecodable[index] === 1 ? undefined : this.name(index);
+  }
+
+  /**
+   * Refills this listing from readdir entries (the fallbacks), at most `capacity` at a time;
+   * `undecodable` flags, by index in `entries`, the names that are not valid UTF-8.
+   */
+  fillFromDirents(entries: readonly DirentLike[], start: number, undecodable?: Uint8Array): number {
     const end = Math.min(entries.length, start + this.types.length);
     this.bytes = undefined;
     this.pointer = 0;
     this.names.length = 0;
     this.count = end - start;
+    if (undecodable) this.undecodable.set(undecodable.subarray(start, end));
+    else this.undecodable.fill(0, 0, this.count);
     for (let i = start; i < end; i++) {
       const entry = entries[i];
       this.names.push(entry.name);

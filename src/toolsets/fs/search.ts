@@ -102,7 +102,7 @@ export async function searchByTime(
     outcome,
     structured,
     unknownTimeSkipped: collected.unknownTimeSkipped,
-    undecodableSkipped: collected.undecodableSkipped,
+    undecodableSkipped: collected.undecodableSkipped + outcome.undecodableEntries,
     limits: dependencies.limits,
     outputBudget: context.outputBudget,
     // The cursor that continues right after the i-th match, for a page shortened to the output budget.

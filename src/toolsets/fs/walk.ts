@@ -18,7 +18,7 @@ import {
 } from "./directories.ts";
 import { DT_DIR, DT_LNK, DT_REG } from "./entry-stat.ts";
 import type { EntryKind, GlobMatcher } from "./glob.ts";
-import { EntryBatch, type Listing, decodeExactName } from "./listing.ts";
+import { EntryBatch, type Listing } from "./listing.ts";
 
 export interface WalkRequest {
   /** Real absolute path of the root. */
@@ -64,6 +64,8 @@ export interface WalkOutcome {
    * could name them faithfully, and reopening one by a lossy name would open another directory.
    */
   undecodableDirectories: number;
+  /** Other entries left out for their names by the walk itself (readdir fallbacks only). */
+  undecodableEntries: number;
   /** The start directory itself could not be opened (it changed since it was checked). */
   startUnreadable: boolean;
 }
@@ -101,6 +103,7 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
     unreadableDirectories: 0,
     outOfDescriptors: false,
     undecodableDirectories: 0,
+    undecodableEntries: 0,
     startUnreadable: false,
   };
   if (request.maxDepth < 1) return outcome;
@@ -274,7 +277,7 @@ class Walker {
       const isDirectory = type === DT_DIR;
       if (isDirectory) {
         if (level < maxDepth) {
-          const name = listing.bytes ? decodeExactName(listing.bytes, listing.offsets[index]) : listing.name(index);
+          const name = listing.exactName(index);
           if (name === undefined) {
             outcome.undecodableDirectories++;
             continue;
@@ -299,6 +302,12 @@ class Walker {
       if (glob) {
         const name = listing.name(index);
         if (!glob.matches(prefix + name, this.kind(name, type))) continue;
+      }
+      if (!listing.bytes && listing.undecodable[index] === 1) {
+        // A readdir name that is not UTF-8 cannot be stat'ed or reported by its text: counted here
+        // (raw names go on, and the collector counts those that would have been reported).
+        outcome.undecodableEntries++;
+        continue;
       }
       batch.add(listing, index, isDirectory);
       if (batch.count === BATCH_SIZE) {

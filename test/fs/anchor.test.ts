@@ -1,0 +1,76 @@
+/**
+ * Issue 18 G2, without a race: a client root that narrows a configured root is accepted on its real
+ * path, then reached by opening the configured root and descending its segments without following
+ * links. Swapping one of those segments for a link after the check (what the race in
+ * race.test.ts does by chance) deterministically leads nowhere, while opening the checked real
+ * path as before lists the link's target.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
+import { type AllowedRoot, anchoredTo, openingPath, resolveRoot } from "../../src/toolsets/fs/roots.ts";
+import { walk } from "../../src/toolsets/fs/walk.ts";
+import { namesOf, walkRequest } from "./support.ts";
+
+let base: string;
+let root: string;
+let outside: string;
+
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), "mcpkit-fs-anchor-"));
+  root = join(base, "root");
+  outside = join(base, "outside");
+  mkdirSync(join(root, "a", "b"), { recursive: true });
+  writeFileSync(join(root, "a", "b", "inside.txt"), "x");
+  mkdirSync(outside);
+  writeFileSync(join(outside, "secret.txt"), "x");
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** Every name a walk from `opening` reports, and whether its start could not be opened. */
+async function namesFrom(access: DirectoryAccess, opening: { root: string; start: string }) {
+  const names: string[] = [];
+  const outcome = await walk(
+    walkRequest(opening.root, {
+      ...opening,
+      access,
+      includeDirectories: true,
+      accept: (_directory, relative, batch) => {
+        for (const name of namesOf(batch)) names.push(relative === "" ? name : `${relative}/${name}`);
+      },
+    }),
+  );
+  return { names, startUnreadable: outcome.startUnreadable };
+}
+
+for (const [label, access] of [
+  ["descriptor walk", directoryAccess()],
+  ["by-path walk", pathAccess()],
+] as const) {
+  test(`${label}: a client root whose segment became a link after the check is refused, not followed`, async () => {
+    const configured = resolveRoot(root, "/") as AllowedRoot;
+    const client = anchoredTo(configured, resolveRoot(join(root, "a", "b"), "/") as AllowedRoot);
+    expect(openingPath(client, "")).toEqual({ root: configured.real, start: "a/b" });
+    expect((await namesFrom(access, openingPath(client, ""))).names).toEqual(["inside.txt"]);
+
+    // The check is done; now "a" is swapped for a link to a tree that also has a "b".
+    mkdirSync(join(outside, "b"), { recursive: true });
+    writeFileSync(join(outside, "b", "secret-below.txt"), "x");
+    renameSync(join(root, "a"), join(root, "parked"));
+    symlinkSync(outside, join(root, "a"));
+    try {
+      const anchored = await namesFrom(access, openingPath(client, ""));
+      expect(anchored.names).toEqual([]);
+      expect(anchored.startUnreadable).toBe(true);
+      // Control: opening the checked real path, as client roots were opened before, follows the link.
+      const byRealPath = await namesFrom(access, { root: client.real, start: "" });
+      expect(byRealPath.names).toContain("secret-below.txt");
+    } finally {
+      rmSync(join(root, "a"));
+      renameSync(join(root, "parked"), join(root, "a"));
+      rmSync(join(outside, "b"), { recursive: true });
+    }
+  });
+}
