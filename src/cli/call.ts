@@ -5,9 +5,18 @@ import { invokeTool } from "../core/invoke.ts";
 import { jsonSchemaOf } from "../core/json-schema.ts";
 import type { Logger } from "../core/log.ts";
 import { ConfigError } from "../core/options.ts";
-import { ErrorCode, ProtocolError, type ToolContext, type ToolDefinition, type Toolset } from "../core/tool.ts";
-import * as v from "valibot";
+import {
+  ErrorCode,
+  ProtocolError,
+  type ToolContext,
+  type ToolDefinition,
+  type Toolset,
+  blamesArguments,
+} from "../core/tool.ts";
 import type { DormantToolset, OffToolset } from "./toolsets.ts";
+
+/** The toolsets that are off, described only when a name is not found among the enabled ones. */
+export type DormantLookup = () => readonly DormantToolset[];
 
 export const EXIT_OK = 0;
 export const EXIT_TOOL_ERROR = 1;
@@ -25,10 +34,11 @@ export function listTools(toolsets: readonly Toolset[], off: readonly OffToolset
 export function findTool(
   toolsets: readonly Toolset[],
   name: string,
-  dormant: readonly DormantToolset[] = [],
+  dormantLookup: DormantLookup = () => [],
 ): { toolset: Toolset; tool: ToolDefinition } {
   const found = toolIn(toolsets, name);
   if (found) return found;
+  const dormant = dormantLookup();
   for (const { toolset, howToEnable } of dormant) {
     const off = toolIn([toolset], name);
     if (off) {
@@ -55,9 +65,11 @@ function toolIn(toolsets: readonly Toolset[], name: string): { toolset: Toolset;
 }
 
 /** `mcpkit call TOOL --help`: what the tool does and its arguments, with types, defaults and allowed values. */
-export function toolHelp(toolsets: readonly Toolset[], name: string, dormant: readonly DormantToolset[] = []): string {
-  const off = dormant.find((entry) => toolIn([entry.toolset], name));
-  const { tool } = off ? (toolIn([off.toolset], name) as { tool: ToolDefinition }) : findTool(toolsets, name);
+export function toolHelp(toolsets: readonly Toolset[], name: string, dormantLookup: DormantLookup = () => []): string {
+  const enabled = toolIn(toolsets, name);
+  const off = enabled ? undefined : dormantLookup().find((entry) => toolIn([entry.toolset], name));
+  const tool =
+    enabled?.tool ?? (off && toolIn([off.toolset], name)?.tool) ?? findTool(toolsets, name, dormantLookup).tool;
   const schema = jsonSchemaOf(tool.input, "input") as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
@@ -155,7 +167,7 @@ export async function callTool(
   request: CallRequest,
   log: Logger,
   signal: AbortSignal,
-  dormant: readonly DormantToolset[] = [],
+  dormant: DormantLookup = () => [],
 ): Promise<CallOutcome> {
   const { name, json } = request;
   if (!name) throw new ConfigError("usage: mcpkit call TOOL [JSON]; run 'mcpkit tools' for the tool names");
@@ -183,12 +195,11 @@ export async function callTool(
       log.debug("progress", { progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) }),
     clientRoots: async () => undefined,
   };
-  // Arguments that break the tool's schema are the caller's mistake (2), whatever shape the
-  // toolset gives the error; a result with isError otherwise means the tool or its upstream failed (1).
-  const argumentsValid = typeof args === "object" && args !== null && v.safeParse(tool.input, args).success;
   try {
     const result = await invokeTool(toolset, tool, args, context);
-    const code = !argumentsValid ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+    // Arguments the tool refuses (its schema, or wrong in meaning) are the caller's mistake (2); any
+    // other isError result means the tool or its upstream failed (1).
+    const code = blamesArguments(result) ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
     if (request.chart && !result.isError && Array.isArray(result.structuredContent?.series)) {
       const { renderTerminalChart } = await import("../toolsets/boj/chart/terminal.ts");
       const tty = process.stdout.isTTY === true;

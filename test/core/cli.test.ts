@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { coreOptions } from "../../src/cli/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
+import { startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { REPO_ROOT, mcpkitCommand, runCli, testEnv } from "../support/mcp.ts";
 
 let root: string;
@@ -200,11 +201,23 @@ describe("mcpkit tools and mcpkit call", () => {
     expect(JSON.parse(stdout).structuredContent.stats.returned).toBe(1);
   });
 
-  test("an isError result exits 1", async () => {
-    const args = '{"timeField":"modified","from":"2025-12-16T00:00:00Z","to":"2025-12-01T00:00:00Z"}';
-    const { code, stdout } = await runCli(["call", "fs_search_by_time", args, "--toolsets", "fs", "--root", root]);
-    expect(code).toBe(1);
-    expect(JSON.parse(stdout).isError).toBe(true);
+  test("an isError result from the upstream exits 1", async () => {
+    const craboj = startFakeCraboj();
+    try {
+      const { code, stdout } = await runCli([
+        "call",
+        "get_problem",
+        '{"source":"leetcode","id":"404404"}',
+        "--toolsets",
+        "oj",
+        "--oj-base-url",
+        craboj.url,
+      ]);
+      expect(code).toBe(1);
+      expect(JSON.parse(stdout).isError).toBe(true);
+    } finally {
+      await craboj.stop();
+    }
   });
 
   test("an unknown tool or unparsable JSON exits 2", async () => {
@@ -313,6 +326,114 @@ describe("what a newcomer meets (issue 19 §2)", () => {
       child.kill();
       await child.exited;
     }
+  });
+});
+
+describe("what a newcomer meets, part two (issue 19 §2)", () => {
+  test("'call --help' and 'help call' explain call; 'help TOOL' is 'call TOOL --help'; 'version' prints the version", async () => {
+    const [callHelp, helpCall, helpTool, toolHelp, version, typo] = await Promise.all([
+      runCli(["call", "--help"]),
+      runCli(["help", "call"]),
+      runCli(["help", "boj_get_metadata"]),
+      runCli(["call", "boj_get_metadata", "--help"]),
+      runCli(["version"]),
+      runCli(["verison"]),
+    ]);
+    expect(callHelp.code).toBe(0);
+    expect(callHelp.stdout).toStartWith("Usage: mcpkit call TOOL [JSON] [options]\n");
+    expect(callHelp.stdout).toContain("Exit codes of 'call'");
+    expect(helpCall.stdout).toBe(callHelp.stdout);
+    expect(helpTool.code).toBe(0);
+    expect(helpTool.stdout).toStartWith("boj_get_metadata: ");
+    expect(helpTool.stdout).toBe(toolHelp.stdout);
+    expect(version.stdout).toBe(`mcpkit ${packageJson.version}\n`);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(`unknown command "verison"; did you mean 'version'?`);
+  });
+
+  test("'help TOOL' of an off toolset explains it; a mistyped one gets a suggestion", async () => {
+    const off = await runCli(["help", "get_daily_challenge"]);
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain("The oj toolset is off here: start with --oj-base-url URL (or OJ_BASE_URL).");
+    const typo = await runCli(["help", "get_problm"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown tool "get_problm"; did you mean "get_problem"?');
+  });
+
+  test("a toolset that is off stays silent in the log: no placeholder configuration is reported", async () => {
+    const secret = "oj-secret-token-1234567890";
+    for (const args of [
+      ["call", "boj_list_databases", "--log-level", "trace"],
+      ["call", "get_problem", "--help", "--log-level", "trace"],
+      ["call", "get_problem", "{}", "--log-level", "trace"],
+    ]) {
+      const run = await runCli(args, { env: { OJ_TOKEN: secret } });
+      expect(run.stderr).not.toContain("craboj server");
+      expect(run.stderr).not.toContain("127.0.0.1:9");
+      expect(run.stderr).not.toContain(secret);
+    }
+  });
+
+  test("arguments wrong in meaning are a usage error (2), like arguments the schema refuses", async () => {
+    const cases = [
+      '{"timeField":"modified","from":"2025-12-16T00:00:00Z","to":"2025-12-01T00:00:00Z"}',
+      '{"timeField":"modified","path":"../.."}',
+      '{"timeField":"modified","path":"no-such-dir"}',
+      '{"timeField":"modified","root":"/"}',
+      '{"timeField":"modified","cursor":"not-a-cursor"}',
+    ];
+    for (const args of cases) {
+      const run = await runCli(["call", "fs_search_by_time", args, "--root", root, "--text"]);
+      expect({ args, code: run.code }).toEqual({ args, code: 2 });
+      expect(run.stdout.length).toBeGreaterThan(20);
+    }
+    const craboj = startFakeCraboj();
+    try {
+      const oj = ["--toolsets", "oj", "--oj-base-url", craboj.url, "--text"];
+      const daily = await runCli(["call", "get_daily_challenge", '{"date":"2025-02-30"}', ...oj]);
+      expect(daily.code).toBe(2);
+      expect(daily.stdout).toContain('"date": invalid calendar date');
+      const similar = await runCli(["call", "find_similar_problems", "{}", ...oj]);
+      expect(similar.code).toBe(2);
+      expect(similar.stdout).toContain("either 'query' or both 'source' and 'id'");
+      expect(craboj.requests).toHaveLength(0);
+    } finally {
+      await craboj.stop();
+    }
+  });
+
+  test("a BOJ host name that does not resolve is named with --boj-base-url and tried once", async () => {
+    // The reserved .invalid TLD never resolves (RFC 6761), so nothing leaves the machine.
+    const run = await runCli([
+      "call",
+      "boj_get_metadata",
+      '{"db":"CO"}',
+      "--boj-base-url",
+      "http://mcpkit-test.invalid",
+      "--boj-retry-backoff-ms",
+      "1",
+    ]);
+    expect(run.code).toBe(1);
+    const { error } = JSON.parse(run.stdout);
+    expect(error.code).toBe(-32603);
+    expect(error.data).toMatchObject({ error_type: "TRANSPORT_ERROR", attempts: 1 });
+    expect(error.message).toContain(
+      "cannot reach BOJ at mcpkit-test.invalid (host name not found): check --boj-base-url (BOJ_BASE_URL)",
+    );
+    expect(run.stderr).toContain("failed after 1 attempt:");
+    expect(run.stderr).not.toContain("retrying");
+  });
+
+  test("a BOJ database code outside the catalogue gets 'did you mean' as one sentence, with no request", async () => {
+    // BOJ_BASE_URL points at a closed port: a request would fail with TRANSPORT_ERROR instead.
+    const run = await runCli(["call", "boj_get_metadata", '{"db":"FM8"}', "--text"]);
+    expect(run.code).toBe(2);
+    expect(run.stdout.trim()).toBe(
+      `Invalid arguments for boj_get_metadata: "db" ("FM8") is not one of BOJ's 50 databases; did you mean "FM08"? Call boj_list_databases for the codes.`,
+    );
+    const far = await runCli(["call", "boj_get_metadata", '{"db":"ZZ99"}', "--text"]);
+    expect(far.stdout).toContain(`is not one of BOJ's 50 databases. Call boj_list_databases for the codes.`);
+    expect(far.stderr).not.toContain("attempt");
   });
 });
 
