@@ -436,37 +436,3 @@ describe("what a newcomer meets, part two (issue 19 §2)", () => {
     expect(far.stderr).not.toContain("attempt");
   });
 });
-
-describe("the README a newcomer reads (issue 19 §3)", () => {
-  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-
-  test("Quick start comes right after the introduction, then the contents; every contents link has its heading", () => {
-    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    expect(headings.slice(0, 3)).toEqual(["Quick start", "Contents", "Install"]);
-    const anchor = (heading: string) =>
-      heading
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, "")
-        .replace(/ /g, "-");
-    const anchors = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((match) => anchor(match[1])));
-    const contents = readme.slice(readme.indexOf("## Contents"), readme.indexOf("## Install"));
-    for (const [, target] of contents.matchAll(/\]\(#([^)]+)\)/g))
-      expect({ target, found: anchors.has(target) }).toEqual({ target, found: true });
-  });
-
-  test("every JSON snippet parses when pasted, and none switches on oj against a placeholder host", () => {
-    const snippets = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]);
-    expect(snippets.length).toBeGreaterThan(2);
-    for (const snippet of snippets) {
-      expect(() => JSON.parse(snippet)).not.toThrow();
-      expect(snippet).not.toContain("OJ_BASE_URL");
-    }
-  });
-
-  test("CONTRIBUTING, SECURITY and CHANGELOG exist; package.json names the engine", () => {
-    for (const file of ["CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md"]) {
-      expect(readFileSync(join(REPO_ROOT, file), "utf8").length).toBeGreaterThan(200);
-    }
-    expect(packageJson.engines.bun).toMatch(/^>=1\.4/);
-  });
-});
