@@ -308,23 +308,50 @@ describe("what a newcomer meets (issue 19 §2)", () => {
     } finally {
       holder.stop(true);
     }
-    const child = Bun.spawn([...mcpkitCommand(), "--http", "127.0.0.1:0", "--log-level", "off"], {
-      env: testEnv(),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    try {
-      const reader = child.stderr.getReader();
-      let text = "";
-      while (!/listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(text)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
+    // As the issue types it (a bare port 0), with the level from the flag or from LOG_LEVEL.
+    for (const [args, env] of [
+      [["--log-level", "off"], {}],
+      [[], { LOG_LEVEL: "warn" }],
+      [["--log-level", "error"], {}],
+    ] as const) {
+      const child = Bun.spawn([...mcpkitCommand(), "--http", "0", ...args], {
+        env: testEnv(env),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      try {
+        const reader = child.stderr.getReader();
+        let text = "";
+        while (!/listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(text)) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+        }
+        expect(text).toMatch(/^mcpkit: listening on http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+      } finally {
+        child.kill();
+        await child.exited;
       }
-      expect(text).toMatch(/^mcpkit: listening on http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
-    } finally {
-      child.kill();
-      await child.exited;
+    }
+  });
+
+  test("call TOOL --help works for every tool of every toolset without any configuration", async () => {
+    const everything = await runCli(["tools", "--oj-base-url", "http://127.0.0.1:9", "--root", root]);
+    const names = everything.stdout
+      .split("\n")
+      .filter((line) => /^\w+\s{2}/.test(line))
+      .map((line) => line.split(/\s+/)[0]);
+    // One tool of each toolset at least: all three are on in this listing.
+    for (const name of ["boj_get_data_code", "get_problem", "fs_search_by_time"]) expect(names).toContain(name);
+    const runs = await Promise.all(names.map((name) => runCli(["call", name, "--help"])));
+    for (const [index, run] of runs.entries()) {
+      expect({ tool: names[index], code: run.code, stderr: run.stderr }).toEqual({
+        tool: names[index],
+        code: 0,
+        stderr: "",
+      });
+      expect(run.stdout).toStartWith(`${names[index]}`);
+      expect(run.stdout).toContain("Arguments (one JSON object):");
     }
   });
 });

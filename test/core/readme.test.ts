@@ -65,6 +65,19 @@ describe("order and links", () => {
   });
 });
 
+describe("command line", () => {
+  test("the Command line section shows the same usage lines as --help", async () => {
+    const synopsis = (lines: string[]) =>
+      lines.filter((line) => line.startsWith("mcpkit")).map((line) => line.split(/ {2,}/)[0]);
+    const block = /```\n([\s\S]*?)```/.exec(section("Command line"))?.[1] ?? "";
+    const { stdout } = await runCli(["--help"]);
+    const usage = stdout.slice(stdout.indexOf("Usage:"), stdout.indexOf("\n\n", stdout.indexOf("Usage:")));
+    const fromHelp = synopsis(usage.split("\n").map((line) => line.trim()));
+    expect(fromHelp.length).toBeGreaterThan(5);
+    expect(synopsis(block.split("\n"))).toEqual(fromHelp);
+  });
+});
+
 describe("client snippets", () => {
   const snippets = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]);
 
