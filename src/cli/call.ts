@@ -217,9 +217,10 @@ export async function callTool(
     return { code, stdout: text.endsWith("\n") ? text : `${text}\n` };
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
-    log.error(error.message);
     const code = isUsageError(error) ? EXIT_USAGE : EXIT_TOOL_ERROR;
+    // With --text the message is the output: a person at a terminal would read it twice.
     if (request.textOnly) return { code, stdout: `${error.message}\n` };
+    log.error(error.message);
     const body = { error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } };
     return { code, stdout: `${JSON.stringify(body, null, 2)}\n` };
   }

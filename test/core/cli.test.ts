@@ -458,6 +458,7 @@ describe("what a newcomer meets, part two (issue 19 §2)", () => {
     expect(run.stdout.trim()).toBe(
       `Invalid arguments for boj_get_metadata: "db" ("FM8") is not one of BOJ's 50 databases; did you mean "FM08"? Call boj_list_databases for the codes.`,
     );
+    expect(run.stderr).toBe(""); // with --text the error is the output, printed once
     const far = await runCli(["call", "boj_get_metadata", '{"db":"ZZ99"}', "--text"]);
     expect(far.stdout).toContain(`is not one of BOJ's 50 databases. Call boj_list_databases for the codes.`);
     expect(far.stderr).not.toContain("attempt");
