@@ -116,6 +116,12 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       return EXIT_OK;
     }
     keepStdoutForProtocol();
+    // A person who ran `mcpkit` by hand would otherwise watch it wait in silence.
+    if (process.stdin.isTTY) {
+      log.info(
+        "stdin is a terminal: mcpkit now waits for an MCP client's JSON-RPC messages (clients start it themselves); try 'mcpkit tools' or 'mcpkit help' instead, Ctrl-C stops",
+      );
+    }
     // Loaded only here, like HTTP: `mcpkit call` and `mcpkit tools` never load the MCP SDK.
     const { serveStdio } = await import("../mcp/stdio.ts");
     const server = await serveStdio(serverOptions);

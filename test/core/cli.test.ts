@@ -9,7 +9,7 @@ import { coreOptions } from "../../src/cli/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
 import { startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
-import { REPO_ROOT, mcpkitCommand, runCli, testEnv } from "../support/mcp.ts";
+import { REPO_ROOT, mcpkitCommand, runCli, runProcess, testEnv } from "../support/mcp.ts";
 
 let root: string;
 beforeAll(() => {
@@ -357,6 +357,22 @@ describe("what a newcomer meets (issue 19 §2)", () => {
 });
 
 describe("what a newcomer meets, part two (issue 19 §2)", () => {
+  test("run by hand in a terminal, the stdio server says what it waits for; under a client it does not", async () => {
+    const hint = "stdin is a terminal: mcpkit now waits for an MCP client's JSON-RPC messages";
+    const underClient = await runCli(["--toolsets", "boj"]); // stdin is not a terminal; it closes at once
+    expect(underClient.code).toBe(0);
+    expect(underClient.stderr).not.toContain(hint);
+    const script = Bun.which("script");
+    if (!script) {
+      console.warn("skipped: needs script(1) for a terminal (Debian package bsdutils)");
+      return;
+    }
+    // script(1) gives mcpkit a terminal as stdin; its own stdin is empty, so that terminal ends at once.
+    const command = [...mcpkitCommand(), "--toolsets", "boj"].map((part) => `'${part}'`).join(" ");
+    const byHand = await runProcess([script, "-qfec", command, "/dev/null"], { env: testEnv() });
+    expect(byHand.stdout).toContain(hint);
+  });
+
   test("'call --help' and 'help call' explain call; 'help TOOL' is 'call TOOL --help'; 'version' prints the version", async () => {
     const [callHelp, helpCall, helpTool, toolHelp, version, typo] = await Promise.all([
       runCli(["call", "--help"]),
