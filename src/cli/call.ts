@@ -5,9 +5,18 @@ import { invokeTool } from "../core/invoke.ts";
 import { jsonSchemaOf } from "../core/json-schema.ts";
 import type { Logger } from "../core/log.ts";
 import { ConfigError } from "../core/options.ts";
-import { ErrorCode, ProtocolError, type ToolContext, type ToolDefinition, type Toolset } from "../core/tool.ts";
-import * as v from "valibot";
+import {
+  ErrorCode,
+  ProtocolError,
+  type ToolContext,
+  type ToolDefinition,
+  type Toolset,
+  blamesArguments,
+} from "../core/tool.ts";
 import type { DormantToolset, OffToolset } from "./toolsets.ts";
+
+/** The toolsets that are off, described only when a name is not found among the enabled ones. */
+export type DormantLookup = () => readonly DormantToolset[];
 
 export const EXIT_OK = 0;
 export const EXIT_TOOL_ERROR = 1;
@@ -25,9 +34,9 @@ export function listTools(toolsets: readonly Toolset[], off: readonly OffToolset
 export function findTool(
   toolsets: readonly Toolset[],
   name: string,
-  dormant: readonly DormantToolset[] = [],
+  dormantLookup: DormantLookup = () => [],
 ): { toolset: Toolset; tool: ToolDefinition } {
-  const found = lookUpTool(toolsets, dormant, name);
+  const found = lookUpTool(toolsets, dormantLookup, name);
   if (found.off) {
     throw new ConfigError(
       `${found.tool.name} belongs to the ${found.toolset.name} toolset, which is off: ${found.off.howToEnable}`,
@@ -38,24 +47,27 @@ export function findTool(
 
 /**
  * The tool a name stands for among the enabled toolsets, else among those that are off (`off` then
- * says how to enable it); a ConfigError with the closest name when there is none.
+ * says how to enable it; they are described only now); a ConfigError with the closest name when
+ * there is none.
  */
 function lookUpTool(
   toolsets: readonly Toolset[],
-  dormant: readonly DormantToolset[],
+  dormantLookup: DormantLookup,
   name: string,
 ): { toolset: Toolset; tool: ToolDefinition; off?: DormantToolset } {
-  const candidates: { toolset: Toolset; off?: DormantToolset }[] = [
-    ...toolsets.map((toolset) => ({ toolset })),
-    ...dormant.map((off) => ({ toolset: off.toolset, off })),
-  ];
-  for (const { toolset, off } of candidates) {
-    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
-    if (tool) return { toolset, tool, off };
+  const matches = (tool: ToolDefinition) => tool.name === name || tool.seedName === name;
+  for (const toolset of toolsets) {
+    const tool = toolset.tools.find(matches);
+    if (tool) return { toolset, tool };
+  }
+  const dormant = dormantLookup();
+  for (const off of dormant) {
+    const tool = off.toolset.tools.find(matches);
+    if (tool) return { toolset: off.toolset, tool, off };
   }
   const near = closestName(
     name,
-    candidates.flatMap(({ toolset }) => toolset.tools.map((tool) => tool.name)),
+    [...toolsets, ...dormant.map((off) => off.toolset)].flatMap((toolset) => toolset.tools.map((tool) => tool.name)),
   );
   throw new ConfigError(
     `unknown tool "${name}"${near ? `; did you mean "${near}"?` : ""}; run 'mcpkit tools' to list the enabled tools`,
@@ -63,8 +75,8 @@ function lookUpTool(
 }
 
 /** `mcpkit call TOOL --help`: what the tool does and its arguments, with types, defaults and allowed values. */
-export function toolHelp(toolsets: readonly Toolset[], name: string, dormant: readonly DormantToolset[] = []): string {
-  const { tool, off } = lookUpTool(toolsets, dormant, name);
+export function toolHelp(toolsets: readonly Toolset[], name: string, dormantLookup: DormantLookup = () => []): string {
+  const { tool, off } = lookUpTool(toolsets, dormantLookup, name);
   const schema = jsonSchemaOf(tool.input, "input") as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
@@ -162,7 +174,7 @@ export async function callTool(
   request: CallRequest,
   log: Logger,
   signal: AbortSignal,
-  dormant: readonly DormantToolset[] = [],
+  dormant: DormantLookup = () => [],
 ): Promise<CallOutcome> {
   const { name, json } = request;
   if (!name) throw new ConfigError("usage: mcpkit call TOOL [JSON]; run 'mcpkit tools' for the tool names");
@@ -190,12 +202,11 @@ export async function callTool(
       log.debug("progress", { progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) }),
     clientRoots: async () => undefined,
   };
-  // Arguments that break the tool's schema are the caller's mistake (2), whatever shape the
-  // toolset gives the error; a result with isError otherwise means the tool or its upstream failed (1).
-  const argumentsValid = typeof args === "object" && args !== null && v.safeParse(tool.input, args).success;
   try {
     const result = await invokeTool(toolset, tool, args, context);
-    const code = !argumentsValid ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+    // Arguments the tool refuses (its schema, or wrong in meaning) are the caller's mistake (2); any
+    // other isError result means the tool or its upstream failed (1).
+    const code = blamesArguments(result) ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
     if (request.chart && !result.isError && Array.isArray(result.structuredContent?.series)) {
       const { renderTerminalChart } = await import("../toolsets/boj/chart/terminal.ts");
       const tty = process.stdout.isTTY === true;
@@ -213,9 +224,10 @@ export async function callTool(
     return { code, stdout: text.endsWith("\n") ? text : `${text}\n` };
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
-    log.error(error.message);
     const code = isUsageError(error) ? EXIT_USAGE : EXIT_TOOL_ERROR;
+    // With --text the message is the output: a person at a terminal would read it twice.
     if (request.textOnly) return { code, stdout: `${error.message}\n` };
+    log.error(error.message);
     const body = { error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } };
     return { code, stdout: `${JSON.stringify(body, null, 2)}\n` };
   }

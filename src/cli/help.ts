@@ -18,15 +18,14 @@ export function helpText(core: HelpSection, modules: readonly ToolsetModule[], e
     "  mcpkit tools [options]                list the enabled tools: name and title",
     "  mcpkit call TOOL [JSON] [options]     run one tool once and print its result as JSON (JSON '-' reads stdin)",
     "  mcpkit call TOOL --help               what the tool does and its arguments (any tool, even of a toolset that is off)",
-    "  mcpkit help | --help | -h             this text",
-    '  mcpkit --version | -V | -v            prints "mcpkit <version>"',
+    "  mcpkit help [call | TOOL]             this text; how 'call' works; what TOOL does (also --help, -h)",
+    '  mcpkit --version | -V | -v            prints "mcpkit <version>" (also: mcpkit version)',
     "",
     "Protocol: MCP 2026-07-28 (stateless: each request carries its version in _meta; server/discover) and",
     "2025-11-25 or earlier (initialize; HTTP sessions unless --stateless), both on the same endpoint: chosen",
     "per request over HTTP and per connection over stdio, by what the client sends.",
     "",
-    "Exit codes of 'call': 0 success; 1 the tool or its upstream failed (isError, an upstream or network",
-    "error); 2 usage: a bad flag, JSON that does not parse, arguments the tool's schema refuses, an unknown tool.",
+    ...EXIT_CODES,
     "",
     "A flag beats its environment variable (shown in brackets).",
     "",
@@ -36,6 +35,33 @@ export function helpText(core: HelpSection, modules: readonly ToolsetModule[], e
     lines.push(...section({ title: `${module.name}: ${module.summary}`, options: module.options }));
   for (const part of extra) lines.push(...section(part));
   return `${lines.join("\n")}\n`;
+}
+
+const EXIT_CODES = [
+  "Exit codes of 'call': 0 success; 1 the tool or its upstream failed (isError, an upstream or network",
+  "error); 2 usage: a bad flag, JSON that does not parse, arguments the tool refuses (its schema, or a value",
+  "wrong in meaning such as a backwards date range), an unknown tool or one whose toolset is off.",
+];
+
+/** `mcpkit call --help` and `mcpkit help call`: how to run one tool. */
+export function callUsage(): string {
+  return `${[
+    "Usage: mcpkit call TOOL [JSON] [options]",
+    "",
+    "Runs one tool once, through the same code the server runs, and prints its result as JSON on stdout.",
+    "  TOOL                   a tool name; 'mcpkit tools' lists the enabled ones and the toolsets that are off",
+    "  JSON                   the arguments as one JSON object, quoted as one argument; '-' reads it from stdin",
+    "  --text                 print only the result's text, or the error's message (for people)",
+    "  --chart                with boj_get_data_code or boj_get_data_layer: draw each series as a sparkline",
+    "",
+    "'mcpkit call TOOL --help' says what TOOL does and its arguments, even for a toolset that is off.",
+    "The toolset options (--root, --oj-base-url, ...) apply as when serving: 'mcpkit --help' lists them.",
+    "Logs go to stderr (--log-level warn by default for call); stdout is the result only.",
+    "",
+    ...EXIT_CODES,
+    "",
+    `Example: mcpkit call boj_get_metadata '{"db":"FM08","lang":"en"}' --text`,
+  ].join("\n")}\n`;
 }
 
 function section({ title, options }: HelpSection): string[] {

@@ -1,5 +1,6 @@
 /** The command line: parse, configure, then serve (stdio or HTTP), list tools or call one. */
 import { type Logger, type LogLevel, createLogger, isLogLevel, levelFromRustLog } from "../core/log.ts";
+import { closestName } from "../core/did-you-mean.ts";
 import { ConfigError, type OptionValues, describeOption, integerOption, readOptions } from "../core/options.ts";
 import { DEFAULT_OUTPUT_BUDGET } from "../core/output-budget.ts";
 import type { Toolset } from "../core/tool.ts";
@@ -9,19 +10,20 @@ import type { McpServerOptions } from "../mcp/server.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
-import { helpText } from "./help.ts";
+import { callUsage, helpText } from "./help.ts";
 import {
   chartOption,
   coreOptions,
   logLevelOption,
   maxOutputBytesOption,
+  type ParsedCommandLine,
   parseCommandLine,
   textOption,
   toolNamesOption,
 } from "./options.ts";
 import { describeStartupFailure } from "./startup-errors.ts";
 import { closeOnSignals } from "./signals.ts";
-import { dormantToolsets, selectToolsets } from "./toolsets.ts";
+import { type DormantToolset, dormantToolsets, selectToolsets } from "./toolsets.ts";
 import * as v from "valibot";
 
 type Env = Record<string, string | undefined>;
@@ -54,29 +56,24 @@ const coreSchema = v.object({
 
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
-  const { values, positionals, help, version } = parseCommandLine(argv, env, specs);
-  if (version) return print(`${NAME} ${VERSION}\n`);
-  const [command, ...rest] = positionals;
-  if ((help && command !== "call") || command === "help") {
-    return print(
-      helpText({ title: "Options", options: coreOptions }, toolsetModules, [
-        { title: "HTTP (--http)", options: httpOptions },
-      ]),
-    );
-  }
-  if (command !== undefined && command !== "tools" && command !== "call") {
-    throw new ConfigError(
-      `unknown command "${command}"; the commands are 'tools', 'call' and 'help' (run 'mcpkit --help')`,
-    );
-  }
+  const parsed = parseCommandLine(argv, env, specs);
+  const { values } = parsed;
+  const chosen = chooseCommand(parsed);
+  if (typeof chosen === "string") return print(chosen);
+  const { command, rest, help } = chosen;
   const core = readOptions(coreSchema, coreOptions, values);
   const http = command === undefined ? readHttpConfig(values) : undefined;
   const mode: Runtime["mode"] = command !== undefined ? "call" : http ? "http" : "stdio";
   const log = createLogger(logLevel(values, env, mode === "call" ? "warn" : "info"));
   const runtime: Runtime = { log, mode, cwd: process.cwd() };
   const { toolsets, off } = selectToolsets(toolsetModules, values, runtime);
-  // For `call`: the tools of the toolsets that are off, to name them in help and in errors.
-  const dormant = command === "call" ? dormantToolsets(toolsetModules, off, values, runtime) : [];
+  // For `call`: the tools of the toolsets that are off, to name them in help and in errors; built
+  // only when a name is not among the enabled tools.
+  let dormant: readonly DormantToolset[] | undefined;
+  const dormantLookup = () => {
+    dormant ??= dormantToolsets(toolsetModules, off, values, runtime);
+    return dormant;
+  };
 
   try {
     if (command === "tools") {
@@ -84,10 +81,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       return print(listTools(toolsets, off));
     }
     if (command === "call") {
-      if (help) {
-        if (!rest[0]) throw new ConfigError("usage: mcpkit call TOOL --help; run 'mcpkit tools' for the tool names");
-        return print(toolHelp(toolsets, rest[0], dormant));
-      }
+      if (help) return print(toolHelp(toolsets, rest[0], dormantLookup));
       if (rest.length > 2)
         throw new ConfigError(
           `usage: mcpkit call TOOL [JSON]; quote the JSON as one argument (got ${rest.length} arguments)`,
@@ -101,7 +95,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
         chart: values[chartOption.name] === true,
         outputBudget: core[maxOutputBytesOption.name],
       };
-      const outcome = await callTool(toolsets, request, log, aborter.signal, dormant);
+      const outcome = await callTool(toolsets, request, log, aborter.signal, dormantLookup);
       await print(outcome.stdout);
       return outcome.code;
     }
@@ -122,6 +116,12 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       return EXIT_OK;
     }
     keepStdoutForProtocol();
+    // A person who ran `mcpkit` by hand would otherwise watch it wait in silence.
+    if (process.stdin.isTTY) {
+      log.info(
+        "stdin is a terminal: mcpkit now waits for an MCP client's JSON-RPC messages (clients start it themselves); try 'mcpkit tools' or 'mcpkit help' instead, Ctrl-C stops",
+      );
+    }
     // Loaded only here, like HTTP: `mcpkit call` and `mcpkit tools` never load the MCP SDK.
     const { serveStdio } = await import("../mcp/stdio.ts");
     const server = await serveStdio(serverOptions);
@@ -132,6 +132,39 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   } finally {
     await closeAll(toolsets, log);
   }
+}
+
+interface ChosenCommand {
+  command: "tools" | "call" | undefined;
+  rest: string[];
+  /** `call TOOL --help` (or `help TOOL`): describe the tool instead of running it. */
+  help: boolean;
+}
+
+/**
+ * What to do, read as people type it: `help`, `-h` and `--help` anywhere print the usage;
+ * `help call` and `call --help` explain call; `help TOOL` is `call TOOL --help`; `version`, `-V`
+ * and `-v` print the version. Returns the text to print when that is all there is to do.
+ */
+function chooseCommand({ positionals, help, version }: ParsedCommandLine): ChosenCommand | string {
+  const [command, ...rest] = positionals;
+  if (version || command === "version") return `${NAME} ${VERSION}\n`;
+  if (command === "help" && rest[0] !== undefined && rest[0] !== "tools") {
+    return rest[0] === "call" ? callUsage() : { command: "call", rest: rest.slice(0, 1), help: true };
+  }
+  if ((help && command !== "call") || command === "help") {
+    return helpText({ title: "Options", options: coreOptions }, toolsetModules, [
+      { title: "HTTP (--http)", options: httpOptions },
+    ]);
+  }
+  if (command === "call" && help && rest[0] === undefined) return callUsage();
+  if (command !== undefined && command !== "tools" && command !== "call") {
+    const near = closestName(command, ["tools", "call", "help", "version"]);
+    throw new ConfigError(
+      `unknown command "${command}"${near ? `; did you mean '${near}'?` : ""}; the commands are 'tools', 'call', 'help' and 'version' (run 'mcpkit --help')`,
+    );
+  }
+  return { command, rest, help };
 }
 
 function logLevel(values: OptionValues, env: Env, fallback: LogLevel): LogLevel {

@@ -1,5 +1,6 @@
 /** Decides which toolsets run (`--toolsets`) and builds them; remembers why the others are off. */
 import { closestName } from "../core/did-you-mean.ts";
+import { type Logger, silentLogger } from "../core/log.ts";
 import { ConfigError, type OptionValues, describeOption } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import { type Runtime, type ToolsetModule, isMissingConfig } from "../core/toolset-module.ts";
@@ -87,19 +88,27 @@ export function dormantToolsets(
   runtime: Runtime,
 ): DormantToolset[] {
   const dormant: DormantToolset[] = [];
+  // Built only to be described: their start-up lines ("oj: craboj server base_url=…" with the
+  // placeholder) would tell the user about a configuration they never gave.
+  const quiet: Runtime = { ...runtime, log: quietLogger(runtime.log) };
   for (const { name, reason } of off) {
     const module = modules.find((candidate) => candidate.name === name);
     if (!module) continue;
     try {
-      const config = module.configure({ ...values, ...(module.placeholderValues ?? {}) }, runtime);
+      const config = module.configure({ ...values, ...(module.placeholderValues ?? {}) }, quiet);
       if (isMissingConfig(config)) continue;
       const howToEnable = reason.startsWith("needs ")
         ? `start with ${reason.slice("needs ".length)}`
         : `add ${name} to ${describeOption(toolsetsOption)}`;
-      dormant.push({ toolset: module.create(config, runtime), howToEnable });
+      dormant.push({ toolset: module.create(config, quiet), howToEnable });
     } catch {
       // Not describable without its real configuration: its tools stay unknown, as before.
     }
   }
   return dormant;
+}
+
+/** Drops every line but still registers secrets with the real logger, so a token given is redacted either way. */
+function quietLogger(log: Logger): Logger {
+  return { ...silentLogger, redact: (secret) => log.redact(secret) };
 }

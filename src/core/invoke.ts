@@ -12,7 +12,7 @@ import {
   type ToolDefinition,
   type ToolResult,
   type Toolset,
-  errorResult,
+  argumentErrorResult,
 } from "./tool.ts";
 
 export async function invokeTool(
@@ -31,7 +31,7 @@ export async function invokeTool(
   const parsed = v.safeParse(tool.input, args);
   if (!parsed.success) {
     const message = describeArgumentIssues(tool, parsed.issues, context.calledAs);
-    return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : errorResult(message);
+    return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);
   }
   try {
     return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs);

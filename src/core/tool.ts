@@ -286,3 +286,19 @@ function deepFreeze<T>(value: T): T {
 export function errorResult(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
+
+/** Marks a result whose error is the caller's arguments. A symbol: it never reaches the wire. */
+const BLAMES_ARGUMENTS = Symbol("mcpkit.blamesArguments");
+
+/**
+ * An `isError` result that blames the arguments: they break the schema, or are wrong in meaning
+ * (a backwards range, a root that is not allowed, a cursor from another query). The caller must
+ * change the call; retrying it cannot help, so `mcpkit call` exits 2 (usage) for it, not 1.
+ */
+export function argumentErrorResult(text: string): ToolResult {
+  return Object.assign(errorResult(text), { [BLAMES_ARGUMENTS]: true });
+}
+
+export function blamesArguments(result: ToolResult): boolean {
+  return (result as { [BLAMES_ARGUMENTS]?: boolean })[BLAMES_ARGUMENTS] === true;
+}

@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { coreOptions } from "../../src/cli/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
-import { REPO_ROOT, mcpkitCommand, runCli, testEnv } from "../support/mcp.ts";
+import { startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
+import { REPO_ROOT, mcpkitCommand, runCli, runProcess, testEnv } from "../support/mcp.ts";
 
 let root: string;
 beforeAll(() => {
@@ -200,11 +201,23 @@ describe("mcpkit tools and mcpkit call", () => {
     expect(JSON.parse(stdout).structuredContent.stats.returned).toBe(1);
   });
 
-  test("an isError result exits 1", async () => {
-    const args = '{"timeField":"modified","from":"2025-12-16T00:00:00Z","to":"2025-12-01T00:00:00Z"}';
-    const { code, stdout } = await runCli(["call", "fs_search_by_time", args, "--toolsets", "fs", "--root", root]);
-    expect(code).toBe(1);
-    expect(JSON.parse(stdout).isError).toBe(true);
+  test("an isError result from the upstream exits 1", async () => {
+    const craboj = startFakeCraboj();
+    try {
+      const { code, stdout } = await runCli([
+        "call",
+        "get_problem",
+        '{"source":"leetcode","id":"404404"}',
+        "--toolsets",
+        "oj",
+        "--oj-base-url",
+        craboj.url,
+      ]);
+      expect(code).toBe(1);
+      expect(JSON.parse(stdout).isError).toBe(true);
+    } finally {
+      await craboj.stop();
+    }
   });
 
   test("an unknown tool or unparsable JSON exits 2", async () => {
@@ -295,57 +308,175 @@ describe("what a newcomer meets (issue 19 §2)", () => {
     } finally {
       holder.stop(true);
     }
-    const child = Bun.spawn([...mcpkitCommand(), "--http", "127.0.0.1:0", "--log-level", "off"], {
-      env: testEnv(),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    try {
-      const reader = child.stderr.getReader();
-      let text = "";
-      while (!/listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(text)) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
+    // As the issue types it (a bare port 0), with the level from the flag or from LOG_LEVEL.
+    for (const [args, env] of [
+      [["--log-level", "off"], {}],
+      [[], { LOG_LEVEL: "warn" }],
+      [["--log-level", "error"], {}],
+    ] as const) {
+      const child = Bun.spawn([...mcpkitCommand(), "--http", "0", ...args], {
+        env: testEnv(env),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      try {
+        const reader = child.stderr.getReader();
+        let text = "";
+        while (!/listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(text)) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+        }
+        expect(text).toMatch(/^mcpkit: listening on http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+      } finally {
+        child.kill();
+        await child.exited;
       }
-      expect(text).toMatch(/^mcpkit: listening on http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
-    } finally {
-      child.kill();
-      await child.exited;
+    }
+  });
+
+  test("call TOOL --help works for every tool of every toolset without any configuration", async () => {
+    const everything = await runCli(["tools", "--oj-base-url", "http://127.0.0.1:9", "--root", root]);
+    const names = everything.stdout
+      .split("\n")
+      .filter((line) => /^\w+\s{2}/.test(line))
+      .map((line) => line.split(/\s+/)[0]);
+    // One tool of each toolset at least: all three are on in this listing.
+    for (const name of ["boj_get_data_code", "get_problem", "fs_search_by_time"]) expect(names).toContain(name);
+    const runs = await Promise.all(names.map((name) => runCli(["call", name, "--help"])));
+    for (const [index, run] of runs.entries()) {
+      expect({ tool: names[index], code: run.code, stderr: run.stderr }).toEqual({
+        tool: names[index],
+        code: 0,
+        stderr: "",
+      });
+      expect(run.stdout).toStartWith(`${names[index]}`);
+      expect(run.stdout).toContain("Arguments (one JSON object):");
     }
   });
 });
 
-describe("the README a newcomer reads (issue 19 §3)", () => {
-  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-
-  test("Quick start comes right after the introduction, then the contents; every contents link has its heading", () => {
-    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    expect(headings.slice(0, 3)).toEqual(["Quick start", "Contents", "Install"]);
-    const anchor = (heading: string) =>
-      heading
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, "")
-        .replace(/ /g, "-");
-    const anchors = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((match) => anchor(match[1])));
-    const contents = readme.slice(readme.indexOf("## Contents"), readme.indexOf("## Install"));
-    for (const [, target] of contents.matchAll(/\]\(#([^)]+)\)/g))
-      expect({ target, found: anchors.has(target) }).toEqual({ target, found: true });
+describe("what a newcomer meets, part two (issue 19 §2)", () => {
+  test("run by hand in a terminal, the stdio server says what it waits for; under a client it does not", async () => {
+    const hint = "stdin is a terminal: mcpkit now waits for an MCP client's JSON-RPC messages";
+    const underClient = await runCli(["--toolsets", "boj"]); // stdin is not a terminal; it closes at once
+    expect(underClient.code).toBe(0);
+    expect(underClient.stderr).not.toContain(hint);
+    const script = Bun.which("script");
+    if (!script) {
+      console.warn("skipped: needs script(1) for a terminal (Debian package bsdutils)");
+      return;
+    }
+    // script(1) gives mcpkit a terminal as stdin; its own stdin is empty, so that terminal ends at once.
+    const command = [...mcpkitCommand(), "--toolsets", "boj"].map((part) => `'${part}'`).join(" ");
+    const byHand = await runProcess([script, "-qfec", command, "/dev/null"], { env: testEnv() });
+    expect(byHand.stdout).toContain(hint);
   });
 
-  test("every JSON snippet parses when pasted, and none switches on oj against a placeholder host", () => {
-    const snippets = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]);
-    expect(snippets.length).toBeGreaterThan(2);
-    for (const snippet of snippets) {
-      expect(() => JSON.parse(snippet)).not.toThrow();
-      expect(snippet).not.toContain("OJ_BASE_URL");
+  test("'call --help' and 'help call' explain call; 'help TOOL' is 'call TOOL --help'; 'version' prints the version", async () => {
+    const [callHelp, helpCall, helpTool, toolHelp, version, typo] = await Promise.all([
+      runCli(["call", "--help"]),
+      runCli(["help", "call"]),
+      runCli(["help", "boj_get_metadata"]),
+      runCli(["call", "boj_get_metadata", "--help"]),
+      runCli(["version"]),
+      runCli(["verison"]),
+    ]);
+    expect(callHelp.code).toBe(0);
+    expect(callHelp.stdout).toStartWith("Usage: mcpkit call TOOL [JSON] [options]\n");
+    expect(callHelp.stdout).toContain("Exit codes of 'call'");
+    expect(helpCall.stdout).toBe(callHelp.stdout);
+    expect(helpTool.code).toBe(0);
+    expect(helpTool.stdout).toStartWith("boj_get_metadata: ");
+    expect(helpTool.stdout).toBe(toolHelp.stdout);
+    expect(version.stdout).toBe(`mcpkit ${packageJson.version}\n`);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(`unknown command "verison"; did you mean 'version'?`);
+  });
+
+  test("'help TOOL' of an off toolset explains it; a mistyped one gets a suggestion", async () => {
+    const off = await runCli(["help", "get_daily_challenge"]);
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain("The oj toolset is off here: start with --oj-base-url URL (or OJ_BASE_URL).");
+    const typo = await runCli(["help", "get_problm"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown tool "get_problm"; did you mean "get_problem"?');
+  });
+
+  test("a toolset that is off stays silent in the log: no placeholder configuration is reported", async () => {
+    const secret = "oj-secret-token-1234567890";
+    for (const args of [
+      ["call", "boj_list_databases", "--log-level", "trace"],
+      ["call", "get_problem", "--help", "--log-level", "trace"],
+      ["call", "get_problem", "{}", "--log-level", "trace"],
+    ]) {
+      const run = await runCli(args, { env: { OJ_TOKEN: secret } });
+      expect(run.stderr).not.toContain("craboj server");
+      expect(run.stderr).not.toContain("127.0.0.1:9");
+      expect(run.stderr).not.toContain(secret);
     }
   });
 
-  test("CONTRIBUTING, SECURITY and CHANGELOG exist; package.json names the engine", () => {
-    for (const file of ["CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md"]) {
-      expect(readFileSync(join(REPO_ROOT, file), "utf8").length).toBeGreaterThan(200);
+  test("arguments wrong in meaning are a usage error (2), like arguments the schema refuses", async () => {
+    const cases = [
+      '{"timeField":"modified","from":"2025-12-16T00:00:00Z","to":"2025-12-01T00:00:00Z"}',
+      '{"timeField":"modified","path":"../.."}',
+      '{"timeField":"modified","path":"no-such-dir"}',
+      '{"timeField":"modified","root":"/"}',
+      '{"timeField":"modified","cursor":"not-a-cursor"}',
+    ];
+    for (const args of cases) {
+      const run = await runCli(["call", "fs_search_by_time", args, "--root", root, "--text"]);
+      expect({ args, code: run.code }).toEqual({ args, code: 2 });
+      expect(run.stdout.length).toBeGreaterThan(20);
     }
-    expect(packageJson.engines.bun).toMatch(/^>=1\.4/);
+    const craboj = startFakeCraboj();
+    try {
+      const oj = ["--toolsets", "oj", "--oj-base-url", craboj.url, "--text"];
+      const daily = await runCli(["call", "get_daily_challenge", '{"date":"2025-02-30"}', ...oj]);
+      expect(daily.code).toBe(2);
+      expect(daily.stdout).toContain('"date": invalid calendar date');
+      const similar = await runCli(["call", "find_similar_problems", "{}", ...oj]);
+      expect(similar.code).toBe(2);
+      expect(similar.stdout).toContain("either 'query' or both 'source' and 'id'");
+      expect(craboj.requests).toHaveLength(0);
+    } finally {
+      await craboj.stop();
+    }
+  });
+
+  test("a BOJ host name that does not resolve is named with --boj-base-url and tried once", async () => {
+    // The reserved .invalid TLD never resolves (RFC 6761), so nothing leaves the machine.
+    const run = await runCli([
+      "call",
+      "boj_get_metadata",
+      '{"db":"CO"}',
+      "--boj-base-url",
+      "http://mcpkit-test.invalid",
+      "--boj-retry-backoff-ms",
+      "1",
+    ]);
+    expect(run.code).toBe(1);
+    const { error } = JSON.parse(run.stdout);
+    expect(error.code).toBe(-32603);
+    expect(error.data).toMatchObject({ error_type: "TRANSPORT_ERROR", attempts: 1 });
+    expect(error.message).toContain(
+      "cannot reach BOJ at mcpkit-test.invalid (host name not found): check --boj-base-url (BOJ_BASE_URL)",
+    );
+    expect(run.stderr).toContain("failed after 1 attempt:");
+    expect(run.stderr).not.toContain("retrying");
+  });
+
+  test("a BOJ database code outside the catalogue gets 'did you mean' as one sentence, with no request", async () => {
+    // BOJ_BASE_URL points at a closed port: a request would fail with TRANSPORT_ERROR instead.
+    const run = await runCli(["call", "boj_get_metadata", '{"db":"FM8"}', "--text"]);
+    expect(run.code).toBe(2);
+    expect(run.stdout.trim()).toBe(
+      `Invalid arguments for boj_get_metadata: "db" ("FM8") is not one of BOJ's 50 databases; did you mean "FM08"? Call boj_list_databases for the codes.`,
+    );
+    expect(run.stderr).toBe(""); // with --text the error is the output, printed once
+    const far = await runCli(["call", "boj_get_metadata", '{"db":"ZZ99"}', "--text"]);
+    expect(far.stdout).toContain(`is not one of BOJ's 50 databases. Call boj_list_databases for the codes.`);
+    expect(far.stderr).not.toContain("attempt");
   });
 });

@@ -477,7 +477,7 @@ describe("roots", () => {
 });
 
 describe("mcpkit call", () => {
-  test("prints the result; exit 0, and 1 for an isError result", async () => {
+  test("prints the result; exit 0, and 2 for arguments wrong in meaning (a usage error)", async () => {
     for (const name of ["fs_search_by_time", "fs.search_by_time"]) {
       const ok = await runCli(["call", name, JSON.stringify(SEED_RANGE), "--root", root]);
       expect(ok.code).toBe(0);
@@ -490,7 +490,7 @@ describe("mcpkit call", () => {
       "--root",
       root,
     ]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).content[0].text).toBe("Invalid range: 'from' must be earlier than 'to'.");
   });
 

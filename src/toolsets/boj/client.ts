@@ -18,7 +18,7 @@ import { type Pacer, awaitTurn } from "./pacer.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
 
-/** What a network failure tells the user to check, as oj's name --oj-base-url. */
+/** What a network failure tells the user to check, in the words oj uses for its own flag. */
 const BASE_URL_HINT = "check --boj-base-url (BOJ_BASE_URL)";
 
 /** What the client tells the user while it works: ToolContext.notify with the logger name bound. */

@@ -267,6 +267,6 @@ export function checkKnownDatabase(db: string): void {
   );
   throw validationError(
     "db",
-    `"db" (${JSON.stringify(db)}) is not one of BOJ's ${DATABASES.length} databases${near ? `; did you mean "${near}"?` : ""}. Call boj_list_databases for the codes.`,
+    `"db" (${JSON.stringify(db)}) is not one of BOJ's ${DATABASES.length} databases${near ? `; did you mean "${near}"?` : "."} Call boj_list_databases for the codes.`,
   );
 }

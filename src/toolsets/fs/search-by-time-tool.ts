@@ -3,7 +3,13 @@
  * definition for clients, and which roots a call may search.
  */
 import type { Runtime } from "../../core/toolset-module.ts";
-import { defineTool, errorResult, type ToolContext, type ToolDefinition } from "../../core/tool.ts";
+import {
+  argumentErrorResult,
+  defineTool,
+  errorResult,
+  type ToolContext,
+  type ToolDefinition,
+} from "../../core/tool.ts";
 import { type AllowedRoot, anchoredTo, chooseRoot, isInside, resolveRoot, resolveStart } from "./roots.ts";
 import { searchInput, searchOutput } from "./schema.ts";
 import { type SearchDependencies, searchByTime } from "./search.ts";
@@ -54,9 +60,9 @@ export function searchByTimeTool(dependencies: SearchToolDependencies): ToolDefi
       const allowed = await allowedRoots(dependencies, context);
       if (allowed.length === 0) return errorResult(NO_ROOT);
       const root = chooseRoot(args.root, allowed);
-      if (typeof root === "string") return errorResult(root);
+      if (typeof root === "string") return argumentErrorResult(root);
       const start = resolveStart(root, args.path);
-      if (typeof start === "string") return errorResult(start);
+      if (typeof start === "string") return argumentErrorResult(start);
       return searchByTime(args, start, dependencies, context, startedAt);
     },
   });

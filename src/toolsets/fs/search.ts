@@ -2,7 +2,7 @@
  * One `fs_search_by_time` call once the root and start directory are known: argument semantics,
  * the walk, ranking, paging and the result docs/contracts/fs-search-by-time.md describes.
  */
-import { errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
+import { argumentErrorResult, errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
 import { type Candidate, type Collected, type CollectorConfig, comparatorFor, createCollector } from "./collector.ts";
 import type { CursorCodec, CursorState } from "./cursor.ts";
 import { reportUnanchoredWalk } from "./directories.ts";
@@ -62,7 +62,7 @@ export async function searchByTime(
   startedAt: number,
 ): Promise<ToolResult> {
   const query = readQuery(args, start, dependencies, startedAt);
-  if (typeof query === "string") return errorResult(query);
+  if (typeof query === "string") return argumentErrorResult(query);
   const { outcome, collected } = await collect(query, dependencies.statWorker, context);
   if (outcome.startUnreadable) {
     return errorResult(

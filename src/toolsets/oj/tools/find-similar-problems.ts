@@ -6,7 +6,7 @@ import type { OjHttpClient, UpstreamResponse } from "../http.ts";
 import { SimilarShape, type SimilarView, renderSimilar } from "../render.ts";
 import { UpstreamSimilar, expectJson } from "../upstream.ts";
 import { readSourceFilter, sourceSchema } from "../sources.ts";
-import { LOGGER, type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
+import { LOGGER, type OjDeps, SCOPE, argumentFailure, readOnly, success, upstreamFailure } from "./shared.ts";
 
 /** The upstream's bounds for a text query, counted in UTF-8 bytes as it counts them (docs/contracts/oj.md §4). */
 export const QUERY_MIN_BYTES = 3;
@@ -86,7 +86,7 @@ export function findSimilarProblems({ http }: OjDeps) {
       const { limit, threshold } = args;
       const { signal } = context;
       const filterCheck = readSourceFilter(args.source_filter ?? "");
-      if (!filterCheck.ok) return failure(`Invalid arguments for ${context.calledAs}: ${filterCheck.message}.`);
+      if (!filterCheck.ok) return argumentFailure(`Invalid arguments for ${context.calledAs}: ${filterCheck.message}.`);
       const filter = filterCheck.value;
       const common = `limit=${limit}&threshold=${formatDecimal(threshold)}${filter ? `&source=${encodeComponent(filter)}` : ""}`;
       const query = args.query?.trim() ?? "";
@@ -97,7 +97,7 @@ export function findSimilarProblems({ http }: OjDeps) {
         // Mode B. An invalid query is an error; it never falls back to source + id.
         const bytes = utf8Length(withoutSurroundingQuotes(query));
         if (bytes < QUERY_MIN_BYTES || bytes > QUERY_MAX_BYTES) {
-          return failure(
+          return argumentFailure(
             `query must be between ${QUERY_MIN_BYTES} and ${QUERY_MAX_BYTES} characters, counted as UTF-8 bytes like the server counts them (got ${bytes} bytes); ` +
               (bytes < QUERY_MIN_BYTES ? "describe the problem in a few more words." : "shorten the query."),
           );
@@ -113,7 +113,7 @@ export function findSimilarProblems({ http }: OjDeps) {
         const source = args.source ?? "";
         const id = args.id?.trim() ?? "";
         if (source === "" || id === "") {
-          return failure(
+          return argumentFailure(
             "either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1').",
           );
         }

@@ -4,7 +4,7 @@ import { type Domain, isCalendarDate, todayFor } from "../dates.ts";
 import { rawBodyText } from "../http.ts";
 import { ProblemShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { UpstreamDaily, UpstreamDailyFetching, expectJson } from "../upstream.ts";
-import { LOGGER, type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
+import { LOGGER, type OjDeps, SCOPE, argumentFailure, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
 const Input = v.strictObject({
   domain: v.optional(
@@ -49,7 +49,7 @@ export function getDailyChallenge({ http }: OjDeps) {
     scope: SCOPE,
     async handler({ domain, date: requested }: v.InferOutput<typeof Input>, context) {
       if (requested !== undefined && !isCalendarDate(requested)) {
-        return failure(
+        return argumentFailure(
           `Invalid arguments for ${context.calledAs}: "date": invalid calendar date (got "${requested}"); give a real day as YYYY-MM-DD.`,
         );
       }

@@ -5,6 +5,7 @@ import {
   type ToolAnnotations,
   type ToolContext,
   type ToolResult,
+  argumentErrorResult,
   errorResult,
   textResult,
 } from "../../../core/tool.ts";
@@ -59,6 +60,11 @@ export function fitOutput(markdown: string, budget: number, calledAs: string, re
 
 export function failure(message: string): ToolResult {
   return errorResult(truncateOutput(message));
+}
+
+/** The arguments are wrong in meaning (a date that is no day, a query too short): `mcpkit call` exits 2. */
+export function argumentFailure(message: string): ToolResult {
+  return argumentErrorResult(truncateOutput(message));
 }
 
 /** An HTTP error status from the craboj server: an `isError` result, and a warning in the client's log. */
