@@ -40,7 +40,7 @@ export function levelFromRustLog(value: string): LogLevel | undefined {
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = writeStderr): Logger {
-  const secrets = new Set<string>();
+  const secrets = new Map<string, (line: string) => string>();
   const rank = LOG_LEVELS.indexOf(level);
   const enabled = (at: Exclude<LogLevel, "off">) => rank >= LOG_LEVELS.indexOf(at);
 
@@ -52,7 +52,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = wr
         line += ` ${key}=${typeof value === "string" ? JSON.stringify(value) : safeJson(value)}`;
       }
     }
-    for (const secret of secrets) line = line.replaceAll(secret, "[redacted]");
+    for (const hide of secrets.values()) line = hide(line);
     write(`${line}\n`);
   };
 
@@ -65,9 +65,24 @@ export function createLogger(level: LogLevel, write: (line: string) => void = wr
     debug: (m, f) => emit("debug", m, f),
     trace: (m, f) => emit("trace", m, f),
     redact: (secret) => {
-      if (secret.length > 0) secrets.add(secret);
+      if (secret.length > 0 && !secrets.has(secret)) secrets.set(secret, hider(secret));
     },
   };
+}
+
+/** Below this length a secret is hidden only where it stands whole, not inside words. */
+const SHORT_SECRET = 8;
+
+/**
+ * Replaces a secret wherever it appears. A short one (a test password such as "pw") would also
+ * match inside ordinary words and scramble every line ("li[redacted]tening"), so it is replaced
+ * only where no letter or digit touches it: anywhere it is the value of a field or a header.
+ */
+function hider(secret: string): (line: string) => string {
+  if (secret.length >= SHORT_SECRET) return (line) => line.replaceAll(secret, "[redacted]");
+  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const whole = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "gu");
+  return (line) => line.replace(whole, "[redacted]");
 }
 
 function safeJson(value: unknown): string {

@@ -26,6 +26,27 @@ describe("logger", () => {
     expect(lines[0]).toContain("[redacted]");
   });
 
+  test("a short secret is hidden where it stands whole, without scrambling the words that contain it", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", (line) => lines.push(line));
+    log.redact("s");
+    log.redact("pw");
+    log.info("listening on stdio", { password: "pw", header: "Bearer s", url: "postgres://u:pw@db/x" });
+    expect(lines[0]).toContain("listening on stdio");
+    expect(lines[0]).toContain('password="[redacted]"');
+    expect(lines[0]).toContain('header="Bearer [redacted]"');
+    expect(lines[0]).toContain("postgres://u:[redacted]@db/x");
+    expect(lines[0]).not.toMatch(/[^\p{L}\p{N}](s|pw)[^\p{L}\p{N}]/u);
+  });
+
+  test("a secret with regular-expression characters is hidden literally", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", (line) => lines.push(line));
+    log.redact("a.b");
+    log.info("value a.b and axb");
+    expect(lines[0]).toContain("value [redacted] and axb");
+  });
+
   test("off writes nothing", () => {
     const lines: string[] = [];
     const log = createLogger("off", (line) => lines.push(line));
