@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { REPO_ROOT } from "../support/mcp.ts";
+import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 import { type RawServer, startRawServer } from "../support/raw-stdio.ts";
 import { type Json, MODERN, PROBE, meta, request, stdioCall, stdioMessages, until } from "./support.ts";
 
@@ -341,6 +341,46 @@ describe("the end of stdin, in both eras", () => {
       expect(await raw.exited).toBe(0);
       const last = stdioMessages(raw).find((message) => message.id === "last");
       expect(last?.result?.content?.[0]?.text).toBe("waited 300 ms");
+    });
+  }
+});
+
+describe("a large answer when stdin closes, in both eras", () => {
+  const ui = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
+  const read = { uri: "ui://mcpkit/boj-chart" };
+  const messages: Record<string, Json[]> = {
+    "2025-11-25": [
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: ui, clientInfo: { name: "t", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: "page", method: "resources/read", params: read },
+    ],
+    "2026-07-28": [
+      request("resources/read", { ...read, _meta: meta({ "io.modelcontextprotocol/clientCapabilities": ui }) }, "page"),
+    ],
+  };
+  for (const [era, sent] of Object.entries(messages)) {
+    // stdout is a real pipe (Bun.spawn's own stdout is a socket, which hides the fault), read by cat:
+    // an exit that did not wait for stdout to drain cut this ~170 KB answer at 128 KiB.
+    test(`${era}: an answer larger than the pipe (the chart page) is written whole before the process exits`, async () => {
+      const child = Bun.spawn(["/bin/sh", "-c", '"$@" | cat', "sh", ...mcpkitCommand(), "--toolsets", "boj"], {
+        env: testEnv(),
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "ignore",
+      });
+      for (const message of sent) child.stdin.write(`${JSON.stringify(message)}\n`);
+      await child.stdin.end();
+      const output = await new Response(child.stdout).text();
+      expect(await child.exited).toBe(0);
+      const line = output.split("\n").find((candidate) => candidate.includes('"id":"page"')) ?? "";
+      expect(line.length).toBeGreaterThan(131_072);
+      const text: string = (JSON.parse(line) as Json).result.contents[0].text;
+      expect(text.trimEnd()).toEndWith("</html>");
     });
   }
 });

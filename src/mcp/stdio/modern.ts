@@ -72,11 +72,13 @@ export function connectModern(server: ModernServer, channel: LineChannel): Moder
         if (!controller.signal.aborted) void channel.sendJson(notificationJson(name, body));
       },
     };
-    void answer(server, method, params, envelope, io).then((reply) => {
+    void answer(server, method, params, envelope, io).then(async (reply) => {
       running.delete(key);
+      // A cancelled request gets no answer (2026-07-28 cancellation). The request stays in flight
+      // until its answer has left for the pipe, so the end of stdin cannot exit the process while
+      // a large answer is still being written.
+      if (!controller.signal.aborted) await channel.sendJson(replyJson(id, reply));
       done();
-      // A cancelled request gets no answer (2026-07-28 cancellation).
-      if (!controller.signal.aborted) send(id, reply);
     });
   };
 
