@@ -170,6 +170,26 @@ export const UI_MIME_TYPE = "text/html;profile=mcp-app";
 /** Tool names every mainstream client accepts (Claude Desktop, Codex CLI, Copilot CLI). */
 export const PORTABLE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** A tool's handler as a toolset's middleware sees it: arguments already validated. */
+export type ToolHandler = ToolDefinition["handler"];
+
+/**
+ * One step around every handler of a toolset (error mapping, sanitizing output), as
+ * github-mcp-server's tool middleware: it receives the next handler and returns the one to call.
+ */
+export type ToolMiddleware = (next: ToolHandler, tool: ToolDefinition) => ToolHandler;
+
+/** The tools with each handler wrapped by the middleware, the first step outermost. */
+export function withMiddleware(
+  tools: readonly ToolDefinition[],
+  middleware: readonly ToolMiddleware[],
+): ToolDefinition[] {
+  return tools.map((tool) => ({
+    ...tool,
+    handler: middleware.reduceRight<ToolHandler>((next, step) => step(next, tool), tool.handler),
+  }));
+}
+
 /** Identity function that keeps the handler's argument type tied to its schema. */
 export function defineTool<Input extends AnySchema>(tool: ToolDefinition<Input>): ToolDefinition {
   return tool as unknown as ToolDefinition;

@@ -2,10 +2,11 @@
  * The `oj` toolset: online-judge problems (LeetCode, Codeforces, AtCoder, Luogu) from a craboj
  * (oj-api-rs) server, as docs/contracts/oj.md describes. Enabled when a base URL is given.
  */
+import { withMiddleware } from "../../core/tool.ts";
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import { type OjConfig, ojOptions, readOjConfig } from "./config.ts";
 import { OjHttpClient } from "./http.ts";
-import { tokenForms, withSanitizedOutput } from "./sanitize.ts";
+import { sanitizedOutput, tokenForms } from "./sanitize.ts";
 import { findSimilarProblems } from "./tools/find-similar-problems.ts";
 import { getDailyChallenge } from "./tools/get-daily-challenge.ts";
 import { getPlatformStatus } from "./tools/get-platform-status.ts";
@@ -48,7 +49,7 @@ export const oj = defineToolsetModule<OjConfig>({
     ];
     return {
       name: "oj",
-      tools: tools.map((tool) => withSanitizedOutput(tool, http.sanitize, { notifyFailures: runtime.mode !== "call" })),
+      tools: withMiddleware(tools, [sanitizedOutput(http.sanitize, { notifyFailures: runtime.mode !== "call" })]),
     };
   },
 });

@@ -15,7 +15,7 @@
  * token cannot hide it from the redaction.
  */
 import { stripControl } from "../../core/text.ts";
-import { ProtocolError, type ToolContext, type ToolDefinition, type ToolResult } from "../../core/tool.ts";
+import { ProtocolError, type ToolContext, type ToolMiddleware, type ToolResult } from "../../core/tool.ts";
 import { encodeComponent } from "./encode.ts";
 
 export const REDACTED = "[redacted]";
@@ -112,36 +112,25 @@ function sanitizeValue(value: unknown, text: (input: string) => string): unknown
  * any cut; this catches what the handlers build from it (and arguments that echo the token). A
  * protocol error is also reported to the client's log, unless `notifyFailures` is off.
  */
-export function withSanitizedOutput(
-  tool: ToolDefinition,
-  sanitize: Sanitizer,
-  { notifyFailures = true } = {},
-): ToolDefinition {
-  return {
-    ...tool,
-    async handler(args, context) {
-      const notify: ToolContext["notify"] = (level, logger, message, data) => {
-        // `mcpkit call` prints the failure itself (result or error): a warning about it would say it twice.
-        if (!notifyFailures && (level === "warning" || level === "error")) return;
-        context.notify(level, logger, sanitize.text(message), data === undefined ? undefined : sanitize.value(data));
-      };
-      try {
-        return sanitizeResult(await tool.handler(args, { ...context, notify }), sanitize);
-      } catch (error) {
-        if (error instanceof ProtocolError) {
-          const message = sanitize.text(error.message);
-          notify("error", "oj", `${context.calledAs} failed: ${message}`);
-          throw new ProtocolError(
-            error.code,
-            message,
-            error.data === undefined ? undefined : sanitize.value(error.data),
-          );
-        }
-        // invokeTool logs the message of an unexpected error: keep that line clean too.
-        if (error instanceof Error) error.message = sanitize.text(error.message);
-        throw error;
+export function sanitizedOutput(sanitize: Sanitizer, { notifyFailures = true } = {}): ToolMiddleware {
+  return (next) => async (args, context) => {
+    const notify: ToolContext["notify"] = (level, logger, message, data) => {
+      // `mcpkit call` prints the failure itself (result or error): a warning about it would say it twice.
+      if (!notifyFailures && (level === "warning" || level === "error")) return;
+      context.notify(level, logger, sanitize.text(message), data === undefined ? undefined : sanitize.value(data));
+    };
+    try {
+      return sanitizeResult(await next(args, { ...context, notify }), sanitize);
+    } catch (error) {
+      if (error instanceof ProtocolError) {
+        const message = sanitize.text(error.message);
+        notify("error", "oj", `${context.calledAs} failed: ${message}`);
+        throw new ProtocolError(error.code, message, error.data === undefined ? undefined : sanitize.value(error.data));
       }
-    },
+      // invokeTool logs the message of an unexpected error: keep that line clean too.
+      if (error instanceof Error) error.message = sanitize.text(error.message);
+      throw error;
+    }
   };
 }
 

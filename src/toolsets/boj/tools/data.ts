@@ -7,7 +7,7 @@ import { decodeDataBody } from "../decode/index.ts";
 import type { DataKind } from "../decode/shape.ts";
 import { fitDataPage } from "../fit-page.ts";
 import { type BojRequest, checkKnownDatabase } from "../validation.ts";
-import { type BojDeps, mapErrors } from "./shared.ts";
+import type { BojDeps } from "./shared.ts";
 
 interface DataArgs {
   db: string;
@@ -16,18 +16,17 @@ interface DataArgs {
 }
 
 export function dataHandler<A extends DataArgs>(deps: BojDeps, kind: DataKind, build: (args: A) => BojRequest) {
-  return (args: A, context: ToolContext): Promise<ToolResult> =>
-    mapErrors(context.calledAs, async () => {
-      const request = build(args);
-      const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
-      checkKnownDatabase(db);
-      const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
-      const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
-      const { text, structured } = fitDataPage(
-        { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },
-        continuation,
-        context.outputBudget,
-      );
-      return { content: [{ type: "text", text }], structuredContent: structured };
-    });
+  return async (args: A, context: ToolContext): Promise<ToolResult> => {
+    const request = build(args);
+    const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
+    checkKnownDatabase(db);
+    const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
+    const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
+    const { text, structured } = fitDataPage(
+      { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },
+      continuation,
+      context.outputBudget,
+    );
+    return { content: [{ type: "text", text }], structuredContent: structured };
+  };
 }

@@ -4,7 +4,7 @@ import { describeFilters, filterMetadata } from "../metadata-filter.ts";
 import { fitMetadataPage } from "../fit-page.ts";
 import { getMetadataInput, getMetadataOutput } from "../schemas.ts";
 import { buildMetadataRequest, checkKnownDatabase } from "../validation.ts";
-import { BOJ_SCOPE, type BojDeps, dataAnnotations, mapErrors } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, dataAnnotations } from "./shared.ts";
 
 export function getMetadata(deps: BojDeps) {
   return defineTool({
@@ -16,23 +16,22 @@ export function getMetadata(deps: BojDeps) {
     output: getMetadataOutput,
     annotations: { title: "BOJ series catalogue of one database", ...dataAnnotations },
     scope: BOJ_SCOPE,
-    handler: (args, context) =>
-      mapErrors(context.calledAs, async () => {
-        const request = buildMetadataRequest(args);
-        checkKnownDatabase(request.params.find(([key]) => key === "db")?.[1] ?? args.db);
-        // The cache holds the whole catalogue; filters and paging apply to it on every call.
-        const answer = await deps.answers.fetch(request, context, (body) => decodeMetadataBody(body, request));
-        const output = filterMetadata(answer.output, args);
-        const { text, structured } = fitMetadataPage(
-          {
-            view: { output, filters: describeFilters(args), offset: args.offset },
-            tool: context.calledAs,
-            raw: args.include_raw ? answer.raw() : undefined,
-            cached: answer.cached,
-          },
-          context.outputBudget,
-        );
-        return { content: [{ type: "text", text }], structuredContent: structured };
-      }),
+    handler: async (args, context) => {
+      const request = buildMetadataRequest(args);
+      checkKnownDatabase(request.params.find(([key]) => key === "db")?.[1] ?? args.db);
+      // The cache holds the whole catalogue; filters and paging apply to it on every call.
+      const answer = await deps.answers.fetch(request, context, (body) => decodeMetadataBody(body, request));
+      const output = filterMetadata(answer.output, args);
+      const { text, structured } = fitMetadataPage(
+        {
+          view: { output, filters: describeFilters(args), offset: args.offset },
+          tool: context.calledAs,
+          raw: args.include_raw ? answer.raw() : undefined,
+          cached: answer.cached,
+        },
+        context.outputBudget,
+      );
+      return { content: [{ type: "text", text }], structuredContent: structured };
+    },
   });
 }

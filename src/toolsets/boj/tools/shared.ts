@@ -1,5 +1,5 @@
 /** What every boj tool file shares: the dependencies, scope, annotations and error mapping. */
-import type { ToolResult } from "../../../core/tool.ts";
+import type { ToolMiddleware } from "../../../core/tool.ts";
 import type { BojAnswers } from "../answers.ts";
 import { BojError, toProtocolError } from "../errors.ts";
 
@@ -22,14 +22,14 @@ export const catalogAnnotations = {
   openWorldHint: false,
 } as const;
 
-/** Runs a handler body, turning BojErrors into the JSON-RPC errors of docs/contracts/boj.md "Errors". */
-export async function mapErrors(tool: string, run: () => Promise<ToolResult>): Promise<ToolResult> {
+/** Turns the BojErrors a handler throws into the JSON-RPC errors of docs/contracts/boj.md "Errors". */
+export const bojErrors: ToolMiddleware = (next) => async (args, context) => {
   try {
-    return await run();
+    return await next(args, context);
   } catch (error) {
-    throw error instanceof BojError ? toProtocolError(error, tool) : error;
+    throw error instanceof BojError ? toProtocolError(error, context.calledAs) : error;
   }
-}
+};
 
 export const PAGING =
   "One page per call: BOJ returns at most 250 series and 60,000 data points; when it stops early, next_position is a number and the same call with start_position = next_position continues. Values are numbers or null (missing). The text lists each series as a header line and survey_date,value lines; structuredContent has the same data as JSON.";
