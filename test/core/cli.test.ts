@@ -125,6 +125,22 @@ describe("start-up failures are one line and exit 2, never a stack or bundle sou
       holder.stop(true);
     }
   });
+
+  test("a bad --auth oauth flag is refused before anything listens (issue 24): the flag is named, not a busy port", async () => {
+    // The port is taken: a server that bound before reading its oauth flags would report the port instead.
+    const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("busy") });
+    try {
+      const { code, stderr } = await runCli(
+        ["--http", `127.0.0.1:${holder.port}`, "--toolsets", "boj", "--auth", "oauth", "--github-client-id", "x"],
+        { timeoutMs: 10_000 },
+      );
+      expect(code).toBe(2);
+      expect(stderr).toContain("--github-client-id needs --github-client-secret");
+      expect(stderr).not.toContain("already in use");
+    } finally {
+      holder.stop(true);
+    }
+  });
 });
 
 describe("mcpkit tools and mcpkit call", () => {
