@@ -7,12 +7,12 @@
  * the database (`DELETE … RETURNING`, `UPDATE … WHERE used_at IS NULL RETURNING`), so two
  * instances racing on one code cannot both win.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 // The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
 // Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
 import type { SQL } from "bun";
+import { openSqlStore } from "../../core/sql-store.ts";
 import type { Identity } from "./policy.ts";
 
 export interface ClientRecord {
@@ -197,6 +197,9 @@ const SCHEMA = [
 ];
 
 /** Columns added after the first release, so existing databases gain them on start. */
+/** Any value used as a Postgres advisory-lock key: instances that start together create tables one at a time. */
+const SCHEMA_LOCK = 7_210_942;
+
 const ADDED_COLUMNS = [
   ["oauth_refresh_tokens", "successor", "text"],
   ["oauth_refresh_tokens", "retried", "integer not null default 0"],
@@ -205,39 +208,12 @@ const ADDED_COLUMNS = [
 type Row = Record<string, unknown>;
 
 export async function openStore(state: string): Promise<Store> {
-  const postgres = /^postgres(ql)?:\/\//.test(state);
-  let sql: SQL;
-  if (postgres) {
-    // A database that accepts no connection must fail the request in seconds, not hang it.
-    sql = new Bun.SQL(state, { max: 4, connectionTimeout: 5 });
-  } else {
-    const path = state.replace(/^sqlite:(\/\/)?/, "");
-    createPrivateFile(path);
-    sql = new Bun.SQL({ adapter: "sqlite", filename: path });
-  }
-  await sql.begin(async (tx) => {
-    // Two instances starting together would race on CREATE TABLE in Postgres.
-    if (postgres) await tx`select pg_advisory_xact_lock(7210942)`;
-    for (const statement of SCHEMA) await tx.unsafe(statement);
-    for (const [table, column, type] of ADDED_COLUMNS) {
-      if (postgres) await tx.unsafe(`alter table ${table} add column if not exists ${column} ${type}`);
-      else if (!(await tx.unsafe(`select 1 from pragma_table_info('${table}') where name = '${column}'`)).length)
-        await tx.unsafe(`alter table ${table} add column ${column} ${type}`);
-    }
+  const { sql, dialect } = await openSqlStore(state, {
+    lockKey: SCHEMA_LOCK,
+    statements: () => SCHEMA,
+    addedColumns: ADDED_COLUMNS,
   });
-  return guardStore(createSqlStore(sql, postgres ? "postgres" : "sqlite"));
-}
-
-/** The database holds hashed tokens and sealed secrets, but still: owner-only, from the first byte. */
-function createPrivateFile(path: string): void {
-  if (path === ":memory:") return;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
-  try {
-    chmodSync(path, 0o600);
-  } catch {
-    // Not ours to change (a shared volume); the operator chose its permissions.
-  }
+  return guardStore(createSqlStore(sql, dialect));
 }
 
 const num = (value: unknown): number => Number(value);

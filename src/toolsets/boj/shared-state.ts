@@ -8,12 +8,11 @@
  * use the same database (`--state`), but the two share the database, not code: these tables are
  * all named `boj_…`.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
 // The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
 // Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
 import type { SQL } from "bun";
 import type { Logger } from "../../core/log.ts";
+import { type Dialect, openSqlStore } from "../../core/sql-store.ts";
 import { byteLength } from "../../core/text.ts";
 import { type AnswerCache, type CachedAnswer, MemoryAnswerCache, approximateBytes } from "./cache.ts";
 import type { Pacer } from "./pacer.ts";
@@ -36,7 +35,6 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-type Dialect = "postgres" | "sqlite";
 type Row = Record<string, unknown>;
 
 const SCHEMA = [
@@ -95,31 +93,10 @@ const EVICT_ROUNDS = 32;
 const SCHEMA_LOCK = 7_210_943;
 
 export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
-  const dialect: Dialect = /^postgres(ql)?:\/\//i.test(options.url) ? "postgres" : "sqlite";
-  const sql =
-    dialect === "postgres" ? new Bun.SQL(options.url, { max: 4, connectionTimeout: 5 }) : openSqlite(options.url);
-  try {
-    if (dialect === "sqlite") {
-      // Several processes write one file: wait for the lock instead of failing with SQLITE_BUSY,
-      // and let readers go on while one writes.
-      await sql.unsafe("pragma busy_timeout = 5000");
-      await sql.unsafe("pragma journal_mode = wal");
-    }
-    if (dialect === "postgres") {
-      await sql.begin(async (tx) => {
-        await tx`select pg_advisory_xact_lock(${SCHEMA_LOCK})`;
-        for (const statement of [...SCHEMA, ...SIZE_TRIGGERS.postgres]) await tx.unsafe(statement);
-      });
-    } else {
-      // No transaction: SQLite runs on this thread, so a transaction held open across an await
-      // would make any other handle on the file (another session's) block the thread until
-      // busy_timeout. Each `if not exists` statement is atomic on its own.
-      for (const statement of [...SCHEMA, ...SIZE_TRIGGERS.sqlite]) await sql.unsafe(statement);
-    }
-  } catch (error) {
-    await sql.close().catch(() => {});
-    throw error;
-  }
+  const { sql, dialect } = await openSqlStore(options.url, {
+    lockKey: SCHEMA_LOCK,
+    statements: (dialect) => [...SCHEMA, ...SIZE_TRIGGERS[dialect]],
+  });
   const table = new SharedAnswerTable(sql, options);
   return {
     cache:
@@ -127,19 +104,6 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     awaitTurn: sharedPacer(sql, dialect),
     close: () => sql.close(),
   };
-}
-
-function openSqlite(url: string): SQL {
-  const path = url.replace(/^sqlite:(\/\/)?/i, "");
-  // Cached answers are public statistics, but the file is the operator's: owner-only by default.
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
-  try {
-    chmodSync(path, 0o600);
-  } catch {
-    // A file on a shared volume may not be ours to change; the operator chose its permissions.
-  }
-  return new Bun.SQL({ adapter: "sqlite", filename: path });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,88 @@
+/**
+ * The one way mcpkit opens a SQL store (the authorization server's state, BOJ's shared answers
+ * and pacing): Postgres with a bounded wait for a connection, or a SQLite file private to its
+ * owner that several processes can share. Both stores were opened by hand before and drifted
+ * (only one waited for SQLite's lock); this keeps their setup identical.
+ */
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+// The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
+// Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
+import type { SQL } from "bun";
+
+export type Dialect = "postgres" | "sqlite";
+
+export interface SqlStore {
+  sql: SQL;
+  dialect: Dialect;
+}
+
+export interface StoreSchema {
+  /** A Postgres advisory-lock key, one per store: instances that start together create tables one at a time. */
+  lockKey: number;
+  /** `create … if not exists` statements, run in order. */
+  statements: (dialect: Dialect) => readonly string[];
+  /** Columns added by later releases: [table, column, type]. */
+  addedColumns?: readonly (readonly [string, string, string])[];
+}
+
+export function dialectOf(url: string): Dialect {
+  return /^postgres(ql)?:\/\//i.test(url) ? "postgres" : "sqlite";
+}
+
+/** Opens `postgres://…` or `sqlite:PATH` and creates what the schema names; closes it again if that fails. */
+export async function openSqlStore(url: string, schema: StoreSchema): Promise<SqlStore> {
+  const dialect = dialectOf(url);
+  // A database that accepts no connection must fail a request in seconds, not hang it.
+  const sql = dialect === "postgres" ? new Bun.SQL(url, { max: 4, connectionTimeout: 5 }) : openSqliteFile(url);
+  try {
+    if (dialect === "postgres") {
+      await sql.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(${schema.lockKey})`;
+        for (const statement of schema.statements(dialect)) await tx.unsafe(statement);
+        for (const [table, column, type] of schema.addedColumns ?? []) {
+          await tx.unsafe(`alter table ${table} add column if not exists ${column} ${type}`);
+        }
+      });
+    } else {
+      // Several processes write one file: wait for the lock instead of failing with SQLITE_BUSY,
+      // and let readers go on while one writes.
+      await sql.unsafe("pragma busy_timeout = 5000");
+      if (!url.endsWith(":memory:")) await sql.unsafe("pragma journal_mode = wal");
+      // No transaction: SQLite runs on this thread, so a transaction held open across an await
+      // would make any other handle on the file block the thread until busy_timeout. Each
+      // `if not exists` statement is atomic on its own.
+      for (const statement of schema.statements(dialect)) await sql.unsafe(statement);
+      for (const [table, column, type] of schema.addedColumns ?? []) await addSqliteColumn(sql, table, column, type);
+    }
+  } catch (error) {
+    await sql.close().catch(() => {});
+    throw error;
+  }
+  return { sql, dialect };
+}
+
+/** SQLite has no `add column if not exists`; another process may add it between the check and the change. */
+async function addSqliteColumn(sql: SQL, table: string, column: string, type: string): Promise<void> {
+  if ((await sql.unsafe(`select 1 from pragma_table_info('${table}') where name = '${column}'`)).length) return;
+  try {
+    await sql.unsafe(`alter table ${table} add column ${column} ${type}`);
+  } catch (error) {
+    if (!/duplicate column/i.test(error instanceof Error ? error.message : String(error))) throw error;
+  }
+}
+
+/** The file is the operator's and may hold secrets: created owner-only, in an owner-only directory. */
+function openSqliteFile(url: string): SQL {
+  const path = url.replace(/^sqlite:(\/\/)?/i, "");
+  if (path !== ":memory:") {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+    try {
+      chmodSync(path, 0o600);
+    } catch {
+      // A file on a shared volume may not be ours to change; the operator chose its permissions.
+    }
+  }
+  return new Bun.SQL({ adapter: "sqlite", filename: path });
+}
