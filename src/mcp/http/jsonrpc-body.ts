@@ -8,18 +8,12 @@
  */
 import { readAtMost } from "../../core/read-at-most.ts";
 import { ErrorCode } from "../../core/tool.ts";
-import { type JsonRpcId, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
+import { type IncomingMessage, checkJsonRpcMessage } from "../protocol/message.ts";
+import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import type { Middleware } from "./middleware.ts";
 import type { HttpState } from "./state.ts";
 
-/** One JSON-RPC message as the router needs to see it. */
-export interface IncomingMessage {
-  body: Record<string, unknown>;
-  /** Present for requests; absent for notifications and responses. */
-  method?: string;
-  id?: JsonRpcId;
-  isRequest: boolean;
-}
+export type { IncomingMessage } from "../protocol/message.ts";
 
 export type BodyReadResult = { ok: true; message: IncomingMessage } | { ok: false; response: Response };
 
@@ -59,34 +53,14 @@ export async function readJsonRpcBody(request: Request, maxBytes: number): Promi
       ),
     };
   }
-  const invalid = (why: string, id: JsonRpcId = null) => ({
-    ok: false as const,
-    response: jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, { id }),
-  });
-  if (Array.isArray(parsed)) {
-    return invalid("JSON-RPC batches are not supported (MCP 2025-06-18 and later); send one message per POST.");
-  }
-  if (typeof parsed !== "object" || parsed === null) return invalid("expected a JSON-RPC 2.0 message object.");
-  const body = parsed as Record<string, unknown>;
-  const id = body.id;
-  const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
-  const echoId = validId ? (id as string | number) : null;
-  if (body.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0".', echoId);
-  if ("method" in body) {
-    if (typeof body.method !== "string" || body.method.length === 0)
-      return invalid('"method" must be a non-empty string.', echoId);
-    if ("params" in body && (typeof body.params !== "object" || body.params === null || Array.isArray(body.params))) {
-      return invalid('"params" must be an object.', echoId);
-    }
-    if ("id" in body) {
-      if (!validId) return invalid('"id" must be a string or a number.');
-      return { ok: true, message: { body, method: body.method, id: id as string | number, isRequest: true } };
-    }
-    return { ok: true, message: { body, method: body.method, isRequest: false } };
-  }
-  // A response to one of our requests (roots/list, …).
-  if (("result" in body || "error" in body) && "id" in body) return { ok: true, message: { body, isRequest: false } };
-  return invalid('expected "method" (a request or notification) or "result"/"error" (a response).', echoId);
+  const checked = checkJsonRpcMessage(parsed);
+  if (checked.ok) return checked;
+  return {
+    ok: false,
+    response: jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, `Invalid Request: ${checked.why}`, {
+      id: checked.id,
+    }),
+  };
 }
 
 /** Pipeline step: a POST's body is read and checked here; the message rides on the exchange. */

@@ -8,29 +8,13 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";
+import { type JsonRpcMessage, checkJsonRpcMessage } from "../protocol/message.ts";
 import { isRecord } from "../protocol/params.ts";
 
 /** A line longer than this is discarded and answered with -32600. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-/** One JSON-RPC 2.0 message, shape-checked: a request, a notification or a response. */
-export type JsonRpcMessage = Record<string, unknown> & { jsonrpc: "2.0" };
-
-const isId = (id: unknown) => typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
-
-/** Whether `json` is a JSON-RPC 2.0 request, notification or response, as MCP allows them. */
-export function isJsonRpcMessage(json: unknown): json is JsonRpcMessage {
-  if (!isRecord(json) || json.jsonrpc !== "2.0") return false;
-  if ("method" in json) {
-    if (typeof json.method !== "string") return false;
-    if (json.params !== undefined && !isRecord(json.params)) return false;
-    return !("id" in json) || isId(json.id);
-  }
-  if (!isId(json.id)) return false;
-  if ("result" in json) return isRecord(json.result) && !("error" in json);
-  const error = json.error;
-  return isRecord(error) && Number.isInteger(error.code) && typeof error.message === "string";
-}
+export type { JsonRpcMessage } from "../protocol/message.ts";
 
 export class LineChannel {
   /** Each well-formed message, in order. */
@@ -130,26 +114,22 @@ export class LineChannel {
       this.reject(ErrorCode.ParseError, "Parse error: each line must be one JSON-RPC message in JSON.");
       return;
     }
-    if (!isJsonRpcMessage(json)) {
-      this.reject(
-        ErrorCode.InvalidRequest,
-        "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object.",
-        json,
-      );
+    const checked = checkJsonRpcMessage(json);
+    if (!checked.ok) {
+      this.reject(ErrorCode.InvalidRequest, `Invalid Request: ${checked.why}`, json, checked.id);
       return;
     }
-    if (this.log?.enabled("trace")) this.log.trace("receive", summarize(json));
-    this.onmessage?.(json);
+    const message = checked.message.body as JsonRpcMessage;
+    if (this.log?.enabled("trace")) this.log.trace("receive", summarize(message));
+    this.onmessage?.(message);
   }
 
   /** Answers a message that cannot be processed; with the request id when one can be recovered. */
-  private reject(code: number, message: string, json?: unknown): void {
-    const id = (json as { id?: unknown } | undefined)?.id;
-    const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+  private reject(code: number, message: string, json?: unknown, id: string | number | null = null): void {
     const isNotification =
       json !== null && typeof json === "object" && !Array.isArray(json) && "method" in json && !("id" in json);
     if (isNotification) return; // JSON-RPC: notifications are never answered
-    void this.send({ jsonrpc: "2.0", ...(validId === undefined ? {} : { id: validId }), error: { code, message } });
+    void this.send({ jsonrpc: "2.0", ...(id === null ? {} : { id }), error: { code, message } });
   }
 }
 

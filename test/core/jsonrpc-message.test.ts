@@ -1,0 +1,64 @@
+/**
+ * One JSON-RPC message check for stdio and HTTP (src/mcp/protocol/message.ts): the same malformed
+ * message gets the same -32600 sentence on both transports, naming what to fix.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type HttpServerProcess, MCP_HEADERS, startHttpServer } from "../http/support.ts";
+import { until } from "../modern/support.ts";
+import { type RawServer, startRawServer } from "../support/raw-stdio.ts";
+
+const CASES: [string, unknown, string][] = [
+  ["a batch", [{ jsonrpc: "2.0", id: 1, method: "ping" }], "batches are not supported"],
+  ["not an object", "ping", "expected a JSON-RPC 2.0 message object"],
+  ["another JSON-RPC version", { jsonrpc: "1.0", id: 1, method: "ping" }, '"jsonrpc" must be "2.0"'],
+  ["an empty method", { jsonrpc: "2.0", id: 2, method: "" }, '"method" must be a non-empty string'],
+  [
+    "params that are not an object",
+    { jsonrpc: "2.0", id: 3, method: "ping", params: [1] },
+    '"params" must be an object',
+  ],
+  ["a fractional id", { jsonrpc: "2.0", id: 1.5, method: "ping" }, '"id" must be a string or an integer'],
+  ["neither method nor result", { jsonrpc: "2.0", id: 4 }, 'expected "method"'],
+  ["a malformed error response", { jsonrpc: "2.0", id: 5, error: { code: "x" } }, '"error" must be an object'],
+];
+
+let http: HttpServerProcess;
+let stdio: RawServer;
+beforeAll(async () => {
+  http = await startHttpServer(["--toolsets", "boj"]);
+  stdio = startRawServer(["--toolsets", "boj"]);
+  await stdio.initialize();
+});
+afterAll(async () => {
+  stdio?.kill("SIGKILL");
+  await http?.stop();
+});
+
+async function overHttp(message: unknown) {
+  const response = await fetch(http.url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(message) });
+  return {
+    status: response.status,
+    body: (await response.json()) as { id?: unknown; error: { code: number; message: string } },
+  };
+}
+
+describe("one JSON-RPC message check on both transports", () => {
+  test("each malformed message gets -32600 with the same sentence over stdio and HTTP (400)", async () => {
+    const before = stdio.lines().length;
+    for (const [, message] of CASES) stdio.send(JSON.stringify(message));
+    await until(() => stdio.lines().length >= before + CASES.length, "an answer to each malformed line");
+    const stdioAnswers = stdio
+      .lines()
+      .slice(before)
+      .map((line) => JSON.parse(line));
+    for (const [index, [what, message, words]] of CASES.entries()) {
+      const overStdio = stdioAnswers[index];
+      const { status, body } = await overHttp(message);
+      expect(status, what).toBe(400);
+      expect(body.error.code, what).toBe(-32600);
+      expect(body.error.message, what).toContain(words);
+      expect(overStdio.error, what).toEqual(body.error);
+      expect(overStdio.id ?? null, what).toEqual(body.id ?? null);
+    }
+  });
+});
