@@ -10,9 +10,9 @@ import { draining } from "../../src/mcp/http/draining.ts";
 import { health } from "../../src/mcp/http/health.ts";
 import { createHostOriginCheck, hostAndOrigin } from "../../src/mcp/http/host-origin.ts";
 import { jsonRpcBody } from "../../src/mcp/http/jsonrpc-body.ts";
-import { mcpEndpointOnly } from "../../src/mcp/http/mcp-endpoint.ts";
+import { notFound } from "../../src/mcp/http/mcp-endpoint.ts";
 import { methods } from "../../src/mcp/http/methods.ts";
-import { type Exchange, type Middleware, compose, route } from "../../src/mcp/http/middleware.ts";
+import { type Exchange, type Middleware, compose, mount, route } from "../../src/mcp/http/middleware.ts";
 import { SessionStore, ownerKey } from "../../src/mcp/http/session-store.ts";
 import type { HttpState } from "../../src/mcp/http/state.ts";
 import { requestUrl } from "../../src/mcp/http/well-formed.ts";
@@ -83,9 +83,11 @@ test("health: 200 with the session count; 503 while draining", async () => {
   expect(await response.json()).toEqual({ status: "stopping", sessions: 0 });
 });
 
-test("mcp endpoint: other paths get 404 naming /mcp", async () => {
-  expect((await run(mcpEndpointOnly(), exchange("/mcp"))).status).toBe(299);
-  const other = await run(mcpEndpointOnly(), exchange("/other"));
+test("mcp endpoint: its steps run for /mcp only; any other path gets 404 naming /mcp", async () => {
+  const refuse: Middleware = () => new Response("refused by an /mcp step", { status: 403 });
+  expect((await run(mount("/mcp", [refuse]), exchange("/mcp"))).status).toBe(403);
+  expect((await run(mount("/mcp", [refuse]), exchange("/other"))).status).toBe(299);
+  const other = await run(notFound(), exchange("/other"));
   expect(other.status).toBe(404);
   expect(await other.text()).toContain("/mcp");
 });

@@ -46,3 +46,12 @@ export function route(
   const paths = typeof path === "string" ? [path] : path;
   return (exchange, next) => (paths.includes(exchange.url.pathname) ? handler(exchange) : next());
 }
+
+/**
+ * Steps that belong to one path, run as one step: the MCP endpoint's checks (draining, Host and
+ * Origin, CORS, authorization, …) apply to it alone, whatever is mounted before or after.
+ */
+export function mount(path: string, steps: readonly Middleware[]): Middleware {
+  const run = compose(steps);
+  return (exchange, next) => (exchange.url.pathname === path ? run(exchange) : next());
+}

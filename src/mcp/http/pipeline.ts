@@ -2,26 +2,28 @@
  * The HTTP request pipeline of `mcpkit --http`, in the order a request meets it. Each step is
  * one file in this folder; they share one `HttpState`.
  *
- *   0. well-formed Host            400   (before anything parses the URL; `well-formed.ts`)
- *   1. /healthz                    200/503, no authorization
- *   2. protected-resource metadata RFC 9728 documents (with --auth)
- *   2b. authorization server       its own routes (with --auth oauth; `authorization-server.ts`), Host checked (403)
- *   3. /mcp only                   404 for any other path
- *   4. draining                    503 + Retry-After once shutdown began
- *   5. Host / Origin               403 (DNS-rebinding protection)
- *   6. CORS                        preflights; exposes headers to allowed origins
- *   7. authenticate                401/403/503 (with --auth)
- *   8. methods                     405 + Allow
- *   9. JSON-RPC body               413, -32700, -32600
- *  10. tool scope                  403 insufficient_scope (with --auth)
- *  11. sessions | stateless        the session transport answers (`session-transport.ts`)
+ *   well-formed Host               400   (before anything parses the URL; `well-formed.ts`)
+ *   /healthz                       200/503, no authorization
+ *   protected-resource metadata    RFC 9728 documents (with --auth)
+ *   authorization server           its own routes (with --auth oauth; `authorization-server.ts`), Host checked (403)
+ *   /mcp, mounted with its own steps:
+ *     draining                     503 + Retry-After once shutdown began
+ *     Host / Origin                403 (DNS-rebinding protection)
+ *     CORS                         preflights; exposes headers to allowed origins
+ *     authenticate                 401/403/503 (with --auth)
+ *     methods                      405 + Allow
+ *     JSON-RPC body                413, -32700, -32600
+ *     2026-07-28 requests          their envelope and headers checked (400)
+ *     tool scope                   403 insufficient_scope (with --auth)
+ *     2026-07-28 answer            stateless, for the requests classified above
+ *     sessions | stateless         the 2025-11-25 era (`session-transport.ts`)
+ *   anything else                  404 naming /mcp
  *
  * Adding a route: write `src/mcp/http/<route>.ts` exporting `function <route>(state: HttpState):
  * Middleware`, usually `route("/path", handler)` from `middleware.ts`, and add one line to
- * `steps` below, before `mcpEndpointOnly()`: the steps after it (draining, Host/Origin, CORS,
- * bearer auth, …) are the MCP endpoint's, so a route sets its own CORS and checks. A component
- * with many routes mounts the same way, as one step that answers its paths and otherwise
- * returns `next()` (e.g. `(await server.handle(exchange.request)) ?? next()`).
+ * `steps` below. The /mcp steps are mounted on /mcp only, so a route sets its own CORS and
+ * checks. A component with many routes mounts the same way, as one step that answers its paths
+ * and otherwise returns `next()` (e.g. `(await server.handle(exchange.request)) ?? next()`).
  * `exchange.clientAddress()` gives the peer's IP for rate limits.
  */
 import type { Logger } from "../../core/log.ts";
@@ -32,10 +34,10 @@ import { draining } from "./draining.ts";
 import { health } from "./health.ts";
 import { type HostOriginCheck, hostAndOrigin } from "./host-origin.ts";
 import { jsonRpcBody } from "./jsonrpc-body.ts";
-import { mcpEndpointOnly } from "./mcp-endpoint.ts";
+import { MCP_PATH, notFound } from "./mcp-endpoint.ts";
 import { methods } from "./methods.ts";
 import { answerModern, modernHttpState, modernRequests } from "../modern/http.ts";
-import { type Middleware, compose } from "./middleware.ts";
+import { type Middleware, compose, mount } from "./middleware.ts";
 import { protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { sessions } from "./sessions.ts";
 import type { HttpState } from "./state.ts";
@@ -56,17 +58,19 @@ export function createPipeline(
     health(state),
     protectedResourceMetadata(state),
     authorizationServer(state, hostOriginCheck),
-    mcpEndpointOnly(),
-    draining(state),
-    hostAndOrigin(state, hostOriginCheck),
-    cors(),
-    authenticate(state),
-    methods(state),
-    jsonRpcBody(state),
-    modernRequests(),
-    toolScope(state),
-    answerModern(state.modern),
-    state.sessions ? sessions(state, state.sessions) : stateless(state),
+    mount(MCP_PATH, [
+      draining(state),
+      hostAndOrigin(state, hostOriginCheck),
+      cors(),
+      authenticate(state),
+      methods(state),
+      jsonRpcBody(state),
+      modernRequests(),
+      toolScope(state),
+      answerModern(state.modern),
+      state.sessions ? sessions(state, state.sessions) : stateless(state),
+    ]),
+    notFound(),
   ];
   const run = compose(steps);
   return async (request) => {
