@@ -5,6 +5,7 @@
  * is written per reply: encoding a 12 KB non-ASCII result is most of a call's server time.
  */
 import { ErrorCode } from "../../core/tool.ts";
+import { frozenResultBytes, responseBytes } from "../protocol/frozen-json.ts";
 import type { JsonRpcId, Reply } from "./core.ts";
 
 const frozenJson = new WeakMap<object, string>();
@@ -32,24 +33,10 @@ export function replyJson(id: JsonRpcId | null, reply: Reply): string {
   }
 }
 
-const encoder = new TextEncoder();
-const frozenBytes = new WeakMap<object, Uint8Array>();
-const CLOSE = encoder.encode("}");
-
-/** The reply as an HTTP body: the bytes of a frozen result are encoded once and copied after the envelope. */
+/** The reply as an HTTP body: a frozen result's bytes are encoded once (protocol/frozen-json.ts). */
 export function replyBody(id: JsonRpcId | null, reply: Reply): string | Uint8Array {
-  if (!reply.ok || !Object.isFrozen(reply.result)) return replyJson(id, reply);
-  let bytes = frozenBytes.get(reply.result);
-  if (!bytes) {
-    bytes = encoder.encode(resultJson(reply.result));
-    frozenBytes.set(reply.result, bytes);
-  }
-  const head = encoder.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
-  const body = new Uint8Array(head.length + bytes.length + 1);
-  body.set(head);
-  body.set(bytes, head.length);
-  body.set(CLOSE, head.length + bytes.length);
-  return body;
+  const frozen = reply.ok ? frozenResultBytes(reply.result) : undefined;
+  return frozen ? responseBytes(id, frozen) : replyJson(id, reply);
 }
 
 export function notificationJson(method: string, params: Record<string, unknown>): string {
