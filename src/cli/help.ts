@@ -1,5 +1,5 @@
 /** `mcpkit --help`, generated from the same option declarations the parser reads. */
-import type { OptionSpec } from "../core/options.ts";
+import { type OptionSpec, defaultTextOf } from "../core/options.ts";
 import type { ToolsetModule } from "../core/toolset-module.ts";
 import { NAME, VERSION } from "../version.ts";
 
@@ -70,7 +70,8 @@ function section({ title, options }: HelpSection): string[] {
     const value = option.kind === "boolean" ? "" : ` ${option.valueName ?? "VALUE"}`;
     const flag = `  --${option.name}${value}${option.kind === "list" ? " (repeatable)" : ""}`;
     const env = option.env ? ` [${option.env}]` : "";
-    const fallback = option.defaultText ? ` Default: ${option.defaultText}.` : "";
+    const shown = defaultTextOf(option);
+    const fallback = shown ? ` Default: ${shown}.` : "";
     return [flag, `${option.help}${env}${fallback}`] as const;
   });
   const width = Math.min(34, Math.max(...rows.map(([flag]) => flag.length)) + 2);

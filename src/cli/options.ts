@@ -5,7 +5,8 @@
 import { delimiter } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_OUTPUT_BUDGET } from "../core/output-budget.ts";
-import { ConfigError, type OptionSpec, type OptionValues } from "../core/options.ts";
+import * as v from "valibot";
+import { ConfigError, type OptionSpec, type OptionValues, integerOption } from "../core/options.ts";
 import { closestName } from "../core/did-you-mean.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 
@@ -34,7 +35,7 @@ export const toolNamesOption = {
   kind: "string",
   valueName: "portable|seed",
   help: "which tool names tools/list shows: portable ones every client accepts (fs_search_by_time), or the specification's own (fs.search_by_time); calls accept both.",
-  defaultText: "portable",
+  schema: v.optional(v.picklist(["portable", "seed"], "expected portable or seed"), "portable"),
 } as const satisfies OptionSpec;
 
 export const maxOutputBytesOption = {
@@ -43,7 +44,7 @@ export const maxOutputBytesOption = {
   kind: "string",
   valueName: "N",
   help: "most bytes of text one tool result carries (about 4 bytes a token); longer results are cut at a clean boundary and say how to get the rest.",
-  defaultText: String(DEFAULT_OUTPUT_BUDGET),
+  schema: integerOption(1_000, 10_000_000, DEFAULT_OUTPUT_BUDGET, "bytes"),
 } as const satisfies OptionSpec;
 
 export const textOption = {
@@ -58,14 +59,14 @@ export const chartOption = {
   help: "with 'call' of boj_get_data_code or boj_get_data_layer: draw each series as a sparkline labelled with its minimum, maximum and last value (plain text when stdout is not a terminal).",
 } as const satisfies OptionSpec;
 
-export const coreOptions: readonly OptionSpec[] = [
+export const coreOptions = [
   toolsetsOption,
   logLevelOption,
   toolNamesOption,
   maxOutputBytesOption,
   textOption,
   chartOption,
-];
+] as const satisfies readonly OptionSpec[];
 
 export interface ParsedCommandLine {
   values: OptionValues;

@@ -1,8 +1,7 @@
 /** The command line: parse, configure, then serve (stdio or HTTP), list tools or call one. */
 import { type Logger, type LogLevel, createLogger, isLogLevel, levelFromRustLog } from "../core/log.ts";
 import { closestName } from "../core/did-you-mean.ts";
-import { ConfigError, type OptionValues, describeOption, integerOption, readOptions } from "../core/options.ts";
-import { DEFAULT_OUTPUT_BUDGET } from "../core/output-budget.ts";
+import { ConfigError, type OptionValues, describeOption, readDeclared } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
 import { httpOptions, readHttpConfig } from "../mcp/http/config.ts";
@@ -24,7 +23,6 @@ import {
 import { describeStartupFailure } from "./startup-errors.ts";
 import { closeOnSignals } from "./signals.ts";
 import { type DormantToolset, dormantToolsets, selectToolsets } from "./toolsets.ts";
-import * as v from "valibot";
 
 type Env = Record<string, string | undefined>;
 
@@ -49,11 +47,6 @@ function wantsDetails(argv: readonly string[], env: Env): boolean {
   return level === "debug" || level === "trace";
 }
 
-const coreSchema = v.object({
-  [toolNamesOption.name]: v.optional(v.picklist(["portable", "seed"], "expected portable or seed"), "portable"),
-  [maxOutputBytesOption.name]: integerOption(1_000, 10_000_000, DEFAULT_OUTPUT_BUDGET, "bytes"),
-});
-
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
   const parsed = parseCommandLine(argv, env, specs);
@@ -61,7 +54,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const chosen = chooseCommand(parsed);
   if (typeof chosen === "string") return print(chosen);
   const { command, rest, help } = chosen;
-  const core = readOptions(coreSchema, coreOptions, values);
+  const core = readDeclared(coreOptions, values);
   const http = command === undefined ? readHttpConfig(values) : undefined;
   const mode: Runtime["mode"] = command !== undefined ? "call" : http ? "http" : "stdio";
   const log = createLogger(logLevel(values, env, mode === "call" ? "warn" : "info"));

@@ -2,8 +2,9 @@
  * Command-line options that are also read from the environment (a flag beats its variable).
  *
  * Each part of mcpkit (the core, each toolset, the HTTP server) declares the options it owns as
- * data; the CLI parses them all in one pass and each part validates its own slice with valibot,
- * so a bad value is reported with the flag and variable that carry it.
+ * data, once per flag: name, variable, help and the valibot schema that checks the value and
+ * holds its default. The CLI parses them all in one pass and each part reads its own slice
+ * (`readDeclared`), so a bad value is reported with the flag and variable that carry it.
  */
 import * as v from "valibot";
 
@@ -18,8 +19,10 @@ export interface OptionSpec {
   valueName?: string;
   /** One line for --help. */
   help: string;
-  /** Default as shown in --help. */
+  /** Default as shown in --help, when the schema's own default does not say it (see `defaultTextOf`). */
   defaultText?: string;
+  /** Checks and converts the raw value, and holds the default (`v.optional(…, default)`). */
+  schema?: v.GenericSchema;
   /** For `list` options read from the environment. Default: the platform path delimiter. */
   envSeparator?: string;
 }
@@ -60,6 +63,25 @@ export function readOptions<S extends v.GenericSchema<Record<string, unknown>, u
   throw new ConfigError(`invalid ${where}: ${issue.message}${got}`);
 }
 
+/** The values of declared options, typed by flag name from each option's schema. */
+export type OptionsOf<T extends readonly OptionSpec[]> = {
+  [O in T[number] as O["name"]]: O extends { schema: infer S extends v.GenericSchema } ? v.InferOutput<S> : never;
+};
+
+/** Reads the options `specs` declare (those with a schema) from `values`; a bad one is a ConfigError naming it. */
+export function readDeclared<const T extends readonly OptionSpec[]>(specs: T, values: OptionValues): OptionsOf<T> {
+  const entries = specs.flatMap((spec) => (spec.schema ? [[spec.name, spec.schema] as const] : []));
+  return readOptions(v.object(Object.fromEntries(entries)), specs, values) as OptionsOf<T>;
+}
+
+/** The default --help shows: the declared text, else the schema's own default when it is a plain value. */
+export function defaultTextOf(spec: OptionSpec): string | undefined {
+  if (spec.defaultText !== undefined) return spec.defaultText;
+  if (!spec.schema) return undefined;
+  const fallback = v.getDefault(spec.schema as v.OptionalSchema<v.GenericSchema, unknown>);
+  return typeof fallback === "string" || typeof fallback === "number" ? String(fallback) : undefined;
+}
+
 // Reusable option schemas. Their messages complete the sentence "invalid --flag (ENV): …".
 
 /** A whole number given as text, within [min, max]. */
@@ -95,4 +117,18 @@ export function httpUrlOption(fallback?: string) {
     v.transform((text) => text.replace(/\/+$/, "")),
   );
   return fallback === undefined ? v.optional(url) : v.optional(url, fallback);
+}
+
+/** A switch: `true` from the flag; its environment variable may say 1/true/yes/on. */
+export function switchOption() {
+  return v.optional(
+    v.union([
+      v.boolean(),
+      v.pipe(
+        v.string(),
+        v.transform((text) => /^(1|true|yes|on)$/i.test(text.trim())),
+      ),
+    ]),
+    false,
+  );
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { readFileSync } from "node:fs";
 import { coreOptions } from "../../src/cli/options.ts";
+import type { OptionSpec } from "../../src/core/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
 import { startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
@@ -41,7 +42,12 @@ describe("--version and --help", () => {
   test("--help and README.md name every option and its environment variable", async () => {
     const { stdout } = await runCli(["--help"]);
     const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-    for (const option of [...coreOptions, ...toolsetModules.flatMap((m) => m.options), ...httpOptions]) {
+    const declared: readonly OptionSpec[] = [
+      ...coreOptions,
+      ...toolsetModules.flatMap((m) => m.options),
+      ...httpOptions,
+    ];
+    for (const option of declared) {
       expect(stdout).toContain(`--${option.name}`);
       expect(readme).toContain(`--${option.name}`);
       if (option.env) {

@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { coreOptions } from "../../src/cli/options.ts";
+import type { OptionSpec } from "../../src/core/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
 
@@ -24,9 +25,9 @@ export function mcpkitCommand(): string[] {
 
 /** Every variable mcpkit reads, derived from the options each part declares, so a new toolset's are scrubbed too. */
 const SCRUBBED = new Set(
-  [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions].flatMap((option) =>
-    option.env ? [option.env] : [],
-  ),
+  (
+    [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions] as readonly OptionSpec[]
+  ).flatMap((option) => (option.env ? [option.env] : [])),
 );
 SCRUBBED.add("RUST_LOG");
 

@@ -13,17 +13,40 @@ import {
   type OptionValues,
   httpUrlOption,
   integerOption,
-  readOptions,
+  readDeclared,
+  switchOption,
 } from "../../core/options.ts";
 import { isLoopbackHost, isWildcardHost, parseListenAddress } from "./addresses.ts";
 
-export const httpOptions: OptionSpec[] = [
+const commaList = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((text) =>
+      text
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    ),
+  ),
+);
+
+export const httpOptions = [
   {
     name: "http",
     env: "MCPKIT_HTTP",
     kind: "string",
     valueName: "[HOST:]PORT",
     help: "serve MCP over Streamable HTTP at /mcp instead of stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free port)",
+    schema: v.optional(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.check(
+          (text) => parseListenAddress(text) !== undefined,
+          "expected [HOST:]PORT with PORT from 0 to 65535, e.g. 8080 or 127.0.0.1:8080",
+        ),
+      ),
+    ),
   },
   {
     name: "public-url",
@@ -32,6 +55,7 @@ export const httpOptions: OptionSpec[] = [
     valueName: "URL",
     help: "the URL clients use to reach this server (behind a proxy); the OAuth resource is URL/mcp",
     defaultText: "http://HOST:PORT",
+    schema: httpUrlOption(),
   },
   {
     name: "allowed-origins",
@@ -40,6 +64,7 @@ export const httpOptions: OptionSpec[] = [
     valueName: "LIST",
     help: "comma list of browser origins allowed to call /mcp, or * for any",
     defaultText: "loopback origins when bound to loopback, else the public URL's origin",
+    schema: commaList,
   },
   {
     name: "allowed-hosts",
@@ -48,6 +73,7 @@ export const httpOptions: OptionSpec[] = [
     valueName: "LIST",
     help: "comma list of Host header values (name or name:port) accepted on /mcp, or * for any",
     defaultText: "loopback names when bound to loopback, else the public URL's and the bound host",
+    schema: commaList,
   },
   {
     name: "max-sessions",
@@ -55,7 +81,7 @@ export const httpOptions: OptionSpec[] = [
     kind: "string",
     valueName: "N",
     help: "most sessions open at once; beyond it initialize gets 503 with Retry-After",
-    defaultText: "1000",
+    schema: integerOption(1, 1_000_000, 1000, "sessions"),
   },
   {
     name: "max-sessions-per-subject",
@@ -64,6 +90,8 @@ export const httpOptions: OptionSpec[] = [
     valueName: "N",
     help: "with --auth: most sessions one user (token issuer + sub) may hold; beyond it that user's initialize gets 429 with Retry-After; must be below --max-sessions",
     defaultText: "32, or a quarter of --max-sessions when that is smaller (at least 1)",
+    // No fallback here: the default depends on --max-sessions (`perSubjectCap`).
+    schema: v.optional(integerOption(1, 1_000_000, 0, "sessions").wrapped),
   },
   {
     name: "session-idle-ms",
@@ -71,7 +99,7 @@ export const httpOptions: OptionSpec[] = [
     kind: "string",
     valueName: "MS",
     help: "a session with no request for this long is ended (its id then gets 404)",
-    defaultText: "1800000",
+    schema: integerOption(1000, 604_800_000, 1_800_000, "milliseconds"),
   },
   {
     name: "max-body-bytes",
@@ -79,13 +107,14 @@ export const httpOptions: OptionSpec[] = [
     kind: "string",
     valueName: "BYTES",
     help: "largest accepted request body; larger bodies get 413",
-    defaultText: "1048576",
+    schema: integerOption(1024, 1_073_741_824, 1_048_576, "bytes"),
   },
   {
     name: "stateless",
     env: "MCPKIT_STATELESS",
     kind: "boolean",
     help: "no 2025-era sessions either (2026-07-28 requests never have one): every request is served on its own, so instances can sit behind any load balancer",
+    schema: switchOption(),
   },
   {
     name: "auth",
@@ -93,7 +122,7 @@ export const httpOptions: OptionSpec[] = [
     kind: "string",
     valueName: "none|jwt|oauth",
     help: "jwt: require OAuth 2.1 bearer tokens from an external issuer (checked against its JWKS); oauth: mcpkit is the authorization server and signs users in at an upstream identity provider (--upstream-issuer or --github-client-id)",
-    defaultText: "none",
+    schema: v.optional(v.picklist(["none", "jwt", "oauth"], 'expected "none", "jwt" or "oauth"'), "none"),
   },
   {
     name: "issuer",
@@ -101,6 +130,17 @@ export const httpOptions: OptionSpec[] = [
     kind: "string",
     valueName: "URL",
     help: "the authorization server's issuer URL (required with --auth jwt; must equal the tokens' iss)",
+    // Kept exactly as given: it must equal the tokens' `iss`, trailing slash included (Auth0 has one).
+    schema: v.optional(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.check(
+          (text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text),
+          "expected the issuer's absolute http:// or https:// URL, exactly as tokens carry it in iss",
+        ),
+      ),
+    ),
   },
   {
     name: "audience",
@@ -109,6 +149,7 @@ export const httpOptions: OptionSpec[] = [
     valueName: "LIST",
     help: "comma list of accepted token audiences (aud)",
     defaultText: "the public URL + /mcp",
+    schema: commaList,
   },
   {
     name: "jwks-url",
@@ -117,6 +158,7 @@ export const httpOptions: OptionSpec[] = [
     valueName: "URL",
     help: "where the issuer publishes its signing keys",
     defaultText: "jwks_uri from the issuer's OpenID/OAuth metadata",
+    schema: httpUrlOption(),
   },
   {
     name: "required-scopes",
@@ -124,9 +166,10 @@ export const httpOptions: OptionSpec[] = [
     kind: "string",
     valueName: "LIST",
     help: "comma list of scopes every token must carry, on top of each tool's own scope",
+    schema: commaList,
   },
   ...authServerOptions,
-];
+] as const satisfies readonly OptionSpec[];
 
 export type HttpAuthConfig =
   | { kind: "none" }
@@ -152,68 +195,9 @@ export interface HttpConfig {
   shutdownGraceMs?: number;
 }
 
-const commaList = v.optional(
-  v.pipe(
-    v.string(),
-    v.transform((text) =>
-      text
-        .split(",")
-        .map((item) => item.trim())
-        .filter((item) => item.length > 0),
-    ),
-  ),
-);
-
-const schema = v.object({
-  http: v.optional(
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.check(
-        (text) => parseListenAddress(text) !== undefined,
-        "expected [HOST:]PORT with PORT from 0 to 65535, e.g. 8080 or 127.0.0.1:8080",
-      ),
-    ),
-  ),
-  "public-url": httpUrlOption(),
-  "allowed-origins": commaList,
-  "allowed-hosts": commaList,
-  "max-sessions": integerOption(1, 1_000_000, 1000, "sessions"),
-  // No fallback here: the default depends on --max-sessions (`perSubjectCap`).
-  "max-sessions-per-subject": v.optional(integerOption(1, 1_000_000, 0, "sessions").wrapped),
-  "session-idle-ms": integerOption(1000, 604_800_000, 1_800_000, "milliseconds"),
-  "max-body-bytes": integerOption(1024, 1_073_741_824, 1_048_576, "bytes"),
-  // A switch: `true` from the flag; the environment may say 1/true/yes/on.
-  stateless: v.optional(
-    v.union([
-      v.boolean(),
-      v.pipe(
-        v.string(),
-        v.transform((text) => /^(1|true|yes|on)$/i.test(text.trim())),
-      ),
-    ]),
-    false,
-  ),
-  auth: v.optional(v.picklist(["none", "jwt", "oauth"], 'expected "none", "jwt" or "oauth"'), "none"),
-  // Kept exactly as given: it must equal the tokens' `iss`, trailing slash included (Auth0 has one).
-  issuer: v.optional(
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.check(
-        (text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text),
-        "expected the issuer's absolute http:// or https:// URL, exactly as tokens carry it in iss",
-      ),
-    ),
-  ),
-  audience: commaList,
-  "jwks-url": httpUrlOption(),
-  "required-scopes": commaList,
-});
-
 /** Reads the HTTP options; `undefined` when `--http` was not given (serve stdio). */
 export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
-  const options = readOptions(schema, httpOptions, values);
+  const options = readDeclared(httpOptions, values);
   if (options.http === undefined) return undefined;
   const { host, port } = parseListenAddress(options.http) as { host: string; port: number };
 

@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import packageJson from "../../../package.json" with { type: "json" };
-import { type OptionSpec, httpUrlOption, integerOption, readOptions } from "../../core/options.ts";
+import { type OptionSpec, httpUrlOption, integerOption, readDeclared } from "../../core/options.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import { BojAnswers, type CacheTtl } from "./answers.ts";
@@ -20,83 +20,6 @@ export const DEFAULT_BOJ_BASE_URL = "https://www.stat-search.boj.or.jp";
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_CACHE_TTL = "data=600,metadata=3600";
-
-export const bojOptions: readonly OptionSpec[] = [
-  {
-    name: "boj-base-url",
-    env: "BOJ_BASE_URL",
-    kind: "string",
-    valueName: "URL",
-    help: "base URL of the BOJ Time-Series Data Search API",
-    defaultText: DEFAULT_BOJ_BASE_URL,
-  },
-  {
-    name: "boj-timeout-ms",
-    env: "BOJ_TIMEOUT_MS",
-    kind: "string",
-    valueName: "MS",
-    help: "timeout of each request to BOJ, body included, in milliseconds",
-    defaultText: "10000",
-  },
-  {
-    name: "boj-retry-max",
-    env: "BOJ_RETRY_MAX",
-    kind: "string",
-    valueName: "N",
-    help: "retries after a transport error or a BOJ 500/503 (nothing else is retried)",
-    defaultText: "2",
-  },
-  {
-    name: "boj-retry-backoff-ms",
-    env: "BOJ_RETRY_BACKOFF_MS",
-    kind: "string",
-    valueName: "MS",
-    help: "delay before the first retry, in milliseconds; doubles on each further retry",
-    defaultText: "200",
-  },
-  {
-    name: "boj-min-interval-ms",
-    env: "BOJ_MIN_INTERVAL_MS",
-    kind: "string",
-    valueName: "MS",
-    help: "minimum spacing between requests to the BOJ host across all sessions, in milliseconds (BOJ forbids high-frequency access)",
-    defaultText: "1000",
-  },
-  {
-    name: "boj-max-body-bytes",
-    env: "BOJ_MAX_BODY_BYTES",
-    kind: "string",
-    valueName: "BYTES",
-    help: "largest BOJ response body accepted, after gzip; larger ones are a DECODE_ERROR",
-    defaultText: String(DEFAULT_MAX_BODY_BYTES),
-  },
-  {
-    name: "boj-cache-bytes",
-    env: "BOJ_CACHE_BYTES",
-    kind: "string",
-    valueName: "BYTES",
-    help: "memory for cached BOJ answers (least recently used ones are dropped first); 0 turns the cache off",
-    defaultText: String(DEFAULT_CACHE_BYTES),
-  },
-  {
-    name: "boj-cache-ttl-s",
-    env: "BOJ_CACHE_TTL_S",
-    kind: "string",
-    valueName: "TTL",
-    help: "how long a BOJ answer is reused, in seconds, per kind: data=S,metadata=S (one number sets both; 0 never reuses)",
-    defaultText: DEFAULT_CACHE_TTL,
-  },
-  {
-    name: "boj-shared-state",
-    env: "BOJ_SHARED_STATE",
-    kind: "string",
-    valueName: "URL",
-    help: "share cached BOJ answers and the request spacing with every instance on this database: postgres://USER:PASSWORD@HOST/DB, or sqlite:PATH for processes on one host",
-    defaultText: "off",
-  },
-];
-
-const ONE_DAY_S = 86_400;
 
 /** `data=600,metadata=3600`, either half alone, or one number for both. */
 const cacheTtlOption = v.optional(
@@ -114,6 +37,86 @@ const cacheTtlOption = v.optional(
   ),
   DEFAULT_CACHE_TTL,
 );
+
+export const bojOptions = [
+  {
+    name: "boj-base-url",
+    env: "BOJ_BASE_URL",
+    kind: "string",
+    valueName: "URL",
+    help: "base URL of the BOJ Time-Series Data Search API",
+    schema: httpUrlOption(DEFAULT_BOJ_BASE_URL),
+  },
+  {
+    name: "boj-timeout-ms",
+    env: "BOJ_TIMEOUT_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "timeout of each request to BOJ, body included, in milliseconds",
+    schema: integerOption(1, 600_000, 10_000, "milliseconds"),
+  },
+  {
+    name: "boj-retry-max",
+    env: "BOJ_RETRY_MAX",
+    kind: "string",
+    valueName: "N",
+    help: "retries after a transport error or a BOJ 500/503 (nothing else is retried)",
+    schema: integerOption(0, 10, 2),
+  },
+  {
+    name: "boj-retry-backoff-ms",
+    env: "BOJ_RETRY_BACKOFF_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "delay before the first retry, in milliseconds; doubles on each further retry",
+    schema: integerOption(0, 60_000, 200, "milliseconds"),
+  },
+  {
+    name: "boj-min-interval-ms",
+    env: "BOJ_MIN_INTERVAL_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "minimum spacing between requests to the BOJ host across all sessions, in milliseconds (BOJ forbids high-frequency access)",
+    schema: integerOption(0, 60_000, 1000, "milliseconds"),
+  },
+  {
+    name: "boj-max-body-bytes",
+    env: "BOJ_MAX_BODY_BYTES",
+    kind: "string",
+    valueName: "BYTES",
+    help: "largest BOJ response body accepted, after gzip; larger ones are a DECODE_ERROR",
+    schema: integerOption(1024, 1024 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES, "bytes"),
+  },
+  {
+    name: "boj-cache-bytes",
+    env: "BOJ_CACHE_BYTES",
+    kind: "string",
+    valueName: "BYTES",
+    help: "memory for cached BOJ answers (least recently used ones are dropped first); 0 turns the cache off",
+    schema: integerOption(0, 16 * 1024 * 1024 * 1024, DEFAULT_CACHE_BYTES, "bytes"),
+  },
+  {
+    name: "boj-cache-ttl-s",
+    env: "BOJ_CACHE_TTL_S",
+    kind: "string",
+    valueName: "TTL",
+    help: "how long a BOJ answer is reused, in seconds, per kind: data=S,metadata=S (one number sets both; 0 never reuses)",
+    defaultText: DEFAULT_CACHE_TTL,
+    schema: cacheTtlOption,
+  },
+  {
+    name: "boj-shared-state",
+    env: "BOJ_SHARED_STATE",
+    kind: "string",
+    valueName: "URL",
+    help: "share cached BOJ answers and the request spacing with every instance on this database: postgres://USER:PASSWORD@HOST/DB, or sqlite:PATH for processes on one host",
+    defaultText: "off",
+    // Checked by parseSharedState, whose messages never repeat the value (it may hold a password).
+    schema: v.optional(v.string()),
+  },
+] as const satisfies readonly OptionSpec[];
+
+const ONE_DAY_S = 86_400;
 
 export function parseCacheTtl(text: string): CacheTtl | undefined {
   const seconds = (value: string) =>
@@ -138,25 +141,12 @@ interface BojConfig extends BojClientConfig {
   sharedState?: string;
 }
 
-const optionsSchema = v.object({
-  "boj-base-url": httpUrlOption(DEFAULT_BOJ_BASE_URL),
-  "boj-timeout-ms": integerOption(1, 600_000, 10_000, "milliseconds"),
-  "boj-retry-max": integerOption(0, 10, 2),
-  "boj-retry-backoff-ms": integerOption(0, 60_000, 200, "milliseconds"),
-  "boj-min-interval-ms": integerOption(0, 60_000, 1000, "milliseconds"),
-  "boj-max-body-bytes": integerOption(1024, 1024 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES, "bytes"),
-  "boj-cache-bytes": integerOption(0, 16 * 1024 * 1024 * 1024, DEFAULT_CACHE_BYTES, "bytes"),
-  "boj-cache-ttl-s": cacheTtlOption,
-  // Checked by parseSharedState, whose messages never repeat the value (it may hold a password).
-  "boj-shared-state": v.optional(v.string()),
-});
-
 export const boj = defineToolsetModule<BojConfig>({
   name: "boj",
   summary: "Bank of Japan time-series statistics from the BOJ Time-Series Data Search API (no key needed)",
   options: bojOptions,
   configure(values) {
-    const options = readOptions(optionsSchema, bojOptions, values);
+    const options = readDeclared(bojOptions, values);
     return {
       baseUrl: options["boj-base-url"] as string,
       timeoutMs: options["boj-timeout-ms"] as number,

@@ -4,7 +4,7 @@
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import * as v from "valibot";
-import { ConfigError, describeOption, integerOption, type OptionSpec, readOptions } from "../../core/options.ts";
+import { ConfigError, describeOption, integerOption, type OptionSpec, readDeclared } from "../../core/options.ts";
 import { defineToolsetModule, type Runtime } from "../../core/toolset-module.ts";
 import { CursorCodec, cursorKey } from "./cursor.ts";
 import { type AllowedRoot, resolveRoot } from "./roots.ts";
@@ -21,6 +21,7 @@ export const rootOption = {
   kind: "list",
   valueName: "DIR",
   help: `directory fs_search_by_time may search; MCPKIT_ROOTS lists several separated by "${delimiter}"`,
+  schema: v.optional(v.array(v.string())),
 } as const satisfies OptionSpec;
 
 const options = [
@@ -31,7 +32,7 @@ const options = [
     kind: "string",
     valueName: "N",
     help: "deepest directory level below the start path that fs_search_by_time reads",
-    defaultText: String(DEFAULT_MAX_DEPTH),
+    schema: integerOption(1, 4096, DEFAULT_MAX_DEPTH, "levels"),
   },
   {
     name: "fs-time-budget-ms",
@@ -39,7 +40,7 @@ const options = [
     kind: "string",
     valueName: "MS",
     help: "time one fs_search_by_time call may take (walk included) before returning partial results",
-    defaultText: String(DEFAULT_TIME_BUDGET_MS),
+    schema: integerOption(100, 3_600_000, DEFAULT_TIME_BUDGET_MS, "milliseconds"),
   },
   {
     name: "fs-cursor-secret",
@@ -47,15 +48,9 @@ const options = [
     kind: "string",
     valueName: "SECRET",
     help: "key that signs page cursors, so several server instances accept each other's (default: random per process)",
+    schema: v.optional(v.pipe(v.string(), v.minLength(16, "expected at least 16 characters"))),
   },
 ] as const satisfies readonly OptionSpec[];
-
-const optionSchema = v.object({
-  root: v.optional(v.array(v.string())),
-  "fs-max-depth": integerOption(1, 4096, DEFAULT_MAX_DEPTH, "levels"),
-  "fs-time-budget-ms": integerOption(100, 3_600_000, DEFAULT_TIME_BUDGET_MS, "milliseconds"),
-  "fs-cursor-secret": v.optional(v.pipe(v.string(), v.minLength(16, "expected at least 16 characters"))),
-});
 
 export interface FsConfig {
   roots: AllowedRoot[];
@@ -72,7 +67,7 @@ export const fs = defineToolsetModule<FsConfig>({
   summary: "fs_search_by_time: find files under allowed roots by modified or created time",
   options,
   configure(values, runtime) {
-    const read = readOptions(optionSchema, options, values);
+    const read = readDeclared(options, values);
     if (read["fs-cursor-secret"]) runtime.log.redact(read["fs-cursor-secret"]);
     // "~" as a shell would expand it: JSON client configs and MCPKIT_ROOTS reach us unexpanded.
     const given = (read.root ?? []).filter((dir) => dir !== "").map((dir) => expandHome(dir));

@@ -1,18 +1,10 @@
-/**
- * The `oj` toolset's options and their validation (docs/contracts/oj.md §2).
- *
- * `--oj-base-url` must be an origin only: the reference server appends literal absolute paths
- * (`{base}/api/v1/daily?...`) to it, so a path, query or fragment would silently produce wrong
- * URLs. Credentials are refused too, because they would end up in logs and error messages.
- */
-import * as v from "valibot";
 import {
   ConfigError,
   type OptionSpec,
   type OptionValues,
   describeOption,
   integerOption,
-  readOptions,
+  readDeclared,
 } from "../../core/options.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -47,7 +39,7 @@ export const ojOptions = [
     kind: "string",
     valueName: "MS",
     help: "timeout of each request to the craboj server, in milliseconds (at most 30000)",
-    defaultText: String(DEFAULT_TIMEOUT_MS),
+    schema: integerOption(1, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, "milliseconds"),
   },
 ] as const satisfies readonly OptionSpec[];
 
@@ -91,14 +83,11 @@ export function checkBaseUrl(text: string): BaseUrlCheck {
   return { ok: true, baseUrl: url.href.replace(/\/+$/, "") };
 }
 
-const timeoutSchema = v.object({
-  "oj-timeout-ms": integerOption(1, DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, "milliseconds"),
-});
-
 /** Reads the options; `undefined` means no base URL was given (the toolset stays off by default). */
 export function readOjConfig(values: OptionValues): OjConfig | undefined {
   // The timeout is checked even without a base URL so that a typo is never silently ignored.
-  const { "oj-timeout-ms": timeoutMs } = readOptions(timeoutSchema, ojOptions, values);
+  // The URL and the token are read by hand: their messages must never repeat a credential.
+  const { "oj-timeout-ms": timeoutMs } = readDeclared(ojOptions, values);
   const token = readToken(values[tokenSpec.name]);
   const rawBaseUrl = values[baseUrlSpec.name];
   if (rawBaseUrl === undefined) return undefined;
