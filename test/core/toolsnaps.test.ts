@@ -7,29 +7,59 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { REPO_ROOT, type RunningServer, startStdioServer } from "../support/mcp.ts";
+import { coreOptions, parseCommandLine } from "../../src/cli/options.ts";
+import { selectToolsets } from "../../src/cli/toolsets.ts";
+import { createLogger } from "../../src/core/log.ts";
+import { DEFAULT_OUTPUT_BUDGET } from "../../src/core/output-budget.ts";
+import type { Toolset } from "../../src/core/tool.ts";
+import { httpOptions } from "../../src/mcp/http/config.ts";
+import { type ToolListing, dispatcherFor } from "../../src/mcp/protocol/dispatcher.ts";
+import { toolsetModules } from "../../src/toolsets/index.ts";
+import { REPO_ROOT, UI_EXTENSIONS } from "../support/mcp.ts";
+
+type Tool = ToolListing;
 
 const SNAPSHOTS = join(REPO_ROOT, "test/__toolsnaps__");
 const update = process.env.UPDATE_TOOLSNAPS === "1";
 
-let server: RunningServer;
+let toolsets: readonly Toolset[] = [];
 let tools: Tool[];
 beforeAll(async () => {
+  // In-process, through the protocol core that both eras and both transports answer tools/list with.
   // "/" as the root keeps the fs description (which names the allowed roots) the same on every machine.
+  const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
+  const { values } = parseCommandLine(
+    ["--toolsets", "all", "--oj-base-url", "http://127.0.0.1:9", "--root", "/"],
+    {},
+    specs,
+  );
+  const log = createLogger("off");
+  toolsets = selectToolsets(toolsetModules, values, { log, mode: "stdio", cwd: "/" }).toolsets;
+  const dispatcher = dispatcherFor({ toolsets, log, toolNames: "portable", outputBudget: DEFAULT_OUTPUT_BUDGET });
+  const list = dispatcher.handlers.get("tools/list");
+  if (!list) throw new Error("the dispatcher answers no tools/list");
   // A client that renders MCP Apps sees everything a tool's definition can hold (`_meta.ui` too).
-  server = await startStdioServer({
-    args: ["--toolsets", "all", "--oj-base-url", "http://127.0.0.1:9", "--root", "/"],
-    rendersApps: true,
-  });
-  tools = (await server.client.listTools()).tools;
+  const listed = await list(
+    {},
+    {
+      signal: new AbortController().signal,
+      scopes: undefined,
+      clientCapabilities: { extensions: UI_EXTENSIONS },
+      notify: () => {},
+      logLevel: () => undefined,
+      clientRoots: async () => undefined,
+    },
+  );
+  tools = listed.tools as Tool[];
   if (update) {
     rmSync(SNAPSHOTS, { recursive: true, force: true });
     mkdirSync(SNAPSHOTS, { recursive: true });
     for (const tool of tools) writeFileSync(join(SNAPSHOTS, `${tool.name}.snap`), render(tool));
   }
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  for (const toolset of toolsets) await toolset.close?.();
+});
 
 function render(tool: Tool): string {
   const { name, title, description, inputSchema, outputSchema, annotations, _meta } = tool;
