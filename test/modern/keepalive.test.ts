@@ -1,7 +1,8 @@
 /**
- * Bun.serve closes connections idle for 10 s. In the 2026-07-28 era two streams may stay quiet
- * that long: a `subscriptions/listen` stream (mcpkit's lists never change) and the answer to a
- * slow call. Both must outlive the timeout on keep-alive comments; this test holds them for 12 s.
+ * Bun.serve closes connections idle for --idle-timeout-s (10 s by default; 2 s here). In the
+ * 2026-07-28 era two streams may stay quiet that long: a `subscriptions/listen` stream (mcpkit's
+ * lists never change) and the answer to a slow call. Both must outlive the timeout on keep-alive
+ * comments; this test holds them for 3 s.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type HttpServerProcess, messagesOf, startHttpServer } from "../http/support.ts";
@@ -9,13 +10,13 @@ import { PROBE, headersFor, request } from "./support.ts";
 
 let server: HttpServerProcess;
 beforeAll(async () => {
-  server = await startHttpServer([], { entry: PROBE });
+  server = await startHttpServer([], { entry: PROBE, env: { IDLE_TIMEOUT_S: "2" } });
 });
 afterAll(async () => {
   await server.stop();
 });
 
-test("a quiet subscriptions/listen stream and a 12 s call both survive Bun's 10 s idle timeout", async () => {
+test("a quiet subscriptions/listen stream and a 3 s call both survive a 2 s idle timeout", async () => {
   const listen = request("subscriptions/listen", { notifications: { toolsListChanged: true } }, "quiet");
   const aborter = new AbortController();
   const stream = await fetch(server.url, {
@@ -43,11 +44,11 @@ test("a quiet subscriptions/listen stream and a 12 s call both survive Bun's 10 
       // aborted by the test at the end
     }
   })();
-  const slow = request("tools/call", { name: "probe_wait", arguments: { ms: 12_000 } }, "slow");
+  const slow = request("tools/call", { name: "probe_wait", arguments: { ms: 3_000 } }, "slow");
   const answer = await fetch(server.url, { method: "POST", headers: headersFor(slow), body: JSON.stringify(slow) });
   expect(answer.headers.get("content-type")).toBe("text/event-stream");
   const body = await answer.text();
-  // Silent for 5 s, it became a stream (": stream open"), then a keep-alive every 5 s until the answer.
+  // Silent for 1 s, it became a stream (": stream open"), then a keep-alive every 1 s until the answer.
   expect(body).toStartWith(": stream open");
   expect((body.match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(1);
   expect(messagesOf(body, "text/event-stream").at(-1)).toMatchObject({
@@ -59,4 +60,4 @@ test("a quiet subscriptions/listen stream and a 12 s call both survive Bun's 10 
   expect(received).toContain("notifications/subscriptions/acknowledged");
   aborter.abort();
   await reading;
-}, 25_000);
+}, 10_000);

@@ -17,6 +17,7 @@ import {
   switchOption,
 } from "../../core/options.ts";
 import { isLoopbackHost, isWildcardHost, parseListenAddress } from "./addresses.ts";
+import { DEFAULT_IDLE_TIMEOUT_S } from "./sse.ts";
 
 const commaList = v.optional(
   v.pipe(
@@ -110,6 +111,14 @@ export const httpOptions = [
     schema: integerOption(1024, 1_073_741_824, 1_048_576, "bytes"),
   },
   {
+    name: "idle-timeout-s",
+    env: "MCPKIT_IDLE_TIMEOUT_S",
+    kind: "string",
+    valueName: "S",
+    help: "seconds a silent connection stays open (set it below a proxy's idle timeout); streams send a keep-alive comment every half of it, and a call silent that long answers as a stream",
+    schema: integerOption(2, 255, DEFAULT_IDLE_TIMEOUT_S, "seconds"),
+  },
+  {
     name: "stateless",
     env: "MCPKIT_STATELESS",
     kind: "boolean",
@@ -189,6 +198,8 @@ export interface HttpConfig {
   maxSessionsPerSubject: number;
   sessionIdleMs: number;
   maxBodyBytes: number;
+  /** Bun closes a connection silent this long; keep-alives go out at half of it. */
+  idleTimeoutS: number;
   stateless: boolean;
   auth: HttpAuthConfig;
   /** How long SIGTERM waits for calls in flight (no flag; embedders and tests may shorten it). */
@@ -259,6 +270,7 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
     maxSessionsPerSubject: perSubjectCap(options["max-sessions"], options["max-sessions-per-subject"]),
     sessionIdleMs: options["session-idle-ms"],
     maxBodyBytes: options["max-body-bytes"],
+    idleTimeoutS: options["idle-timeout-s"],
     stateless: options.stateless,
     auth,
   };

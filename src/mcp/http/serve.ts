@@ -17,6 +17,7 @@ import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import { createPipeline, withRequestLog } from "./pipeline.ts";
 import { SessionStore } from "./session-store.ts";
 import type { HttpState } from "./state.ts";
+import { keepAliveMs } from "./sse.ts";
 
 /** How long `close` waits for in-flight tool calls before closing sessions anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -71,7 +72,7 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     authorizationServer,
     stopping: false,
     statelessInFlight: 0,
-    modern: modernHttpState(serverOptions),
+    modern: modernHttpState(serverOptions, keepAliveMs(config.idleTimeoutS)),
   };
   void state.resourceServer?.warmUp();
   const hostOriginCheck = createHostOriginCheck({
@@ -108,6 +109,7 @@ function bind(config: HttpConfig, fetch: (request: Request) => Promise<Response>
     return Bun.serve({
       hostname: config.host,
       port: config.port,
+      idleTimeout: config.idleTimeoutS,
       fetch,
       error(error) {
         log.error("http handler failed", { error: error.message });

@@ -10,7 +10,7 @@
  *     the server sends for it. That is nearly every call, and it costs one string: no stream, no
  *     SSE framing. When something related to the request comes first (progress, a log message,
  *     a `roots/list` request to the client), or the response is not ready within
- *     SSE_KEEP_ALIVE_MS (Bun drops a connection that stays silent for 10 s), the answer becomes
+ *     half the idle timeout (Bun drops a connection that stays silent for --idle-timeout-s), the answer becomes
  *     an SSE stream instead: those messages, then the response, then the end of the stream. The
  *     spec lets the server choose either content type per POST; a client must accept both.
  * Messages related to no request go to the session's GET stream, and are dropped when none is
@@ -41,6 +41,8 @@ export interface SessionTransportOptions {
   sessionIdGenerator?: () => string;
   /** Called once an initialize is accepted, with the new id, before the server sees the request. */
   onSessionInitialized?: (sessionId: string) => void;
+  /** Keep-alive spacing of its streams, and how long an answer may stay silent before it becomes one. */
+  keepAliveMs?: number;
 }
 
 /** JSON-RPC code the SDK uses for "connection closed" (a request the session ended before answering). */
@@ -60,8 +62,8 @@ class PendingAnswer {
     this.response = new Promise((resolve) => {
       this.resolve = resolve;
     });
-    // A silent connection is closed by Bun after 10 s: a slow answer becomes a kept-alive stream.
-    this.deadline = setTimeout(() => this.toStream(), SSE_KEEP_ALIVE_MS);
+    // Bun closes a silent connection after its idle timeout: a slow answer becomes a kept-alive stream.
+    this.deadline = setTimeout(() => this.toStream(), transport.keepAliveMs);
   }
 
   /** A message about this request before its response: from now on the answer is a stream. */
@@ -88,7 +90,7 @@ class PendingAnswer {
   private toStream(): SseStream {
     if (!this.stream) {
       clearTimeout(this.deadline);
-      this.stream = new SseStream(this.onClientGone);
+      this.stream = new SseStream(this.onClientGone, this.transport.keepAliveMs);
       this.resolve(sseResponse(this.stream, this.transport.sessionId));
     }
     return this.stream;
@@ -117,7 +119,11 @@ export class SessionTransport implements Transport {
   private initialized = false;
   private closed = false;
 
-  constructor(private readonly options: SessionTransportOptions = {}) {}
+  readonly keepAliveMs: number;
+
+  constructor(private readonly options: SessionTransportOptions = {}) {
+    this.keepAliveMs = options.keepAliveMs ?? SSE_KEEP_ALIVE_MS;
+  }
 
   /** Nothing to start: every exchange arrives through `handleRequest`. */
   async start(): Promise<void> {}
@@ -319,7 +325,7 @@ export class SessionTransport implements Transport {
     }
     const stream = new SseStream(() => {
       if (this.standalone === stream) this.standalone = undefined;
-    });
+    }, this.keepAliveMs);
     this.standalone = stream;
     return sseResponse(stream, this.sessionId);
   }

@@ -11,6 +11,7 @@ import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotF
 import type { Exchange, Middleware } from "./middleware.ts";
 import type { Session, SessionStore } from "./session-store.ts";
 import { SessionTransport } from "./session-transport.ts";
+import { keepAliveMs } from "./sse.ts";
 import type { HttpState } from "./state.ts";
 
 export function sessions(state: HttpState, store: SessionStore): Middleware {
@@ -71,6 +72,7 @@ async function openSession(
   const server = createMcpServer(state.serverOptions);
   let session: Session | undefined;
   const transport = new SessionTransport({
+    keepAliveMs: keepAliveMs(state.config.idleTimeoutS),
     // 256 random bits, base64url: visible ASCII as the spec requires, and unguessable.
     sessionIdGenerator: () => randomBytes(32).toString("base64url"),
     onSessionInitialized: (id) => {

@@ -2,11 +2,19 @@
  * Server-Sent Events for Streamable HTTP: a session's GET stream, and a POST's answer once it
  * has to be a stream (see `session-transport.ts`). Each stream opens with a comment, because Bun
  * sends a streamed response's headers with its first chunk and the client should see 200 at
- * once, and then writes a comment every 5 s, well under Bun's 10 s idle timeout, so a quiet
- * stream stays open. Clients ignore comments.
+ * once, and then writes a comment at half the server's idle timeout (`--idle-timeout-s`, 10 s
+ * by default, after which Bun closes a silent connection), so a quiet stream stays open.
+ * Clients ignore comments.
  */
+/** Bun's own default idle timeout, which `--idle-timeout-s` keeps unless told otherwise. */
+export const DEFAULT_IDLE_TIMEOUT_S = 10;
+
 /** SSE comment keep-alives; also how long a POST may stay silent before its answer becomes a stream. */
-export const SSE_KEEP_ALIVE_MS = 5000;
+export function keepAliveMs(idleTimeoutS: number): number {
+  return idleTimeoutS * 500;
+}
+
+export const SSE_KEEP_ALIVE_MS = keepAliveMs(DEFAULT_IDLE_TIMEOUT_S);
 
 const encoder = new TextEncoder();
 const OPENED = encoder.encode(": stream open\n\n");
@@ -19,7 +27,7 @@ export class SseStream {
   private open = true;
 
   /** `onCancel` runs when the client goes away (not when the server closes the stream). */
-  constructor(onCancel: () => void) {
+  constructor(onCancel: () => void, keepAliveEveryMs = SSE_KEEP_ALIVE_MS) {
     this.body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.controller = controller;
@@ -30,7 +38,7 @@ export class SseStream {
         onCancel();
       },
     });
-    this.keepAlive = setInterval(() => this.enqueue(KEEP_ALIVE), SSE_KEEP_ALIVE_MS);
+    this.keepAlive = setInterval(() => this.enqueue(KEEP_ALIVE), keepAliveEveryMs);
     this.keepAlive.unref?.();
   }
 

@@ -6,12 +6,13 @@
 import { createMcpServer } from "../server.ts";
 import type { Middleware } from "./middleware.ts";
 import { SessionTransport } from "./session-transport.ts";
+import { keepAliveMs } from "./sse.ts";
 import type { HttpState } from "./state.ts";
 
 export function stateless(state: HttpState): Middleware {
   return async ({ request, message, caller }) => {
     const server = createMcpServer(state.serverOptions);
-    const transport = new SessionTransport();
+    const transport = new SessionTransport({ keepAliveMs: keepAliveMs(state.config.idleTimeoutS) });
     await server.connect(transport);
     state.statelessInFlight++;
     const done = () => {

@@ -42,13 +42,16 @@ export interface ModernHttpState {
   readonly inFlight: InFlight;
   /** Open `subscriptions/listen` streams (shutdown ends them at once, gracefully). */
   readonly subscriptions: InFlight;
+  /** Keep-alive spacing of streams, and how long an answer may stay silent before it becomes one. */
+  readonly keepAliveMs: number;
 }
 
-export function modernHttpState(options: DispatcherOptions): ModernHttpState {
+export function modernHttpState(options: DispatcherOptions, keepAliveMs = SSE_KEEP_ALIVE_MS): ModernHttpState {
   return {
     server: createModernServer({ dispatcher: dispatcherFor(options), log: options.log, transport: "http" }),
     inFlight: new InFlight(),
     subscriptions: new InFlight(),
+    keepAliveMs,
   };
 }
 
@@ -167,7 +170,7 @@ interface ModernCall {
 function respond(state: ModernHttpState, request: Request, call: ModernCall): Promise<Response> {
   const controller = new AbortController();
   let untrack = () => {};
-  const reply = new ReplyStream(() => gone());
+  const reply = new ReplyStream(() => gone(), state.keepAliveMs);
   const gone = () => {
     if (reply.settled) return;
     controller.abort();
@@ -201,7 +204,7 @@ function respond(state: ModernHttpState, request: Request, call: ModernCall): Pr
 /**
  * The answer to one request: JSON when its response is the first thing to send (nearly always),
  * an SSE stream when a notification about it comes first or it stays silent for
- * SSE_KEEP_ALIVE_MS (Bun closes a connection silent for 10 s). Once settled, nothing more is sent.
+ * keepAliveMs (half the idle timeout after which Bun closes a silent connection). Once settled, nothing more is sent.
  */
 class ReplyStream {
   readonly response: Promise<Response>;
@@ -210,11 +213,14 @@ class ReplyStream {
   private stream: SseStream | undefined;
   private readonly deadline: ReturnType<typeof setTimeout>;
 
-  constructor(private readonly onClientGone: () => void) {
+  constructor(
+    private readonly onClientGone: () => void,
+    private readonly keepAliveMs: number,
+  ) {
     this.response = new Promise((resolve) => {
       this.resolve = resolve;
     });
-    this.deadline = setTimeout(() => this.toStream(), SSE_KEEP_ALIVE_MS);
+    this.deadline = setTimeout(() => this.toStream(), keepAliveMs);
   }
 
   relay(json: string): void {
@@ -245,7 +251,7 @@ class ReplyStream {
   private toStream(): SseStream {
     if (!this.stream) {
       clearTimeout(this.deadline);
-      this.stream = new SseStream(this.onClientGone);
+      this.stream = new SseStream(this.onClientGone, this.keepAliveMs);
       this.resolve(sseResponse(this.stream, undefined));
     }
     return this.stream;
@@ -262,7 +268,7 @@ function listen(state: ModernHttpState, id: JsonRpcId, params: Record<string, un
     throw error;
   }
   let untrack = () => {};
-  const stream = new SseStream(() => untrack());
+  const stream = new SseStream(() => untrack(), state.keepAliveMs);
   stream.write(JSON.stringify(acknowledgement(id, honoured)));
   untrack = state.subscriptions.add({
     cancel: () => {
