@@ -4,34 +4,14 @@
  * over stdio and Streamable HTTP. Each lists the tools and calls one tool of every toolset: boj
  * (its bundled catalog), oj (against a local fake craboj) and fs (a temporary root).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { experimental_createMCPClient as createAiSdkClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport as AiSdkStdioTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
-import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
-import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
+import { everyToolsetServer } from "../support/every-toolset.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 
-let root: string;
-let craboj: FakeCraboj;
-let http: HttpServerProcess;
-
-const serverArgs = () => ["--toolsets", "all", "--oj-base-url", craboj.url, "--root", root];
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "mcpkit-clients-"));
-  writeFileSync(join(root, "notes.md"), "hello");
-  craboj = startFakeCraboj();
-  http = await startHttpServer(serverArgs());
-});
-afterAll(async () => {
-  await http?.stop();
-  await craboj?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const fixture = everyToolsetServer("mcpkit-clients-");
 
 /** One call per toolset, and what its text must contain. */
 const calls = () => [
@@ -49,9 +29,14 @@ describe("Vercel AI SDK MCP client (@ai-sdk/mcp)", () => {
   const transports = {
     stdio: () => {
       const [command, ...args] = mcpkitCommand();
-      return new AiSdkStdioTransport({ command, args: [...args, ...serverArgs()], env: testEnv(), cwd: REPO_ROOT });
+      return new AiSdkStdioTransport({
+        command,
+        args: [...args, ...fixture.serverArgs()],
+        env: testEnv(),
+        cwd: REPO_ROOT,
+      });
     },
-    http: () => ({ type: "http" as const, url: http.url }),
+    http: () => ({ type: "http" as const, url: fixture.http.url }),
   };
   for (const [name, transport] of Object.entries(transports)) {
     test(`over ${name}: lists the tools and calls one of each toolset`, async () => {
@@ -76,9 +61,15 @@ describe("LangChain MCP adapters (@langchain/mcp-adapters)", () => {
   const servers = {
     stdio: () => {
       const [command, ...args] = mcpkitCommand();
-      return { transport: "stdio" as const, command, args: [...args, ...serverArgs()], env: testEnv(), cwd: REPO_ROOT };
+      return {
+        transport: "stdio" as const,
+        command,
+        args: [...args, ...fixture.serverArgs()],
+        env: testEnv(),
+        cwd: REPO_ROOT,
+      };
     },
-    http: () => ({ transport: "http" as const, url: http.url }),
+    http: () => ({ transport: "http" as const, url: fixture.http.url }),
   };
   for (const [name, server] of Object.entries(servers)) {
     test(`over ${name}: loads the tools as LangChain tools and invokes one of each toolset`, async () => {

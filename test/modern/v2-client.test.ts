@@ -5,34 +5,16 @@
  * Streamable HTTP and stdio. Each lists the tools and calls one tool of every toolset, and the
  * era the client reports is the one asked for.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
-import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
+import { everyToolsetServer } from "../support/every-toolset.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 
-let root: string;
-let craboj: FakeCraboj;
-let http: HttpServerProcess;
-
-const serverArgs = () => ["--toolsets", "all", "--oj-base-url", craboj.url, "--root", root];
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "mcpkit-v2-client-"));
-  writeFileSync(join(root, "notes.md"), "hello");
-  craboj = startFakeCraboj();
-  http = await startHttpServer(serverArgs());
-});
-afterAll(async () => {
-  await http?.stop();
-  await craboj?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const fixture = everyToolsetServer("mcpkit-v2-client-");
 
 const calls = [
   { tool: "boj_list_databases", args: {}, expect: "FM08" },
@@ -53,8 +35,8 @@ const modes: [string, Mode, "modern" | "legacy"][] = [
 ];
 
 const transports = {
-  http: () => new StreamableHTTPClientTransport(new URL(http.url)),
-  stdio: (args: string[] = serverArgs()) => {
+  http: () => new StreamableHTTPClientTransport(new URL(fixture.http.url)),
+  stdio: (args: string[] = fixture.serverArgs()) => {
     const [command, ...rest] = mcpkitCommand();
     return new StdioClientTransport({
       command,
@@ -99,7 +81,7 @@ for (const [transportName, transport] of Object.entries(transports)) {
 
 describe("the v2 client's roots in the 2026-07-28 era (stdio, no --root)", () => {
   test("fs_search_by_time asks for the roots with input_required; the client answers from its roots/list handler and retries", async () => {
-    const project = join(root, "project");
+    const project = join(fixture.root, "project");
     mkdirSync(project, { recursive: true });
     writeFileSync(join(project, "todo.md"), "todo");
     const v2 = client({ pin: "2026-07-28" }, { roots: {} });
