@@ -3,7 +3,13 @@
  * keep-alive comments. This test holds a GET stream open for 12 s (the one slow test here).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type HttpServerProcess, PROTOCOL_VERSION, openRawSession, startHttpServer } from "./support.ts";
+import {
+  type HttpServerProcess,
+  PROTOCOL_VERSION,
+  openRawSession,
+  readInBackground,
+  startHttpServer,
+} from "./support.ts";
 
 let server: HttpServerProcess;
 beforeAll(async () => {
@@ -22,29 +28,11 @@ test("a quiet GET SSE stream stays open past the server's idle timeout, fed by k
     signal: aborter.signal,
   });
   expect(response.status).toBe(200);
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let received = "";
-  let ended = false;
   const started = Date.now();
-  const reading = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          ended = true;
-          return;
-        }
-        received += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      // aborted by the test at the end
-    }
-  })();
+  const stream = readInBackground(response, aborter);
   await Bun.sleep(3_000);
-  expect(ended).toBe(false);
+  expect(stream.ended()).toBe(false);
   expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
-  expect((received.match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(2);
-  aborter.abort();
-  await reading;
+  expect((stream.received().match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  await stream.stop();
 }, 10_000);

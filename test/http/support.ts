@@ -250,3 +250,40 @@ export async function startAuthServer(): Promise<AuthServer> {
     stop: () => server.stop(),
   };
 }
+
+/** An SSE response read in the background: what has arrived so far, and whether the server ended it. */
+export interface BackgroundReader {
+  received(): string;
+  ended(): boolean;
+  /** Cancels the request (through its signal) and waits for the reading to stop. */
+  stop(): Promise<void>;
+}
+
+export function readInBackground(response: Response, aborter: AbortController): BackgroundReader {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let received = "";
+  let ended = false;
+  const reading = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          ended = true;
+          return;
+        }
+        received += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      // aborted by the test at the end
+    }
+  })();
+  return {
+    received: () => received,
+    ended: () => ended,
+    stop: async () => {
+      aborter.abort();
+      await reading;
+    },
+  };
+}

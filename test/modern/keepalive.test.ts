@@ -5,7 +5,7 @@
  * comments; this test holds them for 3 s.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type HttpServerProcess, messagesOf, startHttpServer } from "../http/support.ts";
+import { type HttpServerProcess, messagesOf, readInBackground, startHttpServer } from "../http/support.ts";
 import { PROBE, headersFor, request } from "./support.ts";
 
 let server: HttpServerProcess;
@@ -26,24 +26,7 @@ test("a quiet subscriptions/listen stream and a 3 s call both survive a 2 s idle
     signal: aborter.signal,
   });
   expect(stream.status).toBe(200);
-  const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let received = "";
-  let ended = false;
-  const reading = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          ended = true;
-          return;
-        }
-        received += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      // aborted by the test at the end
-    }
-  })();
+  const quiet = readInBackground(stream, aborter);
   const slow = request("tools/call", { name: "probe_wait", arguments: { ms: 3_000 } }, "slow");
   const answer = await fetch(server.url, { method: "POST", headers: headersFor(slow), body: JSON.stringify(slow) });
   expect(answer.headers.get("content-type")).toBe("text/event-stream");
@@ -55,9 +38,8 @@ test("a quiet subscriptions/listen stream and a 3 s call both survive a 2 s idle
     id: "slow",
     result: { resultType: "complete" },
   });
-  expect(ended).toBe(false);
-  expect((received.match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(2);
-  expect(received).toContain("notifications/subscriptions/acknowledged");
-  aborter.abort();
-  await reading;
+  expect(quiet.ended()).toBe(false);
+  expect((quiet.received().match(/: keepalive/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  expect(quiet.received()).toContain("notifications/subscriptions/acknowledged");
+  await quiet.stop();
 }, 10_000);
