@@ -14,6 +14,8 @@ let h: Harness;
 let offset = 0;
 let idpRefreshes = 0;
 let idpAnswer: { status: number; body: Record<string, unknown> } | undefined;
+/** Set: the IdP's sign-in answer carries no refresh token and an access token that expires at once. */
+let noWayToRecheck = false;
 /** Upstream refresh tokens mcpkit sent to the IdP, and those the IdP issued back. */
 const upstreamSent: unknown[] = [];
 const upstreamIssued: unknown[] = [];
@@ -28,6 +30,10 @@ beforeAll(async () => {
   });
   h.idp.server.service.on(Events.BeforeResponse, (response, request) => {
     const body = (request as unknown as { body?: Record<string, unknown> }).body;
+    if (body?.grant_type === "authorization_code" && noWayToRecheck) {
+      delete response.body.refresh_token;
+      response.body.expires_in = 1;
+    }
     if (body?.grant_type !== "refresh_token") return;
     idpRefreshes++;
     upstreamSent.push(body.refresh_token);
@@ -72,6 +78,7 @@ function liveTokens(signIn: string): number {
 async function signedIn() {
   offset = 0;
   idpAnswer = undefined;
+  noWayToRecheck = false;
   h.idp.user = { sub: "alice-sub", email: "alice@example.com", email_verified: true };
   const flow = await fullFlow(h);
   expect(flow.tokens.status).toBe(200);
@@ -199,6 +206,32 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     const refused = await refresh(clientId, first);
     expect(refused.body.error).toBe("invalid_grant");
     expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+  });
+
+  test("a sign-in the IdP can no longer be asked about (no upstream refresh token, access token expired) ends at the re-check: fail closed", async () => {
+    offset = 0;
+    idpAnswer = undefined;
+    noWayToRecheck = true;
+    h.idp.user = { sub: "alice-sub", email: "alice@example.com", email_verified: true };
+    const flow = await fullFlow(h);
+    noWayToRecheck = false;
+    expect(flow.tokens.status).toBe(200);
+    const clientId = flow.client.client_id;
+    const signIn = signInOf(flow.tokens.body.access_token);
+    // Before the re-check is due the sign-in lives on.
+    offset = 5 * MINUTE;
+    const early = await refresh(clientId, flow.tokens.body.refresh_token);
+    expect(early.status).toBe(200);
+    idpRefreshes = 0;
+    offset = 16 * MINUTE;
+    const refused = await refresh(clientId, early.body.refresh_token);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("invalid_grant");
+    expect(refused.body.error_description).toContain("sign in again");
+    expect(idpRefreshes).toBe(0);
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+    expect(liveTokens(signIn)).toBe(0);
+    expect(h.logs.join("\n")).toContain("identity cannot be re-checked");
   });
 
   test("an IdP that cannot answer gets 503 + Retry-After, and the refresh token stays usable", async () => {

@@ -10,6 +10,7 @@ import { addressBucket, createRateLimiter } from "../../src/mcp/auth-server/rate
 import { throttledLog } from "../../src/mcp/auth-server/http.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
+import { createUpstream } from "../../src/mcp/auth-server/upstream.ts";
 
 const alice: Identity = {
   subject: "oidc:1",
@@ -229,5 +230,40 @@ describe("throttled log", () => {
     note("store down", { path: "/token" });
     expect(lines.length).toBe(2);
     expect(lines[1]).toContain("suppressed=100");
+  });
+});
+
+describe("the OIDC sign-in asks for what a later re-check needs (issue 18 G5)", () => {
+  async function scopeAsked(scopesSupported: string[] | undefined): Promise<string[]> {
+    const idp: ReturnType<typeof Bun.serve> = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (): Response =>
+        Response.json({
+          issuer: `http://127.0.0.1:${idp.port}`,
+          authorization_endpoint: `http://127.0.0.1:${idp.port}/authorize`,
+          token_endpoint: `http://127.0.0.1:${idp.port}/token`,
+          jwks_uri: `http://127.0.0.1:${idp.port}/jwks`,
+          response_types_supported: ["code"],
+          ...(scopesSupported ? { scopes_supported: scopesSupported } : {}),
+        }),
+    });
+    try {
+      const upstream = createUpstream(
+        { kind: "oidc", issuer: `http://127.0.0.1:${idp.port}`, clientId: "mcpkit" },
+        "http://127.0.0.1:1/callback",
+        false,
+      );
+      const url = new URL(await upstream.authorizationUrl({ state: "s", verifier: "v".repeat(43) }));
+      return (url.searchParams.get("scope") ?? "").split(" ");
+    } finally {
+      await idp.stop(true);
+    }
+  }
+
+  test("offline_access (an upstream refresh token) where the IdP offers it, and not where it does not", async () => {
+    expect(await scopeAsked(["openid", "email", "offline_access"])).toContain("offline_access");
+    expect(await scopeAsked(["openid", "email"])).not.toContain("offline_access");
+    expect(await scopeAsked(undefined)).toEqual(["openid", "email", "profile"]);
   });
 });

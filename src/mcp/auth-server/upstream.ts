@@ -143,7 +143,17 @@ function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, c
     });
     return metadata;
   };
-  const scope = (config.scopes ?? ["openid", "email", "profile"]).join(" ");
+  // offline_access where the IdP offers it: an upstream refresh token is what lets a later
+  // refresh ask the IdP again who the user is (without one, the sign-in ends at the first re-check).
+  const scopeFor = (as: oauth.AuthorizationServer) =>
+    (
+      config.scopes ?? [
+        "openid",
+        "email",
+        "profile",
+        ...(as.scopes_supported?.includes("offline_access") ? ["offline_access"] : []),
+      ]
+    ).join(" ");
 
   return {
     label: new URL(config.issuer).host,
@@ -153,7 +163,7 @@ function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, c
         throw new UpstreamError("the identity provider's metadata names no authorization_endpoint.");
       return withParams(
         as.authorization_endpoint,
-        await authorizationParams(pending, config.clientId, callbackUrl, scope),
+        await authorizationParams(pending, config.clientId, callbackUrl, scopeFor(as)),
       );
     },
     async complete(callback, pending) {

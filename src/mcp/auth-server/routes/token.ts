@@ -184,7 +184,10 @@ async function reuseDetected(deps: Deps, familyId: string, clientId: string): Pr
 /**
  * Who the user is now: the stored identity while it was confirmed recently, else asked again at
  * the IdP with the upstream tokens kept (sealed) since sign-in. An IdP that refuses the user ends
- * the sign-in; one that cannot be reached gets a retry later, the refresh token unspent.
+ * the sign-in; one that cannot be reached gets a retry later, the refresh token unspent. When the
+ * IdP can no longer be asked at all (no upstream tokens kept, or an expired access token with no
+ * refresh token), the sign-in ends too: a user the IdP has offboarded must not keep access
+ * because nothing can tell (fail closed).
  */
 async function confirmIdentity(
   deps: Deps,
@@ -195,10 +198,10 @@ async function confirmIdentity(
   const unchanged = { identity: known.identity, checkedAt };
   if (deps.config.identityRecheck === 0 || now - checkedAt < deps.config.identityRecheck * 1000) return unchanged;
   const stored = await upstreamTokensOf(deps, known.subject, now);
-  if (!stored) return unchanged;
+  if (!stored) return cannotRecheck(deps, known, "no upstream tokens are kept for this sign-in");
   try {
     const result = await deps.upstream.recheck(stored, known.identity);
-    if (!result) return unchanged;
+    if (!result) return cannotRecheck(deps, known, "the upstream access token expired and there is no refresh token");
     // Kept first: an IdP that rotates refresh tokens has already retired the stored one.
     if (result.tokens !== stored) await keepUpstreamTokens(deps, known.subject, result.tokens, now);
     const identity = result.identity ?? known.identity;
@@ -225,6 +228,21 @@ async function confirmIdentity(
       { "retry-after": "60" },
     );
   }
+}
+
+/** The re-check is due but impossible: the sign-in ends, as if the IdP had refused the user. */
+async function cannotRecheck(deps: Deps, known: RefreshRecord, reason: string): Promise<Response> {
+  const revoked = await deps.store.revokeFamily(known.familyId);
+  deps.log.info("identity cannot be re-checked at the identity provider; sign-in ended", {
+    client_id: known.clientId,
+    user: known.identity.displayName,
+    reason,
+    revoked,
+  });
+  return oauthError(
+    "invalid_grant",
+    "this sign-in must be confirmed at the identity provider again (it can no longer be re-checked without the user); sign in again.",
+  );
 }
 
 async function upstreamTokensOf(deps: Deps, subject: string, now: number): Promise<UpstreamTokens | undefined> {
