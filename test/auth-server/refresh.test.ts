@@ -174,6 +174,21 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     expect(late.body.error).toBe("invalid_grant");
   });
 
+  test("an access token never outlives the sign-in: near its end, a refresh gets one that expires with it", async () => {
+    const { clientId, first } = await signedIn();
+    // 3 h sign-in (this harness); refreshed at 2 h 50 min, a full-length access token would outlive it.
+    offset = 170 * MINUTE;
+    const late = await refresh(clientId, first);
+    expect(late.status).toBe(200);
+    expect(late.body.expires_in).toBeLessThanOrEqual(10 * 60);
+    expect(late.body.expires_in).toBeGreaterThan(9 * 60);
+    const claims = JSON.parse(Buffer.from(String(late.body.access_token).split(".")[1], "base64url").toString()) as {
+      iat: number;
+      exp: number;
+    };
+    expect(claims.exp - claims.iat).toBe(late.body.expires_in);
+  });
+
   test("the IdP is asked again only after the re-check interval, and a user no longer allowed is revoked", async () => {
     const { clientId, first, signIn } = await signedIn();
     idpRefreshes = 0;
