@@ -186,7 +186,7 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
       iat: number;
       exp: number;
     };
-    expect(claims.exp - claims.iat).toBe(late.body.expires_in);
+    expect(claims.exp - claims.iat).toBe(Number(late.body.expires_in));
   });
 
   test("the IdP is asked again only after the re-check interval, and a user no longer allowed is revoked", async () => {
@@ -212,6 +212,18 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     expect(h.logs.join("\n")).not.toContain(String(firstIssued));
     expect(await h.as.isSignInRevoked(signIn)).toBe(true);
     expect(liveTokens(signIn)).toBe(0);
+  });
+
+  test("two sign-ins of one user refreshed at once share one re-check: the upstream refresh token is spent once", async () => {
+    const one = await signedIn();
+    const two = await signedIn();
+    idpRefreshes = 0;
+    offset = 16 * MINUTE;
+    const answers = await Promise.all([refresh(one.clientId, one.first), refresh(two.clientId, two.first)]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(idpRefreshes).toBe(1);
+    expect(await h.as.isSignInRevoked(one.signIn)).toBe(false);
+    expect(await h.as.isSignInRevoked(two.signIn)).toBe(false);
   });
 
   test("an IdP that refuses the upstream refresh (account disabled) ends the sign-in", async () => {

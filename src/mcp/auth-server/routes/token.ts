@@ -13,7 +13,7 @@ import { BadRequest, type Route, jsonResponse, oauthError, preflight, readForm, 
 import { type Identity, grantScopes } from "../policy.ts";
 import type { RefreshRecord } from "../store.ts";
 import { type Grant, issueTokens, mintRefreshToken, tokenResponse } from "../tokens.ts";
-import { UpstreamDenied, type UpstreamTokens } from "../upstream.ts";
+import { recheckIdentity } from "../recheck.ts";
 
 export function tokenRoutes(deps: Deps): Route[] {
   return [
@@ -195,32 +195,13 @@ async function confirmIdentity(
   now: number,
 ): Promise<Response | { identity: Identity; checkedAt: number }> {
   const checkedAt = known.checkedAt ?? known.signedInAt ?? 0;
-  const unchanged = { identity: known.identity, checkedAt };
-  if (deps.config.identityRecheck === 0 || now - checkedAt < deps.config.identityRecheck * 1000) return unchanged;
-  const stored = await upstreamTokensOf(deps, known.subject, now);
-  if (!stored) return cannotRecheck(deps, known, "no upstream tokens are kept for this sign-in");
-  try {
-    const result = await deps.upstream.recheck(stored, known.identity);
-    if (!result) return cannotRecheck(deps, known, "the upstream access token expired and there is no refresh token");
-    // Kept first: an IdP that rotates refresh tokens has already retired the stored one.
-    if (result.tokens !== stored) await keepUpstreamTokens(deps, known.subject, result.tokens, now);
-    const identity = result.identity ?? known.identity;
-    if (identity.subject !== known.subject) throw new UpstreamDenied("the identity provider named another user.");
-    return { identity, checkedAt: now };
-  } catch (error) {
-    if (error instanceof UpstreamDenied) {
-      const revoked = await deps.store.revokeFamily(known.familyId);
-      deps.log.info("identity provider no longer confirms the user; sign-in revoked", {
-        client_id: known.clientId,
-        user: known.identity.displayName,
-        reason: error.message,
-        revoked,
-      });
-      return oauthError("invalid_grant", "the identity provider no longer confirms this user; sign in again.");
-    }
-    deps.log.warn("identity re-check failed; the client may retry", {
-      error: error instanceof Error ? error.message : String(error),
-    });
+  if (deps.config.identityRecheck === 0 || now - checkedAt < deps.config.identityRecheck * 1000) {
+    return { identity: known.identity, checkedAt };
+  }
+  const outcome = await recheckIdentity(deps, known.subject, known.identity, now);
+  if (outcome.kind === "confirmed") return { identity: outcome.identity ?? known.identity, checkedAt: now };
+  if (outcome.kind === "unavailable") {
+    deps.log.warn("identity re-check failed; the client may retry", { error: outcome.reason });
     return oauthError(
       "temporarily_unavailable",
       "the identity provider could not confirm the user just now; retry the refresh in a minute.",
@@ -228,36 +209,18 @@ async function confirmIdentity(
       { "retry-after": "60" },
     );
   }
-}
-
-/** The re-check is due but impossible: the sign-in ends, as if the IdP had refused the user. */
-async function cannotRecheck(deps: Deps, known: RefreshRecord, reason: string): Promise<Response> {
   const revoked = await deps.store.revokeFamily(known.familyId);
-  deps.log.info("identity cannot be re-checked at the identity provider; sign-in ended", {
-    client_id: known.clientId,
-    user: known.identity.displayName,
-    reason,
-    revoked,
-  });
+  const denied = outcome.kind === "denied";
+  deps.log.info(
+    denied
+      ? "identity provider no longer confirms the user; sign-in revoked"
+      : "identity cannot be re-checked at the identity provider; sign-in ended",
+    { client_id: known.clientId, user: known.identity.displayName, reason: outcome.reason, revoked },
+  );
   return oauthError(
     "invalid_grant",
-    "this sign-in must be confirmed at the identity provider again (it can no longer be re-checked without the user); sign in again.",
+    denied
+      ? "the identity provider no longer confirms this user; sign in again."
+      : "this sign-in must be confirmed at the identity provider again (it can no longer be re-checked without the user); sign in again.",
   );
-}
-
-async function upstreamTokensOf(deps: Deps, subject: string, now: number): Promise<UpstreamTokens | undefined> {
-  const sealed = await deps.store.getUpstreamTokens(subject, now);
-  if (!sealed) return undefined;
-  try {
-    return JSON.parse(deps.keyring.open(sealed, `upstream-tokens:${subject}`)) as UpstreamTokens;
-  } catch {
-    deps.log.warn("stored upstream tokens cannot be opened (another --state-key?); identity not re-checked");
-    return undefined;
-  }
-}
-
-async function keepUpstreamTokens(deps: Deps, subject: string, tokens: UpstreamTokens, now: number): Promise<void> {
-  const expiresAt = Math.max(now + deps.config.refreshTokenTtl * 1000, (tokens.expires_at ?? 0) * 1000);
-  const sealed = deps.keyring.seal(JSON.stringify(tokens), `upstream-tokens:${subject}`);
-  await deps.store.putUpstreamTokens(subject, sealed, expiresAt, now);
 }
