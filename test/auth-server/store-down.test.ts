@@ -21,6 +21,8 @@ interface Relay {
   port: number;
   cut(): void;
   restore(): void;
+  /** Connections stay open but nothing gets through either way: a network that drops packets. */
+  stall(): void;
   stop(): void;
 }
 
@@ -31,6 +33,7 @@ interface Relay {
 function startRelay(targetPort: number): Relay {
   type Side = { upstream?: Bun.Socket<undefined>; pending: Uint8Array[] };
   const open = new Set<{ end(): void }>();
+  let stalled = false;
   const listen = (port: number) =>
     Bun.listen<Side>({
       hostname: "127.0.0.1",
@@ -43,7 +46,7 @@ function startRelay(targetPort: number): Relay {
             hostname: "127.0.0.1",
             port: targetPort,
             socket: {
-              data: (_socket, chunk) => void client.write(chunk),
+              data: (_socket, chunk) => void (stalled || client.write(chunk)),
               close: () => void client.end(),
               error: () => void client.end(),
             },
@@ -53,6 +56,7 @@ function startRelay(targetPort: number): Relay {
           for (const chunk of client.data.pending) upstream.write(chunk);
         },
         data(client, chunk) {
+          if (stalled) return;
           if (client.data.upstream) client.data.upstream.write(chunk);
           else client.data.pending.push(new Uint8Array(chunk));
         },
@@ -72,7 +76,11 @@ function startRelay(targetPort: number): Relay {
       open.clear();
     },
     restore() {
+      stalled = false;
       server = listen(port);
+    },
+    stall() {
+      stalled = true;
     },
     stop() {
       server?.stop(true);
@@ -96,7 +104,7 @@ beforeAll(async () => {
     [
       ...["--auth", "oauth", "--upstream-issuer", idp.issuer, "--upstream-client-id", "mcpkit-upstream"],
       ...["--allow", "alice@example.com=*", "--state", `postgres://postgres@127.0.0.1:${relay.port}/postgres`],
-      ...["--toolsets", "boj"],
+      ...["--toolsets", "boj", "--state-timeout-ms", "500"],
     ],
     { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "upstream-secret", MCPKIT_STATE_KEY: "cd".repeat(32) } },
   );
@@ -202,5 +210,29 @@ describe.skipIf(!postgresHere)("G8: the state store goes down", () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/.well-known/jwks.json`)).status).toBe(200);
     expect((await browser.get(authorize)).status).toBe(200);
+  });
+
+  test("a store that stops answering (packets dropped, connections open) gets 503 within --state-timeout-ms, not a hang", async () => {
+    const base = server.base;
+    expect((await fetch(`${base}/.well-known/jwks.json`)).status).toBe(200);
+    relay.stall();
+    const register = () =>
+      fetch(`${base}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:9/cb"] }),
+        signal: AbortSignal.timeout(10_000),
+      });
+    const started = performance.now();
+    const answer = await register();
+    const waited = performance.now() - started;
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get("retry-after")).toBe("30");
+    expect(await answer.json()).toMatchObject({ error: "temporarily_unavailable" });
+    // 500 ms for the query, and at most the reachability ping (2 s) on top: never the old hang.
+    expect(waited).toBeLessThan(4_000);
+    relay.cut();
+    relay.restore();
+    expect((await register()).status).toBe(201);
   });
 });

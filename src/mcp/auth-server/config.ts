@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { ConfigError } from "../../core/options.ts";
+import { DEFAULT_STATE_TIMEOUT_MS } from "./flags.ts";
 import { type PolicyRule, parsePolicyRule } from "./policy.ts";
 import { isLoopbackHost } from "../http/addresses.ts";
 
@@ -37,6 +38,8 @@ export interface AuthServerConfig {
   signInLifetimeSeconds?: number;
   /** How often a refresh asks the IdP again who the user is (0: never). */
   identityRecheckSeconds?: number;
+  /** How long one state-store query may take before the request answers 503 (--state-timeout-ms). */
+  stateTimeoutMs?: number;
   /** Milliseconds since the epoch for grant lifetimes and rechecks; tests move it forward. */
   clock?: () => number;
   /** How long a signing key signs before a new one takes over. */
@@ -73,6 +76,7 @@ export interface ResolvedConfig {
   refreshGrace: number;
   signInLifetime: number;
   identityRecheck: number;
+  stateTimeoutMs: number;
   now: () => number;
   keyRotation: number;
   unusedClientTtl: number;
@@ -150,6 +154,7 @@ const schema = v.object({
   refreshGraceSeconds: seconds("refreshGraceSeconds", 0, 300),
   signInLifetimeSeconds: seconds("signInLifetimeSeconds (--sign-in-lifetime)", 300, 31_536_000),
   identityRecheckSeconds: seconds("identityRecheckSeconds (--identity-recheck)", 0, 31_536_000),
+  stateTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(60_000))),
   clock: v.optional(v.function()),
   keyRotationSeconds: seconds("keyRotationSeconds", 3600, 31_536_000),
   unusedClientTtlSeconds: seconds("unusedClientTtlSeconds", 60, 31_536_000),
@@ -221,6 +226,7 @@ export function resolveConfig(config: AuthServerConfig): ResolvedConfig {
     refreshGrace: options.refreshGraceSeconds ?? 30,
     signInLifetime: options.signInLifetimeSeconds ?? 30 * 86_400,
     identityRecheck: options.identityRecheckSeconds ?? 900,
+    stateTimeoutMs: options.stateTimeoutMs ?? DEFAULT_STATE_TIMEOUT_MS,
     now: (options.clock as (() => number) | undefined) ?? Date.now,
     keyRotation: options.keyRotationSeconds ?? 30 * 86_400,
     unusedClientTtl: options.unusedClientTtlSeconds ?? 86_400,

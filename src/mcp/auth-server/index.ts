@@ -66,7 +66,7 @@ export interface AuthServer {
 
 export async function createAuthorizationServer(input: AuthServerConfig, log: Logger): Promise<AuthServer> {
   const config = resolveConfig(input);
-  const store = await openStore(config.state);
+  const store = await openStore(config.state, config.stateTimeoutMs);
   let keyring: ReturnType<typeof createKeyring>;
   try {
     keyring = createKeyring(parseStateKey(input.stateKey ?? stateKeyFromFile(config.state)));

@@ -6,29 +6,12 @@
  * Secrets are better given through their environment variables (a flag shows in `ps`).
  */
 import { readFileSync } from "node:fs";
-import * as v from "valibot";
-import { ConfigError, type OptionValues, httpUrlOption, readOptions } from "../../core/options.ts";
+import { ConfigError, type OptionValues, readDeclared } from "../../core/options.ts";
 import { authServerOptions } from "./flags.ts";
 
 export { authServerOptions };
 import type { AuthServerConfig, UpstreamConfig } from "./config.ts";
 import { defaultStatePath } from "./store.ts";
-
-const text = v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")));
-
-const schema = v.object({
-  "upstream-issuer": httpUrlOption(),
-  "upstream-client-id": text,
-  "upstream-client-secret": text,
-  "github-client-id": text,
-  "github-client-secret": text,
-  allow: v.optional(v.array(v.string()), []),
-  state: text,
-  "state-key": text,
-  "state-key-file": text,
-  "sign-in-lifetime": text,
-  "identity-recheck": text,
-});
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
@@ -45,7 +28,7 @@ export function readAuthServerConfig(
   values: OptionValues,
   context: { publicUrl: string; scopesSupported: string[] },
 ): AuthServerConfig {
-  const options = readOptions(schema, authServerOptions, values);
+  const options = readDeclared(authServerOptions, values);
   let upstream: UpstreamConfig;
   if (options["upstream-issuer"] && options["github-client-id"]) {
     throw new ConfigError("--upstream-issuer and --github-client-id name two identity providers; keep one.");
@@ -91,5 +74,6 @@ export function readAuthServerConfig(
     scopesSupported: context.scopesSupported,
     signInLifetimeSeconds: parseDuration("sign-in-lifetime", options["sign-in-lifetime"]),
     identityRecheckSeconds: parseDuration("identity-recheck", options["identity-recheck"]),
+    stateTimeoutMs: options["state-timeout-ms"],
   };
 }

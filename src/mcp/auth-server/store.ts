@@ -13,6 +13,7 @@ import { join } from "node:path";
 // Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
 import type { SQL } from "bun";
 import { openSqlStore } from "../../core/sql-store.ts";
+import { DEFAULT_STATE_TIMEOUT_MS } from "./flags.ts";
 import type { Identity } from "./policy.ts";
 
 export interface ClientRecord {
@@ -142,17 +143,20 @@ export class StoreUnavailable extends Error {}
 const PING_TIMEOUT_MS = 2000;
 
 /**
- * Every method of `store`, with a failure told apart: when the database no longer answers a
- * trivial query, the error becomes `StoreUnavailable`; any other error passes unchanged.
+ * Every method of `store`, bounded in time and with a failure told apart: a call that does not
+ * answer within `timeoutMs` (a database behind a dropped network never answers, and its client
+ * never gives up) and an error while the database no longer answers a trivial query both become
+ * `StoreUnavailable`; any other error passes unchanged.
  */
-export function guardStore(store: Store): Store {
+export function guardStore(store: Store, timeoutMs: number = DEFAULT_STATE_TIMEOUT_MS): Store {
   const reachable = () => storeReachable(store);
   const guarded = { kind: store.kind } as Record<string, unknown>;
   for (const [name, method] of Object.entries(store)) {
     if (typeof method !== "function") continue;
     guarded[name] = async (...args: unknown[]) => {
       try {
-        return await (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+        const call = (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+        return name === "close" ? await call : await withinTime(call, timeoutMs, store.kind);
       } catch (error) {
         if (error instanceof StoreUnavailable || name === "close") throw error;
         if (name === "ping" || !(await reachable()))
@@ -162,6 +166,22 @@ export function guardStore(store: Store): Store {
     };
   }
   return guarded as unknown as Store;
+}
+
+/** The call's outcome, or StoreUnavailable once `ms` have passed (the call itself cannot be taken back). */
+async function withinTime<T>(call: Promise<T>, ms: number, kind: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new StoreUnavailable(`the ${kind} state store did not answer within ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Whether the database answers a trivial query within two seconds (never throws). */
@@ -207,13 +227,13 @@ const ADDED_COLUMNS = [
 
 type Row = Record<string, unknown>;
 
-export async function openStore(state: string): Promise<Store> {
+export async function openStore(state: string, timeoutMs: number = DEFAULT_STATE_TIMEOUT_MS): Promise<Store> {
   const { sql, dialect } = await openSqlStore(state, {
     lockKey: SCHEMA_LOCK,
     statements: () => SCHEMA,
     addedColumns: ADDED_COLUMNS,
   });
-  return guardStore(createSqlStore(sql, dialect));
+  return guardStore(createSqlStore(sql, dialect), timeoutMs);
 }
 
 const num = (value: unknown): number => Number(value);
