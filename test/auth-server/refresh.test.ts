@@ -174,6 +174,38 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     expect(late.body.error).toBe("invalid_grant");
   });
 
+  test("a sign-in recorded by an older release (no sign-in time) ends counted from its first token, not its latest", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    offset = 10 * MINUTE;
+    const second = await refresh(clientId, first);
+    expect(second.status).toBe(200);
+    // As an older release wrote them: no sign-in time, each token living 30 days from its minting
+    // (no cap at the sign-in's end), and the first one minted 4 h ago (the lifetime is 3 h).
+    const expiryIfMintedNow = Date.now() + offset + 30 * 24 * 60 * MINUTE;
+    const db = new Database(join(h.dir, "state", "auth.db"));
+    try {
+      const rows = db
+        .query("select hash, data, expires_at from oauth_refresh_tokens where family_id = ? order by expires_at")
+        .all(signIn) as { hash: string; data: string; expires_at: number }[];
+      expect(rows.length).toBe(2);
+      for (const [index, row] of rows.entries()) {
+        const { signedInAt: _signedIn, checkedAt: _checked, ...data } = JSON.parse(row.data);
+        const expiresAt = index === 0 ? expiryIfMintedNow - 4 * 60 * MINUTE : expiryIfMintedNow;
+        db.query("update oauth_refresh_tokens set data = ?, expires_at = ? where hash = ?").run(
+          JSON.stringify(data),
+          expiresAt,
+          row.hash,
+        );
+      }
+    } finally {
+      db.close();
+    }
+    const late = await refresh(clientId, second.body.refresh_token);
+    expect(late.status).toBe(400);
+    expect(late.body.error).toBe("invalid_grant");
+    expect(late.body.error_description).toContain("maximum lifetime");
+  });
+
   test("an access token never outlives the sign-in: near its end, a refresh gets one that expires with it", async () => {
     const { clientId, first } = await signedIn();
     // 3 h sign-in (this harness); refreshed at 2 h 50 min, a full-length access token would outlive it.

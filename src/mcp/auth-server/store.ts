@@ -124,6 +124,8 @@ export interface Store {
   deleteRefresh(hash: string): Promise<void>;
   findRefresh(hash: string): Promise<RefreshRecord | undefined>;
   revokeFamily(familyId: string): Promise<number>;
+  /** The earliest expiry among the family's stored tokens: its first token's, minted at the sign-in. */
+  firstExpiryOfFamily(familyId: string): Promise<number | undefined>;
   /** Whether a sign-in was revoked (a replayed code, a reused refresh token, RFC 7009 revocation). */
   isFamilyRevoked(familyId: string): Promise<boolean>;
   listSigningKeys(now: number): Promise<SigningKeyRecord[]>;
@@ -376,6 +378,11 @@ function grantQueries(sql: SQL) {
       const result =
         await sql`update oauth_refresh_tokens set revoked = 1 where family_id = ${familyId} and revoked = 0`;
       return result.count;
+    },
+    async firstExpiryOfFamily(familyId) {
+      const rows: Row[] =
+        await sql`select min(expires_at) as first from oauth_refresh_tokens where family_id = ${familyId}`;
+      return rows[0]?.first == null ? undefined : Number(rows[0].first);
     },
   } satisfies Partial<Store>;
 }

@@ -113,8 +113,7 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
   const now = deps.config.now();
   if (known.revoked || known.expiresAt <= now)
     return oauthError("invalid_grant", "the refresh token is expired or revoked; sign in again.");
-  // Rows from before the sign-in time was recorded: their first expiry is the closest we know.
-  const signedInAt = known.signedInAt ?? known.expiresAt - deps.config.refreshTokenTtl * 1000;
+  const signedInAt = known.signedInAt ?? (await legacySignIn(deps, known));
   if (now >= signedInAt + deps.config.signInLifetime * 1000)
     return oauthError("invalid_grant", "this sign-in reached its maximum lifetime; sign in again.");
   if (known.rotatedAt !== undefined && (known.retried || now - known.rotatedAt > deps.config.refreshGrace * 1000))
@@ -142,6 +141,16 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
   if (refused) return refused;
   deps.log.info("tokens issued", { client_id: clientId, grant: "refresh_token" });
   return jsonResponse(await tokenResponse(deps, grant, next.token));
+}
+
+/**
+ * When a sign-in recorded by an older release (no sign-in time) began: its family's first token
+ * was minted then, so its expiry less the token lifetime. Never the presented token's own: each
+ * rotation would move the start, and the sign-in would never end.
+ */
+async function legacySignIn(deps: Deps, known: RefreshRecord): Promise<number> {
+  const firstExpiry = (await deps.store.firstExpiryOfFamily(known.familyId)) ?? known.expiresAt;
+  return Math.min(firstExpiry, known.expiresAt) - deps.config.refreshTokenTtl * 1000;
 }
 
 /**
