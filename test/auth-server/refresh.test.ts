@@ -157,6 +157,55 @@ describe("G3: a rotated refresh token reused within the grace window", () => {
   });
 });
 
+describe("the second review's fixes (issue 18)", () => {
+  test("an IdP answering 401 invalid_client (mcpkit's own credentials) is a 503 to retry, not the user signed out", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    idpAnswer = { status: 401, body: { error: "invalid_client", error_description: "client secret expired" } };
+    offset = 16 * MINUTE;
+    const failed = await refresh(clientId, first);
+    expect(failed.status).toBe(503);
+    expect(failed.body.error).toBe("temporarily_unavailable");
+    expect(await h.as.isSignInRevoked(signIn)).toBe(false);
+    idpAnswer = undefined;
+    expect((await refresh(clientId, first)).status).toBe(200);
+  });
+
+  test("a token rotated by an older release (no successor recorded) gets no retry: reusing it revokes the family", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    const second = await refresh(clientId, first);
+    expect(second.status).toBe(200);
+    const db = new Database(join(h.dir, "state", "auth.db"));
+    try {
+      db.query("update oauth_refresh_tokens set successor = null where family_id = ? and rotated_at is not null").run(
+        signIn,
+      );
+    } finally {
+      db.close();
+    }
+    offset += 1000;
+    const retried = await refresh(clientId, first);
+    expect(retried.body.error).toBe("invalid_grant");
+    expect(liveTokens(signIn)).toBe(0);
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+  });
+
+  test("a revoked sign-in stays revoked for a day after its tokens expire, so its access tokens stay refused after a purge", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    await refresh(clientId, first);
+    offset += 60_000;
+    expect((await refresh(clientId, first)).body.error).toBe("invalid_grant");
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+    // Past the 3 h sign-in (every token of it expired), the purge keeps the revoked rows.
+    offset = 3 * 60 * MINUTE + MINUTE;
+    await h.as.purge();
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+    // A day later they go.
+    offset = 3 * 60 * MINUTE + 25 * 60 * MINUTE;
+    await h.as.purge();
+    expect(await h.as.isSignInRevoked(signIn)).toBe(false);
+  });
+});
+
 describe("G5: a sign-in ends, and an offboarded user loses access", () => {
   test("a refresh after the sign-in lifetime is invalid_grant, however recently the token was rotated", async () => {
     const { clientId, first } = await signedIn();

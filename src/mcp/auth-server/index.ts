@@ -106,7 +106,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     ...revokeRoutes(deps),
   ];
   const purge = async () => {
-    const removed = await store.purge(Date.now());
+    const removed = await store.purge(config.now());
     if (removed > 0) log.debug("purged expired authorization rows", { removed });
     return removed;
   };
