@@ -123,6 +123,8 @@ export interface Store {
   deleteRefresh(hash: string): Promise<void>;
   findRefresh(hash: string): Promise<RefreshRecord | undefined>;
   revokeFamily(familyId: string): Promise<number>;
+  /** The earliest expiry among a family's rows: where a sign-in without a recorded start began. */
+  familyEarliestExpiry(familyId: string): Promise<number | undefined>;
   /** Whether a sign-in was revoked (a replayed code, a reused refresh token, RFC 7009 revocation). */
   isFamilyRevoked(familyId: string): Promise<boolean>;
   listSigningKeys(now: number): Promise<SigningKeyRecord[]>;
@@ -139,22 +141,27 @@ export interface Store {
 /** The database cannot be reached (not a query that failed on its own): callers answer 503. */
 export class StoreUnavailable extends Error {}
 
-const PING_TIMEOUT_MS = 2000;
+/** How long one store call may take before the request answers 503 (queries here take milliseconds). */
+export const STORE_CALL_TIMEOUT_MS = 5000;
 
 /**
  * Every method of `store`, with a failure told apart: when the database no longer answers a
- * trivial query, the error becomes `StoreUnavailable`; any other error passes unchanged.
+ * trivial query, or a call does not settle within `timeoutMs` (a database that accepts the
+ * connection and never answers), the error becomes `StoreUnavailable`; any other error passes
+ * unchanged.
  */
-export function guardStore(store: Store): Store {
-  const reachable = () => storeReachable(store);
+export function guardStore(store: Store, timeoutMs = STORE_CALL_TIMEOUT_MS): Store {
+  const reachable = () => storeReachable(store, timeoutMs);
   const guarded = { kind: store.kind } as Record<string, unknown>;
   for (const [name, method] of Object.entries(store)) {
     if (typeof method !== "function") continue;
     guarded[name] = async (...args: unknown[]) => {
+      const call = (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+      if (name === "close") return call;
       try {
-        return await (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+        return await withTimeout(call, timeoutMs, () => new StoreUnavailable(unanswered(store.kind, timeoutMs)));
       } catch (error) {
-        if (error instanceof StoreUnavailable || name === "close") throw error;
+        if (error instanceof StoreUnavailable) throw error;
         if (name === "ping" || !(await reachable()))
           throw new StoreUnavailable(`the ${store.kind} state store is unreachable: ${describe(error)}`);
         throw error;
@@ -164,15 +171,26 @@ export function guardStore(store: Store): Store {
   return guarded as unknown as Store;
 }
 
-/** Whether the database answers a trivial query within two seconds (never throws). */
-export function storeReachable(store: Store): Promise<boolean> {
+const unanswered = (kind: string, ms: number) => `the ${kind} state store did not answer within ${ms} ms`;
+
+/** `promise`, or the error `onTimeout` makes when it has not settled after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(resolve, PING_TIMEOUT_MS, false);
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
   });
-  return Promise.race([store.ping().then(() => true), timeout])
-    .catch(() => false)
-    .finally(() => clearTimeout(timer));
+  // The abandoned call may still fail later: observed, so it is not an unhandled rejection.
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Whether the database answers a trivial query within `timeoutMs` (never throws). */
+export function storeReachable(store: Store, timeoutMs = STORE_CALL_TIMEOUT_MS): Promise<boolean> {
+  return withTimeout(
+    store.ping().then(() => true),
+    timeoutMs,
+    () => new Error("timeout"),
+  ).catch(() => false);
 }
 
 function describe(error: unknown): string {
@@ -204,18 +222,28 @@ const ADDED_COLUMNS = [
 
 type Row = Record<string, unknown>;
 
-export async function openStore(state: string): Promise<Store> {
+/**
+ * Opens (and creates or upgrades) the store. `timeoutMs` bounds every call, start-up included:
+ * a database that accepts connections and never answers fails the start, then each request, in
+ * that time instead of hanging them.
+ */
+export async function openStore(state: string, timeoutMs = STORE_CALL_TIMEOUT_MS): Promise<Store> {
   const postgres = /^postgres(ql)?:\/\//.test(state);
   let sql: SQL;
   if (postgres) {
-    // A database that accepts no connection must fail the request in seconds, not hang it.
-    sql = new Bun.SQL(state, { max: 4, connectionTimeout: 5 });
+    sql = new Bun.SQL(state, {
+      max: 4,
+      // A database that accepts no connection must fail the request in seconds, not hang it.
+      connectionTimeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+      // The server ends a statement that outlives the caller's wait (a lock held elsewhere, …).
+      connection: { statement_timeout: timeoutMs, lock_timeout: timeoutMs },
+    });
   } else {
     const path = state.replace(/^sqlite:(\/\/)?/, "");
     createPrivateFile(path);
     sql = new Bun.SQL({ adapter: "sqlite", filename: path });
   }
-  await sql.begin(async (tx) => {
+  const schema = sql.begin(async (tx) => {
     // Two instances starting together would race on CREATE TABLE in Postgres.
     if (postgres) await tx`select pg_advisory_xact_lock(7210942)`;
     for (const statement of SCHEMA) await tx.unsafe(statement);
@@ -225,7 +253,14 @@ export async function openStore(state: string): Promise<Store> {
         await tx.unsafe(`alter table ${table} add column ${column} ${type}`);
     }
   });
-  return guardStore(createSqlStore(sql, postgres ? "postgres" : "sqlite"));
+  const kind = postgres ? "postgres" : "sqlite";
+  try {
+    await withTimeout(schema, timeoutMs, () => new StoreUnavailable(unanswered(kind, timeoutMs)));
+  } catch (error) {
+    void sql.close({ timeout: 0 }).catch(() => undefined);
+    throw error;
+  }
+  return guardStore(createSqlStore(sql, kind), timeoutMs);
 }
 
 /** The database holds hashed tokens and sealed secrets, but still: owner-only, from the first byte. */
@@ -375,6 +410,11 @@ function grantQueries(sql: SQL) {
       const rows: Row[] =
         await sql`select 1 from oauth_refresh_tokens where family_id = ${familyId} and revoked = 1 limit 1`;
       return rows.length > 0;
+    },
+    async familyEarliestExpiry(familyId) {
+      const rows: Row[] =
+        await sql`select min(expires_at) as earliest from oauth_refresh_tokens where family_id = ${familyId}`;
+      return optionalNum(rows[0]?.earliest);
     },
     async revokeFamily(familyId) {
       const result =

@@ -30,8 +30,19 @@ export interface TokenResponse {
   scope: string;
 }
 
-export async function signAccessToken(deps: Deps, grant: Grant): Promise<string> {
+/**
+ * Seconds an access token of this grant may live: the configured lifetime, cut at the end of the
+ * sign-in, so no token outlives `--sign-in-lifetime` (at least one second: the grant was checked live).
+ */
+export function accessTokenLifetime(deps: Deps, grant: Grant): number {
+  const signInEnd = grant.signedInAt + deps.config.signInLifetime * 1000;
+  const remaining = Math.floor((signInEnd - deps.config.now()) / 1000);
+  return Math.max(1, Math.min(deps.config.accessTokenTtl, remaining));
+}
+
+export async function signAccessToken(deps: Deps, grant: Grant, lifetime: number): Promise<string> {
   const { kid, key } = await deps.keys.signingKey();
+  // Real time here: the resource server checks `exp` against its own clock.
   const now = Math.floor(Date.now() / 1000);
   // `sid` names the sign-in (the refresh-token family), so revoking it cuts off its access tokens too.
   return new jose.SignJWT({ scope: grant.scopes.join(" "), client_id: grant.clientId, sid: grant.familyId })
@@ -40,7 +51,7 @@ export async function signAccessToken(deps: Deps, grant: Grant): Promise<string>
     .setAudience(grant.resource)
     .setSubject(grant.subject)
     .setIssuedAt(now)
-    .setExpirationTime(now + deps.config.accessTokenTtl)
+    .setExpirationTime(now + lifetime)
     .setJti(randomToken(16))
     .sign(key);
 }
@@ -73,10 +84,11 @@ export async function mintRefreshToken(deps: Deps, grant: Grant): Promise<{ toke
 export async function tokenResponse(deps: Deps, grant: Grant, refreshToken: string): Promise<TokenResponse> {
   // A client in use is no longer an "unused registration": keep it as long as its refresh token.
   await deps.store.extendClient(grant.clientId, deps.config.now() + deps.config.refreshTokenTtl * 1000);
+  const lifetime = accessTokenLifetime(deps, grant);
   return {
-    access_token: await signAccessToken(deps, grant),
+    access_token: await signAccessToken(deps, grant, lifetime),
     token_type: "Bearer",
-    expires_in: deps.config.accessTokenTtl,
+    expires_in: lifetime,
     refresh_token: refreshToken,
     scope: grant.scopes.join(" "),
   };

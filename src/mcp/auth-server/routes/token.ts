@@ -11,9 +11,9 @@ import type { Deps } from "../context.ts";
 import { hashToken, s256, safeEqual } from "../crypto.ts";
 import { BadRequest, type Route, jsonResponse, oauthError, preflight, readForm, single } from "../http.ts";
 import { type Identity, grantScopes } from "../policy.ts";
-import type { RefreshRecord } from "../store.ts";
+import { type RefreshRecord, StoreUnavailable } from "../store.ts";
 import { type Grant, issueTokens, mintRefreshToken, tokenResponse } from "../tokens.ts";
-import { UpstreamDenied, type UpstreamTokens } from "../upstream.ts";
+import { confirmIdentity } from "../recheck.ts";
 
 export function tokenRoutes(deps: Deps): Route[] {
   return [
@@ -93,7 +93,8 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
   if (wrongResource) return wrongResource;
   const scopes = allowedNow(deps, granted.identity, granted.scopes);
   if (scopes.length === 0) return oauthError("invalid_grant", "the access policy no longer allows this user.");
-  const signedInAt = granted.signedInAt ?? deps.config.now();
+  // A code from before the sign-in time was recorded: it was issued right after the sign-in.
+  const signedInAt = granted.signedInAt ?? granted.expiresAt - deps.config.codeTtl * 1000;
   const tokens = await issueTokens(deps, { ...granted, scopes, signedInAt, checkedAt: signedInAt });
   deps.log.info("tokens issued", { client_id: clientId, grant: "authorization_code" });
   return jsonResponse(tokens);
@@ -113,8 +114,7 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
   const now = deps.config.now();
   if (known.revoked || known.expiresAt <= now)
     return oauthError("invalid_grant", "the refresh token is expired or revoked; sign in again.");
-  // Rows from before the sign-in time was recorded: their first expiry is the closest we know.
-  const signedInAt = known.signedInAt ?? known.expiresAt - deps.config.refreshTokenTtl * 1000;
+  const signedInAt = known.signedInAt ?? (await legacySignInTime(deps, known));
   if (now >= signedInAt + deps.config.signInLifetime * 1000)
     return oauthError("invalid_grant", "this sign-in reached its maximum lifetime; sign in again.");
   if (known.rotatedAt !== undefined && (known.retried || now - known.rotatedAt > deps.config.refreshGrace * 1000))
@@ -129,7 +129,7 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
       `a refresh can only narrow the scopes; this grant has ${known.scopes.join(" ")}.`,
     );
   }
-  const confirmed = await confirmIdentity(deps, known, now);
+  const confirmed = await reconfirm(deps, known, now);
   if (confirmed instanceof Response) return confirmed;
   const scopes = allowedNow(deps, confirmed.identity, requested);
   if (scopes.length === 0) {
@@ -142,6 +142,17 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
   if (refused) return refused;
   deps.log.info("tokens issued", { client_id: clientId, grant: "refresh_token" });
   return jsonResponse(await tokenResponse(deps, grant, next.token));
+}
+
+/**
+ * When a sign-in began whose rows predate the recorded sign-in time (an older release): the
+ * creation of its family's earliest row still kept, that row's expiry less the refresh-token
+ * lifetime. Never the presented row's own creation (each rotation would restart the sign-in),
+ * never now. Once rotated, the successor records this time, so it is derived once.
+ */
+async function legacySignInTime(deps: Deps, known: RefreshRecord): Promise<number> {
+  const earliest = (await deps.store.familyEarliestExpiry(known.familyId)) ?? known.expiresAt;
+  return Math.min(earliest, known.expiresAt) - deps.config.refreshTokenTtl * 1000;
 }
 
 /**
@@ -181,40 +192,17 @@ async function reuseDetected(deps: Deps, familyId: string, clientId: string): Pr
   );
 }
 
-/**
- * Who the user is now: the stored identity while it was confirmed recently, else asked again at
- * the IdP with the upstream tokens kept (sealed) since sign-in. An IdP that refuses the user ends
- * the sign-in; one that cannot be reached gets a retry later, the refresh token unspent.
- */
-async function confirmIdentity(
+/** The identity re-check's answer as the token endpoint gives it: revoked, retry later, or go on. */
+async function reconfirm(
   deps: Deps,
   known: RefreshRecord,
   now: number,
 ): Promise<Response | { identity: Identity; checkedAt: number }> {
-  const checkedAt = known.checkedAt ?? known.signedInAt ?? 0;
-  const unchanged = { identity: known.identity, checkedAt };
-  if (deps.config.identityRecheck === 0 || now - checkedAt < deps.config.identityRecheck * 1000) return unchanged;
-  const stored = await upstreamTokensOf(deps, known.subject, now);
-  if (!stored) return unchanged;
+  let confirmed: Awaited<ReturnType<typeof confirmIdentity>>;
   try {
-    const result = await deps.upstream.recheck(stored, known.identity);
-    if (!result) return unchanged;
-    // Kept first: an IdP that rotates refresh tokens has already retired the stored one.
-    if (result.tokens !== stored) await keepUpstreamTokens(deps, known.subject, result.tokens, now);
-    const identity = result.identity ?? known.identity;
-    if (identity.subject !== known.subject) throw new UpstreamDenied("the identity provider named another user.");
-    return { identity, checkedAt: now };
+    confirmed = await confirmIdentity(deps, known, now);
   } catch (error) {
-    if (error instanceof UpstreamDenied) {
-      const revoked = await deps.store.revokeFamily(known.familyId);
-      deps.log.info("identity provider no longer confirms the user; sign-in revoked", {
-        client_id: known.clientId,
-        user: known.identity.displayName,
-        reason: error.message,
-        revoked,
-      });
-      return oauthError("invalid_grant", "the identity provider no longer confirms this user; sign in again.");
-    }
+    if (error instanceof StoreUnavailable) throw error;
     deps.log.warn("identity re-check failed; the client may retry", {
       error: error instanceof Error ? error.message : String(error),
     });
@@ -225,21 +213,13 @@ async function confirmIdentity(
       { "retry-after": "60" },
     );
   }
-}
-
-async function upstreamTokensOf(deps: Deps, subject: string, now: number): Promise<UpstreamTokens | undefined> {
-  const sealed = await deps.store.getUpstreamTokens(subject, now);
-  if (!sealed) return undefined;
-  try {
-    return JSON.parse(deps.keyring.open(sealed, `upstream-tokens:${subject}`)) as UpstreamTokens;
-  } catch {
-    deps.log.warn("stored upstream tokens cannot be opened (another --state-key?); identity not re-checked");
-    return undefined;
-  }
-}
-
-async function keepUpstreamTokens(deps: Deps, subject: string, tokens: UpstreamTokens, now: number): Promise<void> {
-  const expiresAt = Math.max(now + deps.config.refreshTokenTtl * 1000, (tokens.expires_at ?? 0) * 1000);
-  const sealed = deps.keyring.seal(JSON.stringify(tokens), `upstream-tokens:${subject}`);
-  await deps.store.putUpstreamTokens(subject, sealed, expiresAt, now);
+  if (!("denied" in confirmed)) return confirmed;
+  const revoked = await deps.store.revokeFamily(known.familyId);
+  deps.log.info("identity provider no longer confirms the user; sign-in revoked", {
+    client_id: known.clientId,
+    user: known.identity.displayName,
+    reason: confirmed.denied,
+    revoked,
+  });
+  return oauthError("invalid_grant", "the identity provider no longer confirms this user; sign in again.");
 }
