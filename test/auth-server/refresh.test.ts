@@ -239,8 +239,9 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
 
 describe("G5 second review: the re-check fails closed, and nothing outlives the sign-in", () => {
   test("an upstream access token expired with no upstream refresh token ends the sign-in at the re-check", async () => {
-    // The IdP granted no offline access: a 10-minute access token and nothing to refresh it with.
-    const { clientId, first, signIn } = await signedIn({ accessOnlyFor: 600 });
+    // The IdP granted no offline access: a short access token and nothing to refresh it with, so by
+    // the re-check nothing can ask the IdP about the user any more.
+    const { clientId, first, signIn } = await signedIn({ accessOnlyFor: 1 });
     offset = 5 * MINUTE;
     const early = await refresh(clientId, first);
     expect(early.status).toBe(200);
