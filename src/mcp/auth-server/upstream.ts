@@ -269,6 +269,26 @@ function createGithubUpstream(
     return (await response.json()) as T;
   };
 
+  const refreshGithubToken = async (refreshToken: string): Promise<UpstreamTokens> => {
+    try {
+      const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, {
+        ...insecureFor(web),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      // GitHub answers a refused refresh with HTTP 200 and an `error` field.
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => undefined)) as { error?: unknown } | undefined;
+      if (body?.error === "bad_refresh_token")
+        throw new UpstreamDenied("GitHub refused to refresh the user's token (bad_refresh_token).");
+      const result = await oauth.processRefreshTokenResponse(as, client, response);
+      return { ...tokensOf(result, clock), refresh_token: result.refresh_token ?? refreshToken };
+    } catch (error) {
+      rethrowRecheck(error);
+    }
+  };
+
   return {
     label: new URL(web).host,
     async authorizationUrl(pending) {
@@ -296,9 +316,14 @@ function createGithubUpstream(
         rethrow(error);
       }
     },
-    async recheck(tokens, previous) {
-      // GitHub OAuth-app tokens do not expire; one the user or an admin revoked answers 401.
-      if (!stillValid(tokens, clock)) return undefined;
+    async recheck(stored, previous) {
+      // GitHub OAuth-app tokens do not expire; one the user or an admin revoked answers 401. A
+      // GitHub App's user token expires (8 h) and comes with a refresh token to renew it.
+      let tokens = stored;
+      if (!stillValid(stored, clock)) {
+        if (!stored.refresh_token) return undefined;
+        tokens = await refreshGithubToken(stored.refresh_token);
+      }
       const user = await getJson<{ id: number; login: string }>("/user", tokens.access_token);
       if (String(user.id) !== previous.upstreamSubject) throw new UpstreamDenied("GitHub answered for another user.");
       const orgs = wantOrgs ? await getJson<{ login: string }[]>("/user/orgs", tokens.access_token) : [];
