@@ -28,7 +28,7 @@ import { revokeRoutes } from "./routes/revoke.ts";
 import { tokenRoutes } from "./routes/token.ts";
 import { errorPage } from "./pages.ts";
 import { CALLBACK_PATH } from "./routes/callback.ts";
-import { StoreUnavailable, openStore, storeReachable } from "./store.ts";
+import { PING_TIMEOUT_MS, StoreUnavailable, openStore, storeReachable } from "./store.ts";
 import { createUpstream } from "./upstream.ts";
 
 export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
@@ -126,7 +126,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     metadata: authorizationServerMetadata(deps),
     verifierKeys: () => keys.jwks(),
     isSignInRevoked: (signInId) => store.isFamilyRevoked(signInId),
-    storeReachable: () => storeReachable(store, config.storeTimeoutMs),
+    storeReachable: () => storeReachable(store, Math.min(PING_TIMEOUT_MS, config.storeTimeoutMs)),
     handle: dispatcher(routes, log),
     serves: (path) => routes.some((route) => route.path === path),
     rotateSigningKey: () => keys.rotate(),

@@ -143,6 +143,8 @@ export class StoreUnavailable extends Error {}
 
 /** How long one store call may take before the request answers 503 (queries here take milliseconds). */
 export const STORE_CALL_TIMEOUT_MS = 5000;
+/** A trivial `select 1` answers in milliseconds; health checks and the reachability probe wait at most this. */
+export const PING_TIMEOUT_MS = 2000;
 
 /**
  * Every method of `store`, with a failure told apart: when the database no longer answers a
@@ -151,7 +153,7 @@ export const STORE_CALL_TIMEOUT_MS = 5000;
  * unchanged.
  */
 export function guardStore(store: Store, timeoutMs = STORE_CALL_TIMEOUT_MS): Store {
-  const reachable = () => storeReachable(store, timeoutMs);
+  const reachable = () => storeReachable(store, Math.min(PING_TIMEOUT_MS, timeoutMs));
   const guarded = { kind: store.kind } as Record<string, unknown>;
   for (const [name, method] of Object.entries(store)) {
     if (typeof method !== "function") continue;
@@ -185,7 +187,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error)
 }
 
 /** Whether the database answers a trivial query within `timeoutMs` (never throws). */
-export function storeReachable(store: Store, timeoutMs = STORE_CALL_TIMEOUT_MS): Promise<boolean> {
+export function storeReachable(store: Store, timeoutMs = PING_TIMEOUT_MS): Promise<boolean> {
   return withTimeout(
     store.ping().then(() => true),
     timeoutMs,
