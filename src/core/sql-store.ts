@@ -30,11 +30,22 @@ export function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//i.test(url) ? "postgres" : "sqlite";
 }
 
-/** Opens `postgres://…` or `sqlite:PATH` and creates what the schema names; closes it again if that fails. */
-export async function openSqlStore(url: string, schema: StoreSchema): Promise<SqlStore> {
+/**
+ * Opens `postgres://…` or `sqlite:PATH` and creates what the schema names; closes it again if that
+ * fails. On Postgres `timeoutMs` bounds the wait for a connection and, on the server, each
+ * statement and lock wait, so a request that outlived its caller does not run on.
+ */
+export async function openSqlStore(url: string, schema: StoreSchema, timeoutMs = 5000): Promise<SqlStore> {
   const dialect = dialectOf(url);
-  // A database that accepts no connection must fail a request in seconds, not hang it.
-  const sql = dialect === "postgres" ? new Bun.SQL(url, { max: 4, connectionTimeout: 5 }) : openSqliteFile(url);
+  const sql =
+    dialect === "postgres"
+      ? new Bun.SQL(url, {
+          max: 4,
+          // A database that accepts no connection must fail a request in seconds, not hang it.
+          connectionTimeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+          connection: { statement_timeout: timeoutMs, lock_timeout: timeoutMs },
+        })
+      : openSqliteFile(url);
   try {
     if (dialect === "postgres") {
       await sql.begin(async (tx) => {

@@ -13,6 +13,11 @@ import { type AuthServer, createAuthorizationServer } from "../../src/mcp/auth-s
 import { Browser, authorizeUrl, pkce, readConsent, registerClient, submitConsent, tokenRequest } from "./harness.ts";
 
 const GITHUB_TOKEN = "gho_fakeGithubAccessToken0123456789";
+/** A GitHub App's user tokens: they expire after 8 hours and come with a refresh token. */
+const APP_TOKEN = "ghu_fakeGithubAppUserToken0123456789";
+const APP_REFRESH = "ghr_fakeGithubAppRefreshToken0123456789";
+let githubApp = false;
+let appRefreshes = 0;
 let github: ReturnType<typeof Bun.serve>;
 let server: ReturnType<typeof Bun.serve>;
 let as: AuthServer;
@@ -47,6 +52,17 @@ beforeAll(async () => {
       if (url.pathname === "/login/oauth/access_token" && request.method === "POST") {
         const form = new URLSearchParams(await request.text());
         tokenRequests.push(form);
+        if (form.get("grant_type") === "refresh_token") {
+          appRefreshes++;
+          if (form.get("refresh_token") !== APP_REFRESH || tokenRevoked)
+            return Response.json({ error: "bad_refresh_token" });
+          return Response.json({
+            access_token: APP_TOKEN,
+            expires_in: 28_800,
+            refresh_token: APP_REFRESH,
+            token_type: "bearer",
+          });
+        }
         const grant = grants.get(form.get("code") ?? "");
         const verified =
           grant &&
@@ -56,6 +72,13 @@ beforeAll(async () => {
         // GitHub answers errors with HTTP 200 and an `error` field.
         if (!verified || form.get("client_secret") !== "gh-secret")
           return Response.json({ error: "bad_verification_code" });
+        if (githubApp)
+          return Response.json({
+            access_token: APP_TOKEN,
+            expires_in: 28_800,
+            refresh_token: APP_REFRESH,
+            token_type: "bearer",
+          });
         return Response.json({
           access_token: GITHUB_TOKEN,
           token_type: "bearer",
@@ -63,7 +86,8 @@ beforeAll(async () => {
         });
       }
       apiCalls.push(url.pathname);
-      if (tokenRevoked || request.headers.get("authorization") !== `Bearer ${GITHUB_TOKEN}`)
+      const bearer = request.headers.get("authorization");
+      if (tokenRevoked || (bearer !== `Bearer ${GITHUB_TOKEN}` && bearer !== `Bearer ${APP_TOKEN}`))
         return Response.json({ message: "Bad credentials" }, { status: 401 });
       if (url.pathname === "/user") return Response.json({ id: 4242, login: "Octo" });
       if (url.pathname === "/user/emails")
@@ -212,6 +236,27 @@ test("G5: a GitHub token revoked by the user ends the sign-in at the next re-che
     expect(refused.body.error).toBe("invalid_grant");
     expect(logs.join("")).not.toContain(GITHUB_TOKEN);
   } finally {
+    tokenRevoked = false;
+    offset = 0;
+  }
+});
+
+test("G5: a GitHub App's expired user token is refreshed for the re-check; a refused refresh ends the sign-in", async () => {
+  githubApp = true;
+  appRefreshes = 0;
+  try {
+    const { clientId, refreshToken } = await signedInOcto();
+    offset = 9 * 3600_000; // past the 8-hour user token
+    const confirmed = await refreshAs(clientId, refreshToken);
+    expect(confirmed.status).toBe(200);
+    expect(appRefreshes).toBe(1);
+    tokenRevoked = true;
+    offset = 18 * 3600_000;
+    const refused = await refreshAs(clientId, String(confirmed.body.refresh_token));
+    expect(refused.body.error).toBe("invalid_grant");
+    expect(logs.join("")).not.toContain(APP_REFRESH);
+  } finally {
+    githubApp = false;
     tokenRevoked = false;
     offset = 0;
   }

@@ -7,6 +7,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Events } from "oauth2-mock-server";
+import { hashToken } from "../../src/mcp/auth-server/crypto.ts";
 import { type Harness, fullFlow, startHarness, tokenRequest } from "./harness.ts";
 
 const MINUTE = 60_000;
@@ -14,8 +15,8 @@ let h: Harness;
 let offset = 0;
 let idpRefreshes = 0;
 let idpAnswer: { status: number; body: Record<string, unknown> } | undefined;
-/** Set: the IdP's sign-in answer carries no refresh token and an access token that expires at once. */
-let noWayToRecheck = false;
+/** Upstream tokens without a refresh token and with this access-token lifetime (an IdP without offline access). */
+let accessOnlyFor: number | undefined;
 /** Upstream refresh tokens mcpkit sent to the IdP, and those the IdP issued back. */
 const upstreamSent: unknown[] = [];
 const upstreamIssued: unknown[] = [];
@@ -30,9 +31,9 @@ beforeAll(async () => {
   });
   h.idp.server.service.on(Events.BeforeResponse, (response, request) => {
     const body = (request as unknown as { body?: Record<string, unknown> }).body;
-    if (body?.grant_type === "authorization_code" && noWayToRecheck) {
+    if (body?.grant_type === "authorization_code" && accessOnlyFor !== undefined) {
       delete response.body.refresh_token;
-      response.body.expires_in = 1;
+      response.body.expires_in = accessOnlyFor;
     }
     if (body?.grant_type !== "refresh_token") return;
     idpRefreshes++;
@@ -60,6 +61,20 @@ function signInOf(accessToken: unknown): string {
   return claims.sid;
 }
 
+/** Runs `statements` against the authorization server's SQLite file (rows an older release wrote, …). */
+function withDb<T>(statements: (db: Database) => T): T {
+  const db = new Database(join(h.dir, "state", "auth.db"));
+  try {
+    return statements(db);
+  } finally {
+    db.close();
+  }
+}
+
+function claimsOf(accessToken: unknown): { iat: number; exp: number; sid: string } {
+  return JSON.parse(Buffer.from(String(accessToken).split(".")[1], "base64url").toString());
+}
+
 /** Refresh tokens of a sign-in that would still be accepted as a first use: the family's live branches. */
 function liveTokens(signIn: string): number {
   const db = new Database(join(h.dir, "state", "auth.db"), { readonly: true });
@@ -75,10 +90,10 @@ function liveTokens(signIn: string): number {
   }
 }
 
-async function signedIn() {
+async function signedIn(upstream: { accessOnlyFor?: number } = {}) {
   offset = 0;
   idpAnswer = undefined;
-  noWayToRecheck = false;
+  accessOnlyFor = upstream.accessOnlyFor;
   h.idp.user = { sub: "alice-sub", email: "alice@example.com", email_verified: true };
   const flow = await fullFlow(h);
   expect(flow.tokens.status).toBe(200);
@@ -157,55 +172,6 @@ describe("G3: a rotated refresh token reused within the grace window", () => {
   });
 });
 
-describe("the second review's fixes (issue 18)", () => {
-  test("an IdP answering 401 invalid_client (mcpkit's own credentials) is a 503 to retry, not the user signed out", async () => {
-    const { clientId, first, signIn } = await signedIn();
-    idpAnswer = { status: 401, body: { error: "invalid_client", error_description: "client secret expired" } };
-    offset = 16 * MINUTE;
-    const failed = await refresh(clientId, first);
-    expect(failed.status).toBe(503);
-    expect(failed.body.error).toBe("temporarily_unavailable");
-    expect(await h.as.isSignInRevoked(signIn)).toBe(false);
-    idpAnswer = undefined;
-    expect((await refresh(clientId, first)).status).toBe(200);
-  });
-
-  test("a token rotated by an older release (no successor recorded) gets no retry: reusing it revokes the family", async () => {
-    const { clientId, first, signIn } = await signedIn();
-    const second = await refresh(clientId, first);
-    expect(second.status).toBe(200);
-    const db = new Database(join(h.dir, "state", "auth.db"));
-    try {
-      db.query("update oauth_refresh_tokens set successor = null where family_id = ? and rotated_at is not null").run(
-        signIn,
-      );
-    } finally {
-      db.close();
-    }
-    offset += 1000;
-    const retried = await refresh(clientId, first);
-    expect(retried.body.error).toBe("invalid_grant");
-    expect(liveTokens(signIn)).toBe(0);
-    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
-  });
-
-  test("a revoked sign-in stays revoked for a day after its tokens expire, so its access tokens stay refused after a purge", async () => {
-    const { clientId, first, signIn } = await signedIn();
-    await refresh(clientId, first);
-    offset += 60_000;
-    expect((await refresh(clientId, first)).body.error).toBe("invalid_grant");
-    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
-    // Past the 3 h sign-in (every token of it expired), the purge keeps the revoked rows.
-    offset = 3 * 60 * MINUTE + MINUTE;
-    await h.as.purge();
-    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
-    // A day later they go.
-    offset = 3 * 60 * MINUTE + 25 * 60 * MINUTE;
-    await h.as.purge();
-    expect(await h.as.isSignInRevoked(signIn)).toBe(false);
-  });
-});
-
 describe("G5: a sign-in ends, and an offboarded user loses access", () => {
   test("a refresh after the sign-in lifetime is invalid_grant, however recently the token was rotated", async () => {
     const { clientId, first } = await signedIn();
@@ -221,53 +187,6 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     const late = await refresh(clientId, token);
     expect(late.status).toBe(400);
     expect(late.body.error).toBe("invalid_grant");
-  });
-
-  test("a sign-in recorded by an older release (no sign-in time) ends counted from its first token, not its latest", async () => {
-    const { clientId, first, signIn } = await signedIn();
-    offset = 10 * MINUTE;
-    const second = await refresh(clientId, first);
-    expect(second.status).toBe(200);
-    // As an older release wrote them: no sign-in time, each token living 30 days from its minting
-    // (no cap at the sign-in's end), and the first one minted 4 h ago (the lifetime is 3 h).
-    const expiryIfMintedNow = Date.now() + offset + 30 * 24 * 60 * MINUTE;
-    const db = new Database(join(h.dir, "state", "auth.db"));
-    try {
-      const rows = db
-        .query("select hash, data, expires_at from oauth_refresh_tokens where family_id = ? order by expires_at")
-        .all(signIn) as { hash: string; data: string; expires_at: number }[];
-      expect(rows.length).toBe(2);
-      for (const [index, row] of rows.entries()) {
-        const { signedInAt: _signedIn, checkedAt: _checked, ...data } = JSON.parse(row.data);
-        const expiresAt = index === 0 ? expiryIfMintedNow - 4 * 60 * MINUTE : expiryIfMintedNow;
-        db.query("update oauth_refresh_tokens set data = ?, expires_at = ? where hash = ?").run(
-          JSON.stringify(data),
-          expiresAt,
-          row.hash,
-        );
-      }
-    } finally {
-      db.close();
-    }
-    const late = await refresh(clientId, second.body.refresh_token);
-    expect(late.status).toBe(400);
-    expect(late.body.error).toBe("invalid_grant");
-    expect(late.body.error_description).toContain("maximum lifetime");
-  });
-
-  test("an access token never outlives the sign-in: near its end, a refresh gets one that expires with it", async () => {
-    const { clientId, first } = await signedIn();
-    // 3 h sign-in (this harness); refreshed at 2 h 50 min, a full-length access token would outlive it.
-    offset = 170 * MINUTE;
-    const late = await refresh(clientId, first);
-    expect(late.status).toBe(200);
-    expect(late.body.expires_in).toBeLessThanOrEqual(10 * 60);
-    expect(late.body.expires_in).toBeGreaterThan(9 * 60);
-    const claims = JSON.parse(Buffer.from(String(late.body.access_token).split(".")[1], "base64url").toString()) as {
-      iat: number;
-      exp: number;
-    };
-    expect(claims.exp - claims.iat).toBe(Number(late.body.expires_in));
   });
 
   test("the IdP is asked again only after the re-check interval, and a user no longer allowed is revoked", async () => {
@@ -295,18 +214,6 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     expect(liveTokens(signIn)).toBe(0);
   });
 
-  test("two sign-ins of one user refreshed at once share one re-check: the upstream refresh token is spent once", async () => {
-    const one = await signedIn();
-    const two = await signedIn();
-    idpRefreshes = 0;
-    offset = 16 * MINUTE;
-    const answers = await Promise.all([refresh(one.clientId, one.first), refresh(two.clientId, two.first)]);
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
-    expect(idpRefreshes).toBe(1);
-    expect(await h.as.isSignInRevoked(one.signIn)).toBe(false);
-    expect(await h.as.isSignInRevoked(two.signIn)).toBe(false);
-  });
-
   test("an IdP that refuses the upstream refresh (account disabled) ends the sign-in", async () => {
     const { clientId, first, signIn } = await signedIn();
     idpAnswer = { status: 400, body: { error: "invalid_grant", error_description: "user disabled" } };
@@ -314,32 +221,6 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     const refused = await refresh(clientId, first);
     expect(refused.body.error).toBe("invalid_grant");
     expect(await h.as.isSignInRevoked(signIn)).toBe(true);
-  });
-
-  test("a sign-in the IdP can no longer be asked about (no upstream refresh token, access token expired) ends at the re-check: fail closed", async () => {
-    offset = 0;
-    idpAnswer = undefined;
-    noWayToRecheck = true;
-    h.idp.user = { sub: "alice-sub", email: "alice@example.com", email_verified: true };
-    const flow = await fullFlow(h);
-    noWayToRecheck = false;
-    expect(flow.tokens.status).toBe(200);
-    const clientId = flow.client.client_id;
-    const signIn = signInOf(flow.tokens.body.access_token);
-    // Before the re-check is due the sign-in lives on.
-    offset = 5 * MINUTE;
-    const early = await refresh(clientId, flow.tokens.body.refresh_token);
-    expect(early.status).toBe(200);
-    idpRefreshes = 0;
-    offset = 16 * MINUTE;
-    const refused = await refresh(clientId, early.body.refresh_token);
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe("invalid_grant");
-    expect(refused.body.error_description).toContain("sign in again");
-    expect(idpRefreshes).toBe(0);
-    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
-    expect(liveTokens(signIn)).toBe(0);
-    expect(h.logs.join("\n")).toContain("identity cannot be re-checked");
   });
 
   test("an IdP that cannot answer gets 503 + Retry-After, and the refresh token stays usable", async () => {
@@ -353,5 +234,132 @@ describe("G5: a sign-in ends, and an offboarded user loses access", () => {
     idpAnswer = undefined;
     expect((await refresh(clientId, first)).status).toBe(200);
     expect(h.logs.join("\n")).not.toContain(String(first));
+  });
+});
+
+describe("G5 second review: the re-check fails closed, and nothing outlives the sign-in", () => {
+  test("an upstream access token expired with no upstream refresh token ends the sign-in at the re-check", async () => {
+    // The IdP granted no offline access: a short access token and nothing to refresh it with, so by
+    // the re-check nothing can ask the IdP about the user any more.
+    const { clientId, first, signIn } = await signedIn({ accessOnlyFor: 1 });
+    offset = 5 * MINUTE;
+    const early = await refresh(clientId, first);
+    expect(early.status).toBe(200);
+    offset = 16 * MINUTE;
+    const refused = await refresh(clientId, early.body.refresh_token);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("invalid_grant");
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+    expect(liveTokens(signIn)).toBe(0);
+    expect(h.logs.join("\n")).toContain("no upstream refresh token");
+  });
+
+  test("an access token issued by a refresh expires no later than the sign-in", async () => {
+    const { clientId, first } = await signedIn();
+    offset = 2.5 * 3600_000; // the sign-in (3 h) has 30 minutes left; access tokens live an hour
+    const late = await refresh(clientId, first);
+    expect(late.status).toBe(200);
+    const claims = claimsOf(late.body.access_token);
+    expect(claims.exp - claims.iat).toBeLessThanOrEqual(30 * 60);
+    expect(claims.exp - claims.iat).toBeGreaterThan(29 * 60);
+    expect(Number(late.body.expires_in)).toBe(claims.exp - claims.iat);
+    // The refresh token it came with ends with the sign-in too.
+    const row = withDb(
+      (db) =>
+        db
+          .query("select expires_at from oauth_refresh_tokens where family_id = ? and rotated_at is null")
+          .get(claims.sid) as { expires_at: number },
+    );
+    expect(row.expires_at).toBeLessThanOrEqual(Date.now() + offset + 30 * MINUTE);
+  });
+
+  test("two concurrent refreshes that both need a re-check ask the IdP once", async () => {
+    const one = await signedIn();
+    const two = await signedIn();
+    idpRefreshes = 0;
+    offset = 16 * MINUTE;
+    const answers = await Promise.all([refresh(one.clientId, one.first), refresh(two.clientId, two.first)]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    // One upstream refresh token, spent once: an IdP that rotates it would revoke a second spend.
+    expect(idpRefreshes).toBe(1);
+  });
+
+  test("a sign-in written by an older release counts from its family's first token, not the latest", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    const now = Date.now() + offset;
+    // A family an older release wrote: no recorded sign-in time; its first token 2 h 30 old, rotated
+    // into the current one 30 minutes ago. The sign-in (3 h) ends 30 minutes from now.
+    withDb((db) => {
+      const row = db.query("select data from oauth_refresh_tokens where family_id = ?").get(signIn) as {
+        data: string;
+      };
+      const { signedInAt: _s, checkedAt: _c, ...legacy } = JSON.parse(row.data);
+      const insert = db.query(
+        "insert into oauth_refresh_tokens (hash, family_id, data, expires_at, rotated_at, successor) values (?, 'legacy-family', ?, ?, ?, ?)",
+      );
+      const ttl = 30 * 86_400_000;
+      insert.run(
+        hashToken("legacy-first"),
+        JSON.stringify(legacy),
+        now - 150 * MINUTE + ttl,
+        now - 30 * MINUTE,
+        hashToken("legacy-now"),
+      );
+      insert.run(hashToken("legacy-now"), JSON.stringify(legacy), now - 30 * MINUTE + ttl, null, null);
+    });
+    expect(first).toBeDefined();
+    offset += 31 * MINUTE;
+    const late = await refresh(clientId, "legacy-now");
+    expect(late.status).toBe(400);
+    expect(String(late.body.error_description)).toContain("maximum lifetime");
+  });
+});
+
+describe("second review (ce927d9): the fixes already in main keep their tests", () => {
+  test("a 401 invalid_client from the IdP during the re-check is a 503 to retry, not a sign-out", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    idpAnswer = { status: 401, body: { error: "invalid_client", error_description: "client secret expired" } };
+    offset = 16 * MINUTE;
+    const failed = await refresh(clientId, first);
+    expect(failed.status).toBe(503);
+    expect(failed.body.error).toBe("temporarily_unavailable");
+    expect(await h.as.isSignInRevoked(signIn)).toBe(false);
+    idpAnswer = undefined;
+    expect((await refresh(clientId, first)).status).toBe(200);
+  });
+
+  test("a rotated token without a recorded successor (an older release) gets no retry: its family is revoked", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    const second = await refresh(clientId, first);
+    expect(second.status).toBe(200);
+    withDb((db) =>
+      db.run("update oauth_refresh_tokens set successor = null where family_id = ? and rotated_at is not null", [
+        signIn,
+      ]),
+    );
+    offset += 1000;
+    const retry = await refresh(clientId, first);
+    expect(retry.body.error).toBe("invalid_grant");
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+    expect((await refresh(clientId, second.body.refresh_token)).body.error).toBe("invalid_grant");
+  });
+
+  test("a revoked sign-in stays revoked after purge for a day past its refresh tokens' expiry", async () => {
+    const { clientId, first, signIn } = await signedIn();
+    const revoked = await fetch(`${h.base}/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: String(first), client_id: clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+    // The sign-in lifetime (3 h) caps the refresh token: one hour after it, an access token issued
+    // just before could still be presented, and only the revoked row says it must be refused.
+    offset = 4 * 3600_000;
+    await h.as.purge();
+    expect(await h.as.isSignInRevoked(signIn)).toBe(true);
+    offset = 3 * 3600_000 + 86_400_000 + MINUTE;
+    await h.as.purge();
+    expect(await h.as.isSignInRevoked(signIn)).toBe(false);
   });
 });

@@ -5,8 +5,8 @@
  */
 import * as v from "valibot";
 import { ConfigError } from "../../core/options.ts";
-import { DEFAULT_STATE_TIMEOUT_MS } from "./flags.ts";
 import { type PolicyRule, parsePolicyRule } from "./policy.ts";
+import { STORE_CALL_TIMEOUT_MS } from "./store.ts";
 import { isLoopbackHost } from "../http/addresses.ts";
 
 export type UpstreamConfig =
@@ -38,10 +38,10 @@ export interface AuthServerConfig {
   signInLifetimeSeconds?: number;
   /** How often a refresh asks the IdP again who the user is (0: never). */
   identityRecheckSeconds?: number;
-  /** How long one state-store query may take before the request answers 503 (--state-timeout-ms). */
-  stateTimeoutMs?: number;
   /** Milliseconds since the epoch for grant lifetimes and rechecks; tests move it forward. */
   clock?: () => number;
+  /** How long one state-store call may take before the request answers 503 (default 5000 ms). */
+  storeTimeoutMs?: number;
   /** How long a signing key signs before a new one takes over. */
   keyRotationSeconds?: number;
   /** An unused dynamic registration is deleted after this long. */
@@ -76,8 +76,8 @@ export interface ResolvedConfig {
   refreshGrace: number;
   signInLifetime: number;
   identityRecheck: number;
-  stateTimeoutMs: number;
   now: () => number;
+  storeTimeoutMs: number;
   keyRotation: number;
   unusedClientTtl: number;
   registrationsPerMinute: number;
@@ -154,8 +154,10 @@ const schema = v.object({
   refreshGraceSeconds: seconds("refreshGraceSeconds", 0, 300),
   signInLifetimeSeconds: seconds("signInLifetimeSeconds (--sign-in-lifetime)", 300, 31_536_000),
   identityRecheckSeconds: seconds("identityRecheckSeconds (--identity-recheck)", 0, 31_536_000),
-  stateTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(60_000))),
   clock: v.optional(v.function()),
+  storeTimeoutMs: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(50, "storeTimeoutMs must be 50–60000"), v.maxValue(60_000)),
+  ),
   keyRotationSeconds: seconds("keyRotationSeconds", 3600, 31_536_000),
   unusedClientTtlSeconds: seconds("unusedClientTtlSeconds", 60, 31_536_000),
   registrationsPerMinute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
@@ -226,8 +228,9 @@ export function resolveConfig(config: AuthServerConfig): ResolvedConfig {
     refreshGrace: options.refreshGraceSeconds ?? 30,
     signInLifetime: options.signInLifetimeSeconds ?? 30 * 86_400,
     identityRecheck: options.identityRecheckSeconds ?? 900,
-    stateTimeoutMs: options.stateTimeoutMs ?? DEFAULT_STATE_TIMEOUT_MS,
-    now: (options.clock as (() => number) | undefined) ?? Date.now,
+    // Read through at each call, so a clock replaced at run time (tests) is the one in effect.
+    now: (options.clock as (() => number) | undefined) ?? (() => Date.now()),
+    storeTimeoutMs: options.storeTimeoutMs ?? STORE_CALL_TIMEOUT_MS,
     keyRotation: options.keyRotationSeconds ?? 30 * 86_400,
     unusedClientTtl: options.unusedClientTtlSeconds ?? 86_400,
     registrationsPerMinute: options.registrationsPerMinute ?? 10,

@@ -9,6 +9,7 @@ import { type Keyring, hashToken, randomToken } from "./crypto.ts";
 import { type CookieSettings, cookieName, readCookie, setCookie } from "./http.ts";
 import type { KeyManager } from "./keys.ts";
 import type { RateLimiter } from "./rate-limit.ts";
+import type { IdentityChecks } from "./recheck.ts";
 import type { Store } from "./store.ts";
 import type { Upstream } from "./upstream.ts";
 
@@ -18,6 +19,8 @@ export interface Deps {
   keyring: Keyring;
   keys: KeyManager;
   upstream: Upstream;
+  /** Identity re-checks at the IdP, one at a time per subject. */
+  identityChecks: IdentityChecks;
   cimd: CimdFetcher;
   registrations: RateLimiter;
   /** GET /authorize, per client address (a person signs in a few times a minute, not hundreds). */

@@ -18,6 +18,7 @@ import { type Route, type RouteContext, storeUnavailable, throttledLog } from ".
 import { createKeyManager } from "./keys.ts";
 import { needsGithubOrgs } from "./policy.ts";
 import { createRateLimiter } from "./rate-limit.ts";
+import { createIdentityChecks } from "./recheck.ts";
 import { authorizeRoutes } from "./routes/authorize.ts";
 import { callbackRoutes } from "./routes/callback.ts";
 import { consentRoutes } from "./routes/consent.ts";
@@ -27,7 +28,7 @@ import { revokeRoutes } from "./routes/revoke.ts";
 import { tokenRoutes } from "./routes/token.ts";
 import { errorPage } from "./pages.ts";
 import { CALLBACK_PATH } from "./routes/callback.ts";
-import { StoreUnavailable, openStore, storeReachable } from "./store.ts";
+import { PING_TIMEOUT_MS, StoreUnavailable, openStore, storeReachable } from "./store.ts";
 import { createUpstream } from "./upstream.ts";
 
 export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
@@ -66,7 +67,7 @@ export interface AuthServer {
 
 export async function createAuthorizationServer(input: AuthServerConfig, log: Logger): Promise<AuthServer> {
   const config = resolveConfig(input);
-  const store = await openStore(config.state, config.stateTimeoutMs);
+  const store = await openStore(config.state, config.storeTimeoutMs);
   let keyring: ReturnType<typeof createKeyring>;
   try {
     keyring = createKeyring(parseStateKey(input.stateKey ?? stateKeyFromFile(config.state)));
@@ -80,7 +81,8 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     store,
     keyring,
     keys,
-    upstream: createUpstream(config.upstream, config.callbackUrl, needsGithubOrgs(config.policy)),
+    upstream: createUpstream(config.upstream, config.callbackUrl, needsGithubOrgs(config.policy), config.now),
+    identityChecks: createIdentityChecks(),
     cimd: createCimdFetcher({ allowPrivate: config.allowPrivateCimd, ownOrigin: config.publicUrl.origin }),
     registrations: createRateLimiter(config.registrationsPerMinute, config.registrationsPerMinute * 10),
     authorizations: createRateLimiter(config.authorizationsPerMinute, config.authorizationsPerMinute * 50),
@@ -124,7 +126,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     metadata: authorizationServerMetadata(deps),
     verifierKeys: () => keys.jwks(),
     isSignInRevoked: (signInId) => store.isFamilyRevoked(signInId),
-    storeReachable: () => storeReachable(store),
+    storeReachable: () => storeReachable(store, Math.min(PING_TIMEOUT_MS, config.storeTimeoutMs)),
     handle: dispatcher(routes, log),
     serves: (path) => routes.some((route) => route.path === path),
     rotateSigningKey: () => keys.rotate(),

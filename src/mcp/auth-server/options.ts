@@ -74,6 +74,6 @@ export function readAuthServerConfig(
     scopesSupported: context.scopesSupported,
     signInLifetimeSeconds: parseDuration("sign-in-lifetime", options["sign-in-lifetime"]),
     identityRecheckSeconds: parseDuration("identity-recheck", options["identity-recheck"]),
-    stateTimeoutMs: options["state-timeout-ms"],
+    storeTimeoutMs: options["state-timeout-ms"],
   };
 }

@@ -1,61 +1,99 @@
 /**
- * Asking the identity provider again who a signed-in user is (issue 18 G5), with the upstream
- * tokens kept sealed since the sign-in. Concurrent re-checks of one user share one call: an IdP
- * that rotates refresh tokens retires the one they would each spend, and the loser would then
- * look like a user the IdP refuses. (Across instances on one Postgres store the calls are not
- * shared; there the second one fails as "unavailable" and its client retries.)
+ * The identity re-check on refresh (issue 18 G5): who the user is now, asked again at the IdP
+ * with the upstream tokens kept (sealed) since sign-in, at most once per re-check interval.
+ *
+ * It fails closed: a sign-in whose stored upstream tokens can no longer ask the IdP (the access
+ * token expired and there is no refresh token, no userinfo endpoint, tokens sealed with another
+ * key) ends, because nothing else would ever notice that the user was offboarded.
+ *
+ * Re-checks of one subject run one at a time within the process, and those that waited for one
+ * take its answer: two refreshes racing would otherwise both spend the same upstream refresh
+ * token, and an IdP that rotates refresh tokens revokes the grant on the second spend.
  */
 import type { Deps } from "./context.ts";
 import type { Identity } from "./policy.ts";
+import type { RefreshRecord } from "./store.ts";
 import { UpstreamDenied, type UpstreamTokens } from "./upstream.ts";
 
-export type RecheckOutcome =
-  /** `identity` absent: the IdP honoured the tokens but said nothing new about the user. */
-  | { kind: "confirmed"; identity: Identity | undefined }
-  /** The IdP refuses the user (or names another): the sign-in must end. */
-  | { kind: "denied"; reason: string }
-  /** Nothing left to ask the IdP with: the sign-in must end too (fail closed). */
-  | { kind: "impossible"; reason: string }
-  /** The IdP could not be reached or its answer not verified: try again later. */
-  | { kind: "unavailable"; reason: string };
+/** What the IdP said about a subject: who they are now, or why the sign-in ends. */
+type Outcome = { identity: Identity; checkedAt: number } | { denied: string; checkedAt: number };
 
-const running = new WeakMap<Deps, Map<string, Promise<RecheckOutcome>>>();
-
-export function recheckIdentity(deps: Deps, subject: string, previous: Identity, now: number): Promise<RecheckOutcome> {
-  let bySubject = running.get(deps);
-  if (!bySubject) {
-    bySubject = new Map();
-    running.set(deps, bySubject);
-  }
-  const shared = bySubject.get(subject);
-  if (shared) return shared;
-  const call = askIdentityProvider(deps, subject, previous, now).finally(() => bySubject.delete(subject));
-  bySubject.set(subject, call);
-  return call;
+export interface IdentityChecks {
+  /**
+   * Runs `check` for `key` after any check of that key already under way; a caller that had to
+   * wait for one gets that one's outcome instead of asking the IdP again (single flight).
+   */
+  once(key: string, check: () => Promise<Outcome>): Promise<Outcome>;
 }
 
-async function askIdentityProvider(
+export function createIdentityChecks(): IdentityChecks {
+  /** Per key: the last check queued, and the outcome of the last one that finished with an answer. */
+  const keys = new Map<string, { tail: Promise<unknown>; finished: number; last?: Outcome }>();
+  return {
+    once(key, check) {
+      const entry = keys.get(key) ?? { tail: Promise.resolve(), finished: 0 };
+      keys.set(key, entry);
+      const seen = entry.finished;
+      const run = async (): Promise<Outcome> => {
+        if (entry.finished > seen && entry.last) return entry.last;
+        const outcome = await check();
+        entry.last = outcome;
+        entry.finished++;
+        return outcome;
+      };
+      const result = entry.tail.then(run, run);
+      const tail = result.catch(() => undefined);
+      entry.tail = tail;
+      // The last in line clears the key, so the map holds only subjects with a check under way.
+      void tail.then(() => {
+        if (entry.tail === tail) keys.delete(key);
+      });
+      return result;
+    },
+  };
+}
+
+/**
+ * Who the user is now: the stored identity while it was confirmed recently, else the IdP's answer.
+ * An IdP that refuses the user, or tokens that cannot ask it any more, end the sign-in; an IdP
+ * that cannot be reached gets a retry later, the refresh token unspent.
+ */
+export async function confirmIdentity(
   deps: Deps,
-  subject: string,
-  previous: Identity,
+  known: RefreshRecord,
   now: number,
-): Promise<RecheckOutcome> {
-  const stored = await upstreamTokensOf(deps, subject, now);
-  if (!stored) return { kind: "impossible", reason: "no upstream tokens are kept for this sign-in" };
+): Promise<{ identity: Identity; checkedAt: number } | { denied: string }> {
+  const checkedAt = known.checkedAt ?? known.signedInAt ?? 0;
+  const interval = deps.config.identityRecheck * 1000;
+  if (interval === 0 || now - checkedAt < interval) return { identity: known.identity, checkedAt };
+  const outcome = await deps.identityChecks.once(known.subject, () => askIdp(deps, known, now));
+  if ("denied" in outcome) return { denied: outcome.denied };
+  if (outcome.identity.subject !== known.subject) return { denied: "the identity provider named another user." };
+  return outcome;
+}
+
+/** One re-check at the IdP. Throws when the IdP cannot be reached (the caller answers 503). */
+async function askIdp(deps: Deps, known: RefreshRecord, now: number): Promise<Outcome> {
+  const stored = await upstreamTokensOf(deps, known.subject, now);
+  if (!stored)
+    return { denied: "no upstream tokens are kept for this user, so the IdP cannot be asked.", checkedAt: now };
   try {
-    const result = await deps.upstream.recheck(stored, previous);
-    if (!result) {
-      return { kind: "impossible", reason: "the upstream access token expired and there is no refresh token" };
-    }
+    const result = await deps.upstream.recheck(stored, known.identity);
+    if (!result)
+      return {
+        denied:
+          "the upstream access token expired and no upstream refresh token was issued, so the IdP cannot be asked.",
+        checkedAt: now,
+      };
     // Kept first: an IdP that rotates refresh tokens has already retired the stored one.
-    if (result.tokens !== stored) await keepUpstreamTokens(deps, subject, result.tokens, now);
-    if (result.identity && result.identity.subject !== subject) {
-      return { kind: "denied", reason: "the identity provider named another user." };
-    }
-    return { kind: "confirmed", identity: result.identity };
+    if (result.tokens !== stored) await keepUpstreamTokens(deps, known.subject, result.tokens, now);
+    const identity = result.identity ?? known.identity;
+    if (identity.subject !== known.subject)
+      return { denied: "the identity provider named another user.", checkedAt: now };
+    return { identity, checkedAt: now };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return error instanceof UpstreamDenied ? { kind: "denied", reason } : { kind: "unavailable", reason };
+    if (error instanceof UpstreamDenied) return { denied: error.message, checkedAt: now };
+    throw error;
   }
 }
 
@@ -65,7 +103,7 @@ async function upstreamTokensOf(deps: Deps, subject: string, now: number): Promi
   try {
     return JSON.parse(deps.keyring.open(sealed, `upstream-tokens:${subject}`)) as UpstreamTokens;
   } catch {
-    deps.log.warn("stored upstream tokens cannot be opened (another --state-key?); the sign-in cannot be re-checked");
+    deps.log.warn("stored upstream tokens cannot be opened (another --state-key?); the identity cannot be re-checked");
     return undefined;
   }
 }

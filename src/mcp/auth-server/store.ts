@@ -12,7 +12,7 @@ import { join } from "node:path";
 // The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
 // Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
 import type { SQL } from "bun";
-import { openSqlStore } from "../../core/sql-store.ts";
+import { dialectOf, openSqlStore } from "../../core/sql-store.ts";
 import { DEFAULT_STATE_TIMEOUT_MS } from "./flags.ts";
 import type { Identity } from "./policy.ts";
 
@@ -124,8 +124,8 @@ export interface Store {
   deleteRefresh(hash: string): Promise<void>;
   findRefresh(hash: string): Promise<RefreshRecord | undefined>;
   revokeFamily(familyId: string): Promise<number>;
-  /** The earliest expiry among the family's stored tokens: its first token's, minted at the sign-in. */
-  firstExpiryOfFamily(familyId: string): Promise<number | undefined>;
+  /** The earliest expiry among a family's rows: where a sign-in without a recorded start began. */
+  familyEarliestExpiry(familyId: string): Promise<number | undefined>;
   /** Whether a sign-in was revoked (a replayed code, a reused refresh token, RFC 7009 revocation). */
   isFamilyRevoked(familyId: string): Promise<boolean>;
   listSigningKeys(now: number): Promise<SigningKeyRecord[]>;
@@ -142,25 +142,29 @@ export interface Store {
 /** The database cannot be reached (not a query that failed on its own): callers answer 503. */
 export class StoreUnavailable extends Error {}
 
-const PING_TIMEOUT_MS = 2000;
+/** How long one store call may take before the request answers 503 (queries here take milliseconds; --state-timeout-ms). */
+export const STORE_CALL_TIMEOUT_MS = DEFAULT_STATE_TIMEOUT_MS;
+/** A trivial `select 1` answers in milliseconds; health checks and the reachability probe wait at most this. */
+export const PING_TIMEOUT_MS = 2000;
 
 /**
- * Every method of `store`, bounded in time and with a failure told apart: a call that does not
- * answer within `timeoutMs` (a database behind a dropped network never answers, and its client
- * never gives up) and an error while the database no longer answers a trivial query both become
- * `StoreUnavailable`; any other error passes unchanged.
+ * Every method of `store`, with a failure told apart: when the database no longer answers a
+ * trivial query, or a call does not settle within `timeoutMs` (a database that accepts the
+ * connection and never answers), the error becomes `StoreUnavailable`; any other error passes
+ * unchanged.
  */
-export function guardStore(store: Store, timeoutMs: number = DEFAULT_STATE_TIMEOUT_MS): Store {
-  const reachable = () => storeReachable(store);
+export function guardStore(store: Store, timeoutMs = STORE_CALL_TIMEOUT_MS): Store {
+  const reachable = () => storeReachable(store, Math.min(PING_TIMEOUT_MS, timeoutMs));
   const guarded = { kind: store.kind } as Record<string, unknown>;
   for (const [name, method] of Object.entries(store)) {
     if (typeof method !== "function") continue;
     guarded[name] = async (...args: unknown[]) => {
+      const call = (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
+      if (name === "close") return call;
       try {
-        const call = (method as (...a: unknown[]) => Promise<unknown>).apply(store, args);
-        return name === "close" ? await call : await withinTime(call, timeoutMs, store.kind);
+        return await withTimeout(call, timeoutMs, () => new StoreUnavailable(unanswered(store.kind, timeoutMs)));
       } catch (error) {
-        if (error instanceof StoreUnavailable || name === "close") throw error;
+        if (error instanceof StoreUnavailable) throw error;
         if (name === "ping" || !(await reachable()))
           throw new StoreUnavailable(`the ${store.kind} state store is unreachable: ${describe(error)}`);
         throw error;
@@ -170,31 +174,26 @@ export function guardStore(store: Store, timeoutMs: number = DEFAULT_STATE_TIMEO
   return guarded as unknown as Store;
 }
 
-/** The call's outcome, or StoreUnavailable once `ms` have passed (the call itself cannot be taken back). */
-async function withinTime<T>(call: Promise<T>, ms: number, kind: string): Promise<T> {
+const unanswered = (kind: string, ms: number) => `the ${kind} state store did not answer within ${ms} ms`;
+
+/** `promise`, or the error `onTimeout` makes when it has not settled after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new StoreUnavailable(`the ${kind} state store did not answer within ${ms} ms`)),
-      ms,
-    );
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
   });
-  try {
-    return await Promise.race([call, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  // The abandoned call may still fail later: observed, so it is not an unhandled rejection.
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Whether the database answers a trivial query within two seconds (never throws). */
-export function storeReachable(store: Store): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(resolve, PING_TIMEOUT_MS, false);
-  });
-  return Promise.race([store.ping().then(() => true), timeout])
-    .catch(() => false)
-    .finally(() => clearTimeout(timer));
+/** Whether the database answers a trivial query within `timeoutMs` (never throws). */
+export function storeReachable(store: Store, timeoutMs = PING_TIMEOUT_MS): Promise<boolean> {
+  return withTimeout(
+    store.ping().then(() => true),
+    timeoutMs,
+    () => new Error("timeout"),
+  ).catch(() => false);
 }
 
 function describe(error: unknown): string {
@@ -229,13 +228,29 @@ const ADDED_COLUMNS = [
 
 type Row = Record<string, unknown>;
 
-export async function openStore(state: string, timeoutMs: number = DEFAULT_STATE_TIMEOUT_MS): Promise<Store> {
-  const { sql, dialect } = await openSqlStore(state, {
-    lockKey: SCHEMA_LOCK,
-    statements: () => SCHEMA,
-    addedColumns: ADDED_COLUMNS,
-  });
-  return guardStore(createSqlStore(sql, dialect), timeoutMs);
+/**
+ * Opens (and creates or upgrades) the store. `timeoutMs` bounds every call, start-up included:
+ * a database that accepts connections and never answers fails the start, then each request, in
+ * that time instead of hanging them.
+ */
+export async function openStore(state: string, timeoutMs = STORE_CALL_TIMEOUT_MS): Promise<Store> {
+  const opening = openSqlStore(
+    state,
+    { lockKey: SCHEMA_LOCK, statements: () => SCHEMA, addedColumns: ADDED_COLUMNS },
+    timeoutMs,
+  );
+  try {
+    const { sql, dialect } = await withTimeout(
+      opening,
+      timeoutMs,
+      () => new StoreUnavailable(unanswered(dialectOf(state), timeoutMs)),
+    );
+    return guardStore(createSqlStore(sql, dialect), timeoutMs);
+  } catch (error) {
+    // A start that timed out may still connect later: close what it opens.
+    void opening.then(({ sql }) => sql.close({ timeout: 0 })).catch(() => undefined);
+    throw error;
+  }
 }
 
 const num = (value: unknown): number => Number(value);
@@ -374,15 +389,15 @@ function grantQueries(sql: SQL) {
         await sql`select 1 from oauth_refresh_tokens where family_id = ${familyId} and revoked = 1 limit 1`;
       return rows.length > 0;
     },
+    async familyEarliestExpiry(familyId) {
+      const rows: Row[] =
+        await sql`select min(expires_at) as earliest from oauth_refresh_tokens where family_id = ${familyId}`;
+      return optionalNum(rows[0]?.earliest);
+    },
     async revokeFamily(familyId) {
       const result =
         await sql`update oauth_refresh_tokens set revoked = 1 where family_id = ${familyId} and revoked = 0`;
       return result.count;
-    },
-    async firstExpiryOfFamily(familyId) {
-      const rows: Row[] =
-        await sql`select min(expires_at) as first from oauth_refresh_tokens where family_id = ${familyId}`;
-      return rows[0]?.first == null ? undefined : Number(rows[0].first);
     },
   } satisfies Partial<Store>;
 }

@@ -31,16 +31,18 @@ export interface TokenResponse {
 }
 
 /**
- * Seconds an access token of this grant may live: the configured lifetime, but never past the end
- * of the sign-in (`--sign-in-lifetime` from the sign-in at the IdP), however recently it was refreshed.
+ * Seconds an access token of this grant may live: the configured lifetime, cut at the end of the
+ * sign-in, so no token outlives `--sign-in-lifetime` (at least one second: the grant was checked live).
  */
 export function accessTokenLifetime(deps: Deps, grant: Grant): number {
-  const signInLeft = Math.floor((grant.signedInAt + deps.config.signInLifetime * 1000 - deps.config.now()) / 1000);
-  return Math.max(1, Math.min(deps.config.accessTokenTtl, signInLeft));
+  const signInEnd = grant.signedInAt + deps.config.signInLifetime * 1000;
+  const remaining = Math.floor((signInEnd - deps.config.now()) / 1000);
+  return Math.max(1, Math.min(deps.config.accessTokenTtl, remaining));
 }
 
 export async function signAccessToken(deps: Deps, grant: Grant, lifetime: number): Promise<string> {
   const { kid, key } = await deps.keys.signingKey();
+  // Real time here: the resource server checks `exp` against its own clock.
   const now = Math.floor(Date.now() / 1000);
   // `sid` names the sign-in (the refresh-token family), so revoking it cuts off its access tokens too.
   return new jose.SignJWT({ scope: grant.scopes.join(" "), client_id: grant.clientId, sid: grant.familyId })

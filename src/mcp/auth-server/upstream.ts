@@ -61,10 +61,16 @@ export interface RecheckResult {
   tokens: UpstreamTokens;
 }
 
-export function createUpstream(config: UpstreamConfig, callbackUrl: string, wantOrgs: boolean): Upstream {
+/** `now`: the authorization server's clock, so an upstream token's expiry is judged on the same time as its grants. */
+export function createUpstream(
+  config: UpstreamConfig,
+  callbackUrl: string,
+  wantOrgs: boolean,
+  now: () => number = Date.now,
+): Upstream {
   return config.kind === "oidc"
-    ? createOidcUpstream(config, callbackUrl)
-    : createGithubUpstream(config, callbackUrl, wantOrgs);
+    ? createOidcUpstream(config, callbackUrl, now)
+    : createGithubUpstream(config, callbackUrl, wantOrgs, now);
 }
 
 function insecureFor(url: string): Record<symbol, boolean> {
@@ -74,12 +80,11 @@ function insecureFor(url: string): Record<symbol, boolean> {
     : {};
 }
 
-function tokensOf(response: oauth.TokenEndpointResponse): UpstreamTokens {
+function tokensOf(response: oauth.TokenEndpointResponse, clock: () => number): UpstreamTokens {
   return {
     access_token: response.access_token,
     refresh_token: response.refresh_token,
-    expires_at:
-      typeof response.expires_in === "number" ? Math.floor(Date.now() / 1000) + response.expires_in : undefined,
+    expires_at: typeof response.expires_in === "number" ? Math.floor(clock() / 1000) + response.expires_in : undefined,
   };
 }
 
@@ -111,8 +116,8 @@ function rethrowRecheck(error: unknown): never {
   rethrow(error);
 }
 
-const stillValid = (tokens: UpstreamTokens) =>
-  tokens.expires_at === undefined || tokens.expires_at * 1000 > Date.now() + 5000;
+const stillValid = (tokens: UpstreamTokens, clock: () => number) =>
+  tokens.expires_at === undefined || tokens.expires_at * 1000 > clock() + 5000;
 
 function rethrow(error: unknown): never {
   if (error instanceof oauth.AuthorizationResponseError) {
@@ -123,7 +128,11 @@ function rethrow(error: unknown): never {
   throw new UpstreamError(`the identity provider's answer could not be verified: ${message}`);
 }
 
-function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, callbackUrl: string): Upstream {
+function createOidcUpstream(
+  config: Extract<UpstreamConfig, { kind: "oidc" }>,
+  callbackUrl: string,
+  clock: () => number,
+): Upstream {
   const client: oauth.Client = { client_id: config.clientId };
   const clientAuth = config.clientSecret ? oauth.ClientSecretPost(config.clientSecret) : oauth.None();
   const options = () => ({ ...insecureFor(config.issuer), signal: AbortSignal.timeout(TIMEOUT_MS) });
@@ -183,7 +192,7 @@ function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, c
           const info = await oauth.userInfoRequest(as, client, result.access_token, options());
           profile = { ...(await oauth.processUserInfoResponse(as, client, claims.sub, info)), ...claims };
         }
-        return { identity: oidcIdentity(claims.sub, profile), tokens: tokensOf(result) };
+        return { identity: oidcIdentity(claims.sub, profile), tokens: tokensOf(result, clock) };
       } catch (error) {
         rethrow(error);
       }
@@ -202,9 +211,9 @@ function createOidcUpstream(config: Extract<UpstreamConfig, { kind: "oidc" }>, c
             options(),
           );
           const result = await oauth.processRefreshTokenResponse(as, client, response);
-          current = { ...tokensOf(result), refresh_token: result.refresh_token ?? tokens.refresh_token };
+          current = { ...tokensOf(result, clock), refresh_token: result.refresh_token ?? tokens.refresh_token };
           claims = (oauth.getValidatedIdTokenClaims(result) as Record<string, unknown> | undefined) ?? {};
-        } else if (!stillValid(tokens) || !as.userinfo_endpoint) {
+        } else if (!stillValid(tokens, clock) || !as.userinfo_endpoint) {
           return undefined;
         }
         if (claims.sub !== undefined && claims.sub !== previous.upstreamSubject)
@@ -242,6 +251,7 @@ function createGithubUpstream(
   config: Extract<UpstreamConfig, { kind: "github" }>,
   callbackUrl: string,
   wantOrgs: boolean,
+  clock: () => number,
 ): Upstream {
   const web = (config.authorizeBase ?? "https://github.com").replace(/\/+$/, "");
   const api = (config.apiBase ?? "https://api.github.com").replace(/\/+$/, "");
@@ -269,6 +279,26 @@ function createGithubUpstream(
     return (await response.json()) as T;
   };
 
+  const refreshGithubToken = async (refreshToken: string): Promise<UpstreamTokens> => {
+    try {
+      const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, {
+        ...insecureFor(web),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      // GitHub answers a refused refresh with HTTP 200 and an `error` field.
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => undefined)) as { error?: unknown } | undefined;
+      if (body?.error === "bad_refresh_token")
+        throw new UpstreamDenied("GitHub refused to refresh the user's token (bad_refresh_token).");
+      const result = await oauth.processRefreshTokenResponse(as, client, response);
+      return { ...tokensOf(result, clock), refresh_token: result.refresh_token ?? refreshToken };
+    } catch (error) {
+      rethrowRecheck(error);
+    }
+  };
+
   return {
     label: new URL(web).host,
     async authorizationUrl(pending) {
@@ -290,15 +320,20 @@ function createGithubUpstream(
         const orgs = wantOrgs ? await getJson<{ login: string }[]>("/user/orgs", token) : [];
         return {
           identity: githubIdentity(user, emails, orgs),
-          tokens: tokensOf(result),
+          tokens: tokensOf(result, clock),
         };
       } catch (error) {
         rethrow(error);
       }
     },
-    async recheck(tokens, previous) {
-      // GitHub OAuth-app tokens do not expire; one the user or an admin revoked answers 401.
-      if (!stillValid(tokens)) return undefined;
+    async recheck(stored, previous) {
+      // GitHub OAuth-app tokens do not expire; one the user or an admin revoked answers 401. A
+      // GitHub App's user token expires (8 h) and comes with a refresh token to renew it.
+      let tokens = stored;
+      if (!stillValid(stored, clock)) {
+        if (!stored.refresh_token) return undefined;
+        tokens = await refreshGithubToken(stored.refresh_token);
+      }
       const user = await getJson<{ id: number; login: string }>("/user", tokens.access_token);
       if (String(user.id) !== previous.upstreamSubject) throw new UpstreamDenied("GitHub answered for another user.");
       const orgs = wantOrgs ? await getJson<{ login: string }[]>("/user/orgs", tokens.access_token) : [];

@@ -11,9 +11,9 @@ import type { Deps } from "../context.ts";
 import { hashToken, s256, safeEqual } from "../crypto.ts";
 import { BadRequest, type Route, jsonResponse, oauthError, preflight, readForm, single } from "../http.ts";
 import { type Identity, grantScopes } from "../policy.ts";
-import type { RefreshRecord } from "../store.ts";
+import { type RefreshRecord, StoreUnavailable } from "../store.ts";
 import { type Grant, issueTokens, mintRefreshToken, tokenResponse } from "../tokens.ts";
-import { recheckIdentity } from "../recheck.ts";
+import { confirmIdentity } from "../recheck.ts";
 
 export function tokenRoutes(deps: Deps): Route[] {
   return [
@@ -93,7 +93,8 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
   if (wrongResource) return wrongResource;
   const scopes = allowedNow(deps, granted.identity, granted.scopes);
   if (scopes.length === 0) return oauthError("invalid_grant", "the access policy no longer allows this user.");
-  const signedInAt = granted.signedInAt ?? deps.config.now();
+  // A code from before the sign-in time was recorded: it was issued right after the sign-in.
+  const signedInAt = granted.signedInAt ?? granted.expiresAt - deps.config.codeTtl * 1000;
   const tokens = await issueTokens(deps, { ...granted, scopes, signedInAt, checkedAt: signedInAt });
   deps.log.info("tokens issued", { client_id: clientId, grant: "authorization_code" });
   return jsonResponse(tokens);
@@ -113,7 +114,7 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
   const now = deps.config.now();
   if (known.revoked || known.expiresAt <= now)
     return oauthError("invalid_grant", "the refresh token is expired or revoked; sign in again.");
-  const signedInAt = known.signedInAt ?? (await legacySignIn(deps, known));
+  const signedInAt = known.signedInAt ?? (await legacySignInTime(deps, known));
   if (now >= signedInAt + deps.config.signInLifetime * 1000)
     return oauthError("invalid_grant", "this sign-in reached its maximum lifetime; sign in again.");
   if (known.rotatedAt !== undefined && (known.retried || now - known.rotatedAt > deps.config.refreshGrace * 1000))
@@ -128,7 +129,7 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
       `a refresh can only narrow the scopes; this grant has ${known.scopes.join(" ")}.`,
     );
   }
-  const confirmed = await confirmIdentity(deps, known, now);
+  const confirmed = await reconfirm(deps, known, now);
   if (confirmed instanceof Response) return confirmed;
   const scopes = allowedNow(deps, confirmed.identity, requested);
   if (scopes.length === 0) {
@@ -144,13 +145,14 @@ async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Pro
 }
 
 /**
- * When a sign-in recorded by an older release (no sign-in time) began: its family's first token
- * was minted then, so its expiry less the token lifetime. Never the presented token's own: each
- * rotation would move the start, and the sign-in would never end.
+ * When a sign-in began whose rows predate the recorded sign-in time (an older release): the
+ * creation of its family's earliest row still kept, that row's expiry less the refresh-token
+ * lifetime. Never the presented row's own creation (each rotation would restart the sign-in),
+ * never now. Once rotated, the successor records this time, so it is derived once.
  */
-async function legacySignIn(deps: Deps, known: RefreshRecord): Promise<number> {
-  const firstExpiry = (await deps.store.firstExpiryOfFamily(known.familyId)) ?? known.expiresAt;
-  return Math.min(firstExpiry, known.expiresAt) - deps.config.refreshTokenTtl * 1000;
+async function legacySignInTime(deps: Deps, known: RefreshRecord): Promise<number> {
+  const earliest = (await deps.store.familyEarliestExpiry(known.familyId)) ?? known.expiresAt;
+  return Math.min(earliest, known.expiresAt) - deps.config.refreshTokenTtl * 1000;
 }
 
 /**
@@ -190,27 +192,20 @@ async function reuseDetected(deps: Deps, familyId: string, clientId: string): Pr
   );
 }
 
-/**
- * Who the user is now: the stored identity while it was confirmed recently, else asked again at
- * the IdP with the upstream tokens kept (sealed) since sign-in. An IdP that refuses the user ends
- * the sign-in; one that cannot be reached gets a retry later, the refresh token unspent. When the
- * IdP can no longer be asked at all (no upstream tokens kept, or an expired access token with no
- * refresh token), the sign-in ends too: a user the IdP has offboarded must not keep access
- * because nothing can tell (fail closed).
- */
-async function confirmIdentity(
+/** The identity re-check's answer as the token endpoint gives it: revoked, retry later, or go on. */
+async function reconfirm(
   deps: Deps,
   known: RefreshRecord,
   now: number,
 ): Promise<Response | { identity: Identity; checkedAt: number }> {
-  const checkedAt = known.checkedAt ?? known.signedInAt ?? 0;
-  if (deps.config.identityRecheck === 0 || now - checkedAt < deps.config.identityRecheck * 1000) {
-    return { identity: known.identity, checkedAt };
-  }
-  const outcome = await recheckIdentity(deps, known.subject, known.identity, now);
-  if (outcome.kind === "confirmed") return { identity: outcome.identity ?? known.identity, checkedAt: now };
-  if (outcome.kind === "unavailable") {
-    deps.log.warn("identity re-check failed; the client may retry", { error: outcome.reason });
+  let confirmed: Awaited<ReturnType<typeof confirmIdentity>>;
+  try {
+    confirmed = await confirmIdentity(deps, known, now);
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw error;
+    deps.log.warn("identity re-check failed; the client may retry", {
+      error: error instanceof Error ? error.message : String(error),
+    });
     return oauthError(
       "temporarily_unavailable",
       "the identity provider could not confirm the user just now; retry the refresh in a minute.",
@@ -218,18 +213,13 @@ async function confirmIdentity(
       { "retry-after": "60" },
     );
   }
+  if (!("denied" in confirmed)) return confirmed;
   const revoked = await deps.store.revokeFamily(known.familyId);
-  const denied = outcome.kind === "denied";
-  deps.log.info(
-    denied
-      ? "identity provider no longer confirms the user; sign-in revoked"
-      : "identity cannot be re-checked at the identity provider; sign-in ended",
-    { client_id: known.clientId, user: known.identity.displayName, reason: outcome.reason, revoked },
-  );
-  return oauthError(
-    "invalid_grant",
-    denied
-      ? "the identity provider no longer confirms this user; sign in again."
-      : "this sign-in must be confirmed at the identity provider again (it can no longer be re-checked without the user); sign in again.",
-  );
+  deps.log.info("identity provider no longer confirms the user; sign-in revoked", {
+    client_id: known.clientId,
+    user: known.identity.displayName,
+    reason: confirmed.denied,
+    revoked,
+  });
+  return oauthError("invalid_grant", "the identity provider no longer confirms this user; sign in again.");
 }
