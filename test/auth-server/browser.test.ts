@@ -1,9 +1,12 @@
 /**
  * The consent page in a real browser (Debian's chromium, headless, through puppeteer-core):
  * approve, deny, a forged CSRF token, and framing refused. Saves a screenshot of the page to
- * /tmp/consent.png. Skips with one line when chromium is not installed.
+ * consent.png in a new temporary directory (named in the test output). Skips with one line when chromium is not installed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { hasChromium, launchChromium } from "../support/chromium.ts";
 import { type Harness, authorizeUrl, pkce, registerClient, startHarness } from "./harness.ts";
@@ -80,7 +83,9 @@ describe.skipIf(!available)("consent page in chromium", () => {
       "boj:read",
       "fs:read",
     ]);
-    await page.screenshot({ path: "/tmp/consent.png" });
+    const screenshot = join(mkdtempSync(join(tmpdir(), "mcpkit-consent-")), "consent.png");
+    await page.screenshot({ path: screenshot });
+    console.error(`consent page screenshot: ${screenshot}`);
     received.length = 0;
     await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("#approve")]);
     await page.waitForSelector("#done", { timeout: 5000 }).catch(async (error) => {

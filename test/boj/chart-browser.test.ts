@@ -2,10 +2,13 @@
  * The BOJ chart (MCP Apps) in a real browser: Debian's chromium, headless, through puppeteer-core.
  * A host page built on ext-apps' own AppBridge puts the page in a sandboxed iframe and delivers a
  * recorded `boj_get_data_code` result (10 monthly series × 600 points from the fake BOJ, with
- * missing values), recorded by running `mcpkit call` as a real process. Saves screenshots to
- * /tmp/boj-chart-light.png and /tmp/boj-chart-dark.png. Skips with one line without chromium.
+ * missing values), recorded by running `mcpkit call` as a real process. Saves screenshots as
+ * boj-chart-light.png and boj-chart-dark.png in MCPKIT_SCREENSHOTS (default: a new temporary
+ * directory, named in the test output). Skips with one line without chromium.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Frame, Page } from "puppeteer-core";
 import { hasChromium, launchChromium } from "../support/chromium.ts";
@@ -15,6 +18,10 @@ import { REPO_ROOT, runCli } from "../support/mcp.ts";
 
 setDefaultTimeout(30_000);
 const available = hasChromium("the BOJ chart browser tests");
+/** Where the light and dark screenshots go; each run (and user) gets its own folder unless told. */
+const SCREENSHOTS = process.env.MCPKIT_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "mcpkit-boj-chart-"));
+mkdirSync(SCREENSHOTS, { recursive: true });
+if (available) console.error(`BOJ chart screenshots: ${SCREENSHOTS}`);
 
 const CODES = Array.from({ length: 10 }, (_, n) => `PRCS20_52${String(n).padStart(8, "0")}`);
 const ARGUMENTS = { db: "PR02", codes: CODES, lang: "en" };
@@ -159,7 +166,7 @@ maybe("the BOJ chart in a host (MCP Apps, headless chromium)", () => {
     expect(await frame.$$eval("#chart path", (nodes) => nodes.length)).toBe(10);
 
     await frame.click("#log");
-    await page.screenshot({ path: "/tmp/boj-chart-light.png" });
+    await page.screenshot({ path: join(SCREENSHOTS, "boj-chart-light.png") });
     expect(frameRequests).toEqual([]);
     await page.close();
   });
@@ -193,7 +200,7 @@ maybe("the BOJ chart in a host (MCP Apps, headless chromium)", () => {
     expect(await frame.$eval("html", (node) => node.getAttribute("data-theme"))).toBe("dark");
     const background = await frame.evaluate("getComputedStyle(document.body).backgroundColor");
     expect(background).toBe("rgb(13, 17, 23)");
-    await page.screenshot({ path: "/tmp/boj-chart-dark.png" });
+    await page.screenshot({ path: join(SCREENSHOTS, "boj-chart-dark.png") });
     await page.close();
   });
 });
