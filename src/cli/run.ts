@@ -10,6 +10,7 @@ import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
 import { helpText } from "./help.ts";
+import { runInstall } from "./install/index.ts";
 import {
   chartOption,
   coreOptions,
@@ -53,6 +54,7 @@ const coreSchema = v.object({
 });
 
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
+  if (argv[0] === "install" || argv[0] === "uninstall") return runInstall(argv[0], argv.slice(1), env);
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
   const { values, positionals, help, version } = parseCommandLine(argv, env, specs);
   if (version) return print(`${NAME} ${VERSION}\n`);
