@@ -71,7 +71,7 @@ describe("mcpkit install", () => {
       const file = path.join(home, rel);
       fs.mkdirSync(path.dirname(file), { recursive: true });
       const original = `{\n  "theme": "dark",\n  "${key}": {\n    "other": { "command": "x" }\n  }\n}\n`;
-      fs.writeFileSync(file, original);
+      fs.writeFileSync(file, original, { mode: 0o640 });
       fs.mkdirSync(path.join(home, "docs"));
       const first = await cli(home, "install", client, "--root", "~/docs", "--oj-token", "s3cret");
       expect(first.code).toBe(0);
@@ -84,6 +84,7 @@ describe("mcpkit install", () => {
       expect(doc[key].mcpkit.env).toEqual({ OJ_TOKEN: "s3cret" });
       if (client === "vscode") expect(doc[key].mcpkit.type).toBe("stdio");
       expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(original);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o640);
       const written = fs.readFileSync(file, "utf8");
       const again = await cli(home, "install", client, "--root", "~/docs", "--oj-token", "s3cret");
       expect(again.code).toBe(0);
@@ -124,6 +125,55 @@ describe("mcpkit install", () => {
     expect((await cli(home, "install", "codex", "--root", path.join(home, "r"))).stdout).toContain("nothing changed");
     expect((await cli(home, "uninstall", "codex")).code).toBe(0);
     expect(fs.readFileSync(file, "utf8")).toBe(original);
+  });
+
+  test("codex: replaces its own table and sub-table in place; an inline mcp_servers is refused untouched", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(file));
+    const head = `# top\n[mcp_servers.mcpkit]\ncommand = "old"\n\n[mcp_servers.mcpkit.env]\nOJ_TOKEN = "old"\n\n`;
+    const tail = `[mcp_servers.other]\ncommand = "x" # keep\n`;
+    fs.writeFileSync(file, head + tail);
+    expect((await cli(home, "install", "codex", "--oj-token", "new-token")).code).toBe(0);
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.startsWith("# top\n[mcp_servers.mcpkit]\n")).toBe(true);
+    expect(text.endsWith(`\n\n${tail}`)).toBe(true);
+    const doc = Bun.TOML.parse(text) as { mcp_servers: Record<string, unknown> };
+    expect(doc.mcp_servers.mcpkit).toEqual({ command: process.execPath, args: [MAIN], env: { OJ_TOKEN: "new-token" } });
+    expect(doc.mcp_servers.other).toEqual({ command: "x" });
+
+    const inline = 'mcp_servers = { other = { command = "x" } }\n';
+    fs.writeFileSync(file, inline);
+    const refused = await cli(home, "install", "codex");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("cannot edit [mcp_servers.mcpkit] safely");
+    expect(fs.readFileSync(file, "utf8")).toBe(inline);
+  });
+
+  test("--http writes each client's URL entry; Claude Desktop refuses it", async () => {
+    const home = tempHome();
+    const url = "http://127.0.0.1:8080/mcp";
+    expect((await cli(home, "install", "vscode", "--http", url)).code).toBe(0);
+    const vscode = JSON.parse(fs.readFileSync(path.join(home, ".config/Code/User/mcp.json"), "utf8"));
+    expect(vscode.servers.mcpkit).toEqual({ type: "http", url });
+    expect((await cli(home, "install", "gemini", "--http", url)).code).toBe(0);
+    const gemini = JSON.parse(fs.readFileSync(path.join(home, ".gemini/settings.json"), "utf8"));
+    expect(gemini.mcpServers.mcpkit).toEqual({ httpUrl: url });
+    expect((await cli(home, "install", "claude-desktop", "--http", url)).code).toBe(2);
+    expect((await cli(home, "install", "cursor", "--http", "not a url")).code).toBe(2);
+  });
+
+  test("uninstall --dry-run shows the removal and writes nothing", async () => {
+    const home = tempHome();
+    expect((await cli(home, "install", "cursor")).code).toBe(0);
+    const file = path.join(home, ".cursor", "mcp.json");
+    const before = fs.readFileSync(file, "utf8");
+    const result = await cli(home, "uninstall", "cursor", "--dry-run");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('-    "mcpkit": {');
+    expect(fs.readFileSync(file, "utf8")).toBe(before);
+    expect((await cli(home, "uninstall", "cursor")).code).toBe(0);
+    expect((await cli(home, "uninstall", "cursor")).stdout).toContain("nothing changed");
   });
 
   test("--dry-run prints a diff, redacts the token and writes nothing", async () => {

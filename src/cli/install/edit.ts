@@ -175,12 +175,17 @@ export function editToml(text: string, file: string, name: string, entry: Record
   }
   let next = out.join("\n");
   if (!next.endsWith("\n")) next += "\n";
-  const after = parseToml(next, file);
+  const unsafe = new UnreadableConfig(
+    `${file}: cannot edit [mcp_servers.${name}] safely (mcp_servers is laid out in a way this edit does not handle, e.g. inline); edit it by hand`,
+  );
+  let after: Record<string, unknown>;
+  try {
+    after = Bun.TOML.parse(next) as Record<string, unknown>;
+  } catch {
+    throw unsafe;
+  }
   const stillOurs = (after.mcp_servers as Record<string, unknown> | undefined)?.[name];
   const sameRest = Bun.deepEquals(withoutEntry(after, name), withoutEntry(before, name), true);
-  if (!sameRest || !Bun.deepEquals(stillOurs, entry, true))
-    throw new UnreadableConfig(
-      `${file}: cannot edit [mcp_servers.${name}] safely (its layout is unusual); edit it by hand`,
-    );
+  if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
   return { text: next, changed: true };
 }
