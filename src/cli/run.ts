@@ -68,7 +68,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   }
   if (command !== undefined && command !== "tools" && command !== "call") {
     throw new ConfigError(
-      `unknown command "${command}"; the commands are 'tools', 'call' and 'help' (run 'mcpkit --help')`,
+      `unknown command "${command}"; the commands are 'tools', 'call', 'install', 'uninstall' and 'help' (run 'mcpkit --help')`,
     );
   }
   const core = readOptions(coreSchema, coreOptions, values);

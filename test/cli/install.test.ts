@@ -5,7 +5,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { parse } from "jsonc-parser";
 import { configPath } from "../../src/cli/install/paths.ts";
 
-const MAIN = path.resolve(import.meta.dir, "../../src/main.ts");
+import { mcpkitCommand } from "../support/mcp.ts";
+
+// Under MCPKIT_BIN the compiled binary runs, and it writes itself with no script argument.
+const SELF = mcpkitCommand();
+const [COMMAND, ...PREFIX] = SELF;
 
 const homes: string[] = [];
 afterAll(() => {
@@ -19,7 +23,7 @@ function tempHome(): string {
 }
 
 async function cli(home: string, ...args: string[]) {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+  const proc = Bun.spawn([...SELF, ...args], {
     env: { PATH: process.env.PATH, HOME: home },
     stdout: "pipe",
     stderr: "pipe",
@@ -79,8 +83,8 @@ describe("mcpkit install", () => {
       const doc = JSON.parse(fs.readFileSync(file, "utf8"));
       expect(doc.theme).toBe("dark");
       expect(doc[key].other).toEqual({ command: "x" });
-      expect(doc[key].mcpkit.command).toBe(process.execPath);
-      expect(doc[key].mcpkit.args).toEqual([MAIN, "--root", path.join(home, "docs")]);
+      expect(doc[key].mcpkit.command).toBe(COMMAND);
+      expect(doc[key].mcpkit.args).toEqual([...PREFIX, "--root", path.join(home, "docs")]);
       expect(doc[key].mcpkit.env).toEqual({ OJ_TOKEN: "s3cret" });
       if (client === "vscode") expect(doc[key].mcpkit.type).toBe("stdio");
       expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(original);
@@ -107,7 +111,7 @@ describe("mcpkit install", () => {
     expect(text).toContain("// my servers");
     expect(text).toContain(`/* keep */ "a": { "type": "stdio", "command": "a", },`);
     const doc = parse(text, [], { allowTrailingComma: true });
-    expect(doc.servers.mcpkit).toEqual({ type: "stdio", command: process.execPath, args: [MAIN] });
+    expect(doc.servers.mcpkit).toEqual({ type: "stdio", command: COMMAND, args: [...PREFIX] });
   });
 
   test("codex: adds [mcp_servers.mcpkit] and keeps other tables byte-for-byte", async () => {
@@ -121,7 +125,7 @@ describe("mcpkit install", () => {
     const text = fs.readFileSync(file, "utf8");
     expect(text.startsWith(original)).toBe(true);
     const doc = Bun.TOML.parse(text) as { mcp_servers: Record<string, { command: string; args: string[] }> };
-    expect(doc.mcp_servers.mcpkit).toEqual({ command: process.execPath, args: [MAIN, "--root", path.join(home, "r")] });
+    expect(doc.mcp_servers.mcpkit).toEqual({ command: COMMAND, args: [...PREFIX, "--root", path.join(home, "r")] });
     expect((await cli(home, "install", "codex", "--root", path.join(home, "r"))).stdout).toContain("nothing changed");
     expect((await cli(home, "uninstall", "codex")).code).toBe(0);
     expect(fs.readFileSync(file, "utf8")).toBe(original);
@@ -139,7 +143,7 @@ describe("mcpkit install", () => {
     expect(text.startsWith("# top\n[mcp_servers.mcpkit]\n")).toBe(true);
     expect(text.endsWith(`\n\n${tail}`)).toBe(true);
     const doc = Bun.TOML.parse(text) as { mcp_servers: Record<string, unknown> };
-    expect(doc.mcp_servers.mcpkit).toEqual({ command: process.execPath, args: [MAIN], env: { OJ_TOKEN: "new-token" } });
+    expect(doc.mcp_servers.mcpkit).toEqual({ command: COMMAND, args: [...PREFIX], env: { OJ_TOKEN: "new-token" } });
     expect(doc.mcp_servers.other).toEqual({ command: "x" });
 
     const inline = 'mcp_servers = { other = { command = "x" } }\n';
@@ -230,7 +234,7 @@ describe("mcpkit install", () => {
     const file = path.join(home, ".cursor", "mcp.json");
     fs.mkdirSync(path.dirname(file));
     fs.writeFileSync(`${file}.lock`, "");
-    const proc = Bun.spawn([process.execPath, MAIN, "install", "cursor"], {
+    const proc = Bun.spawn([...SELF, "install", "cursor"], {
       env: { PATH: process.env.PATH, HOME: home },
       stdout: "pipe",
       stderr: "pipe",
@@ -267,22 +271,24 @@ describe("mcpkit install", () => {
     expect(cursor.startsWith("cursor://anysphere.cursor-deeplink/mcp/install?")).toBe(true);
     expect(url.searchParams.get("name")).toBe("mcpkit");
     expect(JSON.parse(Buffer.from(url.searchParams.get("config") ?? "", "base64").toString())).toEqual({
-      command: process.execPath,
-      args: [MAIN],
+      command: COMMAND,
+      args: [...PREFIX],
     });
     const vscode = (await cli(home, "install", "--link", "vscode")).stdout.trim();
     expect(vscode.startsWith("vscode:mcp/install?")).toBe(true);
     expect(JSON.parse(decodeURIComponent(vscode.slice("vscode:mcp/install?".length)))).toEqual({
       name: "mcpkit",
       type: "stdio",
-      command: process.execPath,
-      args: [MAIN],
+      command: COMMAND,
+      args: [...PREFIX],
     });
   });
 
   test("help lists install", async () => {
     const home = tempHome();
-    expect((await cli(home, "--help")).stdout).toContain("mcpkit install CLIENT");
+    const main = (await cli(home, "--help")).stdout;
+    expect(main).toContain("mcpkit install CLIENT");
+    expect(main).toContain("mcpkit uninstall CLIENT");
     const help = await cli(home, "install", "--help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--dry-run");

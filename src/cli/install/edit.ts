@@ -105,6 +105,11 @@ function parseToml(text: string, file: string): Record<string, unknown> {
   }
 }
 
+/** JSON strings are TOML basic strings; arrays get TOML's usual ", " spacing. */
+function tomlValue(value: unknown): string {
+  return Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(", ")}]` : JSON.stringify(value);
+}
+
 function tomlTable(name: string, entry: Record<string, unknown>): string {
   const scalars: string[] = [];
   const tables: string[] = [];
@@ -112,7 +117,7 @@ function tomlTable(name: string, entry: Record<string, unknown>): string {
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
       const body = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)} = ${JSON.stringify(v)}`);
       tables.push(`\n[mcp_servers.${name}.${key}]\n${body.join("\n")}\n`);
-    } else scalars.push(`${key} = ${JSON.stringify(value)}`);
+    } else scalars.push(`${key} = ${tomlValue(value)}`);
   }
   return `[mcp_servers.${name}]\n${scalars.join("\n")}\n${tables.join("")}`;
 }
