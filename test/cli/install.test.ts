@@ -180,6 +180,24 @@ describe("mcpkit install", () => {
     expect((await cli(home, "uninstall", "cursor")).stdout).toContain("nothing changed");
   });
 
+  test("a symlinked config stays a link and its target is edited; a CRLF file keeps CRLF", async () => {
+    const home = tempHome();
+    const target = path.join(home, "dotfiles", "settings.json");
+    fs.mkdirSync(path.dirname(target));
+    const original = '{\r\n  "mcpServers": {\r\n    "other": { "command": "x" }\r\n  }\r\n}\r\n';
+    fs.writeFileSync(target, original);
+    fs.mkdirSync(path.join(home, ".gemini"));
+    const link = path.join(home, ".gemini", "settings.json");
+    fs.symlinkSync(target, link);
+    expect((await cli(home, "install", "gemini")).code).toBe(0);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    const text = fs.readFileSync(target, "utf8");
+    expect(/(^|[^\r])\n/.test(text)).toBe(false);
+    expect(Object.keys(JSON.parse(text).mcpServers)).toEqual(["other", "mcpkit"]);
+    expect((await cli(home, "uninstall", "gemini")).code).toBe(0);
+    expect(fs.readFileSync(target, "utf8")).toBe(original);
+  });
+
   test("--dry-run prints a diff, redacts the token and writes nothing", async () => {
     const home = tempHome();
     const result = await cli(home, "install", "cursor", "--dry-run", "--oj-token", "tok-123");

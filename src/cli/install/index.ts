@@ -2,11 +2,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../../core/options.ts";
-import { editJson, editToml, UnreadableConfig } from "./edit.ts";
+import { type Edit, editJson, editToml, UnreadableConfig } from "./edit.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
-import { WriteRefused, readText, withLock, writeAtomically } from "./write.ts";
+import { ChangedMeanwhile, WriteRefused, readText, withLock, writeAtomically } from "./write.ts";
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -121,10 +121,24 @@ function serverSpec(request: Request, host: Host): ServerSpec {
 }
 
 /** The file after the change, for the client's format. */
-function edited(client: Client, text: string, file: string, name: string, spec: ServerSpec | undefined) {
+function edited(client: Client, text: string, file: string, name: string, spec: ServerSpec | undefined): Edit {
+  // A file written with CRLF throughout (Windows editors) keeps CRLF, new lines included.
+  const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
+  const source = crlf ? text.replaceAll("\r\n", "\n") : text;
   const entry = spec && clientEntry(client, spec);
-  if (client === "codex") return editToml(text, file, name, entry);
-  return editJson(text, file, serversKey(client), name, entry);
+  const result =
+    client === "codex" ? editToml(source, file, name, entry) : editJson(source, file, serversKey(client), name, entry);
+  if (!result.changed) return { text, changed: false };
+  return crlf ? { text: result.text.replaceAll("\n", "\r\n"), changed: true } : result;
+}
+
+/** The file a symlinked config points at, so the link (a dotfiles manager's, say) stays a link. */
+function realTarget(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 export async function runInstall(verb: Request["verb"], argv: readonly string[], env: Host["env"]): Promise<number> {
@@ -151,7 +165,7 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     if (client === "claude-desktop" && request.http)
       throw new ConfigError("Claude Desktop's config file launches local servers only; drop --http");
     const spec = verb === "install" ? serverSpec(request, host) : undefined;
-    const file = request.config ? path.resolve(expandHome(request.config, host)) : configPath(client, host);
+    const file = realTarget(request.config ? path.resolve(expandHome(request.config, host)) : configPath(client, host));
     return apply({ client, file, name: request.name, spec, dryRun: request.dryRun, out: (t) => out(redact(t)) });
   } catch (error) {
     const usage = error instanceof ConfigError;
@@ -187,9 +201,17 @@ function apply({ client, file, name, spec, dryRun, out }: Apply): number {
       out(unifiedDiff(file, before ?? "", result.text));
       return EXIT_OK;
     }
-    writeAtomically(file, result.text, before !== undefined);
+    writeAtomically(file, result.text, before);
     out(`${file}: ${spec ? "added" : "removed"} "${name}"${before !== undefined ? ` (backup: ${file}.bak)` : ""}\n`);
     return EXIT_OK;
   };
-  return dryRun ? change() : withLock(file, change);
+  if (dryRun) return change();
+  // The lock keeps other mcpkit runs out; a client rewriting its own file meanwhile is caught by the re-read.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return withLock(file, change);
+    } catch (error) {
+      if (!(error instanceof ChangedMeanwhile) || attempt === 3) throw error;
+    }
+  }
 }

@@ -47,11 +47,21 @@ export function readText(file: string): string | undefined {
   }
 }
 
-/** Replaces `file` with `text`: backup to `<file>.bak`, temp file in the same directory, then rename. */
-export function writeAtomically(file: string, text: string, existed: boolean): void {
+/** The file changed between reading and renaming (another program wrote it); the caller starts over. */
+export class ChangedMeanwhile extends WriteRefused {
+  constructor(file: string) {
+    super(`${file} kept changing while mcpkit edited it; close the program writing it and run again`);
+  }
+}
+
+/**
+ * Replaces `file` with `text`: backup to `<file>.bak`, temp file in the same directory, then rename, unless the
+ * file no longer holds `before` (what the edit was computed from).
+ */
+export function writeAtomically(file: string, text: string, before: string | undefined): void {
   const dir = path.dirname(file);
   let mode = 0o600;
-  if (existed) {
+  if (before !== undefined) {
     try {
       fs.accessSync(file, fs.constants.W_OK);
     } catch {
@@ -64,6 +74,7 @@ export function writeAtomically(file: string, text: string, existed: boolean): v
   try {
     fs.writeFileSync(temp, text, { mode });
     fs.chmodSync(temp, mode);
+    if (readText(file) !== before) throw new ChangedMeanwhile(file);
     fs.renameSync(temp, file);
   } catch (error) {
     fs.rmSync(temp, { force: true });
