@@ -1,0 +1,196 @@
+/** Text edits that change only the server's own entry, so every other byte of the file stays as it was. */
+import {
+  type Node,
+  type ParseError,
+  applyEdits,
+  findNodeAtLocation,
+  modify,
+  parse,
+  parseTree,
+  printParseErrorCode,
+} from "jsonc-parser";
+
+export class UnreadableConfig extends Error {}
+
+export interface Edit {
+  /** The new file text, or the old one when nothing changes. */
+  text: string;
+  changed: boolean;
+}
+
+/** The whitespace that starts the line holding `offset`. */
+function indentOf(text: string, offset: number): string {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))?.[0] ?? "";
+}
+
+function jsonAt(value: unknown, indent: string): string {
+  return JSON.stringify(value, null, 2).split("\n").join(`\n${indent}`);
+}
+
+/*
+ * jsonc-parser's own formatting re-indents the whole line it touches (a neighbour written on one line would be
+ * spread out), so insertions are written here and only the new text is formatted.
+ */
+function insertProperty(text: string, object: Node, name: string, value: unknown): string {
+  const props = object.children ?? [];
+  const member = (indent: string) => `${JSON.stringify(name)}: ${jsonAt(value, indent)}`;
+  if (props.length === 0) {
+    const outer = indentOf(text, object.offset);
+    const open = object.offset + 1;
+    const close = object.offset + object.length - 1;
+    const inside = text.slice(open, close);
+    const rest = inside.trim() === "" ? `\n${outer}` : inside;
+    return `${text.slice(0, open)}\n${outer}  ${member(`${outer}  `)}${rest}${text.slice(close)}`;
+  }
+  const last = props[props.length - 1];
+  const end = last.offset + last.length;
+  const indent = indentOf(text, last.offset);
+  const comma = /^\s*,/.exec(text.slice(end));
+  if (comma) {
+    const at = end + comma[0].length;
+    return `${text.slice(0, at)}\n${indent}${member(indent)},${text.slice(at)}`;
+  }
+  return `${text.slice(0, end)},\n${indent}${member(indent)}${text.slice(end)}`;
+}
+
+function setMember(text: string, key: string, name: string, entry: unknown): string {
+  const root = parseTree(text, [], { allowTrailingComma: true }) as Node;
+  const servers = findNodeAtLocation(root, [key]);
+  if (!servers) return insertProperty(text, root, key, { [name]: entry });
+  const existing = findNodeAtLocation(root, [key, name]);
+  if (!existing) return insertProperty(text, servers, name, entry);
+  const indent = indentOf(text, existing.parent?.offset ?? existing.offset);
+  return `${text.slice(0, existing.offset)}${jsonAt(entry, indent)}${text.slice(existing.offset + existing.length)}`;
+}
+
+function parseJsonc(text: string, file: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0)
+    throw new UnreadableConfig(
+      `${file} is not valid JSON (${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}); fix or move it, then run again`,
+    );
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UnreadableConfig(`${file} does not hold a JSON object; fix or move it, then run again`);
+  return value as Record<string, unknown>;
+}
+
+/** Sets (entry given) or removes (undefined) `key.name` in a JSON or JSONC document. */
+export function editJson(text: string, file: string, key: string, name: string, entry: unknown): Edit {
+  const current = parseJsonc(text, file);
+  const servers = current[key];
+  if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers)))
+    throw new UnreadableConfig(`${file}: "${key}" is not an object; fix it, then run again`);
+  const existing = (servers as Record<string, unknown> | undefined)?.[name];
+  if (entry === undefined ? existing === undefined : Bun.deepEquals(existing, entry, true))
+    return { text, changed: false };
+  const base = text.trim() === "" ? "{}\n" : text;
+  let next =
+    entry === undefined
+      ? applyEdits(base, modify(base, [key, name], undefined, {}))
+      : setMember(base, key, name, entry);
+  if (!next.endsWith("\n")) next += "\n";
+  return { text: next, changed: true };
+}
+
+function parseToml(text: string, file: string): Record<string, unknown> {
+  try {
+    return Bun.TOML.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new UnreadableConfig(
+      `${file} is not valid TOML (${(error as Error).message}); fix or move it, then run again`,
+    );
+  }
+}
+
+/** JSON strings are TOML basic strings; arrays get TOML's usual ", " spacing. */
+function tomlValue(value: unknown): string {
+  return Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(", ")}]` : JSON.stringify(value);
+}
+
+function tomlTable(name: string, entry: Record<string, unknown>): string {
+  const scalars: string[] = [];
+  const tables: string[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const body = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)} = ${JSON.stringify(v)}`);
+      tables.push(`\n[mcp_servers.${name}.${key}]\n${body.join("\n")}\n`);
+    } else scalars.push(`${key} = ${tomlValue(value)}`);
+  }
+  return `[mcp_servers.${name}]\n${scalars.join("\n")}\n${tables.join("")}`;
+}
+
+const HEADER = /^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]\]?[ \t]*(#.*)?$/;
+
+function isOurs(header: string, name: string): boolean {
+  const compact = header.replace(/[ \t]/g, "").replace(/"/g, "");
+  return compact === `mcp_servers.${name}` || compact.startsWith(`mcp_servers.${name}.`);
+}
+
+/** The line ranges [start, end) of `[mcp_servers.NAME]` and its sub-tables. */
+function ownBlocks(lines: string[], name: string): Array<[number, number]> {
+  const blocks: Array<[number, number]> = [];
+  let start = -1;
+  lines.forEach((line, index) => {
+    const match = HEADER.exec(line);
+    if (!match) return;
+    if (start !== -1) {
+      blocks.push([start, index]);
+      start = -1;
+    }
+    if (isOurs(match[1], name)) start = index;
+  });
+  if (start !== -1) blocks.push([start, lines.length]);
+  return blocks;
+}
+
+function withoutEntry(doc: Record<string, unknown>, name: string): Record<string, unknown> {
+  const servers = { ...((doc.mcp_servers as Record<string, unknown> | undefined) ?? {}) };
+  delete servers[name];
+  const rest = { ...doc };
+  if (Object.keys(servers).length === 0) delete rest.mcp_servers;
+  else rest.mcp_servers = servers;
+  return rest;
+}
+
+/** Sets or removes `[mcp_servers.NAME]` in Codex's config.toml, then checks that nothing else changed meaning. */
+export function editToml(text: string, file: string, name: string, entry: Record<string, unknown> | undefined): Edit {
+  const before = parseToml(text, file);
+  const existing = (before.mcp_servers as Record<string, unknown> | undefined)?.[name];
+  if (entry === undefined ? existing === undefined : Bun.deepEquals(existing, entry, true))
+    return { text, changed: false };
+  const lines = text.split("\n");
+  const blocks = ownBlocks(lines, name);
+  const replacement = entry === undefined ? [] : tomlTable(name, entry).split("\n");
+  let out: string[];
+  if (blocks.length === 0) {
+    const head = text === "" ? [] : text.endsWith("\n") ? lines.slice(0, -1) : lines;
+    out = [...head, ...(head.length > 0 && head[head.length - 1].trim() !== "" ? [""] : []), ...replacement];
+  } else {
+    out = [];
+    let cursor = 0;
+    blocks.forEach(([start, end], index) => {
+      out.push(...lines.slice(cursor, start));
+      if (index === 0) out.push(...replacement.slice(0, -1), ...(end < lines.length ? [""] : []));
+      cursor = end;
+    });
+    out.push(...lines.slice(cursor));
+  }
+  let next = out.join("\n");
+  if (!next.endsWith("\n")) next += "\n";
+  const unsafe = new UnreadableConfig(
+    `${file}: cannot edit [mcp_servers.${name}] safely (mcp_servers is laid out in a way this edit does not handle, e.g. inline); edit it by hand`,
+  );
+  let after: Record<string, unknown>;
+  try {
+    after = Bun.TOML.parse(next) as Record<string, unknown>;
+  } catch {
+    throw unsafe;
+  }
+  const stillOurs = (after.mcp_servers as Record<string, unknown> | undefined)?.[name];
+  const sameRest = Bun.deepEquals(withoutEntry(after, name), withoutEntry(before, name), true);
+  if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
+  return { text: next, changed: true };
+}

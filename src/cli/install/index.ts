@@ -1,0 +1,217 @@
+/** `mcpkit install <client>` / `mcpkit uninstall <client>`: add or remove this binary in a client's MCP config. */
+import fs from "node:fs";
+import path from "node:path";
+import { ConfigError } from "../../core/options.ts";
+import { type Edit, editJson, editToml, UnreadableConfig } from "./edit.ts";
+import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
+import { unifiedDiff } from "./diff.ts";
+import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
+import { ChangedMeanwhile, WriteRefused, readText, withLock, writeAtomically } from "./write.ts";
+
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+export const INSTALL_HELP = `Usage:
+  mcpkit install CLIENT [options]     add mcpkit to CLIENT's MCP configuration (user level)
+  mcpkit uninstall CLIENT [options]   remove only that entry again
+  mcpkit install --link cursor|vscode [options]   print a one-click install link instead
+
+CLIENT is one of: ${CLIENTS.join(", ")}.
+
+Options:
+  --root DIR (repeatable)   a root for fs_search_by_time; must exist; written as an absolute path
+  --toolsets LIST           passed on as --toolsets LIST
+  --oj-base-url URL         passed on as --oj-base-url URL
+  --oj-token TOKEN          written to the entry's env as OJ_TOKEN; shown as [redacted]
+  --http URL                point the client at a running mcpkit HTTP server instead of launching one
+  --name NAME               the entry's name. Default: mcpkit
+  --config PATH             edit this file instead of the client's usual one
+  --dry-run                 print the change as a unified diff and write nothing
+
+Exit codes: 0 written, or nothing to change; 1 the file cannot be read, parsed or written (nothing changed);
+2 usage: an unknown client or flag, a missing root.
+`;
+
+interface Request {
+  verb: "install" | "uninstall";
+  client?: string;
+  link: boolean;
+  dryRun: boolean;
+  help: boolean;
+  roots: string[];
+  name: string;
+  config?: string;
+  toolsets?: string;
+  ojBaseUrl?: string;
+  ojToken?: string;
+  http?: string;
+}
+
+const VALUE_FLAGS = ["root", "toolsets", "oj-base-url", "oj-token", "http", "name", "config"] as const;
+
+function parseArgs(verb: Request["verb"], argv: readonly string[]): Request {
+  const request: Request = { verb, link: false, dryRun: false, help: false, roots: [], name: "mcpkit" };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--help" || arg === "-h") request.help = true;
+    else if (arg === "--dry-run") request.dryRun = true;
+    else if (arg === "--link") request.link = true;
+    else if (arg.startsWith("--")) {
+      const [flag, inline] = arg.slice(2).split(/=(.*)/s, 2);
+      if (!(VALUE_FLAGS as readonly string[]).includes(flag))
+        throw new ConfigError(`unknown option --${flag} for '${verb}' (run 'mcpkit install --help')`);
+      const value = inline ?? argv[++i];
+      if (value === undefined || value === "") throw new ConfigError(`--${flag} needs a value`);
+      setValue(request, flag as (typeof VALUE_FLAGS)[number], value);
+    } else if (request.client === undefined) request.client = arg;
+    else throw new ConfigError(`unexpected argument "${arg}"; name one client`);
+  }
+  return request;
+}
+
+function setValue(request: Request, flag: (typeof VALUE_FLAGS)[number], value: string): void {
+  if (flag === "root") request.roots.push(value);
+  else if (flag === "toolsets") request.toolsets = value;
+  else if (flag === "oj-base-url") request.ojBaseUrl = value;
+  else if (flag === "oj-token") request.ojToken = value;
+  else if (flag === "http") request.http = value;
+  else if (flag === "name") request.name = value;
+  else request.config = value;
+}
+
+function expandHome(value: string, host: Host): string {
+  if (value === "~" || value.startsWith("~/") || value.startsWith("~\\"))
+    return path.join(homeDir(host), value.slice(1));
+  return value;
+}
+
+/** How to launch this very program: the compiled binary, or `bun` plus this checkout's entry script. */
+export function selfCommand(): { command: string; args: string[] } {
+  const script = Bun.main;
+  const compiled = script.startsWith("/$bunfs") || /^[A-Z]:[\\/]~BUN/.test(script) || !fs.existsSync(script);
+  return compiled
+    ? { command: process.execPath, args: [] }
+    : { command: process.execPath, args: [path.resolve(script)] };
+}
+
+function serverSpec(request: Request, host: Host): ServerSpec {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(request.name))
+    throw new ConfigError(`--name "${request.name}" must match ^[A-Za-z0-9_-]{1,64}$`);
+  if (request.http !== undefined) {
+    if (request.roots.length > 0 || request.toolsets || request.ojBaseUrl || request.ojToken)
+      throw new ConfigError(
+        "--http URL points the client at a running server; give --root, --toolsets and --oj-* to that server instead",
+      );
+    if (!URL.canParse(request.http))
+      throw new ConfigError(`--http "${request.http}" is not a URL, e.g. http://127.0.0.1:8080/mcp`);
+    return { command: "", args: [], env: {}, url: request.http };
+  }
+  const self = selfCommand();
+  const args = [...self.args];
+  for (const root of request.roots) {
+    const absolute = path.resolve(expandHome(root, host));
+    if (!fs.statSync(absolute, { throwIfNoEntry: false })?.isDirectory())
+      throw new ConfigError(`--root ${root}: no such directory (${absolute}); create it or fix the path`);
+    args.push("--root", absolute);
+  }
+  if (request.toolsets) args.push("--toolsets", request.toolsets);
+  if (request.ojBaseUrl) args.push("--oj-base-url", request.ojBaseUrl);
+  return { command: self.command, args, env: request.ojToken ? { OJ_TOKEN: request.ojToken } : {} };
+}
+
+/** The file after the change, for the client's format. */
+function edited(client: Client, text: string, file: string, name: string, spec: ServerSpec | undefined): Edit {
+  // A file written with CRLF throughout (Windows editors) keeps CRLF, new lines included.
+  const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
+  const source = crlf ? text.replaceAll("\r\n", "\n") : text;
+  const entry = spec && clientEntry(client, spec);
+  const result =
+    client === "codex" ? editToml(source, file, name, entry) : editJson(source, file, serversKey(client), name, entry);
+  if (!result.changed) return { text, changed: false };
+  return crlf ? { text: result.text.replaceAll("\n", "\r\n"), changed: true } : result;
+}
+
+/** The file a symlinked config points at, so the link (a dotfiles manager's, say) stays a link. */
+function realTarget(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+export async function runInstall(verb: Request["verb"], argv: readonly string[], env: Host["env"]): Promise<number> {
+  const out = (text: string) => process.stdout.write(text);
+  let secret: string | undefined;
+  const redact = (text: string) => (secret ? text.split(secret).join("[redacted]") : text);
+  try {
+    const request = parseArgs(verb, argv);
+    secret = request.ojToken;
+    if (request.help) {
+      out(INSTALL_HELP);
+      return EXIT_OK;
+    }
+    const host: Host = { platform: process.platform, env };
+    if (request.client === undefined) throw new ConfigError(`name a client: mcpkit ${verb} ${CLIENTS.join("|")}`);
+    if (!isClient(request.client))
+      throw new ConfigError(`unknown client "${request.client}"; expected one of ${CLIENTS.join(", ")}`);
+    const client = request.client;
+    if (request.link) {
+      if (client !== "cursor" && client !== "vscode") throw new ConfigError("--link is for cursor or vscode");
+      out(`${installLink(client, request.name, serverSpec(request, host))}\n`);
+      return EXIT_OK;
+    }
+    if (client === "claude-desktop" && request.http)
+      throw new ConfigError("Claude Desktop's config file launches local servers only; drop --http");
+    const spec = verb === "install" ? serverSpec(request, host) : undefined;
+    const file = realTarget(request.config ? path.resolve(expandHome(request.config, host)) : configPath(client, host));
+    return apply({ client, file, name: request.name, spec, dryRun: request.dryRun, out: (t) => out(redact(t)) });
+  } catch (error) {
+    const usage = error instanceof ConfigError;
+    const known = usage || error instanceof UnreadableConfig || error instanceof WriteRefused;
+    const message = known ? (error as Error).message : `cannot ${verb}: ${(error as Error).message}`;
+    process.stderr.write(`mcpkit ${verb}: ${redact(message)}\n`);
+    return usage ? EXIT_USAGE : EXIT_FAILED;
+  }
+}
+
+interface Apply {
+  client: Client;
+  file: string;
+  name: string;
+  spec: ServerSpec | undefined;
+  dryRun: boolean;
+  out: (text: string) => void;
+}
+
+function apply({ client, file, name, spec, dryRun, out }: Apply): number {
+  const change = () => {
+    const before = readText(file);
+    const result = edited(client, before ?? "", file, name, spec);
+    if (!result.changed) {
+      out(
+        spec
+          ? `${file}: "${name}" is already up to date; nothing changed\n`
+          : `${file}: no "${name}" entry; nothing changed\n`,
+      );
+      return EXIT_OK;
+    }
+    if (dryRun) {
+      out(unifiedDiff(file, before ?? "", result.text));
+      return EXIT_OK;
+    }
+    writeAtomically(file, result.text, before);
+    out(`${file}: ${spec ? "added" : "removed"} "${name}"${before !== undefined ? ` (backup: ${file}.bak)` : ""}\n`);
+    return EXIT_OK;
+  };
+  if (dryRun) return change();
+  // The lock keeps other mcpkit runs out; a client rewriting its own file meanwhile is caught by the re-read.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return withLock(file, change);
+    } catch (error) {
+      if (!(error instanceof ChangedMeanwhile) || attempt === 3) throw error;
+    }
+  }
+}

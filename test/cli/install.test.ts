@@ -1,0 +1,314 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, test } from "bun:test";
+import { parse } from "jsonc-parser";
+import { configPath } from "../../src/cli/install/paths.ts";
+
+import { mcpkitCommand } from "../support/mcp.ts";
+
+// Under MCPKIT_BIN the compiled binary runs, and it writes itself with no script argument.
+const SELF = mcpkitCommand();
+const [COMMAND, ...PREFIX] = SELF;
+
+const homes: string[] = [];
+afterAll(() => {
+  for (const home of homes) fs.rmSync(home, { recursive: true, force: true });
+});
+
+function tempHome(): string {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpkit-install-"));
+  homes.push(home);
+  return home;
+}
+
+async function cli(home: string, ...args: string[]) {
+  const proc = Bun.spawn([...SELF, ...args], {
+    env: { PATH: process.env.PATH, HOME: home },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { stdout, stderr, code };
+}
+
+describe("configPath", () => {
+  test("computes each client's file per OS", () => {
+    const mac = { platform: "darwin" as const, env: { HOME: "/Users/me" } };
+    const win = {
+      platform: "win32" as const,
+      env: { USERPROFILE: "C:\\Users\\me", APPDATA: "C:\\Users\\me\\AppData\\Roaming" },
+    };
+    const linux = { platform: "linux" as const, env: { HOME: "/home/me" } };
+    expect(configPath("claude-desktop", mac)).toBe(
+      "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
+    );
+    expect(configPath("claude-desktop", win)).toBe(
+      "C:\\Users\\me\\AppData\\Roaming\\Claude\\claude_desktop_config.json",
+    );
+    expect(configPath("claude-desktop", linux)).toBe("/home/me/.config/Claude/claude_desktop_config.json");
+    expect(configPath("vscode", mac)).toBe("/Users/me/Library/Application Support/Code/User/mcp.json");
+    expect(configPath("vscode", win)).toBe("C:\\Users\\me\\AppData\\Roaming\\Code\\User\\mcp.json");
+    expect(configPath("vscode", linux)).toBe("/home/me/.config/Code/User/mcp.json");
+    expect(configPath("claude-code", win)).toBe("C:\\Users\\me\\.claude.json");
+    expect(configPath("cursor", linux)).toBe("/home/me/.cursor/mcp.json");
+    expect(configPath("codex", mac)).toBe("/Users/me/.codex/config.toml");
+    expect(configPath("gemini", linux)).toBe("/home/me/.gemini/settings.json");
+  });
+});
+
+describe("mcpkit install", () => {
+  for (const [client, rel, key] of [
+    ["claude-desktop", ".config/Claude/claude_desktop_config.json", "mcpServers"],
+    ["claude-code", ".claude.json", "mcpServers"],
+    ["cursor", ".cursor/mcp.json", "mcpServers"],
+    ["vscode", ".config/Code/User/mcp.json", "servers"],
+    ["gemini", ".gemini/settings.json", "mcpServers"],
+  ] as const) {
+    test(`${client}: writes an absolute entry, keeps other servers, is idempotent, uninstalls only its entry`, async () => {
+      if (process.platform !== "linux") return;
+      const home = tempHome();
+      const file = path.join(home, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const original = `{\n  "theme": "dark",\n  "${key}": {\n    "other": { "command": "x" }\n  }\n}\n`;
+      fs.writeFileSync(file, original, { mode: 0o640 });
+      fs.mkdirSync(path.join(home, "docs"));
+      const first = await cli(home, "install", client, "--root", "~/docs", "--oj-token", "s3cret");
+      expect(first.code).toBe(0);
+      expect(first.stdout + first.stderr).not.toContain("s3cret");
+      const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+      expect(doc.theme).toBe("dark");
+      expect(doc[key].other).toEqual({ command: "x" });
+      expect(doc[key].mcpkit.command).toBe(COMMAND);
+      expect(doc[key].mcpkit.args).toEqual([...PREFIX, "--root", path.join(home, "docs")]);
+      expect(doc[key].mcpkit.env).toEqual({ OJ_TOKEN: "s3cret" });
+      if (client === "vscode") expect(doc[key].mcpkit.type).toBe("stdio");
+      expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(original);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o640);
+      const written = fs.readFileSync(file, "utf8");
+      const again = await cli(home, "install", client, "--root", "~/docs", "--oj-token", "s3cret");
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain("nothing changed");
+      expect(fs.readFileSync(file, "utf8")).toBe(written);
+      const removed = await cli(home, "uninstall", client);
+      expect(removed.code).toBe(0);
+      expect(fs.readFileSync(file, "utf8")).toBe(original);
+    });
+  }
+
+  test("vscode: a JSONC mcp.json keeps its comments and trailing commas", async () => {
+    const home = tempHome();
+    const file = path.join(home, "mcp.json");
+    const original = `// my servers\n{\n  "servers": {\n    /* keep */ "a": { "type": "stdio", "command": "a", },\n  },\n}\n`;
+    fs.writeFileSync(file, original);
+    const result = await cli(home, "install", "vscode", "--config", file);
+    expect(result.code).toBe(0);
+    const text = fs.readFileSync(file, "utf8");
+    expect(text).toContain("// my servers");
+    expect(text).toContain(`/* keep */ "a": { "type": "stdio", "command": "a", },`);
+    const doc = parse(text, [], { allowTrailingComma: true });
+    expect(doc.servers.mcpkit).toEqual({ type: "stdio", command: COMMAND, args: [...PREFIX] });
+  });
+
+  test("codex: adds [mcp_servers.mcpkit] and keeps other tables byte-for-byte", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(file));
+    const original = `model = "o3" # mine\n\n[mcp_servers.other]\ncommand = "x"\n\n[profiles.fast]\nmodel = "mini"\n`;
+    fs.writeFileSync(file, original);
+    fs.mkdirSync(path.join(home, "r"));
+    expect((await cli(home, "install", "codex", "--root", path.join(home, "r"))).code).toBe(0);
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.startsWith(original)).toBe(true);
+    const doc = Bun.TOML.parse(text) as { mcp_servers: Record<string, { command: string; args: string[] }> };
+    expect(doc.mcp_servers.mcpkit).toEqual({ command: COMMAND, args: [...PREFIX, "--root", path.join(home, "r")] });
+    expect((await cli(home, "install", "codex", "--root", path.join(home, "r"))).stdout).toContain("nothing changed");
+    expect((await cli(home, "uninstall", "codex")).code).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(original);
+  });
+
+  test("codex: replaces its own table and sub-table in place; an inline mcp_servers is refused untouched", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(file));
+    const head = `# top\n[mcp_servers.mcpkit]\ncommand = "old"\n\n[mcp_servers.mcpkit.env]\nOJ_TOKEN = "old"\n\n`;
+    const tail = `[mcp_servers.other]\ncommand = "x" # keep\n`;
+    fs.writeFileSync(file, head + tail);
+    expect((await cli(home, "install", "codex", "--oj-token", "new-token")).code).toBe(0);
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.startsWith("# top\n[mcp_servers.mcpkit]\n")).toBe(true);
+    expect(text.endsWith(`\n\n${tail}`)).toBe(true);
+    const doc = Bun.TOML.parse(text) as { mcp_servers: Record<string, unknown> };
+    expect(doc.mcp_servers.mcpkit).toEqual({ command: COMMAND, args: [...PREFIX], env: { OJ_TOKEN: "new-token" } });
+    expect(doc.mcp_servers.other).toEqual({ command: "x" });
+
+    const inline = 'mcp_servers = { other = { command = "x" } }\n';
+    fs.writeFileSync(file, inline);
+    const refused = await cli(home, "install", "codex");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("cannot edit [mcp_servers.mcpkit] safely");
+    expect(fs.readFileSync(file, "utf8")).toBe(inline);
+  });
+
+  test("--http writes each client's URL entry; Claude Desktop refuses it", async () => {
+    const home = tempHome();
+    const url = "http://127.0.0.1:8080/mcp";
+    expect((await cli(home, "install", "vscode", "--http", url)).code).toBe(0);
+    const vscode = JSON.parse(fs.readFileSync(path.join(home, ".config/Code/User/mcp.json"), "utf8"));
+    expect(vscode.servers.mcpkit).toEqual({ type: "http", url });
+    expect((await cli(home, "install", "gemini", "--http", url)).code).toBe(0);
+    const gemini = JSON.parse(fs.readFileSync(path.join(home, ".gemini/settings.json"), "utf8"));
+    expect(gemini.mcpServers.mcpkit).toEqual({ httpUrl: url });
+    expect((await cli(home, "install", "claude-desktop", "--http", url)).code).toBe(2);
+    expect((await cli(home, "install", "cursor", "--http", "not a url")).code).toBe(2);
+  });
+
+  test("uninstall --dry-run shows the removal and writes nothing", async () => {
+    const home = tempHome();
+    expect((await cli(home, "install", "cursor")).code).toBe(0);
+    const file = path.join(home, ".cursor", "mcp.json");
+    const before = fs.readFileSync(file, "utf8");
+    const result = await cli(home, "uninstall", "cursor", "--dry-run");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('-    "mcpkit": {');
+    expect(fs.readFileSync(file, "utf8")).toBe(before);
+    expect((await cli(home, "uninstall", "cursor")).code).toBe(0);
+    expect((await cli(home, "uninstall", "cursor")).stdout).toContain("nothing changed");
+  });
+
+  test("a symlinked config stays a link and its target is edited; a CRLF file keeps CRLF", async () => {
+    const home = tempHome();
+    const target = path.join(home, "dotfiles", "settings.json");
+    fs.mkdirSync(path.dirname(target));
+    const original = '{\r\n  "mcpServers": {\r\n    "other": { "command": "x" }\r\n  }\r\n}\r\n';
+    fs.writeFileSync(target, original);
+    fs.mkdirSync(path.join(home, ".gemini"));
+    const link = path.join(home, ".gemini", "settings.json");
+    fs.symlinkSync(target, link);
+    expect((await cli(home, "install", "gemini")).code).toBe(0);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    const text = fs.readFileSync(target, "utf8");
+    expect(/(^|[^\r])\n/.test(text)).toBe(false);
+    expect(Object.keys(JSON.parse(text).mcpServers)).toEqual(["other", "mcpkit"]);
+    expect((await cli(home, "uninstall", "gemini")).code).toBe(0);
+    expect(fs.readFileSync(target, "utf8")).toBe(original);
+  });
+
+  test("--dry-run prints a diff, redacts the token and writes nothing", async () => {
+    const home = tempHome();
+    const result = await cli(home, "install", "cursor", "--dry-run", "--oj-token", "tok-123");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("+++ ");
+    expect(result.stdout).toContain('"OJ_TOKEN": "[redacted]"');
+    expect(result.stdout).not.toContain("tok-123");
+    expect(fs.existsSync(path.join(home, ".cursor"))).toBe(false);
+  });
+
+  test("an unparsable file is refused with one line and left as it was", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".gemini", "settings.json");
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, "{ not json");
+    const result = await cli(home, "install", "gemini");
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain("is not valid JSON");
+    expect(fs.readFileSync(file, "utf8")).toBe("{ not json");
+    expect(fs.existsSync(`${file}.bak`)).toBe(false);
+  });
+
+  test("a read-only file is refused and left as it was (skipped as root, which ignores modes)", async () => {
+    if (process.getuid?.() === 0) {
+      console.log("skip: running as root, which can write a 0444 file");
+      return;
+    }
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, "{}\n", { mode: 0o444 });
+    const result = await cli(home, "install", "cursor");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("read-only");
+    expect(fs.readFileSync(file, "utf8")).toBe("{}\n");
+  });
+
+  test("two concurrent runs both land", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    const names = ["one", "two", "three", "four"];
+    const results = await Promise.all(names.map((name) => cli(home, "install", "cursor", "--name", name)));
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    expect(Object.keys(doc.mcpServers).sort()).toEqual([...names].sort());
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  test("a run that finds the lock held waits for it, then keeps the other writer's entry", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(`${file}.lock`, "");
+    const proc = Bun.spawn([...SELF, "install", "cursor"], {
+      env: { PATH: process.env.PATH, HOME: home },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = proc.stderr.getReader();
+    let seen = "";
+    while (!seen.includes("waiting for")) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      seen += new TextDecoder().decode(chunk.value);
+    }
+    expect(seen).toContain("waiting for");
+    // The other writer finishes while this run waits: its entry must survive.
+    fs.writeFileSync(file, '{ "mcpServers": { "other": { "command": "x" } } }\n');
+    fs.rmSync(`${file}.lock`);
+    expect(await proc.exited).toBe(0);
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    expect(Object.keys(doc.mcpServers).sort()).toEqual(["mcpkit", "other"]);
+  });
+
+  test("bad arguments exit 2 naming the flag", async () => {
+    const home = tempHome();
+    const missing = await cli(home, "install", "cursor", "--root", path.join(home, "nope"));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--root");
+    expect((await cli(home, "install", "emacs")).code).toBe(2);
+    expect((await cli(home, "install", "cursor", "--bogus")).code).toBe(2);
+  });
+
+  test("--link prints links that decode to the server config", async () => {
+    const home = tempHome();
+    const cursor = (await cli(home, "install", "--link", "cursor")).stdout.trim();
+    const url = new URL(cursor);
+    expect(cursor.startsWith("cursor://anysphere.cursor-deeplink/mcp/install?")).toBe(true);
+    expect(url.searchParams.get("name")).toBe("mcpkit");
+    expect(JSON.parse(Buffer.from(url.searchParams.get("config") ?? "", "base64").toString())).toEqual({
+      command: COMMAND,
+      args: [...PREFIX],
+    });
+    const vscode = (await cli(home, "install", "--link", "vscode")).stdout.trim();
+    expect(vscode.startsWith("vscode:mcp/install?")).toBe(true);
+    expect(JSON.parse(decodeURIComponent(vscode.slice("vscode:mcp/install?".length)))).toEqual({
+      name: "mcpkit",
+      type: "stdio",
+      command: COMMAND,
+      args: [...PREFIX],
+    });
+  });
+
+  test("help lists install", async () => {
+    const home = tempHome();
+    const main = (await cli(home, "--help")).stdout;
+    expect(main).toContain("mcpkit install CLIENT");
+    expect(main).toContain("mcpkit uninstall CLIENT");
+    const help = await cli(home, "install", "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--dry-run");
+  });
+});
