@@ -20,6 +20,7 @@ import { packArchive } from "./release/archive.ts";
 import { sha256File, sha256sums } from "./release/checksums.ts";
 import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
+import { packBundle } from "./release/mcpb.ts";
 import {
   archiveName,
   archiveStem,
@@ -31,7 +32,7 @@ import {
 
 const PROJECT_DIR = resolve(import.meta.dir, "..");
 const DOCUMENTS = ["README.md", "LICENSE"];
-const STALE_OUTPUT = /^(mcpkit-.+\.(tar\.gz|zip)|SHA256SUMS|mcpkit\.rb)$/;
+const STALE_OUTPUT = /^(mcpkit-.+\.(tar\.gz|zip|mcpb)|SHA256SUMS|mcpkit\.rb)$/;
 
 /** Turns the --targets value into target names; throws a message naming the bad entry. */
 export function parseTargets(value: string, host: TargetName | null = hostTarget() ?? null): TargetName[] {
@@ -64,6 +65,8 @@ interface Built {
   target: TargetName;
   archive: string;
   sha256: string;
+  bundle: string;
+  bundleSha256: string;
 }
 
 async function release(targets: TargetName[], outDir: string): Promise<void> {
@@ -99,10 +102,19 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
         outDir,
       });
       const sha256 = await sha256File(archive);
-      built.push({ target, archive, sha256 });
+      const bundle = await packBundle({
+        binary,
+        target,
+        version,
+        repository,
+        documents,
+        stageDir: join(buildDir, `${target}-mcpb`),
+        outDir,
+      });
+      built.push({ target, archive, sha256, bundle, bundleSha256: await sha256File(bundle) });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       console.error(
-        `${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB  ${seconds} s`,
+        `${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB, .mcpb ${(statSync(bundle).size / 1_048_576).toFixed(1)} MB  ${seconds} s`,
       );
     }
   } finally {
@@ -111,7 +123,12 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
 
   writeFileSync(
     join(outDir, "SHA256SUMS"),
-    sha256sums(built.map(({ archive, sha256 }) => ({ file: archive, sha256 }))),
+    sha256sums(
+      built.flatMap((b) => [
+        { file: b.archive, sha256: b.sha256 },
+        { file: b.bundle, sha256: b.bundleSha256 },
+      ]),
+    ),
   );
   const formula = renderFormula({
     version,

@@ -1,0 +1,126 @@
+/**
+ * The MCP bundle from `bun run release --targets host`: `mcpb validate` accepts its manifest and
+ * `mcpb info` reads the packed bundle; unzipped as a host would (binary without its execute bit),
+ * the mcp_config that @anthropic-ai/mcpb's own getMcpConfigForManifest expands starts the server,
+ * which answers initialize, tools/list and an fs search inside the configured root. Unset options
+ * add no flag: the launcher's argument translation is checked with the host's literal leftovers.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getMcpConfigForManifest } from "@anthropic-ai/mcpb";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { hostTarget } from "../../scripts/release/compile.ts";
+import { MCPB_CLI, bundleName, placeholder } from "../../scripts/release/mcpb.ts";
+import { REPO_ROOT, runProcess } from "../support/mcp.ts";
+import { hasSystemTool } from "../support/system-tools.ts";
+
+const hasUnzip = hasSystemTool("unzip", "unzip", "unpacking the .mcpb bundle");
+const hasNode = hasSystemTool("node", "nodejs", "the bundle's node-type entry point");
+const HOST = hostTarget()!;
+const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+const TIMEOUT = 120_000;
+
+let work: string;
+let out: string;
+let unpacked: string;
+let root: string;
+
+describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "mcpkit-mcpb-"));
+    out = join(work, "out");
+    unpacked = join(work, "bundle");
+    root = join(work, "root");
+    const built = await runProcess([process.execPath, "scripts/release.ts", "--targets", "host", "--out", out], {
+      cwd: REPO_ROOT,
+      timeoutMs: TIMEOUT,
+    });
+    if (built.code !== 0) throw new Error(`release failed: ${built.stderr}`);
+    const unzip = await runProcess(["unzip", "-q", join(out, bundleName(VERSION, HOST)), "-d", unpacked], {
+      timeoutMs: TIMEOUT,
+    });
+    if (unzip.code !== 0) throw new Error(`unzip failed: ${unzip.stderr}`);
+  }, TIMEOUT);
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  test(
+    "SHA256SUMS lists the bundle and mcpb validate/info accept it",
+    async () => {
+      const sums = readFileSync(join(out, "SHA256SUMS"), "utf8");
+      expect(sums).toContain(`  ${bundleName(VERSION, HOST)}\n`);
+      const validate = await runProcess([process.execPath, MCPB_CLI, "validate", join(unpacked, "manifest.json")], {
+        timeoutMs: TIMEOUT,
+      });
+      expect(validate.stdout + validate.stderr).toContain("Manifest schema validation passes");
+      expect(validate.code).toBe(0);
+      const info = await runProcess([process.execPath, MCPB_CLI, "info", join(out, bundleName(VERSION, HOST))], {
+        timeoutMs: TIMEOUT,
+      });
+      expect(info.code).toBe(0);
+      expect(info.stdout + info.stderr).toContain("mcpkit");
+    },
+    TIMEOUT,
+  );
+
+  test("manifest declares spec 0.3, platform overrides and the user_config options", () => {
+    const manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
+    expect(manifest.manifest_version).toBe("0.3");
+    expect(manifest.server.mcp_config.platform_overrides.win32.args.join(" ")).toContain("mcpkit.exe");
+    expect(manifest.user_config.roots).toMatchObject({ type: "directory", multiple: true });
+    expect(manifest.user_config.oj_token.sensitive).toBe(true);
+    expect(Object.keys(manifest.user_config).sort()).toEqual(["oj_base_url", "oj_token", "roots", "toolsets"]);
+  });
+
+  test(
+    "starts from the expanded mcp_config with the binary unpacked without its exec bit",
+    async () => {
+      const { mkdirSync } = await import("node:fs");
+      mkdirSync(root, { recursive: true });
+      writeFileSync(join(root, "note.txt"), "hello");
+      const old = new Date(Date.now() - 3_600_000);
+      utimesSync(join(root, "note.txt"), old, old);
+      const binary = join(unpacked, "server", "mcpkit");
+      chmodSync(binary, 0o600); // as macOS Claude Desktop extracts it (mcpb #294)
+      const manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
+      const config = await getMcpConfigForManifest({
+        manifest,
+        extensionPath: unpacked,
+        systemDirs: {},
+        userConfig: { roots: [root], toolsets: "fs" },
+        pathSeparator: "/",
+      });
+      if (!config) throw new Error("no mcp_config for the manifest");
+      // mcpb leaves an unset option as its literal placeholder; the launcher must drop the pair, or
+      // mcpkit would get "${user_config.oj_base_url}" as a URL and refuse to start.
+      expect(config.args).toContain(placeholder("user_config.oj_base_url"));
+      const transport = new StdioClientTransport({
+        command: config.command === "node" ? "node" : config.command,
+        args: config.args,
+        env: { PATH: process.env.PATH ?? "", HOME: work, ...(config.env as Record<string, string>) },
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "mcpb-test", version: "1.0.0" });
+      try {
+        await client.connect(transport);
+        expect(client.getServerVersion()?.name).toBe("mcpkit");
+        const { tools } = await client.listTools();
+        const names = tools.map((t) => t.name);
+        expect(names).toContain("fs_search_by_time");
+        expect(names).not.toContain("get_platform_status"); // --toolsets fs reached the binary
+        const result = await client.callTool({
+          name: "fs_search_by_time",
+          arguments: { timeField: "modified", from: new Date(old.getTime() - 60_000).toISOString(), glob: "*.txt" },
+        });
+        expect(JSON.stringify(result.content)).toContain("note.txt");
+        expect(statSync(binary).mode & 0o100).toBe(0o100);
+      } finally {
+        await client.close();
+      }
+    },
+    TIMEOUT,
+  );
+});
