@@ -20,7 +20,8 @@ import { packArchive } from "./release/archive.ts";
 import { sha256File, sha256sums } from "./release/checksums.ts";
 import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
-import { packBundle } from "./release/mcpb.ts";
+import { bundleName, packBundle } from "./release/mcpb.ts";
+import { renderServerJson } from "./release/server-json.ts";
 import {
   archiveName,
   archiveStem,
@@ -32,7 +33,7 @@ import {
 
 const PROJECT_DIR = resolve(import.meta.dir, "..");
 const DOCUMENTS = ["README.md", "LICENSE"];
-const STALE_OUTPUT = /^(mcpkit-.+\.(tar\.gz|zip|mcpb)|SHA256SUMS|mcpkit\.rb)$/;
+const STALE_OUTPUT = /^(mcpkit-.+\.(tar\.gz|zip|mcpb)|SHA256SUMS|mcpkit\.rb|server\.json)$/;
 
 /** Turns the --targets value into target names; throws a message naming the bad entry. */
 export function parseTargets(value: string, host: TargetName | null = hostTarget() ?? null): TargetName[] {
@@ -142,13 +143,23 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
       })),
   });
   writeFileSync(join(outDir, "mcpkit.rb"), formula);
+  const serverJson = renderServerJson({
+    version,
+    repository,
+    bundles: built.map((b) => ({
+      url: downloadUrl(repository, version, bundleName(version, b.target)),
+      sha256: b.bundleSha256,
+    })),
+    npmPackage: "mcpkit",
+  });
+  writeFileSync(join(outDir, "server.json"), `${JSON.stringify(serverJson, null, 2)}\n`);
   const complete = HOMEBREW_TARGETS.every((target) => built.some((b) => b.target === target));
   if (complete) {
     mkdirSync(join(PROJECT_DIR, "Formula"), { recursive: true });
     writeFileSync(join(PROJECT_DIR, "Formula", "mcpkit.rb"), formula);
   }
   console.error(
-    `mcpkit ${version}: ${built.length} archive(s), SHA256SUMS and mcpkit.rb in ${outDir}` +
+    `mcpkit ${version}: ${built.length} archive(s), SHA256SUMS, mcpkit.rb and server.json in ${outDir}` +
       (complete
         ? "; Formula/mcpkit.rb updated"
         : "; Formula/mcpkit.rb left alone (not every Homebrew platform was built)"),

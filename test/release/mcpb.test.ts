@@ -10,10 +10,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getMcpConfigForManifest } from "@anthropic-ai/mcpb";
+import Ajv from "ajv";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { hostTarget } from "../../scripts/release/compile.ts";
 import { MCPB_CLI, bundleName, placeholder } from "../../scripts/release/mcpb.ts";
+import { SERVER_SCHEMA } from "../../scripts/release/server-json.ts";
 import { REPO_ROOT, runProcess } from "../support/mcp.ts";
 import { hasSystemTool } from "../support/system-tools.ts";
 
@@ -123,4 +125,39 @@ describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
     },
     TIMEOUT,
   );
+
+  test("server.json validates against the 2025-12-11 registry schema and names the real bundle", () => {
+    const schema = JSON.parse(readFileSync(join(REPO_ROOT, "test/fixtures/registry/server.schema.json"), "utf8"));
+    expect(schema.$id).toBe(SERVER_SCHEMA);
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    // The schema's only formats are "uri"; ajv knows none without ajv-formats, so check them here.
+    ajv.addFormat("uri", (value: string) => URL.canParse(value));
+    const serverJson = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
+    const valid = ajv.validate(schema, serverJson);
+    expect(ajv.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+    expect(serverJson.$schema).toBe(SERVER_SCHEMA);
+    expect(serverJson.version).toBe(VERSION);
+    const sums = new Map(
+      readFileSync(join(out, "SHA256SUMS"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => line.split("  ").reverse() as [string, string]),
+    );
+    const mcpb = serverJson.packages.filter((p: { registryType: string }) => p.registryType === "mcpb");
+    expect(mcpb).toHaveLength(1);
+    expect(mcpb[0].identifier).toEndWith(`/releases/download/v${VERSION}/${bundleName(VERSION, HOST)}`);
+    expect(mcpb[0].fileSha256).toBe(sums.get(bundleName(VERSION, HOST))!);
+    const npm = serverJson.packages.find((p: { registryType: string }) => p.registryType === "npm");
+    expect(npm).toMatchObject({ identifier: "mcpkit", version: VERSION, transport: { type: "stdio" } });
+  });
+
+  test("a server.json the registry would refuse fails the same schema check", () => {
+    const schema = JSON.parse(readFileSync(join(REPO_ROOT, "test/fixtures/registry/server.schema.json"), "utf8"));
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addFormat("uri", (value: string) => URL.canParse(value));
+    const serverJson = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
+    serverJson.packages[0].fileSha256 = "not-a-sha";
+    expect(ajv.validate(schema, serverJson)).toBe(false);
+  });
 });

@@ -94,8 +94,8 @@ describe("release for the host target", () => {
   const archive = () => `${stem()}${HOST.startsWith("windows") ? ".zip" : ".tar.gz"}`;
   const bundle = () => `${stem()}.mcpb`;
 
-  test("writes one archive, one MCP bundle, SHA256SUMS and the formula, and nothing else", () => {
-    expect(readdirSync(out).sort()).toEqual([archive(), bundle(), "SHA256SUMS", "mcpkit.rb"].sort());
+  test("writes one archive, one MCP bundle, SHA256SUMS, the formula and server.json, and nothing else", () => {
+    expect(readdirSync(out).sort()).toEqual([archive(), bundle(), "SHA256SUMS", "mcpkit.rb", "server.json"].sort());
   });
 
   test("the archive holds the binary, README.md and LICENSE under a folder named like it", async () => {
