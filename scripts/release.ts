@@ -7,7 +7,8 @@
  *
  *   --targets  all (default), host (this machine's target), or a comma list of
  *              linux-x64, linux-arm64, darwin-x64, darwin-arm64, windows-x64
- *   --out      where archives, SHA256SUMS and mcpkit.rb go (default: release/ in the project)
+ *   --out      where archives, .mcpb bundles, SHA256SUMS, mcpkit.rb and server.json go (default: release/)
+ *   --npm-out  where the npm packages (mcpkit and @mcpkit/<target>) are written (default: dist/npm/)
  *
  * The version comes from package.json alone; download URLs point at the GitHub repository in
  * GITHUB_REPOSITORY (set in GitHub Actions) or else DEFAULT_REPOSITORY in scripts/release/project.ts.
@@ -21,6 +22,7 @@ import { sha256File, sha256sums } from "./release/checksums.ts";
 import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
 import { bundleName, packBundle } from "./release/mcpb.ts";
+import { writeNpmPackages } from "./release/npm.ts";
 import { renderServerJson } from "./release/server-json.ts";
 import {
   archiveName,
@@ -68,9 +70,10 @@ interface Built {
   sha256: string;
   bundle: string;
   bundleSha256: string;
+  binary: string;
 }
 
-async function release(targets: TargetName[], outDir: string): Promise<void> {
+async function release(targets: TargetName[], outDir: string, npmDir: string): Promise<void> {
   const version = readVersion(PROJECT_DIR);
   const repository = releaseRepository(process.env);
   const documents = DOCUMENTS.map((name) => join(PROJECT_DIR, name));
@@ -112,12 +115,13 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
         stageDir: join(buildDir, `${target}-mcpb`),
         outDir,
       });
-      built.push({ target, archive, sha256, bundle, bundleSha256: await sha256File(bundle) });
+      built.push({ target, archive, sha256, bundle, bundleSha256: await sha256File(bundle), binary });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       console.error(
         `${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB, .mcpb ${(statSync(bundle).size / 1_048_576).toFixed(1)} MB  ${seconds} s`,
       );
     }
+    writeNpmPackages({ npmDir, version, repository, binaries: built, documents });
   } finally {
     rmSync(buildDir, { recursive: true, force: true });
   }
@@ -181,11 +185,12 @@ if (import.meta.main) {
   try {
     const { values } = parseArgs({
       args: Bun.argv.slice(2),
-      options: { targets: { type: "string", default: "all" }, out: { type: "string" } },
+      options: { targets: { type: "string", default: "all" }, out: { type: "string" }, "npm-out": { type: "string" } },
     });
     await release(
       parseTargets(values.targets),
       values.out ? resolve(process.cwd(), values.out) : join(PROJECT_DIR, "release"),
+      values["npm-out"] ? resolve(process.cwd(), values["npm-out"]) : join(PROJECT_DIR, "dist", "npm"),
     );
   } catch (error) {
     console.error(`release: ${error instanceof Error ? error.message : String(error)}`);

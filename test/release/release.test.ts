@@ -43,10 +43,22 @@ async function exec(command: string[], options: { cwd?: string; env?: Record<str
 async function release(project: string, outDir: string, env: Record<string, string> = {}): Promise<Outcome> {
   const base = testEnv(env);
   if (!env.GITHUB_REPOSITORY) delete base.GITHUB_REPOSITORY;
-  return exec([process.execPath, join(project, "scripts/release.ts"), "--targets", "host", "--out", outDir], {
-    cwd: project,
-    env: base,
-  });
+  return exec(
+    [
+      process.execPath,
+      join(project, "scripts/release.ts"),
+      "--targets",
+      "host",
+      "--out",
+      outDir,
+      "--npm-out",
+      `${outDir}-npm`,
+    ],
+    {
+      cwd: project,
+      env: base,
+    },
+  );
 }
 
 /** A copy of the project (sources, scripts, docs; node_modules linked) with PACKAGE_CHANGES applied. */

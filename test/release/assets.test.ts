@@ -1,12 +1,25 @@
 /**
- * The MCP bundle from `bun run release --targets host`: `mcpb validate` accepts its manifest and
+ * The release assets beyond the archives, from one `bun run release --targets host`: the MCP bundle,
+ * server.json and the npm packages. The MCP bundle: `mcpb validate` accepts its manifest and
  * `mcpb info` reads the packed bundle; unzipped as a host would (binary without its execute bit),
  * the mcp_config that @anthropic-ai/mcpb's own getMcpConfigForManifest expands starts the server,
  * which answers initialize, tools/list and an fs search inside the configured root. Unset options
  * add no flag: the launcher's argument translation is checked with the host's literal leftovers.
+ * server.json validates against the registry schema copied into test/fixtures/registry. The npm
+ * packages are packed, installed offline from the tarballs into an empty directory, and run.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getMcpConfigForManifest } from "@anthropic-ai/mcpb";
@@ -21,6 +34,7 @@ import { hasSystemTool } from "../support/system-tools.ts";
 
 const hasUnzip = hasSystemTool("unzip", "unzip", "unpacking the .mcpb bundle");
 const hasNode = hasSystemTool("node", "nodejs", "the bundle's node-type entry point");
+const hasNpm = hasSystemTool("npm", "npm", "packing and installing the npm packages");
 const HOST = hostTarget()!;
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
 const TIMEOUT = 120_000;
@@ -29,6 +43,7 @@ let work: string;
 let out: string;
 let unpacked: string;
 let root: string;
+let npmDir: string;
 
 describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
   beforeAll(async () => {
@@ -36,7 +51,9 @@ describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
     out = join(work, "out");
     unpacked = join(work, "bundle");
     root = join(work, "root");
-    const built = await runProcess([process.execPath, "scripts/release.ts", "--targets", "host", "--out", out], {
+    npmDir = join(work, "npm");
+    const command = ["scripts/release.ts", "--targets", "host", "--out", out, "--npm-out", npmDir];
+    const built = await runProcess([process.execPath, ...command], {
       cwd: REPO_ROOT,
       timeoutMs: TIMEOUT,
     });
@@ -80,7 +97,6 @@ describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
   test(
     "starts from the expanded mcp_config with the binary unpacked without its exec bit",
     async () => {
-      const { mkdirSync } = await import("node:fs");
       mkdirSync(root, { recursive: true });
       writeFileSync(join(root, "note.txt"), "hello");
       const old = new Date(Date.now() - 3_600_000);
@@ -159,5 +175,93 @@ describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
     const serverJson = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
     serverJson.packages[0].fileSha256 = "not-a-sha";
     expect(ajv.validate(schema, serverJson)).toBe(false);
+  });
+
+  describe.if(hasNpm)("npm packages", () => {
+    let app: string;
+    const npmEnv = () => ({
+      PATH: process.env.PATH ?? "",
+      HOME: work,
+      npm_config_cache: join(work, "npm-cache"),
+      npm_config_update_notifier: "false",
+    });
+
+    beforeAll(async () => {
+      const packs = join(work, "packs");
+      app = join(work, "app");
+      mkdirSync(packs, { recursive: true });
+      mkdirSync(app, { recursive: true });
+      writeFileSync(join(app, "package.json"), '{"name":"app","private":true}\n');
+      for (const dir of [join(npmDir, HOST), join(npmDir, "mcpkit")]) {
+        const pack = await runProcess(["npm", "pack", dir, "--silent"], {
+          cwd: packs,
+          env: npmEnv(),
+          timeoutMs: TIMEOUT,
+        });
+        if (pack.code !== 0) throw new Error(`npm pack ${dir} failed: ${pack.stderr}`);
+      }
+      const tarballs = readdirSync(packs).map((name) => join(packs, name));
+      // Offline, from the tarballs alone: the other platforms' optional packages are skipped.
+      const install = await runProcess(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], {
+        cwd: app,
+        env: npmEnv(),
+        timeoutMs: TIMEOUT,
+      });
+      if (install.code !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+    }, TIMEOUT);
+
+    test("the launcher lists every platform as optional and the host package carries os/cpu", () => {
+      const launcher = JSON.parse(readFileSync(join(npmDir, "mcpkit", "package.json"), "utf8"));
+      expect(Object.keys(launcher.optionalDependencies)).toContain(`@mcpkit/${HOST}`);
+      expect(launcher.scripts?.postinstall).toBeUndefined();
+      const platform = JSON.parse(readFileSync(join(npmDir, HOST, "package.json"), "utf8"));
+      expect(platform.os).toEqual([process.platform]);
+      expect(platform.cpu).toEqual([process.arch]);
+    });
+
+    test(
+      "npx mcpkit --version runs the installed native binary",
+      async () => {
+        const result = await runProcess(["npx", "--offline", "mcpkit", "--version"], {
+          cwd: app,
+          env: npmEnv(),
+          timeoutMs: TIMEOUT,
+        });
+        expect(result.stdout).toBe(`mcpkit ${VERSION}\n`);
+        expect(result.code).toBe(0);
+      },
+      TIMEOUT,
+    );
+
+    test(
+      "the installed bin answers initialize and tools/list over stdio, and passes the exit code on",
+      async () => {
+        const transport = new StdioClientTransport({
+          command: join(app, "node_modules", ".bin", "mcpkit"),
+          args: ["--toolsets", "fs", "--root", work],
+          env: { PATH: process.env.PATH ?? "", HOME: work },
+          stderr: "pipe",
+        });
+        const client = new Client({ name: "npm-test", version: "1.0.0" });
+        try {
+          await client.connect(transport);
+          expect(client.getServerVersion()?.name).toBe("mcpkit");
+          expect((await client.listTools()).tools.map((t) => t.name)).toContain("fs_search_by_time");
+        } finally {
+          await client.close();
+        }
+        const bad = await runProcess([join(app, "node_modules", ".bin", "mcpkit"), "--no-such-flag"], {
+          cwd: app,
+          env: npmEnv(),
+          timeoutMs: TIMEOUT,
+        });
+        const direct = await runProcess([join(npmDir, HOST, "bin", "mcpkit"), "--no-such-flag"], {
+          timeoutMs: TIMEOUT,
+        });
+        expect(direct.code).not.toBe(0);
+        expect(bad.code).toBe(direct.code);
+      },
+      TIMEOUT,
+    );
   });
 });
