@@ -3,7 +3,7 @@
  *
  * Builds mcpkit for each target with `bun build --compile`, packs mcpkit-<version>-<os>-<arch>.tar.gz
  * (.zip for Windows) holding the binary, README.md and LICENSE, writes SHA256SUMS, and generates the
- * Homebrew formula (DIR/mcpkit.rb, and Formula/mcpkit.rb when every Homebrew platform was built).
+ * Homebrew formula (DIR/mcpkit.rb, pushed to the tap by the release workflow, never checked in).
  *
  *   --targets  all (default), host (this machine's target), or a comma list of
  *              linux-x64, linux-arm64, darwin-x64, darwin-arm64, windows-x64
@@ -157,16 +157,10 @@ async function release(targets: TargetName[], outDir: string, npmDir: string): P
     npmPackage: "mcpkit",
   });
   writeFileSync(join(outDir, "server.json"), `${JSON.stringify(serverJson, null, 2)}\n`);
-  const complete = HOMEBREW_TARGETS.every((target) => built.some((b) => b.target === target));
-  if (complete) {
-    mkdirSync(join(PROJECT_DIR, "Formula"), { recursive: true });
-    writeFileSync(join(PROJECT_DIR, "Formula", "mcpkit.rb"), formula);
-  }
+  // The formula lives only in the release and the tap (the workflow pushes it): a copy in this
+  // repository would name checksums of archives no later build reproduces.
   console.error(
-    `mcpkit ${version}: ${built.length} archive(s), SHA256SUMS, mcpkit.rb and server.json in ${outDir}` +
-      (complete
-        ? "; Formula/mcpkit.rb updated"
-        : "; Formula/mcpkit.rb left alone (not every Homebrew platform was built)"),
+    `mcpkit ${version}: ${built.length} target(s); archives, .mcpb bundles, SHA256SUMS, mcpkit.rb and server.json in ${outDir}`,
   );
 }
 

@@ -102,6 +102,15 @@ afterAll(() => {
 });
 
 describe("release for the host target", () => {
+  test("leaves no formula in the repository: checksums live only in the release and the tap", () => {
+    const tracked = Bun.spawnSync(["git", "ls-files", "*.rb"], { cwd: REPO_ROOT }).stdout.toString();
+    const stale = tracked
+      .split("\n")
+      .filter(Boolean)
+      .filter((file) => /sha256 "[0-9a-f]{64}"/.test(readFileSync(join(REPO_ROOT, file), "utf8")));
+    expect(stale).toEqual([]);
+  });
+
   const stem = () => `mcpkit-${VERSION}-${HOST}`;
   const archive = () => `${stem()}${HOST.startsWith("windows") ? ".zip" : ".tar.gz"}`;
   const bundle = () => `${stem()}.mcpb`;
