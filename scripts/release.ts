@@ -3,11 +3,12 @@
  *
  * Builds mcpkit for each target with `bun build --compile`, packs mcpkit-<version>-<os>-<arch>.tar.gz
  * (.zip for Windows) holding the binary, README.md and LICENSE, writes SHA256SUMS, and generates the
- * Homebrew formula (DIR/mcpkit.rb, and Formula/mcpkit.rb when every Homebrew platform was built).
+ * Homebrew formula (DIR/mcpkit.rb, pushed to the tap by the release workflow, never checked in).
  *
  *   --targets  all (default), host (this machine's target), or a comma list of
  *              linux-x64, linux-arm64, darwin-x64, darwin-arm64, windows-x64
- *   --out      where archives, SHA256SUMS and mcpkit.rb go (default: release/ in the project)
+ *   --out      where archives, .mcpb bundles, SHA256SUMS, mcpkit.rb and server.json go (default: release/)
+ *   --npm-out  where the npm packages (mcpkit and @mcpkit/<target>) are written (default: dist/npm/)
  *
  * The version comes from package.json alone; download URLs point at the GitHub repository in
  * GITHUB_REPOSITORY (set in GitHub Actions) or else DEFAULT_REPOSITORY in scripts/release/project.ts.
@@ -20,6 +21,9 @@ import { packArchive } from "./release/archive.ts";
 import { sha256File, sha256sums } from "./release/checksums.ts";
 import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
+import { bundleName, packBundle } from "./release/mcpb.ts";
+import { writeNpmPackages } from "./release/npm.ts";
+import { renderServerJson } from "./release/server-json.ts";
 import {
   archiveName,
   archiveStem,
@@ -31,7 +35,7 @@ import {
 
 const PROJECT_DIR = resolve(import.meta.dir, "..");
 const DOCUMENTS = ["README.md", "LICENSE"];
-const STALE_OUTPUT = /^(mcpkit-.+\.(tar\.gz|zip)|SHA256SUMS|mcpkit\.rb)$/;
+const STALE_OUTPUT = /^(mcpkit-.+\.(tar\.gz|zip|mcpb)|SHA256SUMS|mcpkit\.rb|server\.json)$/;
 
 /** Turns the --targets value into target names; throws a message naming the bad entry. */
 export function parseTargets(value: string, host: TargetName | null = hostTarget() ?? null): TargetName[] {
@@ -64,9 +68,12 @@ interface Built {
   target: TargetName;
   archive: string;
   sha256: string;
+  bundle: string;
+  bundleSha256: string;
+  binary: string;
 }
 
-async function release(targets: TargetName[], outDir: string): Promise<void> {
+async function release(targets: TargetName[], outDir: string, npmDir: string): Promise<void> {
   const version = readVersion(PROJECT_DIR);
   const repository = releaseRepository(process.env);
   const documents = DOCUMENTS.map((name) => join(PROJECT_DIR, name));
@@ -99,19 +106,34 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
         outDir,
       });
       const sha256 = await sha256File(archive);
-      built.push({ target, archive, sha256 });
+      const bundle = await packBundle({
+        binary,
+        target,
+        version,
+        repository,
+        documents,
+        stageDir: join(buildDir, `${target}-mcpb`),
+        outDir,
+      });
+      built.push({ target, archive, sha256, bundle, bundleSha256: await sha256File(bundle), binary });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       console.error(
-        `${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB  ${seconds} s`,
+        `${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB, .mcpb ${(statSync(bundle).size / 1_048_576).toFixed(1)} MB  ${seconds} s`,
       );
     }
+    writeNpmPackages({ npmDir, version, repository, binaries: built, documents });
   } finally {
     rmSync(buildDir, { recursive: true, force: true });
   }
 
   writeFileSync(
     join(outDir, "SHA256SUMS"),
-    sha256sums(built.map(({ archive, sha256 }) => ({ file: archive, sha256 }))),
+    sha256sums(
+      built.flatMap((b) => [
+        { file: b.archive, sha256: b.sha256 },
+        { file: b.bundle, sha256: b.bundleSha256 },
+      ]),
+    ),
   );
   const formula = renderFormula({
     version,
@@ -125,16 +147,20 @@ async function release(targets: TargetName[], outDir: string): Promise<void> {
       })),
   });
   writeFileSync(join(outDir, "mcpkit.rb"), formula);
-  const complete = HOMEBREW_TARGETS.every((target) => built.some((b) => b.target === target));
-  if (complete) {
-    mkdirSync(join(PROJECT_DIR, "Formula"), { recursive: true });
-    writeFileSync(join(PROJECT_DIR, "Formula", "mcpkit.rb"), formula);
-  }
+  const serverJson = renderServerJson({
+    version,
+    repository,
+    bundles: built.map((b) => ({
+      url: downloadUrl(repository, version, bundleName(version, b.target)),
+      sha256: b.bundleSha256,
+    })),
+    npmPackage: "mcpkit",
+  });
+  writeFileSync(join(outDir, "server.json"), `${JSON.stringify(serverJson, null, 2)}\n`);
+  // The formula lives only in the release and the tap (the workflow pushes it): a copy in this
+  // repository would name checksums of archives no later build reproduces.
   console.error(
-    `mcpkit ${version}: ${built.length} archive(s), SHA256SUMS and mcpkit.rb in ${outDir}` +
-      (complete
-        ? "; Formula/mcpkit.rb updated"
-        : "; Formula/mcpkit.rb left alone (not every Homebrew platform was built)"),
+    `mcpkit ${version}: ${built.length} target(s); archives, .mcpb bundles, SHA256SUMS, mcpkit.rb and server.json in ${outDir}`,
   );
 }
 
@@ -153,11 +179,12 @@ if (import.meta.main) {
   try {
     const { values } = parseArgs({
       args: Bun.argv.slice(2),
-      options: { targets: { type: "string", default: "all" }, out: { type: "string" } },
+      options: { targets: { type: "string", default: "all" }, out: { type: "string" }, "npm-out": { type: "string" } },
     });
     await release(
       parseTargets(values.targets),
       values.out ? resolve(process.cwd(), values.out) : join(PROJECT_DIR, "release"),
+      values["npm-out"] ? resolve(process.cwd(), values["npm-out"]) : join(PROJECT_DIR, "dist", "npm"),
     );
   } catch (error) {
     console.error(`release: ${error instanceof Error ? error.message : String(error)}`);

@@ -43,15 +43,27 @@ async function exec(command: string[], options: { cwd?: string; env?: Record<str
 async function release(project: string, outDir: string, env: Record<string, string> = {}): Promise<Outcome> {
   const base = testEnv(env);
   if (!env.GITHUB_REPOSITORY) delete base.GITHUB_REPOSITORY;
-  return exec([process.execPath, join(project, "scripts/release.ts"), "--targets", "host", "--out", outDir], {
-    cwd: project,
-    env: base,
-  });
+  return exec(
+    [
+      process.execPath,
+      join(project, "scripts/release.ts"),
+      "--targets",
+      "host",
+      "--out",
+      outDir,
+      "--npm-out",
+      `${outDir}-npm`,
+    ],
+    {
+      cwd: project,
+      env: base,
+    },
+  );
 }
 
 /** A copy of the project (sources, scripts, docs; node_modules linked) with PACKAGE_CHANGES applied. */
 function copyProject(dir: string, packageChanges: Record<string, unknown>, leaveOut: string[] = []): string {
-  for (const entry of ["src", "scripts", "README.md", "LICENSE", "tsconfig.json"]) {
+  for (const entry of ["src", "scripts", "packaging", "README.md", "LICENSE", "tsconfig.json"]) {
     if (!leaveOut.includes(entry)) cpSync(join(REPO_ROOT, entry), join(dir, entry), { recursive: true });
   }
   symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"));
@@ -90,11 +102,21 @@ afterAll(() => {
 });
 
 describe("release for the host target", () => {
+  test("leaves no formula in the repository: checksums live only in the release and the tap", () => {
+    const tracked = Bun.spawnSync(["git", "ls-files", "*.rb"], { cwd: REPO_ROOT }).stdout.toString();
+    const stale = tracked
+      .split("\n")
+      .filter(Boolean)
+      .filter((file) => /sha256 "[0-9a-f]{64}"/.test(readFileSync(join(REPO_ROOT, file), "utf8")));
+    expect(stale).toEqual([]);
+  });
+
   const stem = () => `mcpkit-${VERSION}-${HOST}`;
   const archive = () => `${stem()}${HOST.startsWith("windows") ? ".zip" : ".tar.gz"}`;
+  const bundle = () => `${stem()}.mcpb`;
 
-  test("writes one archive, SHA256SUMS and the formula, and nothing else", () => {
-    expect(readdirSync(out).sort()).toEqual([archive(), "SHA256SUMS", "mcpkit.rb"].sort());
+  test("writes one archive, one MCP bundle, SHA256SUMS, the formula and server.json, and nothing else", () => {
+    expect(readdirSync(out).sort()).toEqual([archive(), bundle(), "SHA256SUMS", "mcpkit.rb", "server.json"].sort());
   });
 
   test("the archive holds the binary, README.md and LICENSE under a folder named like it", async () => {
@@ -111,12 +133,12 @@ describe("release for the host target", () => {
     );
   });
 
-  test("sha256sum -c accepts SHA256SUMS, which lists every archive", async () => {
+  test("sha256sum -c accepts SHA256SUMS, which lists every archive and bundle", async () => {
     const sums = sumsFile(out);
-    expect([...sums.keys()]).toEqual([archive()]);
+    expect([...sums.keys()].sort()).toEqual([archive(), bundle()].sort());
     const check = await exec(["sha256sum", "-c", "SHA256SUMS"], { cwd: out });
     expect(check.stderr).toBe("");
-    expect(check.stdout).toBe(`${archive()}: OK\n`);
+    expect(check.stdout).toBe(`${bundle()}: OK\n${archive()}: OK\n`);
     expect(check.code).toBe(0);
   });
 
@@ -150,7 +172,7 @@ describe("release for the host target", () => {
       const formula = readFileSync(join(out, "mcpkit.rb"), "utf8");
       const sums = sumsFile(out);
       const entries = formulaEntries(formula);
-      const homebrewArchives = [...sums.keys()].filter((name) => !name.endsWith(".zip"));
+      const homebrewArchives = [...sums.keys()].filter((name) => name.endsWith(".tar.gz"));
       expect(entries.map((e) => e.url)).toEqual(
         homebrewArchives.map((name) => `https://github.com/${REPOSITORY}/releases/download/v${VERSION}/${name}`),
       );
@@ -175,9 +197,9 @@ describe("release from a package.json with another version", () => {
 
       const names = readdirSync(otherOut).filter((name) => name.startsWith("mcpkit-"));
       const stem = `mcpkit-${OTHER_VERSION}-${HOST}`;
-      expect(names).toEqual([`${stem}.tar.gz`]);
-      expect([...sumsFile(otherOut).keys()]).toEqual(names);
-      const listing = await exec(["tar", "-tzf", join(otherOut, names[0])]);
+      expect(names.sort()).toEqual([`${stem}.mcpb`, `${stem}.tar.gz`]);
+      expect([...sumsFile(otherOut).keys()].sort()).toEqual(names);
+      const listing = await exec(["tar", "-tzf", join(otherOut, `${stem}.tar.gz`)]);
       expect(
         listing.stdout
           .trim()
@@ -192,7 +214,7 @@ describe("release from a package.json with another version", () => {
         `https://github.com/${DEFAULT_REPOSITORY}/releases/download/v${OTHER_VERSION}/${stem}.tar.gz`,
       ]);
 
-      const unpack = await exec(["tar", "-xzf", join(otherOut, names[0]), "-C", otherOut]);
+      const unpack = await exec(["tar", "-xzf", join(otherOut, `${stem}.tar.gz`), "-C", otherOut]);
       expect(unpack.code).toBe(0);
       const version = await exec([join(otherOut, stem, "mcpkit"), "--version"]);
       expect(version.stdout).toBe(`mcpkit ${OTHER_VERSION}\n`);

@@ -1,0 +1,135 @@
+/**
+ * The MCP bundle (.mcpb, manifest spec 0.3) for one target: manifest.json, the packaging/mcpb
+ * launcher (see its header for why a node-type entry runs the binary) and the binary, packed
+ * with `mcpb pack` from the @anthropic-ai/mcpb devDependency.
+ */
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { TargetName } from "./compile.ts";
+import { binaryName } from "./project.ts";
+
+const PROJECT_DIR = resolve(import.meta.dir, "../..");
+export const MCPB_CLI = join(PROJECT_DIR, "node_modules/@anthropic-ai/mcpb/dist/cli/cli.js");
+const LAUNCHER = join(PROJECT_DIR, "packaging/mcpb/launch.js");
+
+const PLATFORM: Record<TargetName, string> = {
+  "linux-x64": "linux",
+  "linux-arm64": "linux",
+  "darwin-x64": "darwin",
+  "darwin-arm64": "darwin",
+  "windows-x64": "win32",
+};
+
+export function bundleName(version: string, target: TargetName): string {
+  return `mcpkit-${version}-${target}.mcpb`;
+}
+
+/** "${NAME}", the substitution syntax of mcpb manifests (spelled out so it is not read as a template). */
+export function placeholder(name: string): string {
+  return `$\u007b${name}}`;
+}
+
+/** Each option is a "--flag VALUE" pair the launcher drops when VALUE is unset; roots come last. */
+function launcherArgs(binary: string): string[] {
+  return [
+    `${placeholder("__dirname")}/server/launch.js`,
+    "--binary",
+    `${placeholder("__dirname")}/server/${binary}`,
+    "--toolsets",
+    placeholder("user_config.toolsets"),
+    "--oj-base-url",
+    placeholder("user_config.oj_base_url"),
+    "--roots",
+    placeholder("user_config.roots"),
+  ];
+}
+
+export function renderManifest(version: string, target: TargetName, repository: string): Record<string, unknown> {
+  return {
+    manifest_version: "0.3",
+    name: "mcpkit",
+    display_name: "mcpkit",
+    version,
+    description: "MCP server with toolsets for BOJ statistics, online judges and file search",
+    author: { name: "mcpkit contributors", url: `https://github.com/${repository}` },
+    repository: { type: "git", url: `https://github.com/${repository}.git` },
+    homepage: `https://github.com/${repository}`,
+    license: "MIT",
+    server: {
+      type: "node",
+      entry_point: "server/launch.js",
+      mcp_config: {
+        command: "node",
+        args: launcherArgs("mcpkit"),
+        env: { OJ_TOKEN: placeholder("user_config.oj_token") },
+        platform_overrides: {
+          win32: {
+            command: "node",
+            args: launcherArgs("mcpkit.exe"),
+            env: { OJ_TOKEN: placeholder("user_config.oj_token") },
+          },
+        },
+      },
+    },
+    user_config: {
+      roots: {
+        type: "directory",
+        title: "Search folders",
+        description: "Folders fs_search_by_time may search (each becomes --root)",
+        multiple: true,
+        required: false,
+      },
+      toolsets: {
+        type: "string",
+        title: "Toolsets",
+        description: "Comma list of toolsets to run: boj, oj, fs (empty: mcpkit's default)",
+        required: false,
+      },
+      oj_base_url: {
+        type: "string",
+        title: "Online judge base URL",
+        description: "Base URL of the craboj API for the oj toolset (--oj-base-url)",
+        required: false,
+      },
+      oj_token: {
+        type: "string",
+        title: "Online judge API token",
+        description: "Token for the craboj API (OJ_TOKEN); only some oj tools need it",
+        sensitive: true,
+        required: false,
+      },
+    },
+    compatibility: { platforms: [PLATFORM[target]], runtimes: { node: ">=16.0.0" } },
+  };
+}
+
+/** Stages and packs the bundle for TARGET into OUT_DIR; returns the .mcpb path. */
+export async function packBundle(options: {
+  binary: string;
+  target: TargetName;
+  version: string;
+  repository: string;
+  documents: string[];
+  stageDir: string;
+  outDir: string;
+}): Promise<string> {
+  const { binary, target, version, stageDir } = options;
+  rmSync(stageDir, { recursive: true, force: true });
+  mkdirSync(join(stageDir, "server"), { recursive: true });
+  writeFileSync(
+    join(stageDir, "manifest.json"),
+    `${JSON.stringify(renderManifest(version, target, options.repository), null, 2)}\n`,
+  );
+  copyFileSync(LAUNCHER, join(stageDir, "server", "launch.js"));
+  copyFileSync(binary, join(stageDir, "server", binaryName(target)));
+  for (const document of options.documents) copyFileSync(document, join(stageDir, document.split(/[\\/]/).pop()!));
+  const output = join(options.outDir, bundleName(version, target));
+  const child = Bun.spawn([process.execPath, MCPB_CLI, "pack", stageDir, output], { stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  if (code !== 0) throw new Error(`mcpb pack failed for ${target} (exit ${code}):\n${stderr || stdout}`);
+  return output;
+}
