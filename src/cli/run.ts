@@ -10,6 +10,7 @@ import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
 import { callUsage, helpText } from "./help.ts";
+import { checkHealth } from "./health.ts";
 import { runInstall } from "./install/index.ts";
 import {
   chartOption,
@@ -50,6 +51,7 @@ function wantsDetails(argv: readonly string[], env: Env): boolean {
 
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   if (argv[0] === "install" || argv[0] === "uninstall") return runInstall(argv[0], argv.slice(1), env);
+  if (argv[0] === "health") return checkHealth(argv[1]);
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
   const parsed = parseCommandLine(argv, env, specs);
   const { values } = parsed;
@@ -154,9 +156,9 @@ function chooseCommand({ positionals, help, version }: ParsedCommandLine): Chose
   }
   if (command === "call" && help && rest[0] === undefined) return callUsage();
   if (command !== undefined && command !== "tools" && command !== "call") {
-    const near = closestName(command, ["tools", "call", "install", "uninstall", "help", "version"]);
+    const near = closestName(command, ["tools", "call", "install", "uninstall", "health", "help", "version"]);
     throw new ConfigError(
-      `unknown command "${command}"${near ? `; did you mean '${near}'?` : ""}; the commands are 'tools', 'call', 'install', 'uninstall', 'help' and 'version' (run 'mcpkit --help')`,
+      `unknown command "${command}"${near ? `; did you mean '${near}'?` : ""}; the commands are 'tools', 'call', 'install', 'uninstall', 'health', 'help' and 'version' (run 'mcpkit --help')`,
     );
   }
   return { command, rest, help };

@@ -126,6 +126,13 @@ export const httpOptions = [
     schema: switchOption(),
   },
   {
+    name: "gateway-auth",
+    env: "MCPKIT_GATEWAY_AUTH",
+    kind: "boolean",
+    help: "a gateway in front of mcpkit authorizes every request (an authenticating proxy, an API gateway): lets --http listen beyond loopback without --auth; never expose that port directly",
+    schema: switchOption(),
+  },
+  {
     name: "auth",
     env: "MCPKIT_AUTH",
     kind: "string",
@@ -202,6 +209,8 @@ export interface HttpConfig {
   idleTimeoutS: number;
   stateless: boolean;
   auth: HttpAuthConfig;
+  /** --gateway-auth: no authorization of its own, because a gateway in front does it. */
+  gatewayAuth: boolean;
   /** How long SIGTERM waits for calls in flight (no flag; embedders and tests may shorten it). */
   shutdownGraceMs?: number;
 }
@@ -243,11 +252,16 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
         `--${authOnly[0]} only applies with --auth jwt; add --auth jwt (MCPKIT_AUTH=jwt) or drop --${authOnly[0]}.`,
       );
     }
-    if (!isLoopbackHost(host)) {
+    if (!isLoopbackHost(host) && !options["gateway-auth"]) {
       throw new ConfigError(
-        `refusing to serve ${host} without authorization: anyone who can reach it could call every tool. Bind to loopback (--http 127.0.0.1:${port}) or add --auth jwt --issuer URL (an external authorization server) or --auth oauth (mcpkit signs users in).`,
+        `refusing to serve ${host} without authorization: anyone who can reach it could call every tool. Bind to loopback (--http 127.0.0.1:${port}), add --auth jwt --issuer URL (an external authorization server) or --auth oauth (mcpkit signs users in), or, when a gateway in front authorizes every request, say so with --gateway-auth.`,
       );
     }
+  }
+  if (options["gateway-auth"] && auth.kind !== "none") {
+    throw new ConfigError(
+      `--gateway-auth says a gateway in front authorizes every request, but --auth ${auth.kind} makes mcpkit do it: keep one of them.`,
+    );
   }
   if (
     auth.kind !== "none" &&
@@ -273,6 +287,7 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
     idleTimeoutS: options["idle-timeout-s"],
     stateless: options.stateless,
     auth,
+    gatewayAuth: options["gateway-auth"],
   };
 }
 

@@ -89,7 +89,7 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
   const url = `http://${boundHost}:${bun.port}/mcp`;
   log.info(`listening on ${url}`, {
     mode: config.stateless ? "stateless" : "sessions",
-    auth: config.auth.kind,
+    auth: config.gatewayAuth ? "by the gateway in front (--gateway-auth)" : config.auth.kind,
     ...(config.publicUrl ? { resource } : {}),
   });
   // The readiness line, whatever --log-level says: with --http 0 it is the only way to learn the port.
