@@ -1,7 +1,15 @@
 #!/usr/bin/env bun
 /** mcpkit: one MCP server with toolsets for BOJ statistics, online-judge problems and file search. */
-import { run } from "./cli/run.ts";
+import { NAME, VERSION } from "./version.ts";
 
-const code = await run(process.argv.slice(2), process.env);
-// Exit explicitly: a toolset's timers or sockets must not keep a finished process alive.
-process.exit(code);
+const argv = process.argv.slice(2);
+// `--version` alone is answered before the command line, toolsets and MCP stack load: a package
+// manager or a client probing the binary should pay only for the runtime's own start.
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
+  process.stdout.write(`${NAME} ${VERSION}\n`);
+} else {
+  const { run } = await import("./cli/run.ts");
+  const code = await run(argv, process.env);
+  // Exit explicitly: a toolset's timers or sockets must not keep a finished process alive.
+  process.exit(code);
+}
