@@ -61,7 +61,7 @@ export async function packArchive(
   }
 }
 
-function sourceDateEpoch(env: Record<string, string | undefined>): number {
+export function sourceDateEpoch(env: Record<string, string | undefined>): number {
   const raw = env.SOURCE_DATE_EPOCH;
   if (raw === undefined || raw === "") return DEFAULT_EPOCH_SECONDS;
   const seconds = Number(raw);

@@ -3,8 +3,9 @@
  * launcher (see its header for why a node-type entry runs the binary) and the binary, packed
  * with `mcpb pack` from the @anthropic-ai/mcpb devDependency.
  */
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { sourceDateEpoch } from "./archive.ts";
 import type { TargetName } from "./compile.ts";
 import { binaryName } from "./project.ts";
 
@@ -131,5 +132,36 @@ export async function packBundle(options: {
     child.exited,
   ]);
   if (code !== 0) throw new Error(`mcpb pack failed for ${target} (exit ${code}):\n${stderr || stdout}`);
+  // mcpb pack stamps every entry with the time of packing: the archives' fixed time makes it reproducible.
+  writeFileSync(output, pinZipTimes(readFileSync(output), sourceDateEpoch(process.env)));
   return output;
+}
+
+/**
+ * The zip with every entry's modification time set to `epochSeconds` (UTC), in its local header
+ * and its central-directory record; nothing else changes. Throws on anything but a plain zip.
+ */
+export function pinZipTimes(zip: Uint8Array, epochSeconds: number): Uint8Array {
+  const bytes = new Uint8Array(zip);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = new Date(epochSeconds * 1000);
+  const time = (at.getUTCHours() << 11) | (at.getUTCMinutes() << 5) | Math.floor(at.getUTCSeconds() / 2);
+  const date = ((at.getUTCFullYear() - 1980) << 9) | ((at.getUTCMonth() + 1) << 5) | at.getUTCDate();
+  let end = bytes.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end--;
+  if (end < 0) throw new Error("not a zip: no end of central directory");
+  const entries = view.getUint16(end + 10, true);
+  let record = view.getUint32(end + 16, true);
+  for (let index = 0; index < entries; index++) {
+    if (view.getUint32(record, true) !== 0x02014b50) throw new Error("not a zip: bad central directory record");
+    view.setUint16(record + 12, time, true);
+    view.setUint16(record + 14, date, true);
+    const local = view.getUint32(record + 42, true);
+    if (view.getUint32(local, true) !== 0x04034b50) throw new Error("not a zip: bad local header");
+    view.setUint16(local + 10, time, true);
+    view.setUint16(local + 12, date, true);
+    record +=
+      46 + view.getUint16(record + 28, true) + view.getUint16(record + 30, true) + view.getUint16(record + 32, true);
+  }
+  return bytes;
 }

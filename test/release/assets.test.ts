@@ -85,6 +85,14 @@ describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
     TIMEOUT,
   );
 
+  test("the bundle is reproducible: every entry carries the archives' fixed time, not the time of packing", async () => {
+    const listing = await runProcess(["unzip", "-Z", "-T", join(out, bundleName(VERSION, HOST))]);
+    const entries = listing.stdout.split("\n").filter((line) => / unx /.test(line));
+    expect(entries.length).toBe(5);
+    // zipinfo -T prints yyyymmdd.hhmmss: 1980-01-01 00:00 (SOURCE_DATE_EPOCH unset), as the .tar.gz entries.
+    for (const entry of entries) expect(entry).toContain(" 19800101.000000 ");
+  });
+
   test("manifest declares spec 0.3, platform overrides and the user_config options", () => {
     const manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
     expect(manifest.manifest_version).toBe("0.3");
