@@ -2,6 +2,7 @@
  * Response and request helpers shared by the routes: OAuth JSON errors (RFC 6749 §5.2), the
  * `no-store` rule for anything carrying a token, form bodies with a size cap, and cookies.
  */
+import { PUBLIC_CORS, preflight, readableBy } from "../http/cors.ts";
 import type { Logger } from "../../core/log.ts";
 import { stripControl } from "../../core/text.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
@@ -19,18 +20,12 @@ export interface Route {
 }
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
-/** Endpoints that browser-based clients call from another origin (no cookies involved). */
-export const PUBLIC_CORS = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-max-age": "600",
-};
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json", ...NO_STORE, ...PUBLIC_CORS, ...headers },
+    // Browser-based clients call these endpoints from another origin (no cookies involved).
+    headers: { "content-type": "application/json", ...NO_STORE, ...readableBy(PUBLIC_CORS), ...headers },
   });
 }
 
@@ -48,8 +43,8 @@ export function oauthError(
   );
 }
 
-export function preflight(): Route["handle"] {
-  return async () => new Response(null, { status: 204, headers: PUBLIC_CORS });
+export function preflightRoute(): Route["handle"] {
+  return async () => preflight(PUBLIC_CORS);
 }
 
 export class BadRequest extends Error {}

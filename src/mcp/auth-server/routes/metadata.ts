@@ -3,7 +3,8 @@
  * path-inserted and root forms, and OpenID discovery), plus mcpkit's JWKS.
  */
 import type { Deps } from "../context.ts";
-import { PUBLIC_CORS, type Route, preflight } from "../http.ts";
+import { PUBLIC_CORS, readableBy } from "../../http/cors.ts";
+import { type Route, preflightRoute } from "../http.ts";
 import { SIGNING_ALG } from "../keys.ts";
 
 export const JWKS_PATH = "/.well-known/jwks.json";
@@ -44,19 +45,19 @@ export function metadataRoutes(deps: Deps): Route[] {
   const body = JSON.stringify(authorizationServerMetadata(deps));
   const metadata: Route["handle"] = async () =>
     new Response(body, {
-      headers: { "content-type": "application/json", "cache-control": "max-age=300", ...PUBLIC_CORS },
+      headers: { "content-type": "application/json", "cache-control": "max-age=300", ...readableBy(PUBLIC_CORS) },
     });
   const jwks: Route["handle"] = async () =>
     Response.json(await deps.keys.jwks(), {
       // Short: a key another instance just started must show up soon.
-      headers: { "cache-control": "max-age=60", ...PUBLIC_CORS },
+      headers: { "cache-control": "max-age=60", ...readableBy(PUBLIC_CORS) },
     });
   return [
     ...[...paths].flatMap((path): Route[] => [
       { method: "GET", path, handle: metadata },
-      { method: "OPTIONS", path, handle: preflight() },
+      { method: "OPTIONS", path, handle: preflightRoute() },
     ]),
     { method: "GET", path: JWKS_PATH, handle: jwks },
-    { method: "OPTIONS", path: JWKS_PATH, handle: preflight() },
+    { method: "OPTIONS", path: JWKS_PATH, handle: preflightRoute() },
   ];
 }

@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { stripControl } from "../../../core/text.ts";
 import type { Deps } from "../context.ts";
 import { randomToken } from "../crypto.ts";
-import { BadRequest, type Route, jsonResponse, oauthError, preflight, readCapped } from "../http.ts";
+import { BadRequest, type Route, jsonResponse, oauthError, preflightRoute, readCapped } from "../http.ts";
 import { redirectUriProblem } from "../redirect-uri.ts";
 import type { RegisteredClient } from "../store.ts";
 
@@ -32,7 +32,7 @@ export function registerRoutes(deps: Deps): Route[] {
       path: "/register",
       handle: (request, ctx) => register(deps, request, ctx.clientAddress ?? "unknown"),
     },
-    { method: "OPTIONS", path: "/register", handle: preflight() },
+    { method: "OPTIONS", path: "/register", handle: preflightRoute() },
   ];
 }
 

@@ -5,12 +5,12 @@
  */
 import type { Deps } from "../context.ts";
 import { hashToken } from "../crypto.ts";
-import { BadRequest, type Route, jsonResponse, oauthError, preflight, readForm, single } from "../http.ts";
+import { BadRequest, type Route, jsonResponse, oauthError, preflightRoute, readForm, single } from "../http.ts";
 
 export function revokeRoutes(deps: Deps): Route[] {
   return [
     { method: "POST", path: "/revoke", handle: (request) => revoke(deps, request) },
-    { method: "OPTIONS", path: "/revoke", handle: preflight() },
+    { method: "OPTIONS", path: "/revoke", handle: preflightRoute() },
   ];
 }
 

@@ -9,7 +9,7 @@
  */
 import type { Deps } from "../context.ts";
 import { hashToken, s256, safeEqual } from "../crypto.ts";
-import { BadRequest, type Route, jsonResponse, oauthError, preflight, readForm, single } from "../http.ts";
+import { BadRequest, type Route, jsonResponse, oauthError, preflightRoute, readForm, single } from "../http.ts";
 import { type Identity, grantScopes } from "../policy.ts";
 import { type RefreshRecord, StoreUnavailable } from "../store.ts";
 import { type Grant, issueTokens, mintRefreshToken, tokenResponse } from "../tokens.ts";
@@ -18,7 +18,7 @@ import { confirmIdentity } from "../recheck.ts";
 export function tokenRoutes(deps: Deps): Route[] {
   return [
     { method: "POST", path: "/token", handle: (request) => token(deps, request) },
-    { method: "OPTIONS", path: "/token", handle: preflight() },
+    { method: "OPTIONS", path: "/token", handle: preflightRoute() },
   ];
 }
 

@@ -3,6 +3,7 @@
  * the protected-resource metadata document and bearer-token checks. The refusals themselves are
  * in `challenges.ts`, the token checks in `token-verifier.ts`.
  */
+import { PUBLIC_CORS, readableBy } from "../cors.ts";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Logger } from "../../../core/log.ts";
 import { isScopeGranted } from "../../scopes.ts";
@@ -89,7 +90,7 @@ export function createResourceServer(settings: ResourceServerSettings): Resource
           "content-type": "application/json",
           "cache-control": "max-age=300",
           // Public metadata: browser-based clients must be able to read it.
-          "access-control-allow-origin": "*",
+          ...readableBy(PUBLIC_CORS),
         },
       }),
     authenticate: (request) =>
