@@ -7,7 +7,7 @@ import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.t
 import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
 import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
 import { addressBucket, createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
-import { throttledLog } from "../../src/mcp/auth-server/http.ts";
+import { readCookie, setCookie, throttledLog } from "../../src/mcp/auth-server/http.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
 import { createUpstream } from "../../src/mcp/auth-server/upstream.ts";
@@ -265,5 +265,21 @@ describe("the OIDC sign-in asks for what a later re-check needs (issue 18 G5)", 
     expect(await scopeAsked(["openid", "email", "offline_access"])).toContain("offline_access");
     expect(await scopeAsked(["openid", "email"])).not.toContain("offline_access");
     expect(await scopeAsked(undefined)).toEqual(["openid", "email", "profile"]);
+  });
+});
+
+describe("cookies (Bun.Cookie and Bun.CookieMap, not hand-written parsing)", () => {
+  test("a value set is the value read back, whatever characters it holds; attributes follow the settings", () => {
+    const value = "abc.DEF-_x==; not=another";
+    const header = setCookie("__Host-mcpkit-browser", value, 600, { secure: true, port: "443" });
+    expect(header).toContain("HttpOnly");
+    expect(header).toContain("SameSite=Lax");
+    expect(header).toContain("Secure");
+    expect(header).toContain("Max-Age=600");
+    const pair = header.split("; ")[0] ?? "";
+    const request = new Request("http://127.0.0.1/", { headers: { cookie: `other=1; ${pair}; last=2` } });
+    expect(readCookie(request, "__Host-mcpkit-browser")).toBe(value);
+    expect(readCookie(request, "missing")).toBeUndefined();
+    expect(setCookie("b-8080", "v", 0, { secure: false, port: "8080" })).not.toContain("Secure");
   });
 });

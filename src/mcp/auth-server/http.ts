@@ -78,12 +78,7 @@ export function single(params: URLSearchParams, name: string): string | undefine
 
 export function readCookie(request: Request, name: string): string | undefined {
   const header = request.headers.get("cookie");
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const [key, ...rest] = part.trim().split("=");
-    if (key === name) return rest.join("=");
-  }
-  return undefined;
+  return header ? (new Bun.CookieMap(header).get(name) ?? undefined) : undefined;
 }
 
 export interface CookieSettings {
@@ -99,7 +94,13 @@ export function cookieName(base: string, settings: CookieSettings): string {
 }
 
 export function setCookie(name: string, value: string, maxAgeSeconds: number, settings: CookieSettings): string {
-  return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${settings.secure ? "; Secure" : ""}`;
+  return new Bun.Cookie(name, value, {
+    path: "/",
+    maxAge: maxAgeSeconds,
+    httpOnly: true,
+    sameSite: "lax",
+    secure: settings.secure,
+  }).serialize();
 }
 
 export function redirect(location: string, headers: Record<string, string> | [string, string][] = {}): Response {
