@@ -494,3 +494,42 @@ describe("MCP Apps in the 2026-07-28 era", () => {
     expect(read.cacheScope).toBe("public");
   });
 });
+
+describe("open subscriptions are bounded (review of issue 20)", () => {
+  test("past --max-sessions open subscriptions/listen streams the next gets 503 + Retry-After; closing one frees a place", async () => {
+    const small = await startHttpServer(["--toolsets", "boj", "--max-sessions", "2"]);
+    const open: AbortController[] = [];
+    const listen = async (id: string) => {
+      const body = request("subscriptions/listen", { notifications: { toolsListChanged: true } }, id);
+      const aborter = new AbortController();
+      const response = await fetch(small.url, {
+        method: "POST",
+        headers: headersFor(body),
+        body: JSON.stringify(body),
+        signal: aborter.signal,
+      });
+      if (response.status === 200) open.push(aborter);
+      return response;
+    };
+    try {
+      expect((await listen("a")).status).toBe(200);
+      expect((await listen("b")).status).toBe(200);
+      const refused = await listen("c");
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("5");
+      expect(((await refused.json()) as Json).error.message).toContain("--max-sessions");
+      open.shift()?.abort();
+      // The server learns of the closed stream asynchronously: ask until the place is free.
+      let status = 0;
+      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
+        const again = await listen(`d${attempt}`);
+        status = again.status;
+        if (status !== 200) await again.text();
+      }
+      expect(status).toBe(200);
+    } finally {
+      for (const aborter of open) aborter.abort();
+      await small.stop();
+    }
+  });
+});

@@ -72,7 +72,10 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     authorizationServer,
     stopping: false,
     statelessInFlight: 0,
-    modern: modernHttpState(serverOptions, keepAliveMs(config.idleTimeoutS)),
+    modern: modernHttpState(serverOptions, keepAliveMs(config.idleTimeoutS), {
+      max: config.maxSessions,
+      perOwner: config.maxSessionsPerSubject,
+    }),
   };
   void state.resourceServer?.warmUp();
   const hostOriginCheck = createHostOriginCheck({

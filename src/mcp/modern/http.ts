@@ -15,7 +15,7 @@
 import { ErrorCode } from "../../core/tool.ts";
 import { InFlight } from "../in-flight.ts";
 import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
-import { jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
+import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
 import type { Exchange, Middleware, Next } from "../http/middleware.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "../http/sse.ts";
 import { isRecord } from "../protocol/params.ts";
@@ -44,14 +44,28 @@ export interface ModernHttpState {
   readonly subscriptions: InFlight;
   /** Keep-alive spacing of streams, and how long an answer may stay silent before it becomes one. */
   readonly keepAliveMs: number;
+  /** Open subscriptions in all and per token owner, bounded like legacy sessions (--max-sessions…). */
+  readonly listenLimits: ListenLimits;
+  readonly listensByOwner: Map<string, number>;
 }
 
-export function modernHttpState(options: DispatcherOptions, keepAliveMs = SSE_KEEP_ALIVE_MS): ModernHttpState {
+export interface ListenLimits {
+  max: number;
+  perOwner: number;
+}
+
+export function modernHttpState(
+  options: DispatcherOptions,
+  keepAliveMs = SSE_KEEP_ALIVE_MS,
+  listenLimits: ListenLimits = { max: 1000, perOwner: 32 },
+): ModernHttpState {
   return {
     server: createModernServer({ dispatcher: dispatcherFor(options), log: options.log, transport: "http" }),
     inFlight: new InFlight(),
     subscriptions: new InFlight(),
     keepAliveMs,
+    listenLimits,
+    listensByOwner: new Map(),
   };
 }
 
@@ -154,7 +168,7 @@ export function answerModern(state: ModernHttpState): Middleware {
     const id = message.id as JsonRpcId;
     const params = message.body.params as Record<string, unknown>;
     const caller: Caller = { scopes: exchange.caller?.authInfo.scopes, principal: exchange.caller?.owner };
-    if (message.method === "subscriptions/listen") return listen(state, id, params);
+    if (message.method === "subscriptions/listen") return listen(state, id, params, caller.principal);
     return respond(state, exchange.request, { id, method: message.method as string, params, envelope, caller });
   };
 }
@@ -259,7 +273,14 @@ class ReplyStream {
 }
 
 /** `subscriptions/listen`: the acknowledgement first, then keep-alives until either side ends it. */
-function listen(state: ModernHttpState, id: JsonRpcId, params: Record<string, unknown>): Response {
+function listen(
+  state: ModernHttpState,
+  id: JsonRpcId,
+  params: Record<string, unknown>,
+  owner: string | undefined,
+): Response {
+  const refusal = listenRefusal(state, id, owner);
+  if (refusal) return refusal;
   let honoured: ReturnType<typeof honouredFilter>;
   try {
     honoured = honouredFilter(state.server.dispatcher, params);
@@ -267,10 +288,18 @@ function listen(state: ModernHttpState, id: JsonRpcId, params: Record<string, un
     if (error instanceof ModernError) return errorResponse(id, error);
     throw error;
   }
-  let untrack = () => {};
+  let forget = () => {};
   const stream = new SseStream(() => untrack(), state.keepAliveMs);
   stream.write(JSON.stringify(acknowledgement(id, honoured)));
-  untrack = state.subscriptions.add({
+  if (owner !== undefined) state.listensByOwner.set(owner, (state.listensByOwner.get(owner) ?? 0) + 1);
+  const untrack = () => {
+    forget();
+    if (owner === undefined) return;
+    const left = (state.listensByOwner.get(owner) ?? 1) - 1;
+    if (left > 0) state.listensByOwner.set(owner, left);
+    else state.listensByOwner.delete(owner);
+  };
+  forget = state.subscriptions.add({
     cancel: () => {
       stream.write(JSON.stringify(closingResult(id)));
       stream.close();
@@ -278,4 +307,31 @@ function listen(state: ModernHttpState, id: JsonRpcId, params: Record<string, un
     },
   });
   return sseResponse(stream, undefined);
+}
+
+/**
+ * Each open subscription holds a stream and a timer until its client leaves: bounded in all
+ * (503) and per token owner (429), as legacy sessions are by --max-sessions and
+ * --max-sessions-per-subject, so no client can hold the server's memory open.
+ */
+function listenRefusal(state: ModernHttpState, id: JsonRpcId, owner: string | undefined): Response | undefined {
+  const { max, perOwner } = state.listenLimits;
+  const headers = { "retry-after": String(RETRY_AFTER_SECONDS) };
+  if (owner !== undefined && (state.listensByOwner.get(owner) ?? 0) >= perOwner) {
+    return jsonRpcErrorResponse(
+      429,
+      TRANSPORT_ERROR,
+      `Too Many Requests: this user already holds ${perOwner} open subscriptions (--max-sessions-per-subject); close one, or retry after ${RETRY_AFTER_SECONDS} seconds.`,
+      { id, headers },
+    );
+  }
+  if (state.subscriptions.size >= max) {
+    return jsonRpcErrorResponse(
+      503,
+      TRANSPORT_ERROR,
+      `Service Unavailable: this server already holds its maximum of ${max} open subscriptions (--max-sessions); retry after ${RETRY_AFTER_SECONDS} seconds.`,
+      { id, headers },
+    );
+  }
+  return undefined;
 }
