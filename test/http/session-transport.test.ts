@@ -454,3 +454,20 @@ describe("the probe server with --stateless", () => {
     expect(await server.exited).toBe(0);
   });
 });
+
+describe("the probe server with --stateless, past the shutdown grace", () => {
+  test("a stateless call still running when the grace ends is answered 'shutting down', not cut off (one owner of calls in flight)", async () => {
+    const short = await startHttpServer([], { entry: PROBE, env: { STATELESS: "1", GRACE_MS: "200" } });
+    const call = fetch(short.url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION },
+      body: callBody(4, "probe_sleep", { ms: 4_000 }),
+    });
+    await Bun.sleep(150);
+    short.kill("SIGTERM");
+    const answer = (await (await call).json()) as Message;
+    expect(answer.id).toBe(4);
+    expect(JSON.stringify(answer.error)).toContain("shutting down");
+    expect(await short.exited).toBe(0);
+  });
+});

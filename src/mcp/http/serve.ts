@@ -9,6 +9,7 @@ import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { McpServerOptions } from "../server.ts";
+import { InFlight } from "../in-flight.ts";
 import { modernHttpState } from "../modern/http.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
@@ -71,7 +72,7 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     resourceServer: createAuth(config, serverOptions, resource, authorizationServer, localOrigin),
     authorizationServer,
     stopping: false,
-    statelessInFlight: 0,
+    statelessCalls: new InFlight(),
     modern: modernHttpState(serverOptions, keepAliveMs(config.idleTimeoutS), {
       max: config.maxSessions,
       perOwner: config.maxSessionsPerSubject,
@@ -215,17 +216,21 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   state.modern?.subscriptions.cancelAll("The server is shutting down.");
   const deadline = Date.now() + (config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
   const inFlight = () =>
-    (sessions?.pendingRequests ?? 0) + state.statelessInFlight + (state.modern?.inFlight.size ?? 0);
-  // Woken as soon as the sessions and the modern requests are idle; the short naps only notice
-  // stateless requests and requests that were still on their way through the pipeline.
+    (sessions?.pendingRequests ?? 0) + state.statelessCalls.size + (state.modern?.inFlight.size ?? 0);
+  // Woken as soon as sessions, stateless and modern requests are all idle; the short naps only
+  // notice requests that were still on their way through the pipeline.
   while (inFlight() > 0 && Date.now() < deadline) {
     const nap = Bun.sleep(Math.min(100, Math.max(1, deadline - Date.now())));
-    const tracked = (sessions?.pendingRequests ?? 0) + (state.modern?.inFlight.size ?? 0);
-    const idle = Promise.all([sessions?.whenIdle(), state.modern?.inFlight.whenIdle()]);
-    await (tracked > 0 ? Promise.race([idle, nap]) : nap);
+    const idle = Promise.all([
+      sessions?.whenIdle(),
+      state.statelessCalls.whenIdle(),
+      state.modern?.inFlight.whenIdle(),
+    ]);
+    await Promise.race([idle, nap]);
   }
   if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
   const reason = "The server is shutting down and cancelled this call; retry it once the server is back.";
+  state.statelessCalls.cancelAll(reason);
   state.modern?.inFlight.cancelAll(reason);
   await sessions?.closeAll(reason);
   // The answers just sent (and ended streams) still have to reach their sockets before every

@@ -2,6 +2,7 @@
  * Everything the HTTP steps share, in one object: the configuration, the session table, the
  * resource server, and the two pieces of mutable state (draining, stateless calls in flight).
  */
+import type { InFlight } from "../in-flight.ts";
 import type { Logger } from "../../core/log.ts";
 import type { ModernHttpState } from "../modern/http.ts";
 import type { McpServerOptions } from "../server.ts";
@@ -26,8 +27,8 @@ export interface HttpState {
   readonly authorizationServer?: AuthServer;
   /** Set once shutdown begins: new MCP requests get 503. */
   stopping: boolean;
-  /** Stateless requests being served (shutdown waits for them). */
-  statelessInFlight: number;
+  /** --stateless requests being served: shutdown waits for them, then answers the rest. */
+  readonly statelessCalls: InFlight;
   /**
    * The 2026-07-28 era: the same handlers, no sessions (`modern/http.ts`). Built by `serveHttp`;
    * a pipeline made without it builds its own (then shutdown does not wait for its requests).

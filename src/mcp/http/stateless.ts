@@ -14,9 +14,10 @@ export function stateless(state: HttpState): Middleware {
     const server = createMcpServer(state.serverOptions);
     const transport = new SessionTransport({ keepAliveMs: keepAliveMs(state.config.idleTimeoutS) });
     await server.connect(transport);
-    state.statelessInFlight++;
+    // Shutdown's grace over, a call still running is answered with the reason, as a session's would be.
+    const untrack = state.statelessCalls.add({ cancel: (reason) => transport.cancelAll(reason) });
     const done = () => {
-      state.statelessInFlight--;
+      untrack();
       void server.close();
     };
     let response: Response;
