@@ -204,3 +204,23 @@ describe("development", () => {
     expect(packageJson.engines.bun).toMatch(/^>=1\.4/);
   });
 });
+
+describe("install links", () => {
+  test("the README's one-click links decode to the released package run through npx", () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const cursor = /\(cursor:\/\/anysphere\.cursor-deeplink\/mcp\/install\?([^)]+)\)/.exec(readme)?.[1] ?? "";
+    const params = new URLSearchParams(cursor);
+    expect(params.get("name")).toBe("mcpkit");
+    expect(JSON.parse(Buffer.from(params.get("config") ?? "", "base64").toString())).toEqual({
+      command: "npx",
+      args: ["-y", "mcpkit"],
+    });
+    const vscode = /\(vscode:mcp\/install\?([^)]+)\)/.exec(readme)?.[1] ?? "";
+    expect(JSON.parse(decodeURIComponent(vscode))).toEqual({
+      name: "mcpkit",
+      type: "stdio",
+      command: "npx",
+      args: ["-y", "mcpkit"],
+    });
+  });
+});
