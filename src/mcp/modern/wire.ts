@@ -5,27 +5,15 @@
  * is written per reply: encoding a 12 KB non-ASCII result is most of a call's server time.
  */
 import { ErrorCode } from "../../core/tool.ts";
-import { frozenResultBytes, responseBytes } from "../protocol/frozen-json.ts";
+import { frozenResultBytes, frozenResultJson, responseBytes } from "../protocol/frozen-json.ts";
 import type { JsonRpcId, Reply } from "./core.ts";
-
-const frozenJson = new WeakMap<object, string>();
-
-function resultJson(result: Record<string, unknown>): string {
-  if (!Object.isFrozen(result)) return JSON.stringify(result);
-  let json = frozenJson.get(result);
-  if (json === undefined) {
-    json = JSON.stringify(result);
-    frozenJson.set(result, json);
-  }
-  return json;
-}
 
 /** One JSON-RPC response; a result that cannot be serialized still answers its request, with an error. */
 export function replyJson(id: JsonRpcId | null, reply: Reply): string {
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},`;
   if (!reply.ok) return `${head}"error":${JSON.stringify(reply.error)}}`;
   try {
-    return `${head}"result":${resultJson(reply.result)}}`;
+    return `${head}"result":${frozenResultJson(reply.result) ?? JSON.stringify(reply.result)}}`;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     const message = `Internal error: the response could not be serialized (${why}).`;

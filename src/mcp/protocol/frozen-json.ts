@@ -7,15 +7,30 @@
  * fails if the path stops being taken.
  */
 const encoder = new TextEncoder();
+const frozenJson = new WeakMap<object, string>();
 const frozenBytes = new WeakMap<object, Uint8Array>();
 const CLOSE = 0x7d; // "}"
 
-/** The result's JSON bytes when it is frozen (computed once), otherwise undefined. */
+const isFrozenObject = (result: unknown): result is object =>
+  result !== null && typeof result === "object" && Object.isFrozen(result);
+
+/** The result's JSON when it is frozen (computed once), otherwise undefined: for a line of stdio. */
+export function frozenResultJson(result: unknown): string | undefined {
+  if (!isFrozenObject(result)) return undefined;
+  let json = frozenJson.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(result);
+    frozenJson.set(result, json);
+  }
+  return json;
+}
+
+/** The result's JSON as UTF-8 when it is frozen (computed once), otherwise undefined: for an HTTP body. */
 export function frozenResultBytes(result: unknown): Uint8Array | undefined {
-  if (result === null || typeof result !== "object" || !Object.isFrozen(result)) return undefined;
+  if (!isFrozenObject(result)) return undefined;
   let bytes = frozenBytes.get(result);
   if (!bytes) {
-    bytes = encoder.encode(JSON.stringify(result));
+    bytes = encoder.encode(frozenResultJson(result));
     frozenBytes.set(result, bytes);
   }
   return bytes;
