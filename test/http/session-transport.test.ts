@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { until } from "../modern/support.ts";
 import {
   type HttpServerProcess,
   MCP_HEADERS,
@@ -447,7 +448,7 @@ describe("the probe server with --stateless", () => {
 
   test("shutdown waits for a stateless call in flight", async () => {
     const call = post(callBody(3, "probe_sleep", { ms: 600 }));
-    await Bun.sleep(150);
+    await until(() => server.stderr().includes("probe_sleep started (600 ms)"), "the call to start");
     server.kill("SIGTERM");
     const answer = (await (await call).json()) as Message;
     expect(answer.result.content[0].text).toBe("slept 600 ms");
@@ -463,7 +464,7 @@ describe("the probe server with --stateless, past the shutdown grace", () => {
       headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION },
       body: callBody(4, "probe_sleep", { ms: 4_000 }),
     });
-    await Bun.sleep(150);
+    await until(() => short.stderr().includes("probe_sleep started (4000 ms)"), "the call to start");
     short.kill("SIGTERM");
     const answer = (await (await call).json()) as Message;
     expect(answer.id).toBe(4);
