@@ -8,22 +8,10 @@ import { describe, expect, test } from "bun:test";
 import { experimental_createMCPClient as createAiSdkClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport as AiSdkStdioTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
-import { everyToolsetServer } from "../support/every-toolset.ts";
+import { EVERY_TOOLSET_CALLS, everyToolsetServer, textOf } from "../support/every-toolset.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 
 const fixture = everyToolsetServer("mcpkit-clients-");
-
-/** One call per toolset, and what its text must contain. */
-const calls = () => [
-  { tool: "boj_list_databases", args: {}, expect: "FM08" },
-  { tool: "get_problem", args: { source: "leetcode", id: "two-sum" }, expect: "Two Sum" },
-  { tool: "fs_search_by_time", args: { timeField: "modified" }, expect: "notes.md" },
-];
-
-const textOf = (result: unknown) =>
-  (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[])
-    .map((block) => block.text ?? "")
-    .join("\n");
 
 describe("Vercel AI SDK MCP client (@ai-sdk/mcp)", () => {
   const transports = {
@@ -44,8 +32,8 @@ describe("Vercel AI SDK MCP client (@ai-sdk/mcp)", () => {
       try {
         const { tools } = await client.listTools();
         const names = tools.map((tool) => tool.name);
-        for (const call of calls()) expect(names).toContain(call.tool);
-        for (const call of calls()) {
+        for (const call of EVERY_TOOLSET_CALLS) expect(names).toContain(call.tool);
+        for (const call of EVERY_TOOLSET_CALLS) {
           const result = await client.callTool({ name: call.tool, arguments: call.args });
           expect(result.isError ?? false).toBe(false);
           expect(textOf(result)).toContain(call.expect);
@@ -80,7 +68,7 @@ describe("LangChain MCP adapters (@langchain/mcp-adapters)", () => {
       });
       try {
         const tools = await client.getTools();
-        for (const call of calls()) {
+        for (const call of EVERY_TOOLSET_CALLS) {
           const tool = tools.find((candidate) => candidate.name === call.tool);
           expect(tool).toBeDefined();
           const output = await tool!.invoke(call.args);

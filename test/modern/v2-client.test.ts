@@ -11,21 +11,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { everyToolsetServer } from "../support/every-toolset.ts";
+import { EVERY_TOOLSET_CALLS, everyToolsetServer, textOf } from "../support/every-toolset.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 
 const fixture = everyToolsetServer("mcpkit-v2-client-");
-
-const calls = [
-  { tool: "boj_list_databases", args: {}, expect: "FM08" },
-  { tool: "get_problem", args: { source: "leetcode", id: "two-sum" }, expect: "Two Sum" },
-  { tool: "fs_search_by_time", args: { timeField: "modified" }, expect: "notes.md" },
-];
-
-const textOf = (result: unknown) =>
-  (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[])
-    .map((block) => block.text ?? "")
-    .join("\n");
 
 type Mode = "legacy" | "auto" | { pin: "2026-07-28" };
 const modes: [string, Mode, "modern" | "legacy"][] = [
@@ -65,8 +54,8 @@ for (const [transportName, transport] of Object.entries(transports)) {
           expect(v2.getProtocolEra()).toBe(era);
           const { tools } = await v2.listTools();
           const names = tools.map((tool) => tool.name);
-          for (const call of calls) expect(names).toContain(call.tool);
-          for (const call of calls) {
+          for (const call of EVERY_TOOLSET_CALLS) expect(names).toContain(call.tool);
+          for (const call of EVERY_TOOLSET_CALLS) {
             const result = await v2.callTool({ name: call.tool, arguments: call.args });
             expect(result.isError ?? false).toBe(false);
             expect(textOf(result)).toContain(call.expect);

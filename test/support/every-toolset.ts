@@ -34,3 +34,17 @@ export function everyToolsetServer(prefix: string): EveryToolset {
   });
   return fixture;
 }
+
+/** One call per toolset against this setup, and what its text must contain. */
+export const EVERY_TOOLSET_CALLS = [
+  { tool: "boj_list_databases", args: {}, expect: "FM08" },
+  { tool: "get_problem", args: { source: "leetcode", id: "two-sum" }, expect: "Two Sum" },
+  { tool: "fs_search_by_time", args: { timeField: "modified" }, expect: "notes.md" },
+] as const;
+
+/** The text blocks of a tool result, joined. */
+export function textOf(result: unknown): string {
+  return (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[])
+    .map((block) => block.text ?? "")
+    .join("\n");
+}
