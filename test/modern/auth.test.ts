@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AuthServer, type HttpServerProcess, startAuthServer, startHttpServer } from "../http/support.ts";
-import { type Json, post, request } from "./support.ts";
+import { type Json, headersFor, post, request } from "./support.ts";
 
 let auth: AuthServer;
 let server: HttpServerProcess;
@@ -82,5 +82,45 @@ describe("the 2026-07-28 era behind --auth jwt", () => {
     const { response } = await post(server.url, request("server/discover"), await bearer("fs:read"));
     expect(response.result.cacheScope).toBe("public");
     expect(response.result.capabilities.tools).toBeDefined();
+  });
+});
+
+describe("open subscriptions per user (review of issue 20)", () => {
+  test("past --max-sessions-per-subject one user's next subscriptions/listen gets 429 + Retry-After; another user still gets one", async () => {
+    const capped = await startHttpServer([
+      ...["--toolsets", "boj", "--auth", "jwt", "--issuer", auth.issuer],
+      ...["--max-sessions", "8", "--max-sessions-per-subject", "1"],
+    ]);
+    const open: AbortController[] = [];
+    const listen = async (id: string, sub: string) => {
+      const token = await auth.token({
+        scope: "*",
+        resource: capped.url,
+        mutate: (_header, payload) => {
+          payload.sub = sub;
+        },
+      });
+      const body = request("subscriptions/listen", { notifications: { toolsListChanged: true } }, id);
+      const aborter = new AbortController();
+      const response = await fetch(capped.url, {
+        method: "POST",
+        headers: { ...headersFor(body), authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+        signal: aborter.signal,
+      });
+      if (response.status === 200) open.push(aborter);
+      return response;
+    };
+    try {
+      expect((await listen("a1", "alice")).status).toBe(200);
+      const refused = await listen("a2", "alice");
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("5");
+      expect(((await refused.json()) as Json).error.message).toContain("--max-sessions-per-subject");
+      expect((await listen("b1", "bob")).status).toBe(200);
+    } finally {
+      for (const aborter of open) aborter.abort();
+      await capped.stop();
+    }
   });
 });
