@@ -10,8 +10,6 @@ import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
 import { callUsage, helpText } from "./help.ts";
-import { checkHealth } from "./health.ts";
-import { runInstall } from "./install/index.ts";
 import {
   chartOption,
   coreOptions,
@@ -50,8 +48,12 @@ function wantsDetails(argv: readonly string[], env: Env): boolean {
 }
 
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
-  if (argv[0] === "install" || argv[0] === "uninstall") return runInstall(argv[0], argv.slice(1), env);
-  if (argv[0] === "health") return checkHealth(argv[1]);
+  // Loaded only for their command: a server's start-up never pays for them.
+  if (argv[0] === "install" || argv[0] === "uninstall") {
+    const { runInstall } = await import("./install/index.ts");
+    return runInstall(argv[0], argv.slice(1), env);
+  }
+  if (argv[0] === "health") return (await import("./health.ts")).checkHealth(argv[1]);
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
   const parsed = parseCommandLine(argv, env, specs);
   const { values } = parsed;
