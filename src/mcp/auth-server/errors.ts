@@ -194,7 +194,7 @@ export function scrubbed(message: string): string {
   return stripControl(message)
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, "$1[redacted]@")
     .replace(
-      /\b((?:pass(?:word)?|pwd|secret|token|key|authorization)\w*\s*[=:]\s*)("[^"]*"|'[^']*'|\S+)/gi,
+      /([\w-]*(?:pass(?:word)?|pwd|secret|token|key|authorization)[\w-]*\s*[=:]\s*)(?:(?:bearer|basic)\s+)?("[^"]*"|'[^']*'|\S+)/gi,
       "$1[redacted]",
     )
     .replace(/\b(bearer|basic)\s+[\w.~+/=-]+/gi, "$1 [redacted]")
