@@ -16,6 +16,7 @@ import {
   renderFailure,
   scrubbed,
 } from "../../src/mcp/auth-server/errors.ts";
+import { readCapped, readForm } from "../../src/mcp/auth-server/http.ts";
 import { StoreUnavailable } from "../../src/mcp/auth-server/store.ts";
 import { type Harness, registerClient, startHarness } from "./harness.ts";
 
@@ -287,5 +288,26 @@ describe("end to end: failures nobody threw on purpose, through the real dispatc
     expect(logged).toHaveLength(1);
     expect(logged[0]).toContain("/authorize");
     expect(body + logged[0]).not.toContain("hunter2-row");
+  });
+});
+
+describe("request bodies", () => {
+  test("a body cut off on the way is the client's invalid_request (a page in a browser), not a server error", async () => {
+    const cutOff = () =>
+      new Request("http://127.0.0.1:9/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode("grant_type=refresh"));
+            controller.error(new Error("connection reset"));
+          },
+        }),
+      });
+    const failure = await readForm(cutOff()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OAuthFailure);
+    expect(failure).toMatchObject({ code: "invalid_request", status: 400, page: "Invalid request" });
+    const registration = await readCapped(cutOff(), 1024, "invalid_client_metadata").catch((error: unknown) => error);
+    expect(registration).toMatchObject({ code: "invalid_client_metadata", status: 400 });
   });
 });

@@ -59,7 +59,10 @@ export async function readCapped(
   const declared = Number(request.headers.get("content-length") ?? "0");
   const tooLarge = () => unreadable(`the request body is larger than ${maxBytes} bytes.`, code);
   if (declared > maxBytes) throw tooLarge();
-  const { bytes, overflowed } = await readAtMost(request.body, maxBytes);
+  // A body cut off on the way (the client went away) is the client's failure, not the server's.
+  const { bytes, overflowed } = await readAtMost(request.body, maxBytes).catch(() => {
+    throw unreadable("the request body could not be read to its end; send it again.", code);
+  });
   if (overflowed) throw tooLarge();
   return new TextDecoder().decode(bytes);
 }
