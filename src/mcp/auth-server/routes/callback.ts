@@ -19,8 +19,8 @@ export function callbackRoutes(deps: Deps): Route[] {
 }
 
 /** A sign-in that cannot finish here: the page says why and where to start again. */
-const cannotFinish = (title: string, description: string, status = 400) =>
-  new OAuthFailure(status === 403 ? "access_denied" : "invalid_request", description, { status, page: title });
+const cannotFinish = (title: string, description: string) =>
+  new OAuthFailure("invalid_request", description, { page: title });
 
 async function callback(deps: Deps, request: Request): Promise<Response> {
   const now = Date.now();
@@ -42,10 +42,10 @@ async function callback(deps: Deps, request: Request): Promise<Response> {
   const nonce = deps.browser.nonce(request);
   if (!nonce || !safeEqual(hashToken(nonce), upstreamState.browser)) {
     deps.log.warn("callback refused: state belongs to another browser");
-    throw cannotFinish(
-      "Sign-in started elsewhere",
+    throw new OAuthFailure(
+      "access_denied",
       "This sign-in was approved in another browser, so it cannot finish here. Start again from your application in this browser.",
-      403,
+      { status: 403, page: "Sign-in started elsewhere" },
     );
   }
   const pending = await deps.store.getEphemeral<PendingRequest>("request", upstreamState.requestId, now);
