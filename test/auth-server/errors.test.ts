@@ -306,7 +306,7 @@ describe("request bodies", () => {
       });
     const failure = await readForm(cutOff()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OAuthFailure);
-    expect(failure).toMatchObject({ code: "invalid_request", status: 400, page: "Invalid request" });
+    expect(failure).toMatchObject({ code: "invalid_request", status: 400, options: { page: "Invalid request" } });
     const registration = await readCapped(cutOff(), 1024, "invalid_client_metadata").catch((error: unknown) => error);
     expect(registration).toMatchObject({ code: "invalid_client_metadata", status: 400 });
   });

@@ -57,26 +57,16 @@ export interface FailureOptions {
 
 export class OAuthFailure extends Error {
   readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly page?: string;
-  readonly signedInAs?: string;
-  readonly redirect?: ClientRedirect;
-  readonly bodyless: boolean;
 
   constructor(
     readonly code: ErrorCode,
     /** On the wire: a sentence a client developer, a model or a person can act on, never internals. */
     readonly description: string,
-    options: FailureOptions = {},
+    readonly options: FailureOptions = {},
   ) {
     super(description);
     this.name = "OAuthFailure";
     this.status = options.status ?? 400;
-    this.headers = options.headers ?? {};
-    this.page = options.page;
-    this.signedInAs = options.signedInAs;
-    this.redirect = options.redirect;
-    this.bodyless = options.bodyless ?? false;
   }
 }
 
@@ -85,16 +75,17 @@ export class OAuthFailure extends Error {
  * answers a person's browser, so a failure with a page title is that page.
  */
 export function renderFailure(failure: OAuthFailure, browser: boolean): Response {
-  const { status, headers } = failure;
+  const { status } = failure;
+  const { page, signedInAs, redirect, bodyless, headers = {} } = failure.options;
   let response: Response;
-  if (failure.redirect) {
-    response = new Response(null, { status: 302, headers: { location: redirectUrl(failure), ...NO_STORE } });
-  } else if (failure.bodyless) {
+  if (redirect) {
+    response = new Response(null, { status: 302, headers: { location: redirectUrl(failure, redirect), ...NO_STORE } });
+  } else if (bodyless) {
     response = new Response(null, { status });
-  } else if (browser && failure.signedInAs !== undefined) {
-    response = htmlResponse(notAllowedHtml(failure.signedInAs, failure.description), status);
-  } else if (browser && failure.page !== undefined) {
-    response = htmlResponse(errorPageHtml(failure.page, failure.description), status);
+  } else if (browser && signedInAs !== undefined) {
+    response = htmlResponse(notAllowedHtml(signedInAs, failure.description), status);
+  } else if (browser && page !== undefined) {
+    response = htmlResponse(errorPageHtml(page, failure.description), status);
   } else {
     const body = { error: failure.code, error_description: wireDescription(failure.description) };
     // Browser-based clients call these endpoints from another origin (no cookies involved).
@@ -107,8 +98,7 @@ export function renderFailure(failure: OAuthFailure, browser: boolean): Response
   return response;
 }
 
-function redirectUrl(failure: OAuthFailure): string {
-  const { redirectUri, state, issuer } = failure.redirect as ClientRedirect;
+function redirectUrl(failure: OAuthFailure, { redirectUri, state, issuer }: ClientRedirect): string {
   const url = new URL(redirectUri);
   url.searchParams.set("error", failure.code);
   url.searchParams.set("error_description", failure.description);
