@@ -7,7 +7,8 @@ import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.t
 import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
 import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
 import { addressBucket, createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
-import { readCookie, setCookie, throttledLog } from "../../src/mcp/auth-server/http.ts";
+import { readCookie, setCookie } from "../../src/mcp/auth-server/http.ts";
+import { throttledLog } from "../../src/mcp/auth-server/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
 import { createUpstream } from "../../src/mcp/auth-server/upstream.ts";

@@ -11,6 +11,7 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import * as v from "valibot";
+import { OAuthFailure } from "./errors.ts";
 import { redirectUriProblem } from "./redirect-uri.ts";
 import type { RegisteredClient } from "./store.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
@@ -20,7 +21,8 @@ export const CIMD_TIMEOUT_MS = 10_000;
 const MAX_CACHE_SECONDS = 86_400;
 const MAX_CACHE_ENTRIES = 1000;
 
-export class CimdError extends Error {}
+/** Why a client metadata document cannot be used: the reason is shown on the /authorize page. */
+const refused = (reason: string) => new OAuthFailure("invalid_client", reason);
 
 /**
  * The IANA special-purpose address registries (IPv4 and IPv6), less nothing: every range that is
@@ -124,24 +126,24 @@ export function createCimdFetcher(options: { allowPrivate: boolean; ownOrigin: s
   const cache = new Map<string, { until: number; client: RegisteredClient }>();
 
   const checkUrl = async (clientId: string): Promise<URL> => {
-    if (!URL.canParse(clientId)) throw new CimdError("the client_id is not a valid URL.");
+    if (!URL.canParse(clientId)) throw refused("the client_id is not a valid URL.");
     const url = new URL(clientId);
     if (url.protocol !== "https:" && !(options.allowPrivate && url.protocol === "http:"))
-      throw new CimdError("a client_id URL must use https.");
+      throw refused("a client_id URL must use https.");
     if (url.pathname === "/" || url.hash || url.username || url.password) {
-      throw new CimdError("a client_id URL must have a path and no fragment or credentials.");
+      throw refused("a client_id URL must have a path and no fragment or credentials.");
     }
     if (url.href !== clientId)
-      throw new CimdError("a client_id URL must be in normalised form (lower-case scheme and host, no default port).");
-    if (url.origin === options.ownOrigin) throw new CimdError("a client_id URL must not point at this server.");
+      throw refused("a client_id URL must be in normalised form (lower-case scheme and host, no default port).");
+    if (url.origin === options.ownOrigin) throw refused("a client_id URL must not point at this server.");
     if (!options.allowPrivate) {
       const host = url.hostname.replace(/^\[|\]$/g, "");
       const addresses = isIP(host)
         ? [host]
         : (await lookup(host, { all: true, verbatim: true }).catch(() => [])).map((entry) => entry.address);
-      if (addresses.length === 0) throw new CimdError(`the client_id host ${url.hostname} does not resolve.`);
+      if (addresses.length === 0) throw refused(`the client_id host ${url.hostname} does not resolve.`);
       if (addresses.some(isForbiddenAddress)) {
-        throw new CimdError(
+        throw refused(
           `the client_id host ${url.hostname} resolves to a private, loopback or reserved address; metadata documents must be on the public internet.`,
         );
       }
@@ -158,19 +160,19 @@ export function createCimdFetcher(options: { allowPrivate: boolean; ownOrigin: s
         headers: { accept: "application/json" },
       });
     } catch (error) {
-      throw new CimdError(
+      throw refused(
         `the client metadata document could not be fetched (${error instanceof Error && error.name === "TimeoutError" ? "no answer within 10 s" : "connection failed"}).`,
       );
     }
     if (response.status >= 300 && response.status < 400) {
       void response.body?.cancel();
-      throw new CimdError(
+      throw refused(
         "the client metadata document URL redirects; redirects are not followed, serve the document at the client_id URL itself.",
       );
     }
     if (response.status !== 200) {
       void response.body?.cancel();
-      throw new CimdError(`the client metadata document URL answered HTTP ${response.status}.`);
+      throw refused(`the client metadata document URL answered HTTP ${response.status}.`);
     }
     const body = await readLimited(response, CIMD_MAX_BYTES);
     return { body, maxAge: cacheSeconds(response.headers.get("cache-control")) };
@@ -194,7 +196,7 @@ export function createCimdFetcher(options: { allowPrivate: boolean; ownOrigin: s
 
 async function readLimited(response: Response, maxBytes: number): Promise<string> {
   const { bytes, overflowed } = await readAtMost(response.body, maxBytes);
-  if (overflowed) throw new CimdError(`the client metadata document is larger than ${maxBytes} bytes.`);
+  if (overflowed) throw refused(`the client metadata document is larger than ${maxBytes} bytes.`);
   return new TextDecoder().decode(bytes);
 }
 
@@ -203,23 +205,22 @@ function parseDocument(clientId: string, body: string, ownOrigin: string): Regis
   try {
     json = JSON.parse(body);
   } catch {
-    throw new CimdError("the client metadata document is not JSON.");
+    throw refused("the client metadata document is not JSON.");
   }
   const parsed = v.safeParse(documentSchema, json);
   if (!parsed.success)
-    throw new CimdError("the client metadata document needs client_id and redirect_uris (1 to 20 strings).");
+    throw refused("the client metadata document needs client_id and redirect_uris (1 to 20 strings).");
   const document = parsed.output;
   if (document.client_id !== clientId)
-    throw new CimdError("the client metadata document's client_id is not the URL it was fetched from.");
+    throw refused("the client metadata document's client_id is not the URL it was fetched from.");
   if (document.token_endpoint_auth_method && document.token_endpoint_auth_method !== "none") {
-    throw new CimdError(
+    throw refused(
       'this server only serves public clients: the document\'s token_endpoint_auth_method must be "none" or absent.',
     );
   }
   for (const uri of document.redirect_uris) {
     const problem = redirectUriProblem(uri, ownOrigin);
-    if (problem)
-      throw new CimdError(`the client metadata document lists a redirect URI this server refuses: ${problem}`);
+    if (problem) throw refused(`the client metadata document lists a redirect URI this server refuses: ${problem}`);
   }
   return {
     client_id: clientId,

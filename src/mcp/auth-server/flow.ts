@@ -3,60 +3,52 @@
  * client, answering the client with an error or a code, showing the consent page, and sending
  * the browser to the IdP with a fresh, browser-bound upstream state.
  */
-import { CimdError, isCimdClientId } from "./cimd.ts";
+import { isCimdClientId } from "./cimd.ts";
 import { type Deps, type PendingRequest, UPSTREAM_STATE_TTL_SECONDS, type UpstreamState } from "./context.ts";
 import { hashToken, randomToken } from "./crypto.ts";
+import { type ClientRedirect, OAuthFailure } from "./errors.ts";
 import { redirect } from "./http.ts";
-import { consentPage, errorPage } from "./pages.ts";
+import { consentPage } from "./pages.ts";
 import { hostOf } from "./redirect-uri.ts";
 import type { RegisteredClient } from "./store.ts";
 import { isLoopbackName } from "./config.ts";
 
-export type ClientLookup = { client: RegisteredClient; metadataHost?: string } | { error: Response };
-
-export async function findClient(deps: Deps, clientId: string | undefined): Promise<ClientLookup> {
+/** The client a browser flow is for, verified; failures are pages (nothing is verified to redirect to). */
+export async function findClient(
+  deps: Deps,
+  clientId: string | undefined,
+): Promise<{ client: RegisteredClient; metadataHost?: string }> {
   if (!clientId)
-    return {
-      error: errorPage(
-        "Missing client_id",
-        "The authorization request names no client_id; the application must send one.",
-      ),
-    };
+    throw new OAuthFailure(
+      "invalid_request",
+      "The authorization request names no client_id; the application must send one.",
+      { page: "Missing client_id" },
+    );
   if (isCimdClientId(clientId)) {
     try {
       return { client: await deps.cimd.resolve(clientId), metadataHost: hostOf(clientId) };
     } catch (error) {
-      const reason = error instanceof CimdError ? error.message : "the document could not be read.";
+      const reason = error instanceof OAuthFailure ? error.description : "the document could not be read.";
       deps.log.info("client metadata document refused", { client_id: clientId, reason });
-      return { error: errorPage("Unknown application", `This application's metadata could not be used: ${reason}`) };
+      throw new OAuthFailure("invalid_client", `This application's metadata could not be used: ${reason}`, {
+        page: "Unknown application",
+      });
     }
   }
   const record = await deps.store.getClient(clientId, Date.now());
   if (!record) {
-    return {
-      error: errorPage(
-        "Unknown application",
-        "This client_id is not registered here (or its registration expired); the application should register again.",
-      ),
-    };
+    throw new OAuthFailure(
+      "invalid_client",
+      "This client_id is not registered here (or its registration expired); the application should register again.",
+      { page: "Unknown application" },
+    );
   }
   return { client: record.metadata };
 }
 
-/** An error sent back to the client's (already verified) redirect URI, with `iss` (RFC 9207). */
-export function redirectWithError(
-  deps: Deps,
-  redirectUri: string,
-  state: string | undefined,
-  error: string,
-  description: string,
-): Response {
-  const url = new URL(redirectUri);
-  url.searchParams.set("error", error);
-  url.searchParams.set("error_description", description);
-  if (state !== undefined) url.searchParams.set("state", state);
-  url.searchParams.set("iss", deps.config.issuer);
-  return redirect(url.href);
+/** Where an error goes once the client's redirect URI is verified: back to it, with `iss` (RFC 9207). */
+export function backToClient(deps: Deps, redirectUri: string, state: string | undefined): ClientRedirect {
+  return { redirectUri, state, issuer: deps.config.issuer };
 }
 
 export function redirectWithCode(
@@ -138,7 +130,14 @@ export async function startUpstream(
     location = await deps.upstream.authorizationUrl({ state, verifier, nonce: oidcNonce });
   } catch (error) {
     deps.log.error("identity provider unavailable", { error: error instanceof Error ? error.message : String(error) });
-    return errorPage("Sign-in unavailable", "The identity provider could not be reached; try again in a moment.", 502);
+    throw new OAuthFailure(
+      "temporarily_unavailable",
+      "The identity provider could not be reached; try again in a moment.",
+      {
+        status: 502,
+        page: "Sign-in unavailable",
+      },
+    );
   }
   return redirect(location, cookies);
 }

@@ -1,11 +1,11 @@
 /**
- * Response and request helpers shared by the routes: OAuth JSON errors (RFC 6749 §5.2), the
+ * Response and request helpers shared by the routes: successful JSON answers under the
  * `no-store` rule for anything carrying a token, form bodies with a size cap, and cookies.
+ * Failures are `OAuthFailure`s (errors.ts), rendered in one place.
  */
 import { PUBLIC_CORS, preflight, readableBy } from "../http/cors.ts";
-import type { Logger } from "../../core/log.ts";
-import { stripControl } from "../../core/text.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
+import { type ErrorCode, NO_STORE, OAuthFailure } from "./errors.ts";
 
 /** What the HTTP pipeline passes to a route besides the request. */
 export interface RouteContext {
@@ -16,55 +16,53 @@ export interface RouteContext {
 export interface Route {
   method: "GET" | "POST" | "OPTIONS";
   path: string;
+  /** Answers a person's browser (`/authorize`, `/consent`, the callback): its failures are pages. */
+  browser?: boolean;
+  /** Answers, or throws an `OAuthFailure` (or anything else, which becomes a generic 500/503). */
   handle(request: Request, ctx: RouteContext): Promise<Response>;
 }
 
-const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
-
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+/** A successful JSON answer (200 or 201). */
+export function jsonResponse(body: unknown, status: 200 | 201 = 200): Response {
   return new Response(JSON.stringify(body), {
     status,
     // Browser-based clients call these endpoints from another origin (no cookies involved).
-    headers: { "content-type": "application/json", ...NO_STORE, ...readableBy(PUBLIC_CORS), ...headers },
+    headers: { "content-type": "application/json", ...NO_STORE, ...readableBy(PUBLIC_CORS) },
   });
-}
-
-/** An RFC 6749 §5.2 error; the description is a sentence a client developer (or model) can act on. */
-export function oauthError(
-  error: string,
-  description: string,
-  status = 400,
-  headers: Record<string, string> = {},
-): Response {
-  return jsonResponse(
-    { error, error_description: stripControl(description).replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "") },
-    status,
-    headers,
-  );
 }
 
 export function preflightRoute(): Route["handle"] {
   return async () => preflight(PUBLIC_CORS);
 }
 
-export class BadRequest extends Error {}
-
 const MAX_FORM_BYTES = 16 * 1024;
+
+/** A request that cannot be read: JSON `code` to a client, the "Invalid request" page in a browser. */
+const unreadable = (description: string, code: ErrorCode = "invalid_request") =>
+  new OAuthFailure(code, description, { page: "Invalid request" });
 
 /** `application/x-www-form-urlencoded` bodies (token, revoke, consent), capped. */
 export async function readForm(request: Request): Promise<URLSearchParams> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
-    throw new BadRequest("send the parameters as application/x-www-form-urlencoded (RFC 6749 §3.2).");
+    throw unreadable("send the parameters as application/x-www-form-urlencoded (RFC 6749 §3.2).");
   }
   return new URLSearchParams(await readCapped(request, MAX_FORM_BYTES));
 }
 
-export async function readCapped(request: Request, maxBytes: number): Promise<string> {
+/** The body as text, at most `maxBytes`; `code` is the error a larger one gets (RFC 7591 has its own). */
+export async function readCapped(
+  request: Request,
+  maxBytes: number,
+  code: ErrorCode = "invalid_request",
+): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  const tooLarge = () => new BadRequest(`the request body is larger than ${maxBytes} bytes.`);
+  const tooLarge = () => unreadable(`the request body is larger than ${maxBytes} bytes.`, code);
   if (declared > maxBytes) throw tooLarge();
-  const { bytes, overflowed } = await readAtMost(request.body, maxBytes);
+  // A body cut off on the way (the client went away) is the client's failure, not the server's.
+  const { bytes, overflowed } = await readAtMost(request.body, maxBytes).catch(() => {
+    throw unreadable("the request body could not be read to its end; send it again.", code);
+  });
   if (overflowed) throw tooLarge();
   return new TextDecoder().decode(bytes);
 }
@@ -72,7 +70,7 @@ export async function readCapped(request: Request, maxBytes: number): Promise<st
 /** A parameter given at most once (RFC 6749 §3.1: repeated parameters are an error). */
 export function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
-  if (values.length > 1) throw new BadRequest(`the parameter ${name} appears more than once; send it once.`);
+  if (values.length > 1) throw unreadable(`the parameter ${name} appears more than once; send it once.`);
   return values[0] === "" ? undefined : values[0];
 }
 
@@ -108,35 +106,4 @@ export function redirect(location: string, headers: Record<string, string> | [st
   for (const [key, value] of Array.isArray(headers) ? headers : Object.entries(headers))
     response.headers.append(key, value);
   return response;
-}
-
-/** How long a client should wait before trying again while the state store is down. */
-export const STORE_RETRY_AFTER_SECONDS = 30;
-
-/** 503 + Retry-After while the state store is down: an OAuth JSON error, or `page` for a browser route. */
-export function storeUnavailable(page?: (title: string, message: string, status: number) => Response): Response {
-  const message = "The sign-in service cannot reach its storage right now; try again in a minute.";
-  const response = page
-    ? page("Temporarily unavailable", message, 503)
-    : oauthError("temporarily_unavailable", message, 503);
-  response.headers.set("retry-after", String(STORE_RETRY_AFTER_SECONDS));
-  return response;
-}
-
-/**
- * One log line per `intervalMs` for a failure that repeats on every request (the store down):
- * the first occurrence at once, then one line per interval carrying how many were left out.
- */
-export function throttledLog(log: Logger, intervalMs: number, now: () => number = Date.now) {
-  let lastAt = Number.NEGATIVE_INFINITY;
-  let suppressed = 0;
-  return (message: string, fields: Record<string, unknown>) => {
-    if (now() - lastAt < intervalMs) {
-      suppressed++;
-      return;
-    }
-    log.error(message, suppressed > 0 ? { ...fields, suppressed } : fields);
-    lastAt = now();
-    suppressed = 0;
-  };
 }

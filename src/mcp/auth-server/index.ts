@@ -14,7 +14,8 @@ import { createCimdFetcher } from "./cimd.ts";
 import { type AuthServerConfig, resolveConfig } from "./config.ts";
 import { type Deps, createBrowserCookies } from "./context.ts";
 import { createKeyring, parseStateKey } from "./crypto.ts";
-import { type Route, type RouteContext, storeUnavailable, throttledLog } from "./http.ts";
+import { OAuthFailure, createOnError, renderFailure } from "./errors.ts";
+import type { Route, RouteContext } from "./http.ts";
 import { createKeyManager } from "./keys.ts";
 import { needsGithubOrgs } from "./policy.ts";
 import { createRateLimiter } from "./rate-limit.ts";
@@ -26,9 +27,7 @@ import { JWKS_PATH, authorizationServerMetadata, metadataRoutes } from "./routes
 import { registerRoutes } from "./routes/register.ts";
 import { revokeRoutes } from "./routes/revoke.ts";
 import { tokenRoutes } from "./routes/token.ts";
-import { errorPage } from "./pages.ts";
-import { CALLBACK_PATH } from "./routes/callback.ts";
-import { PING_TIMEOUT_MS, StoreUnavailable, openStore, storeReachable } from "./store.ts";
+import { PING_TIMEOUT_MS, openStore, storeReachable } from "./store.ts";
 import { createUpstream } from "./upstream.ts";
 
 export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
@@ -37,10 +36,6 @@ export type { Route, RouteContext } from "./http.ts";
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /** A person answers a consent page a few times a minute at most. */
 const CONSENTS_PER_BROWSER_PER_MINUTE = 10;
-/** While the store is down every request fails the same way: one log line a minute says so. */
-const STORE_DOWN_LOG_INTERVAL_MS = 60_000;
-/** Routes a person's browser shows: they answer an outage with a page, not JSON. */
-const BROWSER_PATHS = new Set(["/authorize", "/consent", CALLBACK_PATH]);
 
 export interface AuthServer {
   routes: Route[];
@@ -60,6 +55,8 @@ export interface AuthServer {
   handle(request: Request, ctx?: RouteContext): Promise<Response | undefined>;
   /** Whether `handle` answers this path (so the pipeline can check its Host first). */
   serves(path: string): boolean;
+  /** The 403 for a request the pipeline refuses before any route runs (a foreign Host), in the routes' error style. */
+  forbidden(reason: string): Response;
   rotateSigningKey(): Promise<string>;
   purge(): Promise<number>;
   close(): Promise<void>;
@@ -129,6 +126,7 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
     storeReachable: () => storeReachable(store, Math.min(PING_TIMEOUT_MS, config.storeTimeoutMs)),
     handle: dispatcher(routes, log),
     serves: (path) => routes.some((route) => route.path === path),
+    forbidden: (reason) => renderFailure(new OAuthFailure("invalid_request", reason, { status: 403 }), false),
     rotateSigningKey: () => keys.rotate(),
     purge,
     async close() {
@@ -138,37 +136,37 @@ export async function createAuthorizationServer(input: AuthServerConfig, log: Lo
   };
 }
 
-/** Finds the route for a request: `undefined` for a path it does not serve, 405 for a wrong method. */
+/**
+ * Finds the route for a request (`undefined` for a path it does not serve, 405 for a wrong
+ * method) and hands whatever it throws to the one `onError`.
+ */
 function dispatcher(routes: Route[], log: Logger): AuthServer["handle"] {
-  const storeDown = throttledLog(log, STORE_DOWN_LOG_INTERVAL_MS);
+  const onError = createOnError(log);
   return async (request, ctx = {}) => {
     const path = new URL(request.url).pathname;
     const candidates = routes.filter((route) => route.path === path);
     if (candidates.length === 0) return undefined;
     const method = request.method === "HEAD" ? "GET" : request.method;
-    const route = candidates.find((candidate) => candidate.method === method);
-    if (!route) {
-      return new Response(null, {
+    const route = candidates.find((candidate) => candidate.method === method) ?? methodNotAllowed(candidates);
+    // Async, so that a handler throwing before its first await reaches onError too.
+    const answer = async () => route.handle(request, ctx);
+    return answer().catch((error: unknown) => onError(error, { path, browser: route.browser === true }));
+  };
+}
+
+/** The route a wrong method meets: 405 naming the methods the path has. */
+function methodNotAllowed(candidates: Route[]): Route {
+  const allow = candidates.map((candidate) => candidate.method).join(", ");
+  return {
+    ...candidates[0],
+    browser: false,
+    handle: async () => {
+      throw new OAuthFailure("invalid_request", `this path answers ${allow}.`, {
         status: 405,
-        headers: { allow: candidates.map((candidate) => candidate.method).join(", ") },
+        headers: { allow },
+        bodyless: true,
       });
-    }
-    try {
-      return await route.handle(request, ctx);
-    } catch (error) {
-      if (error instanceof StoreUnavailable) {
-        storeDown("authorization state store unavailable; answering 503", { path, error: error.message });
-        return storeUnavailable(BROWSER_PATHS.has(path) ? errorPage : undefined);
-      }
-      log.error("authorization server route failed", {
-        path,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return Response.json(
-        { error: "server_error", error_description: "internal error; the server log has details." },
-        { status: 500, headers: { "cache-control": "no-store" } },
-      );
-    }
+    },
   };
 }
 

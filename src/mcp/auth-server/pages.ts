@@ -39,19 +39,22 @@ h1{font-size:1.4rem}code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}u
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}button{font:inherit;padding:.5rem 1.25rem;border-radius:6px;border:1px solid #888;background:#fff;cursor:pointer}
 button.primary{background:#1f6feb;color:#fff;border-color:#1f6feb}.warn{color:#9a3b00}`;
 
-function page(title: string, body: string, status: number, headers: [string, string][] = []): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+function document(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+/** A page as a Response with the security headers; error pages reach here only through `renderFailure`. */
+export function htmlResponse(html: string, status: number, headers: [string, string][] = []): Response {
   const response = new Response(html, { status, headers: SECURITY_HEADERS });
   for (const [key, value] of headers) response.headers.append(key, value);
   return response;
 }
 
 /** A failure shown to the user instead of redirecting anywhere. */
-export function errorPage(title: string, message: string, status = 400): Response {
-  return page(
+export function errorPageHtml(title: string, message: string): string {
+  return document(
     title,
     `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p class="muted">You can close this window and try again from your application.</p>`,
-    status,
   );
 }
 
@@ -88,13 +91,13 @@ ${view.warning ? `<p class="warn">${escapeHtml(view.warning)}</p>` : ""}
 <button type="submit" name="decision" value="deny" id="deny">Deny</button></div>
 </form></div>
 <p class="muted">Only allow applications you started yourself. If you did not just connect an application to mcpkit, choose Deny.</p>`;
-  return page("Allow access? — mcpkit", body, 200, cookies);
+  return htmlResponse(document("Allow access? — mcpkit", body), 200, cookies);
 }
 
-export function notAllowedPage(displayName: string, reason: string): Response {
-  return page(
+/** The page for a person the IdP signed in whom the access policy refuses. */
+export function notAllowedHtml(displayName: string, reason: string): string {
+  return document(
     "Not allowed — mcpkit",
     `<h1>You are signed in, but not allowed here</h1><p>You signed in as <strong>${escapeHtml(displayName)}</strong>. ${escapeHtml(reason)}</p><p class="muted">Ask the person who runs this mcpkit server to add you with <code>--allow</code>, or sign in with another account.</p>`,
-    403,
   );
 }

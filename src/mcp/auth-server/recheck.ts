@@ -13,7 +13,7 @@
 import type { Deps } from "./context.ts";
 import type { Identity } from "./policy.ts";
 import type { RefreshRecord } from "./store.ts";
-import { UpstreamDenied, type UpstreamTokens } from "./upstream.ts";
+import { type UpstreamTokens, isUpstreamDenial } from "./upstream.ts";
 
 /** What the IdP said about a subject: who they are now, or why the sign-in ends. */
 type Outcome = { identity: Identity; checkedAt: number } | { denied: string; checkedAt: number };
@@ -92,7 +92,7 @@ async function askIdp(deps: Deps, known: RefreshRecord, now: number): Promise<Ou
       return { denied: "the identity provider named another user.", checkedAt: now };
     return { identity, checkedAt: now };
   } catch (error) {
-    if (error instanceof UpstreamDenied) return { denied: error.message, checkedAt: now };
+    if (isUpstreamDenial(error)) return { denied: error.description, checkedAt: now };
     throw error;
   }
 }

@@ -6,6 +6,7 @@
 import * as oauth from "oauth4webapi";
 import { stripControl } from "../../core/text.ts";
 import { isLoopbackName, type UpstreamConfig } from "./config.ts";
+import { OAuthFailure } from "./errors.ts";
 import type { Identity } from "./policy.ts";
 
 const TIMEOUT_MS = 10_000;
@@ -28,18 +29,19 @@ export interface PendingUpstream {
   nonce?: string;
 }
 
-export class UpstreamError extends Error {
-  /** `access_denied` and friends, when the IdP itself said no. */
-  constructor(
-    message: string,
-    readonly idpError?: string,
-  ) {
-    super(message);
-  }
-}
+/**
+ * The IdP failed us: `access_denied` when it refused the sign-in itself, else it could not be
+ * reached or its answer did not verify. The routes decide what their reader sees.
+ */
+const upstreamFailed = (message: string, refusedSignIn = false) =>
+  new OAuthFailure(refusedSignIn ? "access_denied" : "temporarily_unavailable", message, { status: 502 });
 
 /** The IdP itself says the user's grant is gone (refresh refused, token rejected, another subject). */
-export class UpstreamDenied extends Error {}
+const upstreamDenied = (message: string) => new OAuthFailure("invalid_grant", message);
+
+export function isUpstreamDenial(error: unknown): error is OAuthFailure {
+  return error instanceof OAuthFailure && error.code === "invalid_grant";
+}
 
 export interface Upstream {
   readonly label: string;
@@ -49,8 +51,8 @@ export interface Upstream {
   /**
    * Asks the IdP again who holds these (stored) tokens: the current identity and the tokens to keep
    * (a refreshed pair), `undefined` when the stored tokens cannot ask any more (nothing to refresh
-   * with and the access token expired). Throws `UpstreamDenied` when the IdP refuses the user,
-   * `UpstreamError` when it cannot be reached.
+   * with and the access token expired). Throws an `invalid_grant` failure (`isUpstreamDenial`)
+   * when the IdP refuses the user, another failure when it cannot be reached.
    */
   recheck(tokens: UpstreamTokens, previous: Identity): Promise<RecheckResult | undefined>;
 }
@@ -103,16 +105,16 @@ async function authorizationParams(pending: PendingUpstream, clientId: string, c
 
 /** What a failed re-check means: the IdP refused (revoke) or could not answer (try again later). */
 function rethrowRecheck(error: unknown): never {
-  if (error instanceof UpstreamDenied) throw error;
+  if (isUpstreamDenial(error)) throw error;
   if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
-    throw new UpstreamDenied("the identity provider refused to refresh the user's grant (invalid_grant).");
+    throw upstreamDenied("the identity provider refused to refresh the user's grant (invalid_grant).");
   if (
     error instanceof oauth.WWWAuthenticateChallengeError ||
     // Only a token the IdP refuses speaks about the user; 401 invalid_client is about mcpkit's own
     // credentials (an expired client secret) and must not sign every user out: a 503, retried later.
     (error instanceof oauth.ResponseBodyError && error.status === 401 && error.error === "invalid_token")
   )
-    throw new UpstreamDenied("the identity provider no longer accepts the user's token.");
+    throw upstreamDenied("the identity provider no longer accepts the user's token.");
   rethrow(error);
 }
 
@@ -121,11 +123,12 @@ const stillValid = (tokens: UpstreamTokens, clock: () => number) =>
 
 function rethrow(error: unknown): never {
   if (error instanceof oauth.AuthorizationResponseError) {
-    throw new UpstreamError(`the identity provider refused the sign-in (${stripControl(error.error)}).`, error.error);
+    throw upstreamFailed(`the identity provider refused the sign-in (${stripControl(error.error)}).`, true);
   }
-  if (error instanceof UpstreamError) throw error;
+  // A denial inside a sign-in is an answer that could not be used, like any other.
+  if (error instanceof OAuthFailure && !isUpstreamDenial(error)) throw error;
   const message = error instanceof Error ? stripControl(error.message) : "unknown error";
-  throw new UpstreamError(`the identity provider's answer could not be verified: ${message}`);
+  throw upstreamFailed(`the identity provider's answer could not be verified: ${message}`);
 }
 
 function createOidcUpstream(
@@ -146,7 +149,7 @@ function createOidcUpstream(
       );
     })().catch((error: unknown) => {
       metadata = undefined; // the next sign-in tries discovery again
-      throw new UpstreamError(
+      throw upstreamFailed(
         `the identity provider's discovery document could not be loaded: ${error instanceof Error ? stripControl(error.message) : "unknown error"}`,
       );
     });
@@ -169,7 +172,7 @@ function createOidcUpstream(
     async authorizationUrl(pending) {
       const as = await server();
       if (!as.authorization_endpoint)
-        throw new UpstreamError("the identity provider's metadata names no authorization_endpoint.");
+        throw upstreamFailed("the identity provider's metadata names no authorization_endpoint.");
       return withParams(
         as.authorization_endpoint,
         await authorizationParams(pending, config.clientId, callbackUrl, scopeFor(as)),
@@ -217,7 +220,7 @@ function createOidcUpstream(
           return undefined;
         }
         if (claims.sub !== undefined && claims.sub !== previous.upstreamSubject)
-          throw new UpstreamDenied("the identity provider answered for another subject.");
+          throw upstreamDenied("the identity provider answered for another subject.");
         if (claims.email === undefined && as.userinfo_endpoint) {
           const info = await oauth.userInfoRequest(as, client, current.access_token, options());
           claims = { ...(await oauth.processUserInfoResponse(as, client, previous.upstreamSubject, info)), ...claims };
@@ -274,8 +277,8 @@ function createGithubUpstream(
       },
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    if (response.status === 401) throw new UpstreamDenied(`GitHub no longer accepts the user's token (${path}).`);
-    if (!response.ok) throw new UpstreamError(`GitHub's API answered HTTP ${response.status} for ${path}.`);
+    if (response.status === 401) throw upstreamDenied(`GitHub no longer accepts the user's token (${path}).`);
+    if (!response.ok) throw upstreamFailed(`GitHub's API answered HTTP ${response.status} for ${path}.`);
     return (await response.json()) as T;
   };
 
@@ -291,7 +294,7 @@ function createGithubUpstream(
         .json()
         .catch(() => undefined)) as { error?: unknown } | undefined;
       if (body?.error === "bad_refresh_token")
-        throw new UpstreamDenied("GitHub refused to refresh the user's token (bad_refresh_token).");
+        throw upstreamDenied("GitHub refused to refresh the user's token (bad_refresh_token).");
       const result = await oauth.processRefreshTokenResponse(as, client, response);
       return { ...tokensOf(result, clock), refresh_token: result.refresh_token ?? refreshToken };
     } catch (error) {
@@ -335,14 +338,14 @@ function createGithubUpstream(
         tokens = await refreshGithubToken(stored.refresh_token);
       }
       const user = await getJson<{ id: number; login: string }>("/user", tokens.access_token);
-      if (String(user.id) !== previous.upstreamSubject) throw new UpstreamDenied("GitHub answered for another user.");
+      if (String(user.id) !== previous.upstreamSubject) throw upstreamDenied("GitHub answered for another user.");
       const orgs = wantOrgs ? await getJson<{ login: string }[]>("/user/orgs", tokens.access_token) : [];
       const identity = githubIdentity(user, [], orgs);
       try {
         const emails = await getJson<{ email: string; verified: boolean }[]>("/user/emails", tokens.access_token);
         identity.emails = githubIdentity(user, emails, orgs).emails;
       } catch (error) {
-        if (error instanceof UpstreamDenied) throw error;
+        if (isUpstreamDenial(error)) throw error;
         // As at sign-in, the email list is optional; a hiccup must not strip addresses --allow matches.
         identity.emails = previous.emails;
       }

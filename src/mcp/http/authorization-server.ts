@@ -17,10 +17,7 @@ export function authorizationServer(state: HttpState, hostCheck: HostOriginCheck
     const refusal = hostCheck(exchange.request.headers.get("host"), null);
     if (refusal !== undefined) {
       state.log.debug("request refused", { reason: refusal });
-      return Response.json(
-        { error: "invalid_request", error_description: refusal },
-        { status: 403, headers: { "cache-control": "no-store" } },
-      );
+      return server.forbidden(refusal);
     }
     return (await server.handle(exchange.request, { clientAddress: exchange.clientAddress() })) ?? next();
   };

@@ -6,22 +6,26 @@
  */
 import { type Deps, type PendingRequest, REQUEST_TTL_SECONDS } from "../context.ts";
 import { randomToken } from "../crypto.ts";
-import { type BadRequest, type Route, single } from "../http.ts";
-import { errorPage } from "../pages.ts";
+import { OAuthFailure } from "../errors.ts";
+import { type Route, single } from "../http.ts";
 import { pointsAtThisServer, redirectUriMatches } from "../redirect-uri.ts";
-import { findClient, redirectWithError, showConsent, startUpstream } from "../flow.ts";
+import { backToClient, findClient, showConsent, startUpstream } from "../flow.ts";
 
 export function authorizeRoutes(deps: Deps): Route[] {
   return [
     {
       method: "GET",
       path: "/authorize",
-      handle: (request, ctx) => {
+      browser: true,
+      handle: async (request, ctx) => {
         // Each request stores a pending row and may fetch a client metadata document: bound both per address.
         const wait = deps.authorizations.admit(ctx.clientAddress ?? "unknown");
         if (wait > 0) {
           deps.log.debug("authorization refused: rate limit", { address: ctx.clientAddress });
-          return Promise.resolve(errorPage("Too many sign-in attempts", `Wait ${wait} seconds and try again.`, 429));
+          throw new OAuthFailure("temporarily_unavailable", `Wait ${wait} seconds and try again.`, {
+            status: 429,
+            page: "Too many sign-in attempts",
+          });
         }
         return authorize(deps, request);
       },
@@ -29,36 +33,32 @@ export function authorizeRoutes(deps: Deps): Route[] {
   ];
 }
 
+/** A problem with the client or its redirect URI: a page, since nothing is verified to redirect to. */
+const unverified = (title: string, description: string) =>
+  new OAuthFailure("invalid_request", description, { page: title });
+
 async function authorize(deps: Deps, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams;
-  let clientId: string | undefined;
-  let requestedUri: string | undefined;
-  try {
-    clientId = single(params, "client_id");
-    requestedUri = single(params, "redirect_uri");
-  } catch (error) {
-    return errorPage("Invalid request", (error as BadRequest).message);
-  }
-  const found = await findClient(deps, clientId);
-  if ("error" in found) return found.error;
-  const { client, metadataHost } = found;
+  const clientId = single(params, "client_id");
+  const requestedUri = single(params, "redirect_uri");
+  const { client, metadataHost } = await findClient(deps, clientId);
   const registered = client.redirect_uris;
   const redirectUri = requestedUri ?? (registered.length === 1 ? registered[0] : undefined);
   if (!redirectUri)
-    return errorPage(
+    throw unverified(
       "Missing redirect_uri",
       "This application registered several redirect URIs, so the request must name one with redirect_uri.",
     );
   if (!redirectUriMatches(registered, redirectUri)) {
     deps.log.warn("authorization refused: redirect_uri not registered", { client_id: client.client_id });
-    return errorPage(
+    throw unverified(
       "Redirect URI not registered",
       "The redirect_uri in this request is not one this application registered, so this server will not send you there.",
     );
   }
 
   if (pointsAtThisServer(new URL(redirectUri), deps.config.publicUrl.origin)) {
-    return errorPage(
+    throw unverified(
       "Redirect URI not allowed",
       "This redirect_uri points back at this server, so it will not send you there.",
     );
@@ -67,7 +67,7 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
   // From here the redirect URI is registered; errors go back to the client, but only to one a user
   // has approved before: a self-registered client nobody approved gets no redirect (RFC 9700 §4.11.2).
   let state: string | undefined;
-  let checked: PendingRequest | { error: string; description: string };
+  let checked: PendingRequest;
   try {
     state = single(params, "state");
     checked = checkParameters(
@@ -80,15 +80,14 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
       metadataHost,
     );
   } catch (error) {
-    checked = { error: "invalid_request", description: (error as BadRequest).message };
-  }
-  if ("error" in checked) {
+    if (!(error instanceof OAuthFailure)) throw error;
     if (await deps.store.hasAnyConsent(client.client_id))
-      return redirectWithError(deps, redirectUri, state, checked.error, checked.description);
+      throw new OAuthFailure(error.code, error.description, { redirect: backToClient(deps, redirectUri, state) });
     deps.log.info("authorization refused without a redirect: client not approved yet", { client_id: client.client_id });
-    return errorPage(
-      "Invalid request",
-      `${checked.description} You are not sent back to the application, since nobody has approved it yet.`,
+    throw new OAuthFailure(
+      error.code,
+      `${error.description} You are not sent back to the application, since nobody has approved it yet.`,
+      { page: "Invalid request" },
     );
   }
 
@@ -96,7 +95,10 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
   const storeWait = deps.authorizations.commit();
   if (storeWait > 0) {
     deps.log.warn("authorization refused: the server-wide bound on pending sign-ins is reached");
-    return errorPage("Too many sign-ins", `This server is busy; wait ${storeWait} seconds and try again.`, 429);
+    throw new OAuthFailure("temporarily_unavailable", `This server is busy; wait ${storeWait} seconds and try again.`, {
+      status: 429,
+      page: "Too many sign-ins",
+    });
   }
   const requestId = randomToken();
   await deps.store.putEphemeral("request", requestId, checked, Date.now() + REQUEST_TTL_SECONDS * 1000);
@@ -119,43 +121,39 @@ function checkParameters(
   redirectUri: string,
   state: string | undefined,
   metadataHost: string | undefined,
-): PendingRequest | { error: string; description: string } {
+): PendingRequest {
   const responseType = single(params, "response_type");
-  if (responseType !== "code")
-    return { error: "unsupported_response_type", description: 'response_type must be "code".' };
+  if (responseType !== "code") throw new OAuthFailure("unsupported_response_type", 'response_type must be "code".');
   const challenge = single(params, "code_challenge");
   const method = single(params, "code_challenge_method");
   if (!challenge)
-    return {
-      error: "invalid_request",
-      description: "PKCE is required: send code_challenge with code_challenge_method=S256.",
-    };
+    throw new OAuthFailure("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256.");
   if (method !== "S256")
-    return {
-      error: "invalid_request",
-      description: 'code_challenge_method must be "S256"; "plain" and omitting it are refused.',
-    };
+    throw new OAuthFailure(
+      "invalid_request",
+      'code_challenge_method must be "S256"; "plain" and omitting it are refused.',
+    );
   if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
-    return {
-      error: "invalid_request",
-      description: "code_challenge must be the base64url SHA-256 of the verifier (43 characters).",
-    };
+    throw new OAuthFailure(
+      "invalid_request",
+      "code_challenge must be the base64url SHA-256 of the verifier (43 characters).",
+    );
   const resources = params.getAll("resource");
   const { resource } = deps.config;
   if (
     resources.length > 1 ||
     (resources.length === 1 && resources[0] !== resource && resources[0] !== `${resource}/`)
   ) {
-    return { error: "invalid_target", description: `resource must be this server's MCP URL, ${resource}.` };
+    throw new OAuthFailure("invalid_target", `resource must be this server's MCP URL, ${resource}.`);
   }
   const scopeText = single(params, "scope");
   const scopes = scopeText ? [...new Set(scopeText.split(" ").filter(Boolean))] : deps.config.scopesSupported;
   const unknown = scopes.filter((scope) => !deps.config.scopesSupported.includes(scope));
   if (unknown.length > 0) {
-    return {
-      error: "invalid_scope",
-      description: `unknown scope ${unknown.join(", ")}; this server offers ${deps.config.scopesSupported.join(" ")}.`,
-    };
+    throw new OAuthFailure(
+      "invalid_scope",
+      `unknown scope ${unknown.join(", ")}; this server offers ${deps.config.scopesSupported.join(" ")}.`,
+    );
   }
   return { clientId, clientName, redirectUri, state, codeChallenge: challenge, scopes, resource, metadataHost };
 }

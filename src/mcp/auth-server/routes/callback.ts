@@ -6,17 +6,21 @@
  */
 import type { Deps, PendingRequest, UpstreamState } from "../context.ts";
 import { hashToken, randomToken, safeEqual } from "../crypto.ts";
+import { OAuthFailure } from "../errors.ts";
 import type { Route } from "../http.ts";
-import { errorPage, notAllowedPage } from "../pages.ts";
 import { grantScopes, policyScopes } from "../policy.ts";
-import { redirectWithCode, redirectWithError, showConsent } from "../flow.ts";
-import { UpstreamError, type UpstreamResult } from "../upstream.ts";
+import { backToClient, redirectWithCode, showConsent } from "../flow.ts";
+import type { UpstreamResult } from "../upstream.ts";
 
 export const CALLBACK_PATH = "/oauth/callback";
 
 export function callbackRoutes(deps: Deps): Route[] {
-  return [{ method: "GET", path: CALLBACK_PATH, handle: (request) => callback(deps, request) }];
+  return [{ method: "GET", path: CALLBACK_PATH, browser: true, handle: (request) => callback(deps, request) }];
 }
+
+/** A sign-in that cannot finish here: the page says why and where to start again. */
+const cannotFinish = (title: string, description: string) =>
+  new OAuthFailure("invalid_request", description, { page: title });
 
 async function callback(deps: Deps, request: Request): Promise<Response> {
   const now = Date.now();
@@ -24,13 +28,13 @@ async function callback(deps: Deps, request: Request): Promise<Response> {
   const url = new URL(`${deps.config.callbackUrl}${new URL(request.url).search}`);
   const state = url.searchParams.get("state");
   if (!state)
-    return errorPage(
+    throw cannotFinish(
       "Invalid sign-in response",
       "The identity provider's answer has no state; start again from your application.",
     );
   const upstreamState = await deps.store.takeEphemeral<UpstreamState>("upstream", hashToken(state), now);
   if (!upstreamState) {
-    return errorPage(
+    throw cannotFinish(
       "Sign-in expired",
       "This sign-in link was already used or is older than 10 minutes; start again from your application.",
     );
@@ -38,15 +42,18 @@ async function callback(deps: Deps, request: Request): Promise<Response> {
   const nonce = deps.browser.nonce(request);
   if (!nonce || !safeEqual(hashToken(nonce), upstreamState.browser)) {
     deps.log.warn("callback refused: state belongs to another browser");
-    return errorPage(
-      "Sign-in started elsewhere",
+    throw new OAuthFailure(
+      "access_denied",
       "This sign-in was approved in another browser, so it cannot finish here. Start again from your application in this browser.",
-      403,
+      { status: 403, page: "Sign-in started elsewhere" },
     );
   }
   const pending = await deps.store.getEphemeral<PendingRequest>("request", upstreamState.requestId, now);
   if (!pending)
-    return errorPage("Sign-in expired", "This sign-in took longer than 10 minutes; start again from your application.");
+    throw cannotFinish(
+      "Sign-in expired",
+      "This sign-in took longer than 10 minutes; start again from your application.",
+    );
 
   let result: UpstreamResult;
   try {
@@ -58,17 +65,16 @@ async function callback(deps: Deps, request: Request): Promise<Response> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.log.warn("upstream sign-in failed", { error: message });
-    if (error instanceof UpstreamError && error.idpError) {
+    if (error instanceof OAuthFailure && error.code === "access_denied") {
       await deps.store.takeEphemeral("request", upstreamState.requestId, now);
-      return redirectWithError(
-        deps,
-        pending.redirectUri,
-        pending.state,
-        "access_denied",
-        "the identity provider did not sign the user in.",
-      );
+      throw new OAuthFailure("access_denied", "the identity provider did not sign the user in.", {
+        redirect: backToClient(deps, pending.redirectUri, pending.state),
+      });
     }
-    return errorPage("Sign-in failed", `The identity provider's answer could not be used: ${message}`, 502);
+    throw new OAuthFailure("temporarily_unavailable", `The identity provider's answer could not be used: ${message}`, {
+      status: 502,
+      page: "Sign-in failed",
+    });
   }
   return finish(deps, request, upstreamState, pending, result);
 }
@@ -84,11 +90,11 @@ async function finish(
   const now = Date.now();
   if (policyScopes(deps.config.policy, identity).length === 0) {
     deps.log.info("sign-in refused by the access policy", { user: identity.displayName });
-    return notAllowedPage(identity.displayName, "The access policy of this server does not include your account.");
+    throw notAllowed(identity.displayName, "The access policy of this server does not include your account.");
   }
   const scopes = grantScopes(deps.config.policy, identity, pending.scopes);
   if (scopes.length === 0) {
-    return notAllowedPage(
+    throw notAllowed(
       identity.displayName,
       `The access policy gives your account none of the permissions requested (${pending.scopes.join(", ")}).`,
     );
@@ -102,7 +108,7 @@ async function finish(
   }
   const taken = await deps.store.takeEphemeral<PendingRequest>("request", upstreamState.requestId, now);
   if (!taken)
-    return errorPage(
+    throw cannotFinish(
       "Sign-in already finished",
       "This sign-in was completed in another tab; return to your application.",
     );
@@ -134,3 +140,6 @@ async function finish(
   });
   return redirectWithCode(deps, pending, code, [["set-cookie", deps.browser.rememberUser(identity.subject)]]);
 }
+
+const notAllowed = (displayName: string, reason: string) =>
+  new OAuthFailure("access_denied", reason, { status: 403, signedInAs: displayName });

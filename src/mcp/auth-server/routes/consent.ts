@@ -6,19 +6,19 @@
  */
 import { type Deps, type PendingRequest, REQUEST_TTL_SECONDS } from "../context.ts";
 import { safeEqual } from "../crypto.ts";
-import { BadRequest, type Route, readForm, single } from "../http.ts";
-import { errorPage } from "../pages.ts";
-import { redirectWithError, startUpstream } from "../flow.ts";
+import { OAuthFailure } from "../errors.ts";
+import { type Route, readForm, single } from "../http.ts";
+import { backToClient, startUpstream } from "../flow.ts";
 
 export function consentRoutes(deps: Deps): Route[] {
-  return [{ method: "POST", path: "/consent", handle: (request) => consent(deps, request) }];
+  return [{ method: "POST", path: "/consent", browser: true, handle: (request) => consent(deps, request) }];
 }
 
 const forged = () =>
-  errorPage(
-    "Request not accepted",
+  new OAuthFailure(
+    "access_denied",
     "This approval did not come from the consent page shown in this browser (missing or wrong CSRF token). Start again from your application.",
-    403,
+    { status: 403, page: "Request not accepted" },
   );
 
 async function consent(deps: Deps, request: Request): Promise<Response> {
@@ -28,37 +28,33 @@ async function consent(deps: Deps, request: Request): Promise<Response> {
     request.headers.get("sec-fetch-site") === "cross-site"
   ) {
     deps.log.warn("consent refused: cross-origin form post");
-    return forged();
+    throw forged();
   }
-  let form: URLSearchParams;
-  let requestId: string | undefined;
-  let csrf: string | undefined;
-  let decision: string | undefined;
-  try {
-    form = await readForm(request);
-    requestId = single(form, "request");
-    csrf = single(form, "csrf");
-    decision = single(form, "decision");
-  } catch (error) {
-    return errorPage("Invalid request", error instanceof BadRequest ? error.message : "The form could not be read.");
-  }
+  const form = await readForm(request);
+  const requestId = single(form, "request");
+  const csrf = single(form, "csrf");
+  const decision = single(form, "decision");
   const nonce = deps.browser.nonce(request);
   if (!requestId || !csrf || !nonce || !safeEqual(csrf, deps.browser.csrfFor(requestId, nonce))) {
     deps.log.warn("consent refused: CSRF check failed");
-    return forged();
+    throw forged();
   }
   const wait = deps.consents.admit(nonce) || deps.consents.commit();
   if (wait > 0) {
     deps.log.debug("consent refused: rate limit");
-    return errorPage("Too many answers", `Wait ${wait} seconds and start again from your application.`, 429);
+    throw new OAuthFailure("temporarily_unavailable", `Wait ${wait} seconds and start again from your application.`, {
+      status: 429,
+      page: "Too many answers",
+    });
   }
   // Taken, not read: of two answers to one form only the first finds it (issue 18 G7).
   const now = Date.now();
   const pending = await deps.store.takeEphemeral<PendingRequest>("request", requestId, now);
   if (!pending || pending.answeredAt !== undefined)
-    return errorPage(
-      "Request expired",
+    throw new OAuthFailure(
+      "invalid_request",
       "This sign-in took longer than 10 minutes or this page was already answered; start again from your application.",
+      { page: "Request expired" },
     );
   if (decision === "approve") {
     // Put back, marked answered, for the callback; a replay of the form now finds it answered.
@@ -71,5 +67,7 @@ async function consent(deps: Deps, request: Request): Promise<Response> {
     return startUpstream(deps, requestId, nonce);
   }
   deps.log.info("consent denied", { client_id: pending.clientId });
-  return redirectWithError(deps, pending.redirectUri, pending.state, "access_denied", "the user denied access.");
+  throw new OAuthFailure("access_denied", "the user denied access.", {
+    redirect: backToClient(deps, pending.redirectUri, pending.state),
+  });
 }

@@ -6,7 +6,8 @@ import * as v from "valibot";
 import { stripControl } from "../../../core/text.ts";
 import type { Deps } from "../context.ts";
 import { randomToken } from "../crypto.ts";
-import { BadRequest, type Route, jsonResponse, oauthError, preflightRoute, readCapped } from "../http.ts";
+import { OAuthFailure } from "../errors.ts";
+import { type Route, jsonResponse, preflightRoute, readCapped } from "../http.ts";
 import { redirectUriProblem } from "../redirect-uri.ts";
 import type { RegisteredClient } from "../store.ts";
 
@@ -40,27 +41,18 @@ async function register(deps: Deps, request: Request, address: string): Promise<
   const wait = deps.registrations.admit(address);
   if (wait > 0) {
     deps.log.warn("client registration refused: rate limit", { address });
-    return oauthError(
+    throw new OAuthFailure(
       "invalid_request",
       `too many client registrations; retry in ${wait} s (clients register once and reuse their client_id).`,
-      429,
-      { "retry-after": String(wait) },
+      { status: 429, headers: { "retry-after": String(wait) } },
     );
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(await readCapped(request, MAX_BODY_BYTES));
-  } catch (error) {
-    return oauthError(
-      "invalid_client_metadata",
-      error instanceof BadRequest
-        ? error.message
-        : "the registration request body must be a JSON object (RFC 7591 §3.1).",
-    );
-  }
-  const parsed = v.safeParse(requestSchema, body);
+  const parsed = v.safeParse(
+    requestSchema,
+    parseJson(await readCapped(request, MAX_BODY_BYTES, "invalid_client_metadata")),
+  );
   if (!parsed.success) {
-    return oauthError(
+    throw new OAuthFailure(
       "invalid_client_metadata",
       "redirect_uris must be an array of 1 to 10 URI strings; client_name, scope and the other fields, when present, strings.",
     );
@@ -69,31 +61,30 @@ async function register(deps: Deps, request: Request, address: string): Promise<
   // MCP 2026-07-28 (SEP-837): clients state whether they are a "web" or a "native" application (OIDC DCR).
   const applicationType = input.application_type;
   if (applicationType !== undefined && applicationType !== "web" && applicationType !== "native") {
-    return oauthError("invalid_client_metadata", 'application_type must be "web" or "native".');
+    throw new OAuthFailure("invalid_client_metadata", 'application_type must be "web" or "native".');
   }
   for (const uri of input.redirect_uris) {
     const problem = redirectUriProblem(uri, deps.config.publicUrl.origin);
-    if (problem) return oauthError("invalid_redirect_uri", problem);
+    if (problem) throw new OAuthFailure("invalid_redirect_uri", problem);
   }
   const grantTypes = input.grant_types ?? ["authorization_code", "refresh_token"];
   if (grantTypes.some((grant) => grant !== "authorization_code" && grant !== "refresh_token")) {
-    return oauthError(
+    throw new OAuthFailure(
       "invalid_client_metadata",
       'grant_types may only contain "authorization_code" and "refresh_token".',
     );
   }
   if ((input.response_types ?? ["code"]).some((type) => type !== "code")) {
-    return oauthError("invalid_client_metadata", 'response_types may only contain "code".');
+    throw new OAuthFailure("invalid_client_metadata", 'response_types may only contain "code".');
   }
   // Only a valid registration counts against the server-wide bound: it is about to write a row.
   const storeWait = deps.registrations.commit();
   if (storeWait > 0) {
     deps.log.warn("client registration refused: the server-wide registration bound is reached");
-    return oauthError(
+    throw new OAuthFailure(
       "invalid_request",
       `this server takes no more client registrations this minute; retry in ${storeWait} s.`,
-      429,
-      { "retry-after": String(storeWait) },
+      { status: 429, headers: { "retry-after": String(storeWait) } },
     );
   }
   const now = Date.now();
@@ -120,4 +111,15 @@ async function register(deps: Deps, request: Request, address: string): Promise<
   });
   deps.log.info("client registered", { client_id: client.client_id, name: client.client_name ?? "" });
   return jsonResponse(client, 201);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new OAuthFailure(
+      "invalid_client_metadata",
+      "the registration request body must be a JSON object (RFC 7591 §3.1).",
+    );
+  }
 }

@@ -5,7 +5,8 @@
  */
 import type { Deps } from "../context.ts";
 import { hashToken } from "../crypto.ts";
-import { BadRequest, type Route, jsonResponse, oauthError, preflightRoute, readForm, single } from "../http.ts";
+import { OAuthFailure } from "../errors.ts";
+import { type Route, jsonResponse, preflightRoute, readForm, single } from "../http.ts";
 
 export function revokeRoutes(deps: Deps): Route[] {
   return [
@@ -15,19 +16,15 @@ export function revokeRoutes(deps: Deps): Route[] {
 }
 
 async function revoke(deps: Deps, request: Request): Promise<Response> {
-  let token: string | undefined;
-  let clientId: string | undefined;
-  try {
-    const form = await readForm(request);
-    token = single(form, "token");
-    clientId = single(form, "client_id");
-  } catch (error) {
-    if (error instanceof BadRequest) return oauthError("invalid_request", error.message);
-    throw error;
-  }
-  if (!token) return oauthError("invalid_request", "token is required.");
+  const form = await readForm(request);
+  const token = single(form, "token");
+  const clientId = single(form, "client_id");
+  if (!token) throw new OAuthFailure("invalid_request", "token is required.");
   if (!clientId)
-    return oauthError("invalid_request", "client_id is required (public clients identify themselves in the body).");
+    throw new OAuthFailure(
+      "invalid_request",
+      "client_id is required (public clients identify themselves in the body).",
+    );
   const found = await deps.store.findRefresh(hashToken(token));
   // Another client's token is left alone, with the same answer.
   if (found && found.clientId === clientId) {

@@ -9,7 +9,8 @@
  */
 import type { Deps } from "../context.ts";
 import { hashToken, s256, safeEqual } from "../crypto.ts";
-import { BadRequest, type Route, jsonResponse, oauthError, preflightRoute, readForm, single } from "../http.ts";
+import { OAuthFailure } from "../errors.ts";
+import { type Route, jsonResponse, preflightRoute, readForm, single } from "../http.ts";
 import { type Identity, grantScopes } from "../policy.ts";
 import { type RefreshRecord, StoreUnavailable } from "../store.ts";
 import { type Grant, issueTokens, mintRefreshToken, tokenResponse } from "../tokens.ts";
@@ -23,35 +24,34 @@ export function tokenRoutes(deps: Deps): Route[] {
 }
 
 async function token(deps: Deps, request: Request): Promise<Response> {
-  let form: URLSearchParams;
-  try {
-    form = await readForm(request);
-    if (request.headers.get("authorization")) {
-      return oauthError(
-        "invalid_client",
-        "this server only has public clients: send client_id in the body and no Authorization header.",
-        401,
-      );
-    }
-    const grantType = single(form, "grant_type");
-    const clientId = single(form, "client_id");
-    if (!clientId)
-      return oauthError("invalid_request", "client_id is required (public clients identify themselves in the body).");
-    if (grantType === "authorization_code") return await redeemCode(deps, form, clientId);
-    if (grantType === "refresh_token") return await refresh(deps, form, clientId);
-    return oauthError("unsupported_grant_type", 'grant_type must be "authorization_code" or "refresh_token".');
-  } catch (error) {
-    if (error instanceof BadRequest) return oauthError("invalid_request", error.message);
-    throw error;
+  const form = await readForm(request);
+  if (request.headers.get("authorization")) {
+    throw new OAuthFailure(
+      "invalid_client",
+      "this server only has public clients: send client_id in the body and no Authorization header.",
+      { status: 401 },
+    );
   }
+  const grantType = single(form, "grant_type");
+  const clientId = single(form, "client_id");
+  if (!clientId)
+    throw new OAuthFailure(
+      "invalid_request",
+      "client_id is required (public clients identify themselves in the body).",
+    );
+  if (grantType === "authorization_code") return redeemCode(deps, form, clientId);
+  if (grantType === "refresh_token") return refresh(deps, form, clientId);
+  throw new OAuthFailure("unsupported_grant_type", 'grant_type must be "authorization_code" or "refresh_token".');
 }
 
-function checkResource(deps: Deps, form: URLSearchParams, granted: string): Response | undefined {
+/** A grant that cannot be used (RFC 6749 §5.2 `invalid_grant`): the client signs in again. */
+const badGrant = (description: string) => new OAuthFailure("invalid_grant", description);
+
+function checkResource(deps: Deps, form: URLSearchParams, granted: string): void {
   const resources = form.getAll("resource");
   if (resources.length > 1 || (resources.length === 1 && resources[0] !== granted && resources[0] !== `${granted}/`)) {
-    return oauthError("invalid_target", `resource must be this server's MCP URL, ${deps.config.resource}.`);
+    throw new OAuthFailure("invalid_target", `resource must be this server's MCP URL, ${deps.config.resource}.`);
   }
-  return undefined;
 }
 
 /** The scopes the policy still allows; none means the user lost access since signing in. */
@@ -63,7 +63,7 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
   const code = single(form, "code");
   const redirectUri = single(form, "redirect_uri");
   const verifier = single(form, "code_verifier");
-  if (!code || !verifier) return oauthError("invalid_request", "code and code_verifier are required (PKCE).");
+  if (!code || !verifier) throw new OAuthFailure("invalid_request", "code and code_verifier are required (PKCE).");
   const taken = await deps.store.takeCode(hashToken(code), Date.now());
   if (taken.status === "replayed") {
     const revoked = await deps.store.revokeFamily(taken.code.familyId);
@@ -71,28 +71,24 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
       client_id: taken.code.clientId,
       revoked,
     });
-    return oauthError(
-      "invalid_grant",
+    throw badGrant(
       "this authorization code was already used; the tokens issued with it are revoked. Start a new authorization.",
     );
   }
   if (taken.status === "unknown")
-    return oauthError(
-      "invalid_grant",
+    throw badGrant(
       "the authorization code is unknown or expired (codes live at most 5 minutes); start a new authorization.",
     );
   const granted = taken.code;
-  if (granted.clientId !== clientId)
-    return oauthError("invalid_grant", "the authorization code was issued to another client.");
+  if (granted.clientId !== clientId) throw badGrant("the authorization code was issued to another client.");
   if (redirectUri !== granted.redirectUri)
-    return oauthError("invalid_grant", "redirect_uri must be exactly the one used in the authorization request.");
+    throw badGrant("redirect_uri must be exactly the one used in the authorization request.");
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !safeEqual(s256(verifier), granted.codeChallenge)) {
-    return oauthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE S256).");
+    throw badGrant("code_verifier does not match the code_challenge (PKCE S256).");
   }
-  const wrongResource = checkResource(deps, form, granted.resource);
-  if (wrongResource) return wrongResource;
+  checkResource(deps, form, granted.resource);
   const scopes = allowedNow(deps, granted.identity, granted.scopes);
-  if (scopes.length === 0) return oauthError("invalid_grant", "the access policy no longer allows this user.");
+  if (scopes.length === 0) throw badGrant("the access policy no longer allows this user.");
   // A code from before the sign-in time was recorded: it was issued right after the sign-in.
   const signedInAt = granted.signedInAt ?? granted.expiresAt - deps.config.codeTtl * 1000;
   const tokens = await issueTokens(deps, { ...granted, scopes, signedInAt, checkedAt: signedInAt });
@@ -102,44 +98,38 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
 
 async function refresh(deps: Deps, form: URLSearchParams, clientId: string): Promise<Response> {
   const presented = single(form, "refresh_token");
-  if (!presented) return oauthError("invalid_request", "refresh_token is required.");
+  if (!presented) throw new OAuthFailure("invalid_request", "refresh_token is required.");
   const hash = hashToken(presented);
   const known = await deps.store.findRefresh(hash);
   // Checked before rotating, so another client cannot burn a token it stole but cannot use.
   if (!known || known.clientId !== clientId)
-    return oauthError(
-      "invalid_grant",
-      "the refresh token is unknown, expired or belongs to another client; sign in again.",
-    );
+    throw badGrant("the refresh token is unknown, expired or belongs to another client; sign in again.");
   const now = deps.config.now();
   if (known.revoked || known.expiresAt <= now)
-    return oauthError("invalid_grant", "the refresh token is expired or revoked; sign in again.");
+    throw badGrant("the refresh token is expired or revoked; sign in again.");
   const signedInAt = known.signedInAt ?? (await legacySignInTime(deps, known));
   if (now >= signedInAt + deps.config.signInLifetime * 1000)
-    return oauthError("invalid_grant", "this sign-in reached its maximum lifetime; sign in again.");
+    throw badGrant("this sign-in reached its maximum lifetime; sign in again.");
   if (known.rotatedAt !== undefined && (known.retried || now - known.rotatedAt > deps.config.refreshGrace * 1000))
-    return reuseDetected(deps, known.familyId, clientId);
-  const wrongResource = checkResource(deps, form, known.resource);
-  if (wrongResource) return wrongResource;
+    throw await reuseDetected(deps, known.familyId, clientId);
+  checkResource(deps, form, known.resource);
   const scopeText = single(form, "scope");
   const requested = scopeText ? scopeText.split(" ").filter(Boolean) : known.scopes;
   if (requested.some((scope) => !known.scopes.includes(scope))) {
-    return oauthError(
+    throw new OAuthFailure(
       "invalid_scope",
       `a refresh can only narrow the scopes; this grant has ${known.scopes.join(" ")}.`,
     );
   }
   const confirmed = await reconfirm(deps, known, now);
-  if (confirmed instanceof Response) return confirmed;
   const scopes = allowedNow(deps, confirmed.identity, requested);
   if (scopes.length === 0) {
     await deps.store.revokeFamily(known.familyId);
-    return oauthError("invalid_grant", "the access policy no longer allows this user; sign in again.");
+    throw badGrant("the access policy no longer allows this user; sign in again.");
   }
   const grant: Grant = { ...known, identity: confirmed.identity, scopes, signedInAt, checkedAt: confirmed.checkedAt };
   const next = await mintRefreshToken(deps, grant);
-  const refused = await commitRotation(deps, known, hash, next.hash, now);
-  if (refused) return refused;
+  await commitRotation(deps, known, hash, next.hash, now);
   deps.log.info("tokens issued", { client_id: clientId, grant: "refresh_token" });
   return jsonResponse(await tokenResponse(deps, grant, next.token));
 }
@@ -159,7 +149,7 @@ async function legacySignInTime(deps: Deps, known: RefreshRecord): Promise<numbe
  * Makes `successor` the one live token of the family: a first use rotates the presented token; a
  * use of a token rotated moments ago (within the grace window) is its single retry, which
  * replaces the successor it got before, and only while that successor is unused. Anything
- * else is reuse, and the family is revoked. Returns the refusal, or nothing when committed.
+ * else is reuse, and the family is revoked. Throws the refusal; returns when committed.
  */
 async function commitRotation(
   deps: Deps,
@@ -167,37 +157,37 @@ async function commitRotation(
   hash: string,
   successor: string,
   now: number,
-): Promise<Response | undefined> {
+): Promise<void> {
   if (known.rotatedAt === undefined) {
     const rotation = await deps.store.rotateRefresh(hash, now, successor);
-    if (rotation.status === "ok") return undefined;
+    if (rotation.status === "ok") return;
     if (rotation.status !== "rotated") {
       await deps.store.deleteRefresh(successor);
-      return oauthError("invalid_grant", "the refresh token is expired or revoked; sign in again.");
+      throw badGrant("the refresh token is expired or revoked; sign in again.");
     }
     // Another request rotated it first: this one is its retry, judged like any other.
     if (now - (rotation.token.rotatedAt ?? 0) > deps.config.refreshGrace * 1000)
-      return reuseDetected(deps, known.familyId, known.clientId);
+      throw await reuseDetected(deps, known.familyId, known.clientId);
   }
-  if (await deps.store.retryRefresh(hash, now, successor)) return undefined;
-  return reuseDetected(deps, known.familyId, known.clientId);
+  if (await deps.store.retryRefresh(hash, now, successor)) return;
+  throw await reuseDetected(deps, known.familyId, known.clientId);
 }
 
-async function reuseDetected(deps: Deps, familyId: string, clientId: string): Promise<Response> {
+/** Revokes the family of a reused refresh token; the failure to throw. */
+async function reuseDetected(deps: Deps, familyId: string, clientId: string): Promise<OAuthFailure> {
   const revoked = await deps.store.revokeFamily(familyId);
   deps.log.warn("rotated refresh token reused; revoking its family", { client_id: clientId, revoked });
-  return oauthError(
-    "invalid_grant",
+  return badGrant(
     "this refresh token was already used; for safety every token of this sign-in is revoked. Sign in again.",
   );
 }
 
-/** The identity re-check's answer as the token endpoint gives it: revoked, retry later, or go on. */
+/** The identity re-check's answer as the token endpoint gives it: revoked or retry later (thrown), or go on. */
 async function reconfirm(
   deps: Deps,
   known: RefreshRecord,
   now: number,
-): Promise<Response | { identity: Identity; checkedAt: number }> {
+): Promise<{ identity: Identity; checkedAt: number }> {
   let confirmed: Awaited<ReturnType<typeof confirmIdentity>>;
   try {
     confirmed = await confirmIdentity(deps, known, now);
@@ -206,11 +196,10 @@ async function reconfirm(
     deps.log.warn("identity re-check failed; the client may retry", {
       error: error instanceof Error ? error.message : String(error),
     });
-    return oauthError(
+    throw new OAuthFailure(
       "temporarily_unavailable",
       "the identity provider could not confirm the user just now; retry the refresh in a minute.",
-      503,
-      { "retry-after": "60" },
+      { status: 503, headers: { "retry-after": "60" } },
     );
   }
   if (!("denied" in confirmed)) return confirmed;
@@ -221,5 +210,5 @@ async function reconfirm(
     reason: confirmed.denied,
     revoked,
   });
-  return oauthError("invalid_grant", "the identity provider no longer confirms this user; sign in again.");
+  throw badGrant("the identity provider no longer confirms this user; sign in again.");
 }
