@@ -12,19 +12,12 @@ import { type DispatcherOptions, dispatcherFor } from "./protocol/dispatcher.ts"
 import { isRecord } from "./protocol/params.ts";
 import { META } from "./protocol/versions.ts";
 import { type JsonRpcMessage, LineChannel } from "./stdio/lines.ts";
+import type { StdioConnection } from "./stdio/connection.ts";
 import { connectLegacy } from "./stdio/legacy.ts";
 import { connectModern } from "./stdio/modern.ts";
 
 export interface StdioServerHandle {
   /** Resolves when stdin has closed or `close` was called. */
-  closed: Promise<void>;
-  close(): Promise<void>;
-}
-
-interface Connection {
-  deliver(message: JsonRpcMessage): void;
-  /** Stdin ended, or `close` stopped reading it. */
-  inputEnded(): void;
   closed: Promise<void>;
   close(): Promise<void>;
 }
@@ -41,9 +34,9 @@ export async function serveStdio(options: DispatcherOptions): Promise<StdioServe
   const { toolsets, log } = options;
   const channel = new LineChannel(process.stdin, process.stdout, log);
   const ended = Promise.withResolvers<void>();
-  let connection: Connection | undefined;
+  let connection: StdioConnection | undefined;
 
-  const open = (first: JsonRpcMessage): Connection => {
+  const open = (first: JsonRpcMessage): StdioConnection => {
     if (opensModernEra(first)) {
       log.debug("2026-07-28 client: serving the modern era on this connection");
       const server = createModernServer({ dispatcher: dispatcherFor(options), log, transport: "stdio" });

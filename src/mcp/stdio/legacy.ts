@@ -6,19 +6,10 @@
  */
 import type { DispatcherOptions } from "../protocol/dispatcher.ts";
 import { LegacySession } from "../legacy/session.ts";
-import type { JsonRpcMessage, LineChannel } from "./lines.ts";
+import { DRAIN_MS, type StdioConnection } from "./connection.ts";
+import type { LineChannel } from "./lines.ts";
 
-/** How long the end of stdin waits for answers still being worked on before the server closes. */
-const DRAIN_MS = 10_000;
-
-export interface LegacyConnection {
-  deliver(message: JsonRpcMessage): void;
-  inputEnded(): void;
-  closed: Promise<void>;
-  close(): Promise<void>;
-}
-
-export function connectLegacy(options: DispatcherOptions, channel: LineChannel): LegacyConnection {
+export function connectLegacy(options: DispatcherOptions, channel: LineChannel): StdioConnection {
   const session = new LegacySession(options, { send: (json) => channel.sendJson(json) });
   const closed = Promise.withResolvers<void>();
   return {

@@ -19,22 +19,13 @@ import { acknowledgement, closingResult, honouredFilter } from "../modern/subscr
 import { notificationJson, replyJson } from "../modern/wire.ts";
 import { isRecord } from "../protocol/params.ts";
 import { RunningRequests } from "../protocol/running.ts";
+import { DRAIN_MS, type StdioConnection } from "./connection.ts";
 import type { JsonRpcMessage, LineChannel } from "./lines.ts";
-
-/** How long the end of stdin waits for answers still being worked on before the process exits. */
-const DRAIN_MS = 10_000;
 
 /** The caller on stdio: the user who launched the process; no token, nothing hidden. */
 const LOCAL = { scopes: undefined, principal: undefined };
 
-export interface ModernConnection {
-  deliver(message: JsonRpcMessage): void;
-  inputEnded(): void;
-  closed: Promise<void>;
-  close(): Promise<void>;
-}
-
-export function connectModern(server: ModernServer, channel: LineChannel): ModernConnection {
+export function connectModern(server: ModernServer, channel: LineChannel): StdioConnection {
   const running = new RunningRequests();
   /** Open subscriptions, by id. */
   const listening = new Set<string>();
