@@ -117,6 +117,17 @@ describe("cancellation and ids", () => {
     expect(messages(raw).filter((message) => message.id === 0)).toEqual([]);
   });
 
+  test("SIGTERM cancels a call still running (no answer follows) and the process exits 0", async () => {
+    const raw = startProbe();
+    await raw.initialize();
+    raw.send(call("long", "probe_wait"));
+    await until(() => raw.stderr().includes("probe_wait started"), "the call to start");
+    raw.kill("SIGTERM");
+    expect(await raw.exited).toBe(0);
+    expect(raw.stderr()).toContain("probe_wait cancelled");
+    expect(messages(raw).filter((message) => message.id === "long")).toEqual([]);
+  });
+
   test("a request that reuses the id of one still running is answered too, as the SDK answered both", async () => {
     const raw = startProbe();
     await raw.initialize();
