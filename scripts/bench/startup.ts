@@ -18,7 +18,8 @@
  *   bare          scripts/bench/fixtures/bare-responder.ts, compiled with the release flags: answers
  *                 the two lines with prebuilt results, no MCP stack (the floor)
  *
- * Target: mcpkit ≤ 1.5× bare (median time to both answers).
+ * Targets (median time to both answers): mcpkit ≤ 1.5× bare; mcpkit-2025 ≤ 2× bare (issue 21: the 2025
+ * era on stdio runs on mcpkit's own session engine and loads no more than the modern one).
  *
  *   bun scripts/bench/startup.ts [--era legacy|modern] [--rounds N] [--mcpkit PATH] [--mcpkit-args ARGS]
  *                                [--compare-bytecode] [--check]
@@ -177,8 +178,8 @@ async function modernEra(work: string, mcpkit: string[], rounds: number, check: 
   const modern = medians.get("mcpkit")!.answered / bare;
   const legacy = medians.get("mcpkit-2025")!.answered / bare;
   console.log(`mcpkit 2026-07-28  ${modern.toFixed(2)}× bare (target ≤ 1.50×, ${modern <= 1.5 ? "met" : "MISSED"})`);
-  console.log(`mcpkit 2025-11-25  ${legacy.toFixed(2)}× bare`);
-  return check && modern > 1.5 ? 1 : 0;
+  console.log(`mcpkit 2025-11-25  ${legacy.toFixed(2)}× bare (target ≤ 2.00×, ${legacy <= 2 ? "met" : "MISSED"})`);
+  return check && (modern > 1.5 || legacy > 2) ? 1 : 0;
 }
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;

@@ -1,10 +1,12 @@
 /**
- * The legacy era's edge (MCP 2025-11-25 and earlier): one SDK `Server` per stdio process or HTTP
+ * The legacy era's edge over HTTP (MCP 2025-11-25 and earlier): one SDK `Server` per HTTP
  * session, which does the `initialize` handshake, `ping`, `logging/setLevel`, cancellation and
- * server-to-client requests. Every other request goes to mcpkit's protocol core
- * (`protocol/dispatcher.ts`, shared with the modern era) through the SDK's public
- * `fallbackRequestHandler`: one handler for every method the core answers, so the SDK adds no
- * second parse of tools/call's params or result, and none of its internals are patched.
+ * server-to-client requests. (On stdio the same era runs on mcpkit's own session engine,
+ * `legacy/session.ts`, which answers as this Server does without loading the SDK.) Every other
+ * request goes to mcpkit's protocol core (`protocol/dispatcher.ts`, shared with the modern era)
+ * through the SDK's public `fallbackRequestHandler`: one handler for every method the core
+ * answers, so the SDK adds no second parse of tools/call's params or result, and none of its
+ * internals are patched.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -16,9 +18,10 @@ import {
   type ServerRequest,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError } from "../core/tool.ts";
+import { type ClientLogLevel, ErrorCode, ProtocolError } from "../core/tool.ts";
 import { NAME, VERSION } from "../version.ts";
-import { type DispatcherOptions, type RequestContext, dispatcherFor, localRootPaths } from "./protocol/dispatcher.ts";
+import { ROOTS_TIMEOUT_MS, cachedRoots, logLevelOf } from "./legacy/session.ts";
+import { type DispatcherOptions, type RequestContext, dispatcherFor } from "./protocol/dispatcher.ts";
 import { isRecord } from "./protocol/params.ts";
 
 export type { ToolNaming } from "./protocol/dispatcher.ts";
@@ -87,17 +90,6 @@ export function createMcpServer(options: McpServerOptions): Server {
   return server;
 }
 
-function logLevelOf(params: Record<string, unknown>): ClientLogLevel {
-  const level = params.level;
-  if (typeof level === "string" && (CLIENT_LOG_LEVELS as readonly string[]).includes(level)) {
-    return level as ClientLogLevel;
-  }
-  throw new ProtocolError(
-    ErrorCode.InvalidParams,
-    `Invalid logging/setLevel request: "level" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${JSON.stringify(level ?? null)}).`,
-  );
-}
-
 /** The core's view of a request on a legacy session: what the handshake declared, the session's level and roots. */
 function legacyContext(server: Server, session: SessionState, { log }: McpServerOptions, extra: Extra): RequestContext {
   return {
@@ -112,14 +104,16 @@ function legacyContext(server: Server, session: SessionState, { log }: McpServer
     logLevel: () => session.clientLevel,
     clientRoots: async () => {
       if (!server.getClientCapabilities()?.roots) return undefined;
-      session.roots ??= extra
-        .sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: 10_000 })
-        .then((result) => localRootPaths(result.roots))
-        .catch((error: Error) => {
+      session.roots ??= cachedRoots(
+        () =>
+          extra
+            .sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: ROOTS_TIMEOUT_MS })
+            .then((result) => result.roots),
+        () => {
           session.roots = undefined;
-          log.warn("could not read the client's roots", { error: error.message });
-          return [];
-        });
+        },
+        log,
+      );
       return session.roots;
     },
   };

@@ -1,29 +1,23 @@
 /**
  * MCP over stdio, both eras, decided per connection by its first message (MCP 2026-07-28
  * "Backward Compatibility"): a request carrying the per-request `_meta` envelope (or
- * `server/discover`, a dual-era client's probe) makes the process a 2026-07-28 server, answered
- * by mcpkit's own code; `initialize`, or anything else, makes it a 2025-11-25 (or earlier) server
- * on the SDK, loaded only then. Lines that are not JSON-RPC are answered by the channel itself
- * and decide nothing.
+ * `server/discover`, a dual-era client's probe) makes the process a 2026-07-28 server
+ * (`stdio/modern.ts`); `initialize`, or anything else, makes it a 2025-11-25 (or earlier) server
+ * on mcpkit's legacy session engine (`stdio/legacy.ts`). Both are mcpkit's own code on the
+ * protocol core: neither era loads the MCP SDK, whose modules took as long to evaluate as the rest
+ * of start-up. Lines that are not JSON-RPC are answered by the channel itself and decide nothing.
  */
 import { createModernServer } from "./modern/core.ts";
-import { dispatcherFor } from "./protocol/dispatcher.ts";
+import { type DispatcherOptions, dispatcherFor } from "./protocol/dispatcher.ts";
 import { isRecord } from "./protocol/params.ts";
 import { META } from "./protocol/versions.ts";
-import type { McpServerOptions } from "./server.ts";
 import { type JsonRpcMessage, LineChannel } from "./stdio/lines.ts";
+import type { StdioConnection } from "./stdio/connection.ts";
+import { connectLegacy } from "./stdio/legacy.ts";
 import { connectModern } from "./stdio/modern.ts";
 
 export interface StdioServerHandle {
   /** Resolves when stdin has closed or `close` was called. */
-  closed: Promise<void>;
-  close(): Promise<void>;
-}
-
-interface Connection {
-  deliver(message: JsonRpcMessage): void;
-  /** Stdin ended, or `close` stopped reading it. */
-  inputEnded(): void;
   closed: Promise<void>;
   close(): Promise<void>;
 }
@@ -36,49 +30,38 @@ export function opensModernEra(message: JsonRpcMessage): boolean {
 }
 
 /** Serves MCP on this process's stdin/stdout until stdin closes or `close` is called. */
-export async function serveStdio(options: McpServerOptions): Promise<StdioServerHandle> {
+export async function serveStdio(options: DispatcherOptions): Promise<StdioServerHandle> {
   const { toolsets, log } = options;
   const channel = new LineChannel(process.stdin, process.stdout, log);
   const ended = Promise.withResolvers<void>();
-  let connection: Connection | Promise<Connection> | undefined;
-  const queued: JsonRpcMessage[] = [];
+  let connection: StdioConnection | undefined;
 
-  const open = (first: JsonRpcMessage): Connection | Promise<Connection> => {
+  const open = (first: JsonRpcMessage): StdioConnection => {
     if (opensModernEra(first)) {
       log.debug("2026-07-28 client: serving the modern era on this connection");
       const server = createModernServer({ dispatcher: dispatcherFor(options), log, transport: "stdio" });
       return connectModern(server, channel);
     }
     log.debug("legacy client: serving the 2025-11-25 era on this connection");
-    return import("./stdio/legacy.ts").then(({ connectLegacy }) => connectLegacy(options, channel));
+    return connectLegacy(options, channel);
   };
 
   channel.onclose = () => {
     ended.resolve();
-    if (connection === undefined) return;
-    void Promise.resolve(connection).then((ready) => ready.inputEnded());
+    connection?.inputEnded();
   };
   channel.onmessage = (message) => {
-    if (connection === undefined) connection = open(message);
-    if (!(connection instanceof Promise)) return connection.deliver(message);
-    // The SDK is still loading: messages wait, in order.
-    queued.push(message);
-    if (queued.length > 1) return;
-    void connection.then((ready) => {
-      connection = ready;
-      for (const pending of queued.splice(0)) ready.deliver(pending);
-    });
+    connection ??= open(message);
+    connection.deliver(message);
   };
   channel.start();
   log.info("serving MCP on stdio", { toolsets: toolsets.map((t) => t.name).join(",") });
 
-  const settled = async () => (connection === undefined ? undefined : await connection);
-  const closed = ended.promise.then(async () => (await settled())?.closed);
+  const closed = ended.promise.then(() => connection?.closed);
   return {
     closed,
     close: async () => {
-      const ready = await settled();
-      if (ready) await ready.close();
+      if (connection) await connection.close();
       else channel.close();
     },
   };

@@ -83,9 +83,9 @@ describe("the first message decides the era", () => {
     await raw.exited;
   });
 
-  test("a 2026-07-28 connection never loads the MCP SDK; a 2025-11-25 one does", async () => {
+  test("neither era loads the MCP SDK on stdio: a 2026-07-28 connection nor a 2025-11-25 one", async () => {
     const trace = resolve(REPO_ROOT, "test/modern/fixtures/trace-sdk.ts");
-    const run = async (first: Json) => {
+    const run = async (messages: Json[]) => {
       const child = Bun.spawn(
         [
           process.execPath,
@@ -104,26 +104,36 @@ describe("the first message decides the era", () => {
           stderr: "pipe",
         },
       );
-      child.stdin.write(`${JSON.stringify(first)}\n`);
+      child.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
       await child.stdin.end();
       const [stdout, stderr] = await Promise.all([
         new Response(child.stdout).text(),
         new Response(child.stderr).text(),
+        child.exited,
       ]);
-      await child.exited;
-      return { stdout, loaded: stderr.split("\n").filter((line) => line.startsWith("SDK-IMPORT")) };
+      const answers = stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { id: number; result: Record<string, unknown> });
+      return { answers, loaded: stderr.split("\n").filter((line) => line.startsWith("SDK-IMPORT")) };
     };
-    const modern = await run(request("server/discover", {}, 1));
-    expect(JSON.parse(modern.stdout).result.supportedVersions[0]).toBe(MODERN);
+    const modern = await run([request("server/discover", {}, 1)]);
+    expect((modern.answers[0].result.supportedVersions as string[])[0]).toBe(MODERN);
     expect(modern.loaded).toEqual([]);
-    const legacy = await run({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
-    });
-    expect(JSON.parse(legacy.stdout).result.protocolVersion).toBe("2025-11-25");
-    expect(legacy.loaded.length).toBeGreaterThan(0);
+    const legacy = await run([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ]);
+    expect(legacy.answers.map((answer) => answer.id)).toEqual([1, 2]);
+    expect(legacy.answers[0].result.protocolVersion).toBe("2025-11-25");
+    expect((legacy.answers[1].result.tools as unknown[]).length).toBeGreaterThan(0);
+    expect(legacy.loaded).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The protocol revisions mcpkit speaks, in two eras (MCP 2026-07-28 "Versioning and
  * Compatibility"): the legacy era opens with `initialize` and may hold a session (served by the
- * SDK, `src/mcp/server.ts`); the modern era carries its version, capabilities and client identity
+ * SDK's Server over HTTP, `src/mcp/server.ts`, and by mcpkit's own session engine on stdio,
+ * `src/mcp/legacy/session.ts`); the modern era carries its version, capabilities and client identity
  * in every request's `_meta` and is served statelessly by mcpkit's own code (`src/mcp/modern/`).
  * This file imports nothing, so the modern path can know the legacy versions without loading the SDK.
  */
@@ -14,6 +15,9 @@ export const MODERN_VERSIONS = ["2026-07-28"] as const;
  * keeps the two lists equal).
  */
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"] as const;
+
+/** What `initialize` answers a client asking for a version it does not know (the SDK's LATEST_PROTOCOL_VERSION). */
+export const LATEST_LEGACY_VERSION: (typeof LEGACY_VERSIONS)[number] = LEGACY_VERSIONS[0];
 
 /** What `server/discover` and UnsupportedProtocolVersionError list: both eras, newest first. */
 export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];

@@ -4,7 +4,7 @@
  * The SDK's StdioServerTransport drops unparsable lines silently and closes itself when a line
  * outgrows its buffer; a server that must survive any input answers a bad line with a JSON-RPC
  * error (-32700 / -32600) and skips an oversized line instead, so this channel does that. It
- * checks the JSON-RPC 2.0 shape itself (no SDK), so the 2026-07-28 era never loads the SDK.
+ * checks the JSON-RPC 2.0 shape itself (no SDK), so no stdio connection, of either era, loads the SDK.
  */
 import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";

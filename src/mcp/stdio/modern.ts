@@ -6,7 +6,6 @@
  * client cancels it or the server stops. The client's roots are asked for with `input_required`.
  */
 import { ErrorCode } from "../../core/tool.ts";
-import { InFlight, idleWithin } from "../in-flight.ts";
 import {
   type JsonRpcId,
   type ModernServer,
@@ -19,27 +18,17 @@ import {
 import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
 import { notificationJson, replyJson } from "../modern/wire.ts";
 import { isRecord } from "../protocol/params.ts";
+import { RunningRequests } from "../protocol/running.ts";
+import { DRAIN_MS, type StdioConnection } from "./connection.ts";
 import type { JsonRpcMessage, LineChannel } from "./lines.ts";
-
-/** How long the end of stdin waits for answers still being worked on before the process exits. */
-const DRAIN_MS = 10_000;
 
 /** The caller on stdio: the user who launched the process; no token, nothing hidden. */
 const LOCAL = { scopes: undefined, principal: undefined };
 
-export interface ModernConnection {
-  deliver(message: JsonRpcMessage): void;
-  inputEnded(): void;
-  closed: Promise<void>;
-  close(): Promise<void>;
-}
-
-export function connectModern(server: ModernServer, channel: LineChannel): ModernConnection {
-  /** Requests being answered, by id: their cancellation. */
-  const running = new Map<string, AbortController>();
+export function connectModern(server: ModernServer, channel: LineChannel): StdioConnection {
+  const running = new RunningRequests();
   /** Open subscriptions, by id. */
   const listening = new Set<string>();
-  const inFlight = new InFlight();
   const closed = Promise.withResolvers<void>();
   let closing = false;
 
@@ -49,7 +38,7 @@ export function connectModern(server: ModernServer, channel: LineChannel): Moder
     const id = message.id as JsonRpcId;
     const key = JSON.stringify(id);
     const method = message.method as string;
-    if (running.has(key) || listening.has(key)) {
+    if (running.isRunning(id) || listening.has(key)) {
       const why = `Invalid Request: a request with id ${key} is still running; give each request its own id.`;
       return send(id, { ok: false, error: { code: ErrorCode.InvalidRequest, message: why }, status: 400 });
     }
@@ -62,23 +51,20 @@ export function connectModern(server: ModernServer, channel: LineChannel): Moder
     } catch (error) {
       return send(id, failure(server, method, error));
     }
-    const controller = new AbortController();
-    running.set(key, controller);
-    const done = inFlight.add({ cancel: () => controller.abort() });
+    const { signal, finish } = running.start(id);
     const io = {
-      signal: controller.signal,
+      signal,
       caller: LOCAL,
       notify: (name: string, body: Record<string, unknown>) => {
-        if (!controller.signal.aborted) void channel.sendJson(notificationJson(name, body));
+        if (!signal.aborted) void channel.sendJson(notificationJson(name, body));
       },
     };
     void answer(server, method, params, envelope, io).then(async (reply) => {
-      running.delete(key);
       // A cancelled request gets no answer (2026-07-28 cancellation). The request stays in flight
       // until its answer has left for the pipe, so the end of stdin cannot exit the process while
       // a large answer is still being written.
-      if (!controller.signal.aborted) await channel.sendJson(replyJson(id, reply));
-      done();
+      if (!signal.aborted) await channel.sendJson(replyJson(id, reply));
+      finish();
     });
   };
 
@@ -92,9 +78,8 @@ export function connectModern(server: ModernServer, channel: LineChannel): Moder
     if (message.method !== "notifications/cancelled") return;
     const target = isRecord(message.params) ? message.params.requestId : undefined;
     if (typeof target !== "string" && typeof target !== "number") return;
-    const key = JSON.stringify(target);
-    running.get(key)?.abort();
-    listening.delete(key);
+    running.cancel(target);
+    listening.delete(JSON.stringify(target));
   };
 
   const deliver = (message: JsonRpcMessage) => {
@@ -113,7 +98,7 @@ export function connectModern(server: ModernServer, channel: LineChannel): Moder
     closing = true;
     for (const key of listening) void channel.send(closingResult(JSON.parse(key) as JsonRpcId));
     listening.clear();
-    inFlight.cancelAll("The server is shutting down.");
+    running.cancelAll("The server is shutting down.");
     channel.close();
     closed.resolve();
     return closed.promise;
@@ -124,10 +109,7 @@ export function connectModern(server: ModernServer, channel: LineChannel): Moder
     if (closing) return;
     closing = true;
     listening.clear();
-    void idleWithin(inFlight, DRAIN_MS).then(() => {
-      inFlight.cancelAll("stdin closed");
-      closed.resolve();
-    });
+    void running.drain(DRAIN_MS, "stdin closed").then(() => closed.resolve());
   };
   return { deliver, inputEnded, closed: closed.promise, close };
 }

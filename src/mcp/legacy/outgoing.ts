@@ -1,0 +1,98 @@
+/**
+ * Requests the server sends its client on a legacy session (2025-11-25 and earlier: `roots/list`),
+ * as the SDK's Protocol sent them: numeric ids counting from 0, a response matched by the id's
+ * numeric value, a timeout that cancels the request (`notifications/cancelled` to the client) and
+ * rejects it with -32001, and every request still waiting rejected when the session closes.
+ */
+import { ProtocolError } from "../../core/tool.ts";
+import { isRecord } from "../protocol/params.ts";
+
+/** The SDK's RequestTimeout (-32001) and ConnectionClosed (-32000), which mcpkit's ErrorCode lacks. */
+export const REQUEST_TIMEOUT = -32001;
+export const CONNECTION_CLOSED = -32000;
+
+/** Timers, injectable so tests can fire a timeout without waiting for it. */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const REAL_TIMERS: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+interface Waiting {
+  resolve(result: Record<string, unknown>): void;
+  reject(error: Error): void;
+  timer: unknown;
+}
+
+export class OutgoingRequests {
+  private nextId = 0;
+  private readonly waiting = new Map<number, Waiting>();
+  private closed = false;
+
+  constructor(
+    /** Writes one message to the client. */
+    private readonly send: (message: Record<string, unknown>) => Promise<void>,
+    private readonly timers: Timers = REAL_TIMERS,
+  ) {}
+
+  /** Sends a request; resolves with the client's result, rejects with its error or a timeout. */
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new ProtocolError(CONNECTION_CLOSED, "Not connected"));
+    const id = this.nextId++;
+    const { promise, resolve, reject } = Promise.withResolvers<Record<string, unknown>>();
+    const timer = this.timers.setTimeout(() => this.timeOut(id, timeoutMs), timeoutMs);
+    this.waiting.set(id, { resolve, reject, timer });
+    this.send({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }).catch((error: Error) =>
+      this.settle(id)?.reject(error),
+    );
+    return promise;
+  }
+
+  /** A response from the client; false when it answers no request of ours (the caller logs it). */
+  respond(message: Record<string, unknown>): boolean {
+    const waiting = this.settle(Number(message.id));
+    if (!waiting) return false;
+    if (isRecord(message.error)) {
+      const { code, message: text, data } = message.error;
+      waiting.reject(new ProtocolError(Number(code), String(text), isRecord(data) ? data : undefined));
+    } else {
+      waiting.resolve(message.result as Record<string, unknown>);
+    }
+    return true;
+  }
+
+  /** The session ended: nothing more is answered. */
+  close(): void {
+    this.closed = true;
+    for (const id of [...this.waiting.keys()]) {
+      this.settle(id)?.reject(new ProtocolError(CONNECTION_CLOSED, "Connection closed"));
+    }
+  }
+
+  private timeOut(id: number, timeoutMs: number): void {
+    const waiting = this.settle(id);
+    if (!waiting) return;
+    const error = new ProtocolError(REQUEST_TIMEOUT, "Request timed out", { timeout: timeoutMs });
+    const reason = `MCP error ${REQUEST_TIMEOUT}: Request timed out`;
+    void this.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(
+      () => undefined,
+    );
+    waiting.reject(error);
+  }
+
+  private settle(id: number): Waiting | undefined {
+    const waiting = this.waiting.get(id);
+    if (!waiting) return undefined;
+    this.waiting.delete(id);
+    this.timers.clearTimeout(waiting.timer);
+    return waiting;
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * The legacy era's session engine (MCP 2025-11-25 and earlier) on mcpkit's protocol core, without
+ * the MCP SDK: evaluating the SDK's modules was half of a stdio server's start-up. It answers what
+ * the SDK's `Server` answered itself (`initialize`, `ping`, `logging/setLevel`), keeps what a
+ * session remembers (the client's capabilities, its log level, its roots), asks the client for
+ * `roots/list` when a tool needs them, and routes every other method to the dispatcher, as the
+ * SDK's Server/Protocol did: cancellation answers nothing, errors are rendered as the SDK
+ * rendered them, a reused id is answered twice. It is transport-neutral: messages come in through
+ * `deliver`, go out through the `send` callback; stdio uses it (`stdio/legacy.ts`), HTTP sessions
+ * still run the SDK's Server (`src/mcp/server.ts`).
+ */
+import type { Logger } from "../../core/log.ts";
+import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError } from "../../core/tool.ts";
+import { NAME, VERSION } from "../../version.ts";
+import { replyJson } from "../modern/wire.ts";
+import {
+  type Dispatcher,
+  type DispatcherOptions,
+  type RequestContext,
+  dispatcherFor,
+  localRootPaths,
+} from "../protocol/dispatcher.ts";
+import { isRecord } from "../protocol/params.ts";
+import { type JsonRpcId, RunningRequests } from "../protocol/running.ts";
+import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
+import { OutgoingRequests, type Timers } from "./outgoing.ts";
+
+/** How long a `roots/list` the server sends may wait for the client's answer (as server.ts asks the SDK). */
+export const ROOTS_TIMEOUT_MS = 10_000;
+
+export interface LegacyIo {
+  /** Writes one message, already JSON, to the client. */
+  send(json: string): Promise<void>;
+  /** For tests: timers that fire when told to. */
+  timers?: Timers;
+}
+
+/** Who sent a message: the scopes of its token over HTTP; on stdio, nobody in particular. */
+export interface Caller {
+  scopes: readonly string[] | undefined;
+}
+
+type Reply = { ok: true; result: Record<string, unknown> } | { ok: false; error: ErrorBody; status: number };
+type ErrorBody = { code: number; message: string; data?: unknown };
+
+const LOCAL: Caller = { scopes: undefined };
+
+export class LegacySession {
+  private readonly dispatcher: Dispatcher;
+  private readonly log: Logger;
+  private readonly running = new RunningRequests();
+  private readonly outgoing: OutgoingRequests;
+  private closed = false;
+  /** What the client declared at `initialize`. */
+  private clientCapabilities: Record<string, unknown> | undefined;
+  /** The level the client asked for with logging/setLevel; until it asks, debug stays in the server's log. */
+  private clientLevel: ClientLogLevel = "info";
+  /** The client's roots, cached; `notifications/roots/list_changed` drops them. */
+  private roots: Promise<string[]> | undefined;
+
+  constructor(
+    options: DispatcherOptions,
+    private readonly io: LegacyIo,
+  ) {
+    this.dispatcher = dispatcherFor(options);
+    this.log = options.log;
+    this.outgoing = new OutgoingRequests((message) => this.io.send(JSON.stringify(message)), io.timers);
+  }
+
+  /** Requests being answered (a reused id counts each time). */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /** One well-formed JSON-RPC message from the client (the transport has checked its shape). */
+  deliver(message: Record<string, unknown>, caller: Caller = LOCAL): void {
+    if (this.closed) return;
+    if (typeof message.method !== "string") {
+      if (!this.outgoing.respond(message)) {
+        this.log.debug("protocol error", {
+          error: `a response for an unknown request id ${JSON.stringify(message.id)}`,
+        });
+      }
+    } else if ("id" in message) {
+      this.request(message.id as JsonRpcId, message.method, message.params, caller);
+    } else {
+      this.notification(message.method, message.params);
+    }
+  }
+
+  /** The client sends nothing more: answers still being worked on are sent (for at most `ms`), then it closes. */
+  async drain(ms: number): Promise<void> {
+    if (this.closed) return;
+    await this.running.drain(ms, "the client closed the connection");
+    this.close();
+  }
+
+  /** Closes now: requests still running are cancelled (no answer follows), the client's pending answers are not awaited. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.running.cancelAll("The server is shutting down.");
+    this.outgoing.close();
+  }
+
+  private request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): void {
+    const { signal, finish } = this.running.start(id);
+    void this.answer(method, rawParams ?? {}, signal, caller)
+      .then(async (reply) => {
+        // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
+        // answer has been handed over, so the end of the input cannot end the session mid-write.
+        if (!signal.aborted) await this.io.send(replyJson(id, reply));
+      })
+      .catch((error: Error) => this.log.debug("protocol error", { error: `the answer was not sent: ${error.message}` }))
+      .finally(finish);
+  }
+
+  private async answer(method: string, params: unknown, signal: AbortSignal, caller: Caller): Promise<Reply> {
+    try {
+      if (!isRecord(params)) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "params" must be an object.`);
+      }
+      switch (method) {
+        case "initialize":
+          return { ok: true, result: this.initialize(params) };
+        case "ping":
+          return { ok: true, result: {} };
+        case "logging/setLevel":
+          this.clientLevel = logLevelOf(params);
+          return { ok: true, result: {} };
+      }
+      const handler = this.dispatcher.handlers.get(method);
+      if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
+      return { ok: true, result: await handler(params, this.context(signal, caller)) };
+    } catch (error) {
+      return { ok: false, error: errorBody(error), status: 200 };
+    }
+  }
+
+  /** Version negotiation as the SDK's Server did it: the client's version when supported, else the latest. */
+  private initialize(params: Record<string, unknown>): Record<string, unknown> {
+    const { protocolVersion, capabilities, clientInfo } = params;
+    if (typeof protocolVersion !== "string") {
+      throw invalidInitialize(`"protocolVersion" must be a string such as "${LATEST_LEGACY_VERSION}"`, protocolVersion);
+    }
+    if (!isRecord(capabilities)) {
+      throw invalidInitialize('"capabilities" must be an object ({} for none)', capabilities);
+    }
+    if (!isRecord(clientInfo) || typeof clientInfo.name !== "string" || typeof clientInfo.version !== "string") {
+      throw invalidInitialize('"clientInfo" must be an object with a string "name" and "version"', clientInfo);
+    }
+    this.clientCapabilities = capabilities;
+    const { capabilities: offered, instructions } = this.dispatcher;
+    return {
+      protocolVersion: isLegacyVersion(protocolVersion) ? protocolVersion : LATEST_LEGACY_VERSION,
+      capabilities: offered,
+      serverInfo: { name: NAME, version: VERSION },
+      ...(instructions ? { instructions } : {}),
+    };
+  }
+
+  private notification(method: string, params: unknown): void {
+    if (method === "notifications/cancelled") {
+      if (isRecord(params)) this.running.cancel(params.requestId, params.reason);
+    } else if (method === "notifications/roots/list_changed") {
+      this.roots = undefined;
+      this.log.debug("client roots changed");
+    }
+    // notifications/initialized needs nothing; others are ignored, as the SDK ignored them.
+  }
+
+  /** The core's view of a request: what the handshake declared, the session's level and roots. */
+  private context(signal: AbortSignal, caller: Caller): RequestContext {
+    return {
+      signal,
+      scopes: caller.scopes,
+      clientCapabilities: this.clientCapabilities,
+      notify: (method, params) => {
+        if (signal.aborted || this.closed) return;
+        this.io
+          .send(JSON.stringify({ jsonrpc: "2.0", method, params }))
+          .catch((error: Error) => this.log.debug(`${method} not delivered`, { error: error.message }));
+      },
+      logLevel: () => this.clientLevel,
+      clientRoots: async () => {
+        if (!isRecord(this.clientCapabilities?.roots)) return undefined;
+        this.roots ??= cachedRoots(
+          () => this.outgoing.request("roots/list", undefined, ROOTS_TIMEOUT_MS).then(rootsOf),
+          () => {
+            this.roots = undefined;
+          },
+          this.log,
+        );
+        return this.roots;
+      },
+    };
+  }
+}
+
+/**
+ * The client's roots as local paths, asked once; when asking fails the server searches none and
+ * forgets the failure (`forget`), so the next call asks again.
+ */
+export function cachedRoots(
+  ask: () => Promise<readonly { uri?: unknown }[]>,
+  forget: () => void,
+  log: Logger,
+): Promise<string[]> {
+  return ask()
+    .then(localRootPaths)
+    .catch((error: Error) => {
+      forget();
+      log.warn("could not read the client's roots", { error: error.message });
+      return [];
+    });
+}
+
+/** A `roots/list` result as MCP defines it (each root a `file://` URI), or why not. */
+function rootsOf(result: Record<string, unknown>): { uri: string }[] {
+  const roots = isRecord(result) ? result.roots : undefined;
+  const valid =
+    Array.isArray(roots) &&
+    roots.every((root) => isRecord(root) && typeof root.uri === "string" && root.uri.startsWith("file://"));
+  if (!valid) throw new Error('the roots/list result must hold "roots", a list of objects with a file:// "uri"');
+  return roots as { uri: string }[];
+}
+
+export function logLevelOf(params: Record<string, unknown>): ClientLogLevel {
+  const level = params.level;
+  if (typeof level === "string" && (CLIENT_LOG_LEVELS as readonly string[]).includes(level)) {
+    return level as ClientLogLevel;
+  }
+  throw new ProtocolError(
+    ErrorCode.InvalidParams,
+    `Invalid logging/setLevel request: "level" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${JSON.stringify(level ?? null)}).`,
+  );
+}
+
+function invalidInitialize(what: string, got: unknown): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, `Invalid initialize request: ${what}; got ${describe(got)}.`);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (Array.isArray(value)) return "an array";
+  return value !== null && typeof value === "object" ? "an object" : JSON.stringify(value);
+}
+
+/**
+ * An error as the SDK's Protocol answered it: a numeric code it carries (else -32603), its
+ * message (else "Internal error"), and its data when it has some.
+ */
+export function errorBody(error: unknown): ErrorBody {
+  const fields = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+    data?: unknown;
+  };
+  const code = Number.isSafeInteger(fields.code) ? (fields.code as number) : ErrorCode.InternalError;
+  const body: ErrorBody = { code, message: typeof fields.message === "string" ? fields.message : "Internal error" };
+  if (fields.data !== undefined) body.data = fields.data;
+  return body;
+}

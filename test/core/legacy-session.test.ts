@@ -1,0 +1,212 @@
+/**
+ * The legacy session engine (src/mcp/legacy/session.ts) as a unit, transport-neutral: messages in
+ * through deliver(), out through a send callback, timers injected so the 10 s roots/list timeout
+ * fires on demand. What the wire tests cannot reach cheaply: the timeout, closing with a request
+ * and a roots/list still open, the SDK's error rendering, and the versions copied from the SDK.
+ */
+import { describe, expect, test } from "bun:test";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import * as v from "valibot";
+import { createLogger } from "../../src/core/log.ts";
+import { ErrorCode, ProtocolError, defineTool, textResult } from "../../src/core/tool.ts";
+import type { Timers } from "../../src/mcp/legacy/outgoing.ts";
+import { LegacySession, ROOTS_TIMEOUT_MS, errorBody } from "../../src/mcp/legacy/session.ts";
+import { LATEST_LEGACY_VERSION, LEGACY_VERSIONS } from "../../src/mcp/protocol/versions.ts";
+
+type Json = Record<string, any>;
+
+const tools = [
+  defineTool({
+    name: "unit_roots",
+    title: "Roots",
+    description: "Answers with the client's roots.",
+    input: v.object({}),
+    annotations: { readOnlyHint: true },
+    scope: "unit:read",
+    handler: async (_args, context) => textResult(JSON.stringify((await context.clientRoots()) ?? null)),
+  }),
+  defineTool({
+    name: "unit_wait",
+    title: "Wait",
+    description: "Waits until cancelled.",
+    input: v.object({}),
+    annotations: { readOnlyHint: true },
+    scope: "unit:read",
+    handler: async (_args, context) => {
+      await new Promise((_resolve, reject) => context.signal.addEventListener("abort", () => reject(new Error("x"))));
+      return textResult("never");
+    },
+  }),
+  defineTool({
+    name: "unit_refuse",
+    title: "Refuse",
+    description: "Refuses with a protocol error that carries data.",
+    input: v.object({}),
+    annotations: { readOnlyHint: true },
+    scope: "unit:read",
+    handler: async () => {
+      throw new ProtocolError(-32042, "refused on purpose", { why: "unit" });
+    },
+  }),
+];
+
+const options = {
+  toolsets: [{ name: "unit", tools }],
+  log: createLogger("off"),
+  toolNames: "portable" as const,
+  outputBudget: 100_000,
+};
+
+/** Timers that fire only when told to. */
+function manualTimers(): Timers & { fire(): void; pending(): number[] } {
+  const timers = new Map<number, { callback: () => void; ms: number }>();
+  let next = 0;
+  return {
+    setTimeout: (callback, ms) => {
+      timers.set(next, { callback, ms });
+      return next++;
+    },
+    clearTimeout: (handle) => void timers.delete(handle as number),
+    fire: () => {
+      const due = [...timers.values()];
+      timers.clear();
+      for (const timer of due) timer.callback();
+    },
+    pending: () => [...timers.values()].map((timer) => timer.ms),
+  };
+}
+
+function session(timers = manualTimers()) {
+  const sent: Json[] = [];
+  const engine = new LegacySession(options, {
+    send: async (json) => void sent.push(JSON.parse(json)),
+    timers,
+  });
+  const answerTo = async (id: unknown): Promise<Json> => {
+    for (let turn = 0; turn < 100; turn++) {
+      const found = sent.find((message) => message.id === id && !("method" in message));
+      if (found) return found;
+      await Promise.resolve();
+    }
+    throw new Error(`no answer to ${JSON.stringify(id)}`);
+  };
+  const settle = async () => {
+    for (let turn = 0; turn < 100; turn++) await Promise.resolve();
+  };
+  const initialize = (capabilities: Json = {}) =>
+    engine.deliver({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities, clientInfo: { name: "unit", version: "1" } },
+    });
+  return { engine, sent, answerTo, settle, initialize, timers };
+}
+
+const call = (id: number | string, name: string) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  method: "tools/call",
+  params: { name, arguments: {} },
+});
+
+describe("versions", () => {
+  test("the legacy versions and the latest one are the SDK's SUPPORTED_PROTOCOL_VERSIONS and LATEST_PROTOCOL_VERSION", () => {
+    expect<string[]>([...LEGACY_VERSIONS]).toEqual([...SUPPORTED_PROTOCOL_VERSIONS]);
+    expect(LATEST_LEGACY_VERSION).toBe(LATEST_PROTOCOL_VERSION);
+  });
+});
+
+describe("the server's roots/list request", () => {
+  test("unanswered for 10 s: the client is told it is cancelled, the call gets no roots, a late answer is ignored", async () => {
+    const { engine, sent, answerTo, settle, initialize, timers } = session();
+    initialize({ roots: {} });
+    await answerTo("init");
+    engine.deliver(call(1, "unit_roots"));
+    await settle();
+    expect(sent.filter((message) => message.method === "roots/list")).toEqual([
+      { jsonrpc: "2.0", id: 0, method: "roots/list" },
+    ]);
+    expect(timers.pending()).toEqual([ROOTS_TIMEOUT_MS]);
+    timers.fire();
+    const answer = await answerTo(1);
+    expect(answer.result.content[0].text).toBe("[]");
+    expect(sent.find((message) => message.method === "notifications/cancelled")).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 0, reason: "MCP error -32001: Request timed out" },
+    });
+    const before = sent.length;
+    engine.deliver({ jsonrpc: "2.0", id: 0, result: { roots: [{ uri: "file:///late" }] } });
+    await settle();
+    expect(sent.length).toBe(before);
+  });
+
+  test("a result that is not a list of file:// roots counts as no roots, and the next call asks again", async () => {
+    const { engine, sent, answerTo, settle, initialize } = session();
+    initialize({ roots: {} });
+    await answerTo("init");
+    engine.deliver(call(1, "unit_roots"));
+    await settle();
+    engine.deliver({ jsonrpc: "2.0", id: 0, result: { roots: [{ uri: "https://example.invalid/" }] } });
+    expect((await answerTo(1)).result.content[0].text).toBe("[]");
+    engine.deliver(call(2, "unit_roots"));
+    await settle();
+    expect(sent.filter((message) => message.method === "roots/list").map((message) => message.id)).toEqual([0, 1]);
+  });
+});
+
+describe("closing", () => {
+  test("close() cancels what is running (no answer) and ends a roots/list still waiting; later messages are ignored", async () => {
+    const { engine, sent, answerTo, settle, initialize, timers } = session();
+    initialize({ roots: {} });
+    await answerTo("init");
+    engine.deliver(call("waiting", "unit_wait"));
+    engine.deliver(call("roots", "unit_roots"));
+    await settle();
+    expect(engine.inFlight).toBe(2);
+    engine.close();
+    await settle();
+    expect(engine.inFlight).toBe(0);
+    expect(timers.pending()).toEqual([]);
+    engine.deliver({ jsonrpc: "2.0", id: "after", method: "ping" });
+    await settle();
+    expect(
+      sent.filter((message) => message.id === "waiting" || message.id === "roots" || message.id === "after"),
+    ).toEqual([]);
+  });
+
+  test("drain() sends the answers still being worked on, then closes", async () => {
+    const { engine, sent, answerTo, settle, initialize } = session();
+    initialize({ roots: {} });
+    await answerTo("init");
+    engine.deliver(call("roots", "unit_roots"));
+    await settle();
+    const drained = engine.drain(60_000);
+    engine.deliver({ jsonrpc: "2.0", id: 0, result: { roots: [{ uri: "file:///srv" }] } });
+    await drained;
+    expect(sent.find((message) => message.id === "roots")?.result.content[0].text).toBe('["/srv"]');
+  });
+});
+
+describe("errors as the SDK's Protocol rendered them", () => {
+  test("a ProtocolError keeps its code, message and data", async () => {
+    const { engine, answerTo, initialize } = session();
+    initialize();
+    await answerTo("init");
+    engine.deliver(call(1, "unit_refuse"));
+    expect((await answerTo(1)).error).toEqual({ code: -32042, message: "refused on purpose", data: { why: "unit" } });
+  });
+
+  test("anything else: its numeric code or -32603, its message or 'Internal error', its data when defined", () => {
+    expect(errorBody(new Error("plain"))).toEqual({ code: ErrorCode.InternalError, message: "plain" });
+    expect(errorBody(Object.assign(new Error("coded"), { code: -32000, data: [1] }))).toEqual({
+      code: -32000,
+      message: "coded",
+      data: [1],
+    });
+    expect(errorBody(Object.assign(new Error("not numeric"), { code: "ENOENT" })).code).toBe(ErrorCode.InternalError);
+    expect(errorBody(Object.assign(new Error("fraction"), { code: 1.5 })).code).toBe(ErrorCode.InternalError);
+    expect(errorBody("a string")).toEqual({ code: ErrorCode.InternalError, message: "Internal error" });
+  });
+});
