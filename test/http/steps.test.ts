@@ -16,7 +16,7 @@ import { methods } from "../../src/mcp/http/methods.ts";
 import { type Exchange, type Middleware, compose, mount, route } from "../../src/mcp/http/middleware.ts";
 import { SessionStore, ownerKey } from "../../src/mcp/http/session-store.ts";
 import type { HttpState } from "../../src/mcp/http/state.ts";
-import { requestUrl } from "../../src/mcp/http/well-formed.ts";
+import { plainPath, requestPath } from "../../src/mcp/http/well-formed.ts";
 
 function makeState(overrides: Partial<HttpState> = {}): HttpState {
   const config = readHttpConfig({ http: "127.0.0.1:0", "max-body-bytes": "2048" });
@@ -37,7 +37,8 @@ function makeState(overrides: Partial<HttpState> = {}): HttpState {
 
 function exchange(path: string, init: RequestInit = {}): Exchange {
   const request = new Request(`http://127.0.0.1:8080${path}`, init);
-  return { request, url: new URL(request.url), clientAddress: () => "127.0.0.1" };
+  const url = new URL(request.url);
+  return { request, url, pathname: url.pathname, clientAddress: () => "127.0.0.1" };
 }
 
 /** What the rest of the pipeline answers in these tests: 299, so "passed on" is visible. */
@@ -59,19 +60,51 @@ test("compose runs steps in order until one answers; route answers only its own 
   await expect(compose([tag("only")])(exchange("/"))).rejects.toThrow("without an answer");
 });
 
-test("well-formed: a parsed URL, or 400 with a sentence logged at debug only", () => {
+test("well-formed: the URL's path, or 400 with a sentence logged at debug only", () => {
   const lines: string[] = [];
   const log = createLogger("debug", (line) => lines.push(line));
-  expect(requestUrl(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1:1" } }), log)).toBeInstanceOf(
-    URL,
-  );
-  const refused = requestUrl(
+  expect(requestPath(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1:1" } }), log)).toBe("/mcp");
+  const refused = requestPath(
     new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1#evil" } }),
     log,
   ) as Response;
   expect(refused.status).toBe(400);
   expect(lines.length).toBe(1);
   expect(lines[0]).toContain("DEBUG");
+});
+
+test("well-formed: the path of a plain URL is read without the URL parser, and always as the parser reads it", () => {
+  // The fast path (issue 21): the MCP endpoint's own requests never reach the URL parser.
+  expect(plainPath("http://127.0.0.1:8080/mcp", "127.0.0.1:8080")).toBe("/mcp");
+  expect(plainPath("https://mcp.example.com/oauth/callback", "mcp.example.com")).toBe("/oauth/callback");
+  // A segment that starts with a dot is the parser's to read (it may be a dot segment).
+  expect(plainPath("http://127.0.0.1:8080/.well-known/x", "127.0.0.1:8080")).toBeUndefined();
+  const host = "127.0.0.1:8080";
+  const tricky = [
+    "/mcp",
+    "/a/../mcp",
+    "/./mcp",
+    "/%6Dcp",
+    "/mcp?x=1",
+    "/mcp#f",
+    "//mcp",
+    "/mcp/",
+    "/",
+    "/a\\b",
+    "/m c p",
+  ];
+  const alphabet = [..."/.%?#\\ab-_~:@!$&'()*+,;=\u00e9 "];
+  const random = Array.from({ length: 2000 }, (_, i) => {
+    let path = "/";
+    for (let k = 0; k < 1 + (i % 12); k++) path += alphabet[Math.floor(Math.random() * alphabet.length)];
+    return path;
+  });
+  for (const path of [...tricky, ...random]) {
+    const url = `http://${host}${path}`;
+    if (!URL.canParse(url)) continue;
+    const request = new Request(url, { headers: { host } });
+    expect([path, requestPath(request, silentLogger)]).toEqual([path, new URL(request.url).pathname]);
+  }
 });
 
 test("health: 200 with the session count; 503 while draining", async () => {

@@ -27,11 +27,12 @@ export async function readJsonRpcBody(request: Request, maxBytes: number): Promi
       `Payload Too Large: request bodies are limited to ${maxBytes} bytes (--max-body-bytes); send a smaller message.`,
     ),
   });
-  const declared = Number(request.headers.get("content-length"));
+  const length = request.headers.get("content-length");
+  const declared = Number(length);
   if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
 
   let text = "";
-  if (Number.isFinite(declared) && request.headers.has("content-length")) {
+  if (Number.isFinite(declared) && length !== null) {
     // The length is known and within the cap: let the runtime read it in one go.
     text = await request.text();
   } else {

@@ -207,8 +207,8 @@ function respond(state: ModernHttpState, request: Request, call: ModernCall): Pr
     caller: call.caller,
     notify: (method: string, params: Record<string, unknown>) => reply.relay(notificationJson(method, params)),
   };
+  // The abort listener stays: once the reply is settled it does nothing, and the request goes with it.
   void answer(state.server, call.method, call.params, call.envelope, io).then((outcome) => {
-    request.signal.removeEventListener("abort", gone);
     reply.finish(replyBody(call.id, outcome), outcome.ok ? 200 : outcome.status);
     untrack();
   });
