@@ -35,6 +35,7 @@ import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { frozenResultBytes, responseBytes } from "../protocol/frozen-json.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
+import { type Waiting, afterThisTurn } from "./after-turn.ts";
 
 export interface SessionTransportOptions {
   /** Issues the session id at initialize; absent with --stateless (no id is issued or checked). */
@@ -49,11 +50,12 @@ export interface SessionTransportOptions {
 const CONNECTION_CLOSED = -32000;
 
 /** The answer to one POSTed request, from the POST until its response is sent. */
-class PendingAnswer {
+class PendingAnswer implements Waiting {
   readonly response: Promise<Response>;
   private resolve!: (response: Response) => void;
   private stream: SseStream | undefined;
-  private readonly deadline: ReturnType<typeof setTimeout>;
+  private deadline: ReturnType<typeof setTimeout> | undefined;
+  private answered = false;
 
   constructor(
     private readonly transport: SessionTransport,
@@ -62,8 +64,18 @@ class PendingAnswer {
     this.response = new Promise((resolve) => {
       this.resolve = resolve;
     });
-    // Bun closes a silent connection after its idle timeout: a slow answer becomes a kept-alive stream.
-    this.deadline = setTimeout(() => this.toStream(), transport.keepAliveMs);
+    // Most answers are out within the turn they arrived in: only the others get a deadline (after-turn.ts).
+    afterThisTurn(this);
+  }
+
+  /** Answered, or already a stream: no deadline needed. */
+  get settled(): boolean {
+    return this.answered || this.stream !== undefined;
+  }
+
+  /** Bun closes a silent connection after its idle timeout: a slow answer becomes a kept-alive stream. */
+  stillWaiting(): void {
+    this.deadline = setTimeout(() => this.toStream(), this.transport.keepAliveMs);
   }
 
   /** A message about this request before its response: from now on the answer is a stream. */
@@ -73,6 +85,7 @@ class PendingAnswer {
 
   /** The request's response: the whole answer as JSON, or the stream's last event. */
   finish(message: JSONRPCMessage): void {
+    this.answered = true;
     if (this.stream) {
       this.stream.write(serialize(message));
       this.stream.close();
