@@ -74,17 +74,24 @@ function pipeline() {
 }
 
 /** A request that counts who looks at its signal, and can be aborted like a client leaving. */
-class WatchedRequest extends Request {
-  signalReads = 0;
-  readonly leave = new AbortController();
-  override get signal(): AbortSignal {
-    this.signalReads++;
-    return this.leave.signal;
-  }
-}
+type WatchedRequest = Request & { signalReads: number; leave: AbortController };
 
-const post = (body: unknown, headers: Record<string, string> = {}) =>
-  new WatchedRequest(URL_, { method: "POST", headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
+function post(body: unknown, headers: Record<string, string> = {}): WatchedRequest {
+  const request = new Request(URL_, {
+    method: "POST",
+    headers: { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify(body),
+  }) as WatchedRequest;
+  request.signalReads = 0;
+  request.leave = new AbortController();
+  Object.defineProperty(request, "signal", {
+    get() {
+      request.signalReads++;
+      return request.leave.signal;
+    },
+  });
+  return request;
+}
 
 let timers = 0;
 const realSetTimeout = globalThis.setTimeout;
