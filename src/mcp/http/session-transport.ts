@@ -49,6 +49,8 @@ export interface SessionTransportOptions {
 /** JSON-RPC code the SDK uses for "connection closed" (a request the session ended before answering). */
 const CONNECTION_CLOSED = -32000;
 
+const NOTHING = () => {};
+
 /** The answer to one POSTed request, from the POST until its response is sent. */
 class PendingAnswer implements Waiting {
   readonly response: Promise<Response>;
@@ -56,6 +58,8 @@ class PendingAnswer implements Waiting {
   private stream: SseStream | undefined;
   private deadline: ReturnType<typeof setTimeout> | undefined;
   private answered = false;
+  /** Takes the request off the session's record of requests in flight (set by `track`). */
+  untrack: () => void = NOTHING;
 
   constructor(
     private readonly transport: SessionTransport,
@@ -124,7 +128,6 @@ export class SessionTransport implements Transport {
    */
   private readonly answers = new Map<RequestId, PendingAnswer>();
   private readonly inFlight = new InFlight();
-  private readonly settle = new Map<RequestId, () => void>();
   /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
   onsettled?: () => void;
   /** The GET stream, while one is open. */
@@ -213,21 +216,21 @@ export class SessionTransport implements Transport {
   /** Records a request as in flight until its answer is settled. */
   private track(id: RequestId, answer: PendingAnswer): void {
     this.answers.set(id, answer);
-    const remove = this.inFlight.add({
+    answer.untrack = this.inFlight.add({
       cancel: (reason) => {
         if (this.answers.get(id) !== answer) return;
         this.forget(id);
         answer.finish({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } });
       },
     });
-    this.settle.set(id, remove);
   }
 
   /** A request leaves the record: answered, cancelled, or its client gone. */
   private forget(id: RequestId): void {
-    if (!this.answers.delete(id)) return;
-    this.settle.get(id)?.();
-    this.settle.delete(id);
+    const answer = this.answers.get(id);
+    if (!answer) return;
+    this.answers.delete(id);
+    answer.untrack();
     this.onsettled?.();
   }
 
