@@ -214,3 +214,64 @@ test("session store: the per-owner cap refuses only that owner, and counts come 
   expect([full.reserve(alice), full.reserve(bob)]).toEqual([undefined, "server-full"]);
   expect(full.heldBy(bob)).toBe(0);
 });
+
+test("answers share one Headers for their content type, so CORS headers added to one never reach the next", async () => {
+  const { createPipeline } = await import("../../src/mcp/http/pipeline.ts");
+  const state = makeState({
+    sessions: new SessionStore({ maxSessions: 2, maxPerOwner: 2, idleMs: 60_000 }, silentLogger),
+  });
+  const check = createHostOriginCheck({ boundHost: "127.0.0.1", publicUrl: state.publicUrl });
+  const handle = createPipeline(state, check);
+  const base = {
+    host: "127.0.0.1:8080",
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const origin = { origin: "http://localhost:3000" };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const discover = (extra: Record<string, string>) =>
+    handle(
+      new Request("http://127.0.0.1:8080/mcp", {
+        method: "POST",
+        headers: { ...base, ...extra, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }),
+      }),
+    );
+  expect((await discover(origin)).headers.get("access-control-allow-origin")).toBe("http://localhost:3000");
+  expect((await discover({})).headers.get("access-control-allow-origin")).toBeNull();
+
+  const init = await handle(
+    new Request("http://127.0.0.1:8080/mcp", {
+      method: "POST",
+      headers: base,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    }),
+  );
+  const session = { "mcp-session-id": init.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" };
+  const ping = (extra: Record<string, string>) =>
+    handle(
+      new Request("http://127.0.0.1:8080/mcp", {
+        method: "POST",
+        headers: { ...base, ...session, ...extra },
+        body: '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+      }),
+    );
+  const withOrigin = await ping(origin);
+  expect([withOrigin.headers.get("access-control-allow-origin"), withOrigin.headers.get("mcp-session-id")]).toEqual([
+    "http://localhost:3000",
+    session["mcp-session-id"],
+  ]);
+  const without = await ping({});
+  expect([without.headers.get("access-control-allow-origin"), without.headers.get("mcp-session-id")]).toEqual([
+    null,
+    session["mcp-session-id"],
+  ]);
+});

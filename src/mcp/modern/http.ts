@@ -70,7 +70,8 @@ export function modernHttpState(
   };
 }
 
-const JSON_HEADERS = { "content-type": "application/json" };
+/** A Response copies its Headers: one instance serves every answer, cheaper than a record each time. */
+const JSON_HEADERS = new Headers({ "content-type": "application/json" });
 const decoder = new TextDecoder();
 
 /** Methods whose target the Mcp-Name header mirrors, and the params field it mirrors. */
