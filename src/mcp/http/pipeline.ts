@@ -24,7 +24,10 @@
  * `steps` below. The /mcp steps are mounted on /mcp only, so a route sets its own CORS and
  * checks. A component with many routes mounts the same way, as one step that answers its paths
  * and otherwise returns `next()` (e.g. `(await server.handle(exchange.request)) ?? next()`).
- * `exchange.clientAddress()` gives the peer's IP for rate limits.
+ * Match on `exchange.pathname`: `exchange.url` is parsed only when a step reads it.
+ * `exchange.clientAddress()` gives the peer's IP for rate limits. A step a configuration does not
+ * need (no --auth, say) returns `passThrough`, which `compose` and `mount` leave out: every step
+ * runs on every request, so each one costs the throughput of the endpoint (issue 21).
  */
 import type { Logger } from "../../core/log.ts";
 import { authenticate } from "./authenticate.ts";
