@@ -31,7 +31,7 @@
  *   bun scripts/bench/http.ts [--era legacy|modern] [--method tools/call|ping|tools/list|server/discover]
  *                             [--calls N] [--sessions N] [--rounds N] [--warmup N] [--source] [--check]
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -76,7 +76,24 @@ const WARMUP_CALLS = Number(flags.warmup ?? CALLS);
 
 interface Server {
   url: string;
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** Clock ticks per second of /proc/PID/stat's CPU times. */
+const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
+/**
+ * CPU time (user + system, ms) a server process has used so far, on Linux; undefined elsewhere.
+ * The server's own cost per call, whatever the client and the other processes on the machine cost.
+ */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }
 
 async function start(command: string[], env: Record<string, string> = {}): Promise<Server> {
@@ -103,6 +120,7 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
       })();
       return {
         url: match[1],
+        pid: child.pid,
         async stop() {
           child.kill("SIGTERM");
           await child.exited;
@@ -276,6 +294,8 @@ interface Summary {
   throughput: number;
   p50: number;
   p99: number;
+  /** The server process's CPU time per call, µs (Linux only). */
+  cpuUs?: number;
 }
 
 interface Contender {
@@ -285,21 +305,40 @@ interface Contender {
 }
 
 async function round(contender: Contender, index: number): Promise<void> {
+  const cpuBefore = cpuMs(contender.server.pid);
   const { seconds, latencies } = await drive(contender.server.url, CALLS);
+  const cpuAfter = cpuMs(contender.server.pid);
   latencies.sort((a, b) => a - b);
-  const summary = { throughput: CALLS / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  const summary: Summary = {
+    throughput: CALLS / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / CALLS,
+  };
   contender.runs.push(summary);
+  const cpu = summary.cpuUs === undefined ? "" : `   server CPU ${summary.cpuUs.toFixed(1).padStart(5)} µs/call`;
   console.log(
-    `${contender.label.padEnd(10)} round ${index + 1}: ${summary.throughput.toFixed(0).padStart(6)} calls/s   p50 ${summary.p50.toFixed(2).padStart(6)} ms   p99 ${summary.p99.toFixed(2).padStart(6)} ms`,
+    `${contender.label.padEnd(10)} round ${index + 1}: ${summary.throughput.toFixed(0).padStart(6)} calls/s   p50 ${summary.p50.toFixed(2).padStart(6)} ms   p99 ${summary.p99.toFixed(2).padStart(6)} ms${cpu}`,
   );
 }
 
 function medianOf(runs: Summary[]): Summary {
+  const cpu = runs.map((run) => run.cpuUs).filter((value) => value !== undefined);
   return {
     throughput: median(runs.map((run) => run.throughput)),
     p50: median(runs.map((run) => run.p50)),
     p99: median(runs.map((run) => run.p99)),
+    cpuUs: cpu.length === runs.length ? median(cpu) : undefined,
   };
+}
+
+/**
+ * The median of the per-round throughput ratios: each round's two figures were measured back to
+ * back, so a machine whose load drifts over the run (other processes) skews this less than the
+ * ratio of the two medians.
+ */
+function pairedRatio(ours: Contender, theirs: Contender): number {
+  return median(ours.runs.map((run, index) => run.throughput / theirs.runs[index].throughput));
 }
 
 /** Warms every contender, then runs ROUNDS rounds, rotating who goes first. */
@@ -312,10 +351,10 @@ async function interleave(contenders: Contender[]): Promise<Summary[]> {
 }
 
 function printTable(rows: readonly (readonly [string, Summary])[]): void {
-  console.log("\nmedian of rounds        calls/s     p50 ms     p99 ms");
+  console.log("\nmedian of rounds        calls/s     p50 ms     p99 ms   server CPU µs/call");
   for (const [label, summary] of rows) {
     console.log(
-      `${label.padEnd(20)} ${summary.throughput.toFixed(0).padStart(10)} ${summary.p50.toFixed(2).padStart(10)} ${summary.p99.toFixed(2).padStart(10)}`,
+      `${label.padEnd(20)} ${summary.throughput.toFixed(0).padStart(10)} ${summary.p50.toFixed(2).padStart(10)} ${summary.p99.toFixed(2).padStart(10)} ${summary.cpuUs === undefined ? "" : summary.cpuUs.toFixed(1).padStart(12)}`,
     );
   }
 }
@@ -332,6 +371,7 @@ async function bench(mcpkit: Server, answerFile: string, resultFile: string): Pr
     ...(reference ? [{ label: "reference", server: reference, runs: [] }] : []),
   ];
   const [ours, ceiling, theirs] = await interleave(contenders);
+  const paired = pairedRatio(contenders[0], contenders[1]);
   await Promise.all(contenders.map((contender) => contender.server.stop()));
 
   printTable([
@@ -342,8 +382,13 @@ async function bench(mcpkit: Server, answerFile: string, resultFile: string): Pr
   const ofCeiling = ours.throughput / ceiling.throughput;
   let failed = ofCeiling < TARGET;
   console.log(
-    `\nthroughput mcpkit / bare      = ${(ofCeiling * 100).toFixed(0)}%  (target ≥ ${TARGET * 100}% for ${METHOD}) ${failed ? "UNDER" : "OK"}`,
+    `\nthroughput mcpkit / bare      = ${(ofCeiling * 100).toFixed(0)}%  (target ≥ ${TARGET * 100}% for ${METHOD}) ${failed ? "UNDER" : "OK"}; median of the per-round ratios ${(paired * 100).toFixed(0)}%`,
   );
+  if (ours.cpuUs !== undefined && ceiling.cpuUs !== undefined) {
+    console.log(
+      `server CPU per call           = ${ours.cpuUs.toFixed(1)} µs vs ${ceiling.cpuUs.toFixed(1)} µs (${(ours.cpuUs / ceiling.cpuUs).toFixed(2)}×)`,
+    );
+  }
   if (theirs) {
     const throughputRatio = ours.throughput / theirs.throughput;
     const p99Ratio = ours.p99 / theirs.p99;
