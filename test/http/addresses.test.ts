@@ -69,6 +69,18 @@ describe("parseHostHeader", () => {
     expect(typeof result).toBe("string");
     expect(result as string).toMatch(/Host header/);
   });
+
+  test("a repeated Host is answered from the last parse (issue 21), and a changed one is parsed afresh", () => {
+    const first = parseHostHeader("127.0.0.1:8080");
+    // The same object again: the regexes did not run (the fast path is taken).
+    expect(parseHostHeader("127.0.0.1:8080")).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(parseHostHeader("127.0.0.1#evil")).toMatch(/Host header/);
+    expect(parseHostHeader("127.0.0.1#evil")).toMatch(/Host header/);
+    expect(parseHostHeader("LocalHost:1")).toEqual({ hostname: "localhost", port: 1 });
+    expect(parseHostHeader(null)).toMatch(/no Host header/);
+    expect(parseHostHeader("127.0.0.1:8080")).toEqual({ hostname: "127.0.0.1", port: 8080 });
+  });
 });
 
 test("parseListenAddress keeps its forms", () => {

@@ -16,7 +16,7 @@ import { methods } from "../../src/mcp/http/methods.ts";
 import { type Exchange, type Middleware, compose, mount, route } from "../../src/mcp/http/middleware.ts";
 import { SessionStore, ownerKey } from "../../src/mcp/http/session-store.ts";
 import type { HttpState } from "../../src/mcp/http/state.ts";
-import { requestUrl } from "../../src/mcp/http/well-formed.ts";
+import { plainPath, requestPath } from "../../src/mcp/http/well-formed.ts";
 
 function makeState(overrides: Partial<HttpState> = {}): HttpState {
   const config = readHttpConfig({ http: "127.0.0.1:0", "max-body-bytes": "2048" });
@@ -37,7 +37,8 @@ function makeState(overrides: Partial<HttpState> = {}): HttpState {
 
 function exchange(path: string, init: RequestInit = {}): Exchange {
   const request = new Request(`http://127.0.0.1:8080${path}`, init);
-  return { request, url: new URL(request.url), clientAddress: () => "127.0.0.1" };
+  const url = new URL(request.url);
+  return { request, url, pathname: url.pathname, clientAddress: () => "127.0.0.1" };
 }
 
 /** What the rest of the pipeline answers in these tests: 299, so "passed on" is visible. */
@@ -59,19 +60,51 @@ test("compose runs steps in order until one answers; route answers only its own 
   await expect(compose([tag("only")])(exchange("/"))).rejects.toThrow("without an answer");
 });
 
-test("well-formed: a parsed URL, or 400 with a sentence logged at debug only", () => {
+test("well-formed: the URL's path, or 400 with a sentence logged at debug only", () => {
   const lines: string[] = [];
   const log = createLogger("debug", (line) => lines.push(line));
-  expect(requestUrl(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1:1" } }), log)).toBeInstanceOf(
-    URL,
-  );
-  const refused = requestUrl(
+  expect(requestPath(new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1:1" } }), log)).toBe("/mcp");
+  const refused = requestPath(
     new Request("http://127.0.0.1:1/mcp", { headers: { host: "127.0.0.1#evil" } }),
     log,
   ) as Response;
   expect(refused.status).toBe(400);
   expect(lines.length).toBe(1);
   expect(lines[0]).toContain("DEBUG");
+});
+
+test("well-formed: the path of a plain URL is read without the URL parser, and always as the parser reads it", () => {
+  // The fast path (issue 21): the MCP endpoint's own requests never reach the URL parser.
+  expect(plainPath("http://127.0.0.1:8080/mcp", "127.0.0.1:8080")).toBe("/mcp");
+  expect(plainPath("https://mcp.example.com/oauth/callback", "mcp.example.com")).toBe("/oauth/callback");
+  // A segment that starts with a dot is the parser's to read (it may be a dot segment).
+  expect(plainPath("http://127.0.0.1:8080/.well-known/x", "127.0.0.1:8080")).toBeUndefined();
+  const host = "127.0.0.1:8080";
+  const tricky = [
+    "/mcp",
+    "/a/../mcp",
+    "/./mcp",
+    "/%6Dcp",
+    "/mcp?x=1",
+    "/mcp#f",
+    "//mcp",
+    "/mcp/",
+    "/",
+    "/a\\b",
+    "/m c p",
+  ];
+  const alphabet = [..."/.%?#\\ab-_~:@!$&'()*+,;=\u00e9 "];
+  const random = Array.from({ length: 2000 }, (_, i) => {
+    let path = "/";
+    for (let k = 0; k < 1 + (i % 12); k++) path += alphabet[Math.floor(Math.random() * alphabet.length)];
+    return path;
+  });
+  for (const path of [...tricky, ...random]) {
+    const url = `http://${host}${path}`;
+    if (!URL.canParse(url)) continue;
+    const request = new Request(url, { headers: { host } });
+    expect([path, requestPath(request, silentLogger)]).toEqual([path, new URL(request.url).pathname]);
+  }
 });
 
 test("health: 200 with the session count; 503 while draining", async () => {
@@ -180,4 +213,65 @@ test("session store: the per-owner cap refuses only that owner, and counts come 
   const full = new SessionStore({ maxSessions: 1, maxPerOwner: 5, idleMs: 60_000 }, silentLogger);
   expect([full.reserve(alice), full.reserve(bob)]).toEqual([undefined, "server-full"]);
   expect(full.heldBy(bob)).toBe(0);
+});
+
+test("answers share one Headers for their content type, so CORS headers added to one never reach the next", async () => {
+  const { createPipeline } = await import("../../src/mcp/http/pipeline.ts");
+  const state = makeState({
+    sessions: new SessionStore({ maxSessions: 2, maxPerOwner: 2, idleMs: 60_000 }, silentLogger),
+  });
+  const check = createHostOriginCheck({ boundHost: "127.0.0.1", publicUrl: state.publicUrl });
+  const handle = createPipeline(state, check);
+  const base = {
+    host: "127.0.0.1:8080",
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const origin = { origin: "http://localhost:3000" };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const discover = (extra: Record<string, string>) =>
+    handle(
+      new Request("http://127.0.0.1:8080/mcp", {
+        method: "POST",
+        headers: { ...base, ...extra, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }),
+      }),
+    );
+  expect((await discover(origin)).headers.get("access-control-allow-origin")).toBe("http://localhost:3000");
+  expect((await discover({})).headers.get("access-control-allow-origin")).toBeNull();
+
+  const init = await handle(
+    new Request("http://127.0.0.1:8080/mcp", {
+      method: "POST",
+      headers: base,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    }),
+  );
+  const session = { "mcp-session-id": init.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" };
+  const ping = (extra: Record<string, string>) =>
+    handle(
+      new Request("http://127.0.0.1:8080/mcp", {
+        method: "POST",
+        headers: { ...base, ...session, ...extra },
+        body: '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+      }),
+    );
+  const withOrigin = await ping(origin);
+  expect([withOrigin.headers.get("access-control-allow-origin"), withOrigin.headers.get("mcp-session-id")]).toEqual([
+    "http://localhost:3000",
+    session["mcp-session-id"],
+  ]);
+  const without = await ping({});
+  expect([without.headers.get("access-control-allow-origin"), without.headers.get("mcp-session-id")]).toEqual([
+    null,
+    session["mcp-session-id"],
+  ]);
 });

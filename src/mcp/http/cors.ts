@@ -56,15 +56,20 @@ export function preflight(policy: CorsPolicy, origin = "*"): Response {
 
 /** The /mcp step: preflights answered here, and every response made readable by the requesting origin. */
 export function cors(): Middleware {
-  return async (exchange, next) => {
+  return (exchange, next) => {
     const origin = exchange.request.headers.get("origin");
     if (exchange.request.method === "OPTIONS") return preflight(MCP_CORS, origin ?? "*");
-    const response = await next();
-    if (!origin) return response;
-    for (const [name, value] of Object.entries(readableBy(MCP_CORS, origin))) {
-      if (name === "vary") response.headers.append(name, value);
-      else response.headers.set(name, value);
-    }
-    return response;
+    // Without an Origin (every non-browser client) there is nothing to add: no wait for the answer.
+    if (!origin) return next();
+    return readableFrom(next(), origin);
   };
+}
+
+async function readableFrom(answer: Response | Promise<Response>, origin: string): Promise<Response> {
+  const response = await answer;
+  for (const [name, value] of Object.entries(readableBy(MCP_CORS, origin))) {
+    if (name === "vary") response.headers.append(name, value);
+    else response.headers.set(name, value);
+  }
+  return response;
 }

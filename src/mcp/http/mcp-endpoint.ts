@@ -7,7 +7,7 @@ export const MCP_PATH = "/mcp";
 export function notFound(): Middleware {
   return (exchange) => {
     // The path is the client's own text: quoted and cut, never interpreted.
-    const path = JSON.stringify(exchange.url.pathname.slice(0, 200));
+    const path = JSON.stringify(exchange.pathname.slice(0, 200));
     return jsonRpcErrorResponse(404, TRANSPORT_ERROR, `Not Found: ${path}. The MCP endpoint is ${MCP_PATH}.`);
   };
 }

@@ -11,7 +11,9 @@ import type { IncomingMessage } from "./jsonrpc-body.ts";
 /** One request on its way through the pipeline; steps add what they learn. */
 export interface Exchange {
   readonly request: Request;
-  /** The request URL, parsed once (the Host header was checked before). */
+  /** The request URL's path (the Host header was checked before), what routes match on. */
+  readonly pathname: string;
+  /** The request URL, parsed (the pipeline parses it only when a step asks). */
   readonly url: URL;
   /** The peer's IP address as the socket saw it (for rate limits), looked up only when asked. */
   clientAddress(): string | undefined;
@@ -23,19 +25,33 @@ export interface Exchange {
   modern?: Envelope;
 }
 
-export type Next = () => Promise<Response>;
+export type Next = () => Response | Promise<Response>;
 export type Middleware = (exchange: Exchange, next: Next) => Response | Promise<Response>;
+
+/**
+ * The step a configuration does not need (no authorization, say): `compose` and `mount` leave it
+ * out, so a request does not pay a call and a closure for it.
+ */
+export const passThrough: Middleware = (_exchange, next) => next();
+
+/**
+ * The steps as one function. Synchronous between steps: a step that answers at once costs no
+ * promise, and only the steps that wait (reading the body, a tool call) make one.
+ */
+function chain(steps: readonly Middleware[]): (exchange: Exchange) => Response | Promise<Response> {
+  const live = steps.filter((step) => step !== passThrough);
+  const run = (exchange: Exchange, index: number): Response | Promise<Response> => {
+    const step = live[index];
+    if (!step) throw new Error("the HTTP pipeline ended without an answer");
+    return step(exchange, () => run(exchange, index + 1));
+  };
+  return (exchange) => run(exchange, 0);
+}
 
 /** Runs the steps in order; the last one must answer (`next` past the end is a programming error). */
 export function compose(steps: readonly Middleware[]): (exchange: Exchange) => Promise<Response> {
-  return (exchange) => {
-    const run = async (index: number): Promise<Response> => {
-      const step = steps[index];
-      if (!step) throw new Error("the HTTP pipeline ended without an answer");
-      return step(exchange, () => run(index + 1));
-    };
-    return run(0);
-  };
+  const run = chain(steps);
+  return async (exchange) => run(exchange);
 }
 
 /** A step that answers one exact path (any method) and passes every other path on. */
@@ -44,7 +60,7 @@ export function route(
   handler: (exchange: Exchange) => Response | Promise<Response>,
 ): Middleware {
   const paths = typeof path === "string" ? [path] : path;
-  return (exchange, next) => (paths.includes(exchange.url.pathname) ? handler(exchange) : next());
+  return (exchange, next) => (paths.includes(exchange.pathname) ? handler(exchange) : next());
 }
 
 /**
@@ -52,6 +68,6 @@ export function route(
  * Origin, CORS, authorization, …) apply to it alone, whatever is mounted before or after.
  */
 export function mount(path: string, steps: readonly Middleware[]): Middleware {
-  const run = compose(steps);
-  return (exchange, next) => (exchange.url.pathname === path ? run(exchange) : next());
+  const run = chain(steps);
+  return (exchange, next) => (exchange.pathname === path ? run(exchange) : next());
 }

@@ -24,7 +24,10 @@
  * `steps` below. The /mcp steps are mounted on /mcp only, so a route sets its own CORS and
  * checks. A component with many routes mounts the same way, as one step that answers its paths
  * and otherwise returns `next()` (e.g. `(await server.handle(exchange.request)) ?? next()`).
- * `exchange.clientAddress()` gives the peer's IP for rate limits.
+ * Match on `exchange.pathname`: `exchange.url` is parsed only when a step reads it.
+ * `exchange.clientAddress()` gives the peer's IP for rate limits. A step a configuration does not
+ * need (no --auth, say) returns `passThrough`, which `compose` and `mount` leave out: every step
+ * runs on every request, so each one costs the throughput of the endpoint (issue 21).
  */
 import type { Logger } from "../../core/log.ts";
 import { authenticate } from "./authenticate.ts";
@@ -37,13 +40,13 @@ import { jsonRpcBody } from "./jsonrpc-body.ts";
 import { MCP_PATH, notFound } from "./mcp-endpoint.ts";
 import { methods } from "./methods.ts";
 import { answerModern, modernHttpState, modernRequests } from "../modern/http.ts";
-import { type Middleware, compose, mount } from "./middleware.ts";
+import { type Exchange, type Middleware, compose, mount, passThrough } from "./middleware.ts";
 import { protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { sessions } from "./sessions.ts";
 import type { HttpState } from "./state.ts";
 import { stateless } from "./stateless.ts";
 import { toolScope } from "./tool-scope.ts";
-import { requestUrl } from "./well-formed.ts";
+import { requestPath } from "./well-formed.ts";
 
 /** How the socket's peer address is found (Bun's `server.requestIP`); absent in-process. */
 export type PeerAddress = (request: Request) => string | undefined;
@@ -57,7 +60,7 @@ export function createPipeline(
   const steps: Middleware[] = [
     health(state),
     protectedResourceMetadata(state),
-    authorizationServer(state, hostOriginCheck),
+    state.authorizationServer ? authorizationServer(state, hostOriginCheck) : passThrough,
     mount(MCP_PATH, [
       draining(state),
       hostAndOrigin(state, hostOriginCheck),
@@ -74,10 +77,33 @@ export function createPipeline(
   ];
   const run = compose(steps);
   return async (request) => {
-    const url = requestUrl(request, state.log);
-    if (url instanceof Response) return url;
-    return run({ request, url, clientAddress: () => peerAddress(request) });
+    const pathname = requestPath(request, state.log);
+    if (pathname instanceof Response) return pathname;
+    return run(new HttpExchange(request, pathname, peerAddress));
   };
+}
+
+/** An exchange whose URL is parsed only if a step asks for more than its path. */
+class HttpExchange implements Exchange {
+  caller?: Exchange["caller"];
+  message?: Exchange["message"];
+  modern?: Exchange["modern"];
+  private parsed: URL | undefined;
+
+  constructor(
+    readonly request: Request,
+    readonly pathname: string,
+    private readonly peerAddress: PeerAddress,
+  ) {}
+
+  get url(): URL {
+    this.parsed ??= new URL(this.request.url);
+    return this.parsed;
+  }
+
+  clientAddress(): string | undefined {
+    return this.peerAddress(this.request);
+  }
 }
 
 /** Debug logging of every request, only when enabled (it costs a clock read and a line per request). */

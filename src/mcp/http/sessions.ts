@@ -15,7 +15,7 @@ import { keepAliveMs } from "./sse.ts";
 import type { HttpState } from "./state.ts";
 
 export function sessions(state: HttpState, store: SessionStore): Middleware {
-  return async (exchange) => {
+  return (exchange) => {
     const { request, message } = exchange;
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
@@ -98,13 +98,10 @@ async function openSession(
   }
 }
 
-async function forward(session: Session, { request, message, caller }: Exchange): Promise<Response> {
+function forward(session: Session, { request, message, caller }: Exchange): Response | Promise<Response> {
   // The transport keeps the record of requests in flight (it also refuses an id still running,
-  // and forgets a request the client cancels); the session only notes that it was used.
+  // and forgets a request the client cancels); the session only notes that it was used, now and
+  // when a request leaves that record (`onsettled`).
   session.lastActive = Date.now();
-  try {
-    return await session.transport.handleRequest(request, message, caller?.authInfo);
-  } finally {
-    session.lastActive = Date.now();
-  }
+  return session.transport.handleRequest(request, message, caller?.authInfo);
 }

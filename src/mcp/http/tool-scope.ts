@@ -4,12 +4,12 @@
  * -32602 like any other mistake.
  */
 import { isScopeGranted, toolScope as scopeOfTool } from "../scopes.ts";
-import type { Middleware } from "./middleware.ts";
+import { type Middleware, passThrough } from "./middleware.ts";
 import type { HttpState } from "./state.ts";
 
 export function toolScope(state: HttpState): Middleware {
   const server = state.resourceServer;
-  if (!server) return (_exchange, next) => next();
+  if (!server) return passThrough;
   const { toolsets } = state.serverOptions;
   return (exchange, next) => {
     const { message, caller } = exchange;

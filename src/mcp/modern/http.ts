@@ -18,6 +18,7 @@ import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
 import type { Exchange, Middleware, Next } from "../http/middleware.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "../http/sse.ts";
+import { type Waiting, afterThisTurn } from "../http/after-turn.ts";
 import { isRecord } from "../protocol/params.ts";
 import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
 import {
@@ -69,7 +70,8 @@ export function modernHttpState(
   };
 }
 
-const JSON_HEADERS = { "content-type": "application/json" };
+/** A Response copies its Headers: one instance serves every answer, cheaper than a record each time. */
+const JSON_HEADERS = new Headers({ "content-type": "application/json" });
 const decoder = new TextDecoder();
 
 /** Methods whose target the Mcp-Name header mirrors, and the params field it mirrors. */
@@ -184,14 +186,13 @@ interface ModernCall {
 function respond(state: ModernHttpState, request: Request, call: ModernCall): Promise<Response> {
   const controller = new AbortController();
   let untrack = () => {};
-  const reply = new ReplyStream(() => gone(), state.keepAliveMs);
+  const reply = new ReplyStream(request, () => gone(), state.keepAliveMs);
   const gone = () => {
     if (reply.settled) return;
     controller.abort();
     reply.abandon();
     untrack();
   };
-  request.signal.addEventListener("abort", gone, { once: true });
   untrack = state.inFlight.add({
     cancel: (reason) => {
       controller.abort();
@@ -208,7 +209,6 @@ function respond(state: ModernHttpState, request: Request, call: ModernCall): Pr
     notify: (method: string, params: Record<string, unknown>) => reply.relay(notificationJson(method, params)),
   };
   void answer(state.server, call.method, call.params, call.envelope, io).then((outcome) => {
-    request.signal.removeEventListener("abort", gone);
     reply.finish(replyBody(call.id, outcome), outcome.ok ? 200 : outcome.status);
     untrack();
   });
@@ -219,22 +219,32 @@ function respond(state: ModernHttpState, request: Request, call: ModernCall): Pr
  * The answer to one request: JSON when its response is the first thing to send (nearly always),
  * an SSE stream when a notification about it comes first or it stays silent for
  * keepAliveMs (half the idle timeout after which Bun closes a silent connection). Once settled, nothing more is sent.
+ * The deadline and the listener for the client leaving are set only if the answer is still
+ * unsettled after the turn it arrived in (`http/after-turn.ts`): most never need them.
  */
-class ReplyStream {
+class ReplyStream implements Waiting {
   readonly response: Promise<Response>;
   settled = false;
   private resolve!: (response: Response) => void;
   private stream: SseStream | undefined;
-  private readonly deadline: ReturnType<typeof setTimeout>;
+  private deadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
+    private readonly request: Request,
     private readonly onClientGone: () => void,
     private readonly keepAliveMs: number,
   ) {
     this.response = new Promise((resolve) => {
       this.resolve = resolve;
     });
-    this.deadline = setTimeout(() => this.toStream(), keepAliveMs);
+    afterThisTurn(this);
+  }
+
+  stillWaiting(): void {
+    if (!this.stream) this.deadline = setTimeout(() => this.toStream(), this.keepAliveMs);
+    const signal = this.request.signal;
+    if (signal.aborted) this.onClientGone();
+    else signal.addEventListener("abort", this.onClientGone, { once: true });
   }
 
   relay(json: string): void {

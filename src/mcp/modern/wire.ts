@@ -21,7 +21,11 @@ export function replyJson(id: JsonRpcId | null, reply: Reply): string {
   }
 }
 
-/** The reply as an HTTP body: a frozen result's bytes are encoded once (protocol/frozen-json.ts). */
+/**
+ * The reply as an HTTP body: a frozen result's bytes are encoded once (protocol/frozen-json.ts),
+ * and come as a view that the next reply of the same result overwrites: copy it at once, as
+ * `new Response(body)` does.
+ */
 export function replyBody(id: JsonRpcId | null, reply: Reply): string | Uint8Array {
   const frozen = reply.ok ? frozenResultBytes(reply.result) : undefined;
   return frozen ? responseBytes(id, frozen) : replyJson(id, reply);

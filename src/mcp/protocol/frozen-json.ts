@@ -36,9 +36,36 @@ export function frozenResultBytes(result: unknown): Uint8Array | undefined {
   return bytes;
 }
 
-/** `{"jsonrpc":"2.0","id":ID,"result":RESULT}` around a result's ready bytes. */
+/**
+ * Room before a result's bytes for the envelope's head, `{"jsonrpc":"2.0","id":ID,"result":`;
+ * an id too long for it gets a fresh array instead.
+ */
+const HEAD_ROOM = 96;
+/** Per frozen result's bytes: one buffer, [room for the head][the result]["}"], reused by every answer. */
+const framed = new WeakMap<Uint8Array, Uint8Array>();
+
+/**
+ * `{"jsonrpc":"2.0","id":ID,"result":RESULT}` around a result's ready bytes, as a view into one
+ * buffer kept per result: only the head is written per answer, not the whole result (a 15 KB
+ * copy and allocation per call). The view is valid until the next call for the same result, so
+ * it must be copied at once: `new Response(view)` does (test/core/frozen-json.test.ts checks that
+ * Bun still copies, and that the view is reused).
+ */
 export function responseBytes(id: string | number | null, result: Uint8Array): Uint8Array {
   const head = encoder.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+  if (head.length > HEAD_ROOM) return freshResponseBytes(head, result);
+  let buffer = framed.get(result);
+  if (!buffer) {
+    buffer = new Uint8Array(HEAD_ROOM + result.length + 1);
+    buffer.set(result, HEAD_ROOM);
+    buffer[buffer.length - 1] = CLOSE;
+    framed.set(result, buffer);
+  }
+  buffer.set(head, HEAD_ROOM - head.length);
+  return buffer.subarray(HEAD_ROOM - head.length);
+}
+
+function freshResponseBytes(head: Uint8Array, result: Uint8Array): Uint8Array {
   const body = new Uint8Array(head.length + result.length + 1);
   body.set(head);
   body.set(result, head.length);
