@@ -19,7 +19,6 @@
  * The body was read and checked by the pipeline (`jsonrpc-body.ts`, which also refuses JSON-RPC
  * batches: MCP 2025-06-18 removed them). The header checks here are the SDK transport's.
  */
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { ErrorCode } from "../../core/tool.ts";
 import { InFlight } from "../in-flight.ts";
 import type { Caller, Reply } from "../legacy/session.ts";
@@ -33,6 +32,11 @@ import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { type Waiting, afterThisTurn } from "./after-turn.ts";
 
 type RequestId = JsonRpcId;
+
+/** What the transport reads of a request's verified token: the scopes each message is handled with. */
+export interface TokenScopes {
+  readonly scopes: readonly string[];
+}
 
 /** A JSON-RPC response as the transport writes it. */
 export interface JsonRpcResponse {
@@ -153,7 +157,7 @@ export class SessionTransport {
   handleRequest(
     request: Request,
     message: IncomingMessage | undefined,
-    authInfo?: AuthInfo,
+    authInfo?: TokenScopes,
   ): Response | Promise<Response> {
     if (this.closed) return sessionNotFound("it was ended");
     switch (request.method) {
@@ -247,7 +251,7 @@ export class SessionTransport {
   private post(
     request: Request,
     message: IncomingMessage | undefined,
-    authInfo?: AuthInfo,
+    authInfo?: TokenScopes,
   ): Response | Promise<Response> {
     if (!message) {
       return jsonRpcErrorResponse(
