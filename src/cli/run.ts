@@ -5,7 +5,7 @@ import { ConfigError, type OptionValues, describeOption, readDeclared } from "..
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
 import { httpOptions, readHttpConfig } from "../mcp/http/config.ts";
-import type { McpServerOptions } from "../mcp/server.ts";
+import type { DispatcherOptions as McpServerOptions } from "../mcp/protocol/dispatcher.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
 import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";

@@ -1,7 +1,7 @@
 /**
- * A 2025-era `ping` (issue 21): the session transport answers it itself with the bytes the SDK
- * server sends, without handing it to the server. In process, through the real pipeline; the
- * count of messages reaching the server shows whether the fast path was taken.
+ * A 2025-era `ping` (issue 21): the session transport answers it itself with the bytes the session
+ * engine sends, without handing it to the engine. In process, through the real pipeline; the
+ * count of messages reaching the engine shows whether the fast path was taken.
  */
 import { expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
@@ -41,7 +41,7 @@ function setUp(stateless = false) {
 const post = (body: unknown, headers: Record<string, string> = {}) =>
   new Request(URL_, { method: "POST", headers: { ...HEADERS, ...headers }, body: JSON.stringify(body) });
 
-test("a ping is answered by the transport with the SDK server's bytes; a ping with params still reaches the server", async () => {
+test("a ping is answered by the transport with the session engine's bytes; a ping with params still reaches the engine", async () => {
   const { handle, store } = setUp();
   const init = await handle(
     post({
@@ -58,16 +58,16 @@ test("a ping is answered by the transport with the SDK server's bytes; a ping wi
   const transport = store.get(sessionId)?.transport;
   if (!transport?.onmessage) throw new Error("no session");
   const reached: string[] = [];
-  const toServer = transport.onmessage;
+  const toEngine = transport.onmessage;
   transport.onmessage = (message, extra) => {
     reached.push((message as { method?: string }).method ?? "(response)");
-    toServer(message, extra);
+    toEngine(message, extra);
   };
 
   const fast = await handle(post({ jsonrpc: "2.0", id: 7, method: "ping" }, headers));
   const fastEmpty = await handle(post({ jsonrpc: "2.0", id: "p", method: "ping", params: {} }, headers));
   expect(reached).toEqual([]);
-  const viaServer = await handle(post({ jsonrpc: "2.0", id: 7, method: "ping", params: { _meta: {} } }, headers));
+  const viaEngine = await handle(post({ jsonrpc: "2.0", id: 7, method: "ping", params: { _meta: {} } }, headers));
   expect(reached).toEqual(["ping"]);
 
   expect([fast.status, fast.headers.get("content-type"), fast.headers.get("mcp-session-id")]).toEqual([
@@ -75,10 +75,10 @@ test("a ping is answered by the transport with the SDK server's bytes; a ping wi
     "application/json",
     sessionId,
   ]);
-  const sdkBytes = await viaServer.text();
-  expect(await fast.text()).toBe(sdkBytes);
-  expect(sdkBytes).toBe('{"result":{},"jsonrpc":"2.0","id":7}');
-  expect(await fastEmpty.text()).toBe('{"result":{},"jsonrpc":"2.0","id":"p"}');
+  const engineBytes = await viaEngine.text();
+  expect(await fast.text()).toBe(engineBytes);
+  expect(engineBytes).toBe('{"jsonrpc":"2.0","id":7,"result":{}}');
+  expect(await fastEmpty.text()).toBe('{"jsonrpc":"2.0","id":"p","result":{}}');
   // Nothing is left on the session's record of requests in flight.
   expect(transport.requestsInFlight).toBe(0);
 });
@@ -86,7 +86,7 @@ test("a ping is answered by the transport with the SDK server's bytes; a ping wi
 test("the checks before it still apply, stateless too: a wrong protocol version gets 400, a missing Accept 406", async () => {
   const { handle } = setUp(true);
   const ok = await handle(post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-protocol-version": "2025-11-25" }));
-  expect(await ok.text()).toBe('{"result":{},"jsonrpc":"2.0","id":1}');
+  expect(await ok.text()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}');
   const refused = await handle(
     post({ jsonrpc: "2.0", id: 2, method: "ping" }, { "mcp-protocol-version": "1999-01-01" }),
   );

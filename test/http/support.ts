@@ -4,6 +4,7 @@
  * authorization-code grant with PKCE (S256) and honours RFC 8707 `resource` as the audience.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Events, OAuth2Server } from "oauth2-mock-server";
@@ -12,8 +13,12 @@ import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 export const PROTOCOL_VERSION = "2025-11-25";
 export const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-/** The command that runs mcpkit, or a test fixture's entry file when one is given. */
-function command(entry?: string): string[] {
+/**
+ * The command that runs mcpkit, or a test fixture's entry file when one is given; with a preload,
+ * mcpkit's sources (or the entry) under `bun --preload`.
+ */
+function command(entry?: string, preload?: string): string[] {
+  if (preload) return [process.execPath, "--preload", preload, entry ?? resolve(REPO_ROOT, "src/main.ts")];
   return entry ? [process.execPath, entry] : mcpkitCommand();
 }
 
@@ -34,15 +39,18 @@ export interface HttpServerProcess {
 /** Starts `mcpkit --http HOST:0 ARGS…` and waits for its "listening on URL" line. */
 export async function startHttpServer(
   args: string[],
-  options: { host?: string; env?: Record<string, string>; timeoutMs?: number; entry?: string } = {},
+  options: { host?: string; env?: Record<string, string>; timeoutMs?: number; entry?: string; preload?: string } = {},
 ): Promise<HttpServerProcess> {
-  const child = Bun.spawn([...command(options.entry), "--http", `${options.host ?? "127.0.0.1"}:0`, ...args], {
-    cwd: REPO_ROOT,
-    env: testEnv(options.env),
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = Bun.spawn(
+    [...command(options.entry, options.preload), "--http", `${options.host ?? "127.0.0.1"}:0`, ...args],
+    {
+      cwd: REPO_ROOT,
+      env: testEnv(options.env),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let stderrText = "";
   let stdoutText = "";
   const listening = Promise.withResolvers<string>();

@@ -2,15 +2,15 @@
  * One owner for the requests in flight on a 2025-era HTTP session: its transport. Idle expiry,
  * shutdown and `--stateless` all ask it (`requestsInFlight`, `whenIdle`, `cancelAll`); nothing
  * else keeps a second record in step by wrapping `send`. In-process, through the real transport
- * and the SDK server mcpkit builds per session.
+ * and the session engine mcpkit runs on it (`legacy/http.ts`).
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { silentLogger } from "../../src/core/log.ts";
 import { defineTool, textResult } from "../../src/core/tool.ts";
-import { SessionTransport } from "../../src/mcp/http/session-transport.ts";
+import type { SessionTransport } from "../../src/mcp/http/session-transport.ts";
 import { InFlight } from "../../src/mcp/in-flight.ts";
-import { createMcpServer } from "../../src/mcp/server.ts";
+import { openLegacyHttp } from "../../src/mcp/legacy/http.ts";
 
 /** A tool that answers once `open` resolves, or fails when cancelled. */
 const gateTool = (open: Promise<void>) =>
@@ -31,15 +31,16 @@ const gateTool = (open: Promise<void>) =>
   });
 
 async function open(gate: Promise<void>) {
-  const server = createMcpServer({
-    toolsets: [{ name: "probe", tools: [gateTool(gate)] }],
-    log: silentLogger,
-    toolNames: "portable",
-    outputBudget: 100_000,
-  });
-  const transport = new SessionTransport();
-  await server.connect(transport);
-  return { server, transport };
+  const { transport } = openLegacyHttp(
+    {
+      toolsets: [{ name: "probe", tools: [gateTool(gate)] }],
+      log: silentLogger,
+      toolNames: "portable",
+      outputBudget: 100_000,
+    },
+    {},
+  );
+  return transport;
 }
 
 const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -52,7 +53,7 @@ const call = (transport: SessionTransport, id: number) => {
 describe("the session transport owns its requests in flight", () => {
   test("a request is in flight from its POST until its answer; whenIdle resolves then", async () => {
     const release = Promise.withResolvers<void>();
-    const { server, transport } = await open(release.promise);
+    const transport = await open(release.promise);
     const settled: number[] = [];
     transport.onsettled = () => settled.push(transport.requestsInFlight);
     const answer = call(transport, 1);
@@ -71,12 +72,12 @@ describe("the session transport owns its requests in flight", () => {
     );
     expect(transport.requestsInFlight).toBe(0);
     expect(settled).toEqual([0]);
-    await server.close();
+    await transport.close();
   });
 
   test("cancelAll answers every request still in flight with the reason, once, and leaves the session idle", async () => {
     const stuck = Promise.withResolvers<void>();
-    const { server, transport } = await open(stuck.promise);
+    const transport = await open(stuck.promise);
     const answers = [call(transport, 7), call(transport, 8)];
     expect(transport.requestsInFlight).toBe(2);
     transport.cancelAll("shutting down");
@@ -87,7 +88,7 @@ describe("the session transport owns its requests in flight", () => {
       expect(message).toEqual({ jsonrpc: "2.0", id: 7 + index, error: { code: -32603, message: "shutting down" } });
     }
     stuck.resolve();
-    await server.close();
+    await transport.close();
   });
 });
 

@@ -1,18 +1,16 @@
 /**
- * The sessions of a sessionful `mcpkit --http`: one SDK server + our transport per `mcp-session-id`,
+ * The sessions of a sessionful `mcpkit --http`: one legacy session engine + its transport per `mcp-session-id`,
  * a cap on how many exist in all and per owner, expiry of idle ones, and the owner each one is
  * bound to (the token's issuer + `sub`), so one user cannot take every session.
  *
  * "Idle" means no JSON-RPC request in flight and none started for `idleMs`; an open GET stream
  * alone does not keep a session alive (its client re-initializes after a 404, as the spec says).
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Logger } from "../../core/log.ts";
 import type { SessionTransport } from "./session-transport.ts";
 
 export interface Session {
   readonly id: string;
-  readonly server: Server;
   readonly transport: SessionTransport;
   /** Who opened the session: `ownerKey(issuer, sub)` of its token (undefined without authorization). */
   readonly owner: string | undefined;
@@ -133,7 +131,8 @@ export class SessionStore {
 
   async close(session: Session): Promise<void> {
     this.forget(session.id);
-    await session.server.close().catch(() => {});
+    // Closing the transport closes the session engine on it (`legacy/http.ts`).
+    await session.transport.close();
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * mcpkit's Streamable HTTP transport (MCP 2025-11-25) for one session, in place of the SDK's
- * `WebStandardStreamableHTTPServerTransport`. The SDK `Server` on top of it still does all of
- * MCP (initialize, dispatch, cancellation, progress, logging); this class only carries messages
- * between HTTP exchanges and that server.
+ * `WebStandardStreamableHTTPServerTransport`. mcpkit's legacy session engine on top of it
+ * (`legacy/session.ts`) does all of MCP (initialize, dispatch, cancellation, progress, logging);
+ * this class only carries messages between HTTP exchanges and that engine.
  *
  * How a POST is answered:
  *   - only a notification or a response (the client's answer to `roots/list`): 202, no body;
@@ -19,23 +19,32 @@
  * The body was read and checked by the pipeline (`jsonrpc-body.ts`, which also refuses JSON-RPC
  * batches: MCP 2025-06-18 removed them). The header checks here are the SDK transport's.
  */
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type RequestId,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  isInitializeRequest,
-} from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode } from "../../core/tool.ts";
 import { InFlight } from "../in-flight.ts";
+import type { Caller, Reply } from "../legacy/session.ts";
+import type { JsonRpcId } from "../protocol/running.ts";
+import { LEGACY_VERSIONS } from "../protocol/versions.ts";
+import { isRecord } from "../protocol/params.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { frozenResultBytes, responseBytes } from "../protocol/frozen-json.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { type Waiting, afterThisTurn } from "./after-turn.ts";
+
+type RequestId = JsonRpcId;
+
+/** What the transport reads of a request's verified token: the scopes each message is handled with. */
+export interface TokenScopes {
+  readonly scopes: readonly string[];
+}
+
+/** A JSON-RPC response as the transport writes it. */
+export interface JsonRpcResponse {
+  jsonrpc: "2.0";
+  id: RequestId | null;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
 
 export interface SessionTransportOptions {
   /** Issues the session id at initialize; absent with --stateless (no id is issued or checked). */
@@ -83,12 +92,12 @@ class PendingAnswer implements Waiting {
   }
 
   /** A message about this request before its response: from now on the answer is a stream. */
-  relay(message: JSONRPCMessage): void {
-    this.toStream().write(serialize(message));
+  relay(json: string): void {
+    this.toStream().write(json);
   }
 
   /** The request's response: the whole answer as JSON, or the stream's last event. */
-  finish(message: JSONRPCMessage): void {
+  finish(message: JsonRpcResponse): void {
     this.answered = true;
     if (this.stream) {
       this.stream.write(serialize(message));
@@ -114,11 +123,11 @@ class PendingAnswer implements Waiting {
   }
 }
 
-export class SessionTransport implements Transport {
+export class SessionTransport {
   sessionId: string | undefined;
   onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  /** Each message the client POSTs, once the transport has admitted it, with who sent it. */
+  onmessage?: (message: Record<string, unknown>, caller: Caller) => void;
   /**
    * Headers of a JSON answer (set once the session id is known). One `Headers` for all the
    * session's answers: a Response copies it, cheaper than building it from a record each time.
@@ -144,14 +153,11 @@ export class SessionTransport implements Transport {
     this.keepAliveMs = options.keepAliveMs ?? SSE_KEEP_ALIVE_MS;
   }
 
-  /** Nothing to start: every exchange arrives through `handleRequest`. */
-  async start(): Promise<void> {}
-
   /** Answers one HTTP request to the MCP endpoint; `message` is the POST's body as the pipeline read it. */
   handleRequest(
     request: Request,
     message: IncomingMessage | undefined,
-    authInfo?: AuthInfo,
+    authInfo?: TokenScopes,
   ): Response | Promise<Response> {
     if (this.closed) return sessionNotFound("it was ended");
     switch (request.method) {
@@ -166,22 +172,27 @@ export class SessionTransport implements Transport {
     }
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if ("method" in message) {
-      const related = options?.relatedRequestId;
-      if (related === undefined) {
-        this.standalone?.write(serialize(message));
-        return;
-      }
-      const answer = this.answers.get(related);
-      if (!answer) throw new Error(`No open answer for request ${String(related)}: it was already answered`);
-      answer.relay(message);
+  /**
+   * A request or notification from the server, as JSON: on the POST stream of the request it
+   * relates to, or on the GET stream when it relates to none.
+   */
+  async send(json: string, related?: RequestId): Promise<void> {
+    if (this.closed) throw new Error("Not connected: the session has ended");
+    if (related === undefined) {
+      this.standalone?.write(json);
       return;
     }
-    const answer = message.id === undefined ? undefined : this.answers.get(message.id);
-    if (!answer) throw new Error(`No connection established for request ID: ${String(message.id)}`);
-    this.forget(message.id as RequestId);
-    answer.finish(message);
+    const answer = this.answers.get(related);
+    if (!answer) throw new Error(`No open answer for request ${String(related)}: it was already answered`);
+    answer.relay(json);
+  }
+
+  /** The answer to request `id`: ends its POST (as JSON, or as the last event of its stream). */
+  async reply(id: RequestId, reply: Reply): Promise<void> {
+    const answer = this.answers.get(id);
+    if (!answer) throw new Error(`No connection established for request ID: ${String(id)}`);
+    this.forget(id);
+    answer.finish(reply.ok ? { jsonrpc: "2.0", id, result: reply.result } : { jsonrpc: "2.0", id, error: reply.error });
   }
 
   /** Requests received and not answered yet. */
@@ -240,7 +251,7 @@ export class SessionTransport implements Transport {
   private post(
     request: Request,
     message: IncomingMessage | undefined,
-    authInfo?: AuthInfo,
+    authInfo?: TokenScopes,
   ): Response | Promise<Response> {
     if (!message) {
       return jsonRpcErrorResponse(
@@ -251,9 +262,9 @@ export class SessionTransport implements Transport {
     }
     const refusal = postHeaderRefusal(request, message) ?? this.admit(request, message);
     if (refusal) return refusal;
-    const extra: MessageExtraInfo = { authInfo };
+    const caller: Caller = { scopes: authInfo?.scopes };
     if (!message.isRequest) {
-      this.onmessage?.(message.body as JSONRPCMessage, extra);
+      this.onmessage?.(message.body, caller);
       if (message.method === "notifications/cancelled") this.abandon(message);
       return new Response(null, { status: 202 });
     }
@@ -271,7 +282,7 @@ export class SessionTransport implements Transport {
       if (this.answers.get(id) === answer) this.forget(id);
     });
     this.track(id, answer);
-    this.onmessage?.(message.body as JSONRPCMessage, extra);
+    this.onmessage?.(message.body, caller);
     return answer.response;
   }
 
@@ -289,7 +300,7 @@ export class SessionTransport implements Transport {
         { id: message.id },
       );
     }
-    if (!isInitializeRequest(message.body)) {
+    if (!isInitializeRequest(message.body.params)) {
       return jsonRpcErrorResponse(
         400,
         ErrorCode.InvalidRequest,
@@ -360,14 +371,13 @@ export class SessionTransport implements Transport {
 }
 
 /**
- * `ping` does no work: the SDK server's answer is always `{}`, so it is sent from here with the
- * same bytes, without the trip through the server's message guards, its request bookkeeping and
- * promise chain (half the server time of a ping; `bun scripts/bench/http.ts --method ping`).
- * Only a ping without params: anything in them is the server's to check.
- * test/http/ping.test.ts fails if this stops being taken.
+ * `ping` does no work: the session engine's answer is always `{}`, so it is sent from here with
+ * the same bytes, without the trip through the engine's request bookkeeping and promise chain
+ * (`bun scripts/bench/http.ts --method ping`). Only a ping without params: anything in them is
+ * the engine's to check. test/http/ping.test.ts fails if this stops being taken.
  */
 function pong(id: RequestId, headers: Headers | Record<string, string>): Response {
-  return new Response(`{"result":{},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`, { status: 200, headers });
+  return new Response(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{}}`, { status: 200, headers });
 }
 
 function noParams(params: unknown): boolean {
@@ -375,6 +385,34 @@ function noParams(params: unknown): boolean {
   if (typeof params !== "object" || params === null) return false;
   for (const _ in params) return false;
   return true;
+}
+
+/** The legacy versions a request may name in MCP-Protocol-Version (the SDK transport's list). */
+const SUPPORTED: readonly string[] = LEGACY_VERSIONS;
+
+/**
+ * What the SDK transport required of an initialize before opening a session (its
+ * InitializeRequestSchema): the version as a string, capabilities, and the client's name and version.
+ */
+function isInitializeRequest(params: unknown): boolean {
+  if (!isRecord(params) || typeof params.protocolVersion !== "string" || !isRecord(params.capabilities)) return false;
+  const { clientInfo } = params;
+  return isRecord(clientInfo) && typeof clientInfo.name === "string" && typeof clientInfo.version === "string";
+}
+
+/**
+ * Whether Content-Type names `application/json` (parameters such as charset allowed), as the SDK
+ * transport decided it: by the media type before any `;`, never a substring of the whole header;
+ * a comma in an unquoted parameter tail means joined duplicate headers, which name no one type.
+ */
+export function isJsonContentType(header: string | null): boolean {
+  if (header === "application/json") return true;
+  if (!header) return false;
+  const semicolon = header.indexOf(";");
+  const essence = (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
+  if (essence !== "application/json") return false;
+  const tail = semicolon < 0 ? "" : header.slice(semicolon);
+  return !tail.includes(",") || tail.includes('"');
 }
 
 /** Accept must name both content types a POST may be answered with; the body must be JSON. */
@@ -405,12 +443,12 @@ function postHeaderRefusal(request: Request, message: IncomingMessage): Response
 /** A protocol version header must name a supported version; without one the server assumes 2025-03-26. */
 function protocolVersionRefusal(request: Request, message?: IncomingMessage): Response | undefined {
   const version = request.headers.get("mcp-protocol-version");
-  if (version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  if (version === null || SUPPORTED.includes(version)) return undefined;
   // The header is the client's own text: quoted and cut, never interpreted.
   return jsonRpcErrorResponse(
     400,
     TRANSPORT_ERROR,
-    `Bad Request: Unsupported protocol version ${JSON.stringify(version.slice(0, 40))} in MCP-Protocol-Version; supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}.`,
+    `Bad Request: Unsupported protocol version ${JSON.stringify(version.slice(0, 40))} in MCP-Protocol-Version; supported versions: ${SUPPORTED.join(", ")}.`,
     { id: message?.id },
   );
 }
@@ -422,11 +460,9 @@ function protocolVersionRefusal(request: Request, message?: IncomingMessage): Re
  * rather than a string body: measured over a socket, about 5 µs less server time a call (a string
  * body is turned into UTF-8 bytes once more on the way out).
  */
-export function jsonAnswer(message: JSONRPCMessage, headers: Headers | Record<string, string>): Response {
+export function jsonAnswer(message: JsonRpcResponse, headers: Headers | Record<string, string>): Response {
   const frozen = "result" in message ? frozenResultBytes(message.result) : undefined;
-  if (frozen && "id" in message) {
-    return new Response(responseBytes(message.id as string | number, frozen), { status: 200, headers });
-  }
+  if (frozen) return new Response(responseBytes(message.id, frozen), { status: 200, headers });
   try {
     return Response.json(message, { status: 200, headers });
   } catch {
@@ -435,11 +471,11 @@ export function jsonAnswer(message: JSONRPCMessage, headers: Headers | Record<st
 }
 
 /** The message as one line of JSON; a result that cannot be serialized still answers its request, with an error. */
-function serialize(message: JSONRPCMessage): string {
+function serialize(message: JsonRpcResponse): string {
   try {
     return JSON.stringify(message);
   } catch (error) {
-    const id = "id" in message ? message.id : null;
+    const id = message.id;
     const why = error instanceof Error ? error.message : String(error);
     return JSON.stringify({
       jsonrpc: "2.0",

@@ -1,16 +1,15 @@
 /**
- * The last step with sessions: `initialize` without Mcp-Session-Id opens a session (one SDK
- * server + our transport, `session-transport.ts`), every other request is forwarded to the
+ * The last step with sessions: `initialize` without Mcp-Session-Id opens a session (mcpkit's
+ * legacy session engine on its transport, `legacy/http.ts`), every other request is forwarded to the
  * session it names. A session answers only to the owner that opened it; to anyone else it does
  * not exist (404).
  */
 import { randomBytes } from "node:crypto";
-import { createMcpServer } from "../server.ts";
+import { openLegacyHttp } from "../legacy/http.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotFound } from "./jsonrpc-errors.ts";
 import type { Exchange, Middleware } from "./middleware.ts";
 import type { Session, SessionStore } from "./session-store.ts";
-import { SessionTransport } from "./session-transport.ts";
 import { keepAliveMs } from "./sse.ts";
 import type { HttpState } from "./state.ts";
 
@@ -69,31 +68,32 @@ async function openSession(
   const owner = exchange.caller?.owner;
   const refusal = store.reserve(owner);
   if (refusal) return refuseOpening(state, refusal, message);
-  const server = createMcpServer(state.serverOptions);
   let session: Session | undefined;
-  const transport = new SessionTransport({
-    keepAliveMs: keepAliveMs(state.config.idleTimeoutS),
-    // 256 random bits, base64url: visible ASCII as the spec requires, and unguessable.
-    sessionIdGenerator: () => randomBytes(32).toString("base64url"),
-    onSessionInitialized: (id) => {
-      session = { id, server, transport, owner, lastActive: Date.now() };
-      store.add(session);
+  const { transport } = openLegacyHttp(
+    state.serverOptions,
+    {
+      keepAliveMs: keepAliveMs(state.config.idleTimeoutS),
+      // 256 random bits, base64url: visible ASCII as the spec requires, and unguessable.
+      sessionIdGenerator: () => randomBytes(32).toString("base64url"),
+      onSessionInitialized: (id) => {
+        session = { id, transport, owner, lastActive: Date.now() };
+        store.add(session);
+      },
     },
-  });
-  transport.onclose = () => {
-    if (session) store.forget(session.id);
-  };
+    () => {
+      if (session) store.forget(session.id);
+    },
+  );
   transport.onsettled = () => {
     if (session) session.lastActive = Date.now();
   };
-  await server.connect(transport);
   try {
     return await transport.handleRequest(exchange.request, message, exchange.caller?.authInfo);
   } finally {
     if (!session) {
       // The transport refused the initialize (bad headers, say): give the slot back.
       store.release(owner);
-      void server.close();
+      void transport.close();
     }
   }
 }

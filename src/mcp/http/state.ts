@@ -5,7 +5,7 @@
 import type { InFlight } from "../in-flight.ts";
 import type { Logger } from "../../core/log.ts";
 import type { ModernHttpState } from "../modern/http.ts";
-import type { McpServerOptions } from "../server.ts";
+import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { ResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";

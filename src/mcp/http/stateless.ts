@@ -1,24 +1,21 @@
 /**
- * The last step with `--stateless`: a fresh server and transport per request, closed once the
- * request is answered. The answer is JSON, or a stream when the call reports progress or runs
- * long (`session-transport.ts`); no session id is issued or checked.
+ * The last step with `--stateless`: a fresh legacy session engine and transport per request
+ * (`legacy/http.ts`), closed once the request is answered. The answer is JSON, or a stream when
+ * the call reports progress or runs long (`session-transport.ts`); no session id is issued or checked.
  */
-import { createMcpServer } from "../server.ts";
+import { openLegacyHttp } from "../legacy/http.ts";
 import type { Middleware } from "./middleware.ts";
-import { SessionTransport } from "./session-transport.ts";
 import { keepAliveMs } from "./sse.ts";
 import type { HttpState } from "./state.ts";
 
 export function stateless(state: HttpState): Middleware {
   return async ({ request, message, caller }) => {
-    const server = createMcpServer(state.serverOptions);
-    const transport = new SessionTransport({ keepAliveMs: keepAliveMs(state.config.idleTimeoutS) });
-    await server.connect(transport);
+    const { transport } = openLegacyHttp(state.serverOptions, { keepAliveMs: keepAliveMs(state.config.idleTimeoutS) });
     // Shutdown's grace over, a call still running is answered with the reason, as a session's would be.
     const untrack = state.statelessCalls.add({ cancel: (reason) => transport.cancelAll(reason) });
     const done = () => {
       untrack();
-      void server.close();
+      void transport.close();
     };
     let response: Response;
     try {
@@ -27,7 +24,7 @@ export function stateless(state: HttpState): Middleware {
       done();
       throw error;
     }
-    // An answer that became a stream is still being written: the server lives until its response is out.
+    // An answer that became a stream is still being written: the engine lives until its response is out.
     if (transport.requestsInFlight > 0) void transport.whenIdle().then(done);
     else done();
     return response;

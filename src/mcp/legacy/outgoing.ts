@@ -6,6 +6,7 @@
  */
 import { ProtocolError } from "../../core/tool.ts";
 import { isRecord } from "../protocol/params.ts";
+import type { JsonRpcId } from "../protocol/running.ts";
 
 /** The SDK's RequestTimeout (-32001) and ConnectionClosed (-32000), which mcpkit's ErrorCode lacks. */
 export const REQUEST_TIMEOUT = -32001;
@@ -23,6 +24,8 @@ export const REAL_TIMERS: Timers = {
 };
 
 interface Waiting {
+  /** The client's request being answered when this one was sent. */
+  related: JsonRpcId | undefined;
   resolve(result: Record<string, unknown>): void;
   reject(error: Error): void;
   timer: unknown;
@@ -34,23 +37,27 @@ export class OutgoingRequests {
   private closed = false;
 
   constructor(
-    /** Writes one message to the client. */
-    private readonly send: (message: Record<string, unknown>) => Promise<void>,
+    /** Writes one message to the client; `related` is the client's request it was sent while answering. */
+    private readonly send: (message: Record<string, unknown>, related?: JsonRpcId) => Promise<void>,
     private readonly timers: Timers = REAL_TIMERS,
   ) {}
 
-  /** Sends a request; resolves with the client's result, rejects with its error or a timeout. */
+  /**
+   * Sends a request (while answering the client's request `related`, if any); resolves with the
+   * client's result, rejects with its error or a timeout.
+   */
   request(
     method: string,
     params: Record<string, unknown> | undefined,
     timeoutMs: number,
+    related?: JsonRpcId,
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new ProtocolError(CONNECTION_CLOSED, "Not connected"));
     const id = this.nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<Record<string, unknown>>();
     const timer = this.timers.setTimeout(() => this.timeOut(id, timeoutMs), timeoutMs);
-    this.waiting.set(id, { resolve, reject, timer });
-    this.send({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }).catch((error: Error) =>
+    this.waiting.set(id, { related, resolve, reject, timer });
+    this.send({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }, related).catch((error: Error) =>
       this.settle(id)?.reject(error),
     );
     return promise;
@@ -82,9 +89,11 @@ export class OutgoingRequests {
     if (!waiting) return;
     const error = new ProtocolError(REQUEST_TIMEOUT, "Request timed out", { timeout: timeoutMs });
     const reason = `MCP error ${REQUEST_TIMEOUT}: Request timed out`;
-    void this.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(
-      () => undefined,
-    );
+    // Where the request went (the SDK's Protocol relates the cancellation as it related the request).
+    void this.send(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } },
+      waiting.related,
+    ).catch(() => undefined);
     waiting.reject(error);
   }
 

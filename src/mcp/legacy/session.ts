@@ -6,8 +6,9 @@
  * `roots/list` when a tool needs them, and routes every other method to the dispatcher, as the
  * SDK's Server/Protocol did: cancellation answers nothing, errors are rendered as the SDK
  * rendered them, a reused id is answered twice. It is transport-neutral: messages come in through
- * `deliver`, go out through the `send` callback; stdio uses it (`stdio/legacy.ts`), HTTP sessions
- * still run the SDK's Server (`src/mcp/server.ts`).
+ * `deliver`, go out through the `send` callback, which is told the request each message relates
+ * to (HTTP puts it on that request's POST stream); stdio (`stdio/legacy.ts`) and HTTP sessions
+ * and `--stateless` requests (`http/legacy.ts`) use it.
  */
 import type { Logger } from "../../core/log.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError } from "../../core/tool.ts";
@@ -25,12 +26,17 @@ import { type JsonRpcId, RunningRequests } from "../protocol/running.ts";
 import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
 import { OutgoingRequests, type Timers } from "./outgoing.ts";
 
-/** How long a `roots/list` the server sends may wait for the client's answer (as server.ts asks the SDK). */
+/** How long a `roots/list` the server sends may wait for the client's answer (what mcpkit asked of the SDK's Server). */
 export const ROOTS_TIMEOUT_MS = 10_000;
 
 export interface LegacyIo {
-  /** Writes one message, already JSON, to the client. */
-  send(json: string): Promise<void>;
+  /**
+   * Writes one message, already JSON, to the client. `related` is the request being answered when
+   * the message was sent (a progress or log notification, a `roots/list` asked while answering it).
+   */
+  send(json: string, related?: JsonRpcId): Promise<void>;
+  /** Hands over a request's answer; without it the answer is sent as JSON through `send`. */
+  reply?(id: JsonRpcId, reply: Reply): Promise<void>;
   /** For tests: timers that fire when told to. */
   timers?: Timers;
 }
@@ -40,7 +46,7 @@ export interface Caller {
   scopes: readonly string[] | undefined;
 }
 
-type Reply = { ok: true; result: Record<string, unknown> } | { ok: false; error: ErrorBody; status: number };
+export type Reply = { ok: true; result: Record<string, unknown> } | { ok: false; error: ErrorBody; status: number };
 type ErrorBody = { code: number; message: string; data?: unknown };
 
 const LOCAL: Caller = { scopes: undefined };
@@ -64,7 +70,10 @@ export class LegacySession {
   ) {
     this.dispatcher = dispatcherFor(options);
     this.log = options.log;
-    this.outgoing = new OutgoingRequests((message) => this.io.send(JSON.stringify(message)), io.timers);
+    this.outgoing = new OutgoingRequests(
+      (message, related) => this.io.send(JSON.stringify(message), related),
+      io.timers,
+    );
   }
 
   /** Requests being answered (a reused id counts each time). */
@@ -105,17 +114,24 @@ export class LegacySession {
 
   private request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): void {
     const { signal, finish } = this.running.start(id);
-    void this.answer(method, rawParams ?? {}, signal, caller)
+    void this.answer(id, method, rawParams ?? {}, signal, caller)
       .then(async (reply) => {
         // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
         // answer has been handed over, so the end of the input cannot end the session mid-write.
-        if (!signal.aborted) await this.io.send(replyJson(id, reply));
+        if (signal.aborted) return;
+        await (this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply)));
       })
       .catch((error: Error) => this.log.debug("protocol error", { error: `the answer was not sent: ${error.message}` }))
       .finally(finish);
   }
 
-  private async answer(method: string, params: unknown, signal: AbortSignal, caller: Caller): Promise<Reply> {
+  private async answer(
+    id: JsonRpcId,
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+    caller: Caller,
+  ): Promise<Reply> {
     try {
       if (!isRecord(params)) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "params" must be an object.`);
@@ -131,7 +147,7 @@ export class LegacySession {
       }
       const handler = this.dispatcher.handlers.get(method);
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
-      return { ok: true, result: await handler(params, this.context(signal, caller)) };
+      return { ok: true, result: await handler(params, this.context(id, signal, caller)) };
     } catch (error) {
       return { ok: false, error: errorBody(error), status: 200 };
     }
@@ -169,8 +185,11 @@ export class LegacySession {
     // notifications/initialized needs nothing; others are ignored, as the SDK ignored them.
   }
 
-  /** The core's view of a request: what the handshake declared, the session's level and roots. */
-  private context(signal: AbortSignal, caller: Caller): RequestContext {
+  /**
+   * The core's view of request `id`: what the handshake declared, the session's level and roots.
+   * What it sends the client relates to `id`.
+   */
+  private context(id: JsonRpcId, signal: AbortSignal, caller: Caller): RequestContext {
     return {
       signal,
       scopes: caller.scopes,
@@ -178,14 +197,14 @@ export class LegacySession {
       notify: (method, params) => {
         if (signal.aborted || this.closed) return;
         this.io
-          .send(JSON.stringify({ jsonrpc: "2.0", method, params }))
+          .send(JSON.stringify({ jsonrpc: "2.0", method, params }), id)
           .catch((error: Error) => this.log.debug(`${method} not delivered`, { error: error.message }));
       },
       logLevel: () => this.clientLevel,
       clientRoots: async () => {
         if (!isRecord(this.clientCapabilities?.roots)) return undefined;
         this.roots ??= cachedRoots(
-          () => this.outgoing.request("roots/list", undefined, ROOTS_TIMEOUT_MS).then(rootsOf),
+          () => this.outgoing.request("roots/list", undefined, ROOTS_TIMEOUT_MS, id).then(rootsOf),
           () => {
             this.roots = undefined;
           },

@@ -1,13 +1,13 @@
 /**
  * mcpkit's protocol core: one table from a JSON-RPC method to the handler that answers it, built
  * once per set of toolsets on the direct-handler registry (`invokeTool`, the path `mcpkit call`
- * takes too). Both eras use it: the legacy edges (on stdio mcpkit's own session engine,
- * `src/mcp/legacy/session.ts`; over HTTP the SDK's `Server`, `src/mcp/server.ts`) and the modern
+ * takes too). Both eras use it: the legacy edges (mcpkit's own session engine,
+ * `src/mcp/legacy/session.ts`, on stdio and over HTTP) and the modern
  * edge (`src/mcp/modern/`). What differs by era (the handshake or the `_meta`
  * envelope, sessions, how the client's roots are asked for, where notifications go) reaches a
  * handler only through `RequestContext`, so no tool knows which era called it.
  *
- * Nothing here imports the MCP SDK: neither era on stdio, nor the modern era over HTTP, loads it.
+ * Nothing here imports the MCP SDK: neither era, on stdio or over HTTP, loads it.
  */
 import { fileURLToPath } from "node:url";
 import { closestName } from "../../core/did-you-mean.ts";

@@ -1,8 +1,7 @@
 /**
  * The protocol revisions mcpkit speaks, in two eras (MCP 2026-07-28 "Versioning and
- * Compatibility"): the legacy era opens with `initialize` and may hold a session (served by the
- * SDK's Server over HTTP, `src/mcp/server.ts`, and by mcpkit's own session engine on stdio,
- * `src/mcp/legacy/session.ts`); the modern era carries its version, capabilities and client identity
+ * Compatibility"): the legacy era opens with `initialize` and may hold a session (served by
+ * mcpkit's own session engine, `src/mcp/legacy/session.ts`, on stdio and over HTTP); the modern era carries its version, capabilities and client identity
  * in every request's `_meta` and is served statelessly by mcpkit's own code (`src/mcp/modern/`).
  * This file imports nothing, so the modern path can know the legacy versions without loading the SDK.
  */
