@@ -2,7 +2,7 @@
  * The contract between toolsets and the servers that expose them.
  *
  * A toolset is plain code: a list of tool definitions whose handlers build MCP results directly
- * (no adapter layer). Nothing here imports the MCP SDK; `src/mcp/` translates these shapes to it, and
+ * (no adapter layer). Nothing here imports the MCP SDK; `src/mcp/protocol/` serves these shapes in both eras, and
  * `mcpkit call` runs the same definitions without any protocol at all.
  */
 import type * as v from "valibot";
