@@ -311,12 +311,18 @@ class Walker {
       if (!this.reportable(index, prefix, type)) continue;
       batch.add(listing, index, isDirectory);
       if (batch.count === BATCH_SIZE) {
-        request.accept(directory, prefix, batch);
+        this.hand(directory, prefix);
         batch.reset(listing);
       }
     }
-    if (batch.count > 0) request.accept(directory, prefix, batch);
+    if (batch.count > 0) this.hand(directory, prefix);
     return true;
+  }
+
+  /** Hands the batch on, in the order its entries are cheapest to stat. */
+  private hand(directory: DirectoryHandle, prefix: string): void {
+    this.batch.inodeOrder();
+    this.request.accept(directory, prefix, this.batch);
   }
 
   /**
