@@ -4,16 +4,7 @@
  * released when the walk ends, is cancelled or runs out of time.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
@@ -178,26 +169,3 @@ describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () =>
     expect(openDescriptors()).toBe(before);
   });
 });
-
-/** Raw listings (glibc): names stay bytes, and each record carries its inode number. */
-const rawListings = anchored.newListing().bytes !== undefined;
-
-test.skipIf(!rawListings)(
-  "raw batches reach accept in inode order, not the directory's hash order (the stat calls read inodes sequentially)",
-  async () => {
-    const root = join(base, "inode-order");
-    mkdirSync(root);
-    // Created in an order unlike the names', more than one batch (512) of them.
-    for (let i = 0; i < 700; i++) writeFileSync(join(root, `n${(i * 7919) % 1000}`), "");
-    const inode = (name: string) => lstatSync(join(root, name)).ino;
-    const inInodeOrder = (names: string[]) => names.every((name, i) => i === 0 || inode(names[i - 1]) < inode(name));
-    const listed = readdirSync(root);
-    // The directory's own order is not the inodes' (else this test would prove nothing).
-    expect(inInodeOrder(listed)).toBe(false);
-    const batches: string[][] = [];
-    await walk(walkRequest(root, { accept: (_directory, _relative, batch) => batches.push(namesOf(batch)) }));
-    expect(batches.length).toBeGreaterThan(1);
-    expect(batches.flat().sort()).toEqual(listed.sort());
-    for (const names of batches) expect(inInodeOrder(names)).toBe(true);
-  },
-);

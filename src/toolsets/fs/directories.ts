@@ -228,7 +228,6 @@ class DescriptorAccess implements DirectoryAccess {
     const listing = new Listing(LISTING_BYTES / SMALLEST_RECORD);
     if (this.calls) {
       listing.bytes = new Uint8Array(LISTING_BYTES);
-      listing.words = new Uint32Array(listing.bytes.buffer);
       listing.pointer = this.calls.pointer(listing.bytes);
     }
     return listing;

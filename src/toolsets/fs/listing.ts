@@ -62,8 +62,6 @@ export class Listing {
   /** Raw: the getdents64 buffer, and its address in this thread; undefined for readdir chunks. */
   bytes: Uint8Array | undefined;
   pointer = 0;
-  /** Raw: the same buffer as 32-bit words (records start 8-byte aligned), to read `d_ino`. */
-  words: Uint32Array | undefined;
   /** Readdir chunks: 1 where the name is not valid UTF-8 (`names` holds it decoded leniently). */
   undecodable: Uint8Array;
 
@@ -90,7 +88,6 @@ export class Listing {
   fillFromDirents(entries: readonly DirentLike[], start: number, undecodable?: Uint8Array): number {
     const end = Math.min(entries.length, start + this.types.length);
     this.bytes = undefined;
-    this.words = undefined;
     this.pointer = 0;
     this.names.length = 0;
     this.count = end - start;
@@ -125,9 +122,6 @@ export interface StatBatch {
   isDirectory(index: number): boolean;
 }
 
-/** Where a getdents64 record's name starts, past `d_ino` (8 bytes, first), `d_off`, `d_reclen` and `d_type`. */
-export const NAME_OFFSET = 19;
-
 /**
  * The entries of one listing chunk the walk wants stat'ed; valid until the walk reads on. One
  * per walk, refilled chunk after chunk (no allocation per entry).
@@ -142,61 +136,18 @@ export class EntryBatch implements StatBatch {
   readonly names: (string | undefined)[] = [];
   /** 1 for a directory. */
   readonly directories: Uint8Array;
-  private words: Uint32Array | undefined;
-  /** For `inodeOrder`: each entry's inode number and index packed in one exact double, and the old order. */
-  private readonly keys: Float64Array;
-  private readonly previousOffsets: Int32Array;
-  private readonly previousDirectories: Uint8Array;
-  private readonly previousNames: (string | undefined)[] = [];
-  /** Inode numbers from 2 ** 32 times this on cannot be packed with an index below the capacity. */
-  private readonly packableHigh: number;
 
   constructor(capacity: number) {
     this.offsets = new Int32Array(capacity);
     this.directories = new Uint8Array(capacity);
-    this.keys = new Float64Array(capacity);
-    this.previousOffsets = new Int32Array(capacity);
-    this.previousDirectories = new Uint8Array(capacity);
-    this.packableHigh = Math.floor(Number.MAX_SAFE_INTEGER / capacity / 2 ** 32);
   }
 
   /** Starts an empty batch over `listing`'s chunk. */
   reset(listing: Listing): void {
     this.bytes = listing.bytes;
-    this.words = listing.words;
     this.pointer = listing.pointer;
     this.count = 0;
     this.names.length = 0;
-  }
-
-  /**
-   * Raw batches: reorders the entries by inode number (`d_ino`). A directory lists in hash order,
-   * while inodes lie in the inode tables, and mostly in memory too, in the order they were
-   * created; stat'ing in inode order reads both sequentially: fewer seeks with a cold cache (as
-   * gnulib's fts sorts large directories for find) and fewer cache misses warm (fs-phases.ts). A
-   * batch whose inode numbers are too large to pack keeps the listing's order.
-   */
-  inodeOrder(): void {
-    const { count, words, offsets, directories, names, keys } = this;
-    if (!words || count < 2) return;
-    const capacity = offsets.length;
-    for (let index = 0; index < count; index++) {
-      const record = (offsets[index] - NAME_OFFSET) >> 2;
-      const high = words[record + 1];
-      if (high >= this.packableHigh) return;
-      keys[index] = (high * 2 ** 32 + words[record]) * capacity + index;
-    }
-    keys.subarray(0, count).sort();
-    const { previousOffsets, previousDirectories, previousNames } = this;
-    previousOffsets.set(offsets.subarray(0, count));
-    previousDirectories.set(directories.subarray(0, count));
-    for (let index = 0; index < count; index++) previousNames[index] = names[index];
-    for (let index = 0; index < count; index++) {
-      const from = keys[index] % capacity;
-      offsets[index] = previousOffsets[from];
-      directories[index] = previousDirectories[from];
-      names[index] = previousNames[from];
-    }
   }
 
   add(listing: Listing, index: number, isDirectory: boolean): void {

@@ -43,15 +43,9 @@ export class ParcelBuilder {
     const { bytes: source, count } = batch;
     this.reserveEntries(count);
     if (source && count > 0) {
-      // One copy of the byte range the batch's names span (names in between are harmless); the
-      // batch is in inode order (`EntryBatch.inodeOrder`), not in the listing's.
-      let first = batch.offsets[0];
-      let end = first;
-      for (let index = 1; index < count; index++) {
-        const offset = batch.offsets[index];
-        if (offset < first) first = offset;
-        else if (offset > end) end = offset;
-      }
+      // One copy of the byte range the batch's names span (names in between are harmless).
+      const first = batch.offsets[0];
+      let end = batch.offsets[count - 1];
       while (source[end] !== 0) end++;
       const size = end + 1 - first;
       this.reserveBytes(size);

@@ -311,18 +311,12 @@ class Walker {
       if (!this.reportable(index, prefix, type)) continue;
       batch.add(listing, index, isDirectory);
       if (batch.count === BATCH_SIZE) {
-        this.hand(directory, prefix);
+        request.accept(directory, prefix, batch);
         batch.reset(listing);
       }
     }
-    if (batch.count > 0) this.hand(directory, prefix);
+    if (batch.count > 0) request.accept(directory, prefix, batch);
     return true;
-  }
-
-  /** Hands the batch on, in the order its entries are cheapest to stat. */
-  private hand(directory: DirectoryHandle, prefix: string): void {
-    this.batch.inodeOrder();
-    this.request.accept(directory, prefix, this.batch);
   }
 
   /**
