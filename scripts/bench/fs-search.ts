@@ -3,7 +3,7 @@
  * processes, warm cache, interleaved rounds, medians and ratios; then the next page via its cursor,
  * and peak RSS at 200,000 vs 1,000,000 files.
  *
- *   bun run build && bun scripts/bench/fs-search.ts [--rounds N] [--bin dist/mcpkit] [--baseline OTHER_BIN] [--million] [--project] [--cold] [--dir /tmp]
+ *   bun run build && bun scripts/bench/fs-search.ts [--rounds N] [--bin dist/mcpkit] [--baseline OTHER_BIN] [--million] [--project] [--server] [--cold] [--dir /tmp]
  *
  * `--project` adds a realistic shape (see `fs-project-tree.ts`): a node_modules-heavy TypeScript
  * project searched with a glob for every `.ts` file at any depth (against `find -name '*.ts'` and `fd -e ts`) and by
@@ -15,6 +15,11 @@
  * Peers: `find` (findutils) and `fdfind`/`fd` (Debian/Ubuntu: `apt-get install -y fd-find`;
  * macOS: `brew install fd`). A missing peer is skipped. `--million` also builds a 1,000,000-file
  * tree (one-off, a minute or more; about 1 GB of inodes) to compare peak memory and times at 1M.
+ *
+ * `--server` adds searches inside one running stdio server (spawned once per mcpkit binary, as an MCP
+ * client uses it): each round times a `tools/call` of the first page from request to answer, in the
+ * same interleaved rounds as find and fd, which start a process each time as they always do. The
+ * one-shot `mcpkit call` pays process start-up and a cold JIT on every search; a session does not.
  *
  * `--cold` adds cold page-cache rounds on each tree: before every single run (of every contender,
  * binaries included) `sync` and `echo 3 > /proc/sys/vm/drop_caches`, which needs root; without it
@@ -36,6 +41,7 @@ const { values: flags } = parseArgs({
     project: { type: "boolean", default: false },
     dir: { type: "string", default: "/tmp" },
     cold: { type: "boolean", default: false },
+    server: { type: "boolean", default: false },
   },
 });
 const rounds = Number(flags.rounds);
@@ -261,6 +267,120 @@ function benchTree(
   };
 }
 
+/** One stdio server session: initialize once, then `tools/call`s answered one at a time. */
+class StdioSession {
+  private nextId = 1;
+  private readonly lines: string[] = [];
+  private closed = false;
+  private wake: (() => void) | undefined;
+
+  private constructor(private readonly child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "ignore">>) {
+    void this.pump();
+  }
+
+  /** Splits the server's output into lines as it comes. */
+  private async pump(): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    for await (const chunk of this.child.stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      for (let newline = buffered.indexOf("\n"); newline >= 0; newline = buffered.indexOf("\n")) {
+        this.lines.push(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+      }
+      this.wake?.();
+    }
+    this.closed = true;
+    this.wake?.();
+  }
+
+  static async start(binary: string, tree: string): Promise<StdioSession> {
+    const child = Bun.spawn([binary, "--root", tree], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    const session = new StdioSession(child);
+    await session.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "mcpkit-fs-search-bench", version: "1.0.0" },
+    });
+    session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return session;
+  }
+
+  /** Milliseconds from writing the call to reading its answer. */
+  async time(args: Record<string, unknown>): Promise<number> {
+    const started = performance.now();
+    const result = (await this.request("tools/call", { name: "fs_search_by_time", arguments: args })) as {
+      isError?: boolean;
+    };
+    const ms = performance.now() - started;
+    if (result.isError) throw new Error(`the search failed: ${JSON.stringify(result).slice(0, 300)}`);
+    return ms;
+  }
+
+  async close(): Promise<void> {
+    await this.child.stdin.end();
+    await this.child.exited;
+  }
+
+  private send(message: unknown): void {
+    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    this.child.stdin.flush();
+  }
+
+  private async request(method: string, params: unknown): Promise<unknown> {
+    const id = this.nextId++;
+    this.send({ jsonrpc: "2.0", id, method, params });
+    for (;;) {
+      const line = this.lines.shift();
+      if (line === undefined) {
+        if (this.closed) throw new Error("the server closed its output");
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+        });
+        continue;
+      }
+      const reply = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
+      if (reply.id !== id) continue; // notifications
+      if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+      return reply.result;
+    }
+  }
+}
+
+/** The first page inside running servers against find and fd as processes, interleaved (see `--server`). */
+async function benchServer(tree: string, label: string): Promise<void> {
+  const from = new Date(Date.now() - 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const args = { timeField: "modified", from };
+  const sessions: Record<string, StdioSession> = { "mcpkit server (page 1)": await StdioSession.start(bin, tree) };
+  if (baseline) sessions["baseline server (page 1)"] = await StdioSession.start(baseline, tree);
+  const processes: Record<string, string[]> = {};
+  if (findBinary) processes.find = [findBinary, tree, "-type", "f", "-newermt", "-30 days"];
+  if (fdBinary) processes.fd = [fdBinary, "-t", "f", "--changed-within", "30d", ".", tree];
+  const loadBefore = loadavg()[0];
+  // The first search of a session starts its stat thread: untimed, as the peers' first runs are.
+  for (const session of Object.values(sessions)) await session.time(args);
+  for (const command of Object.values(processes)) run(command);
+  const times: Record<string, number[]> = {};
+  const names = [...Object.keys(sessions), ...Object.keys(processes)];
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names.map((_, i) => names[(i + round) % names.length])) {
+      const ms = sessions[name] ? await sessions[name].time(args) : run(processes[name]).ms;
+      (times[name] ??= []).push(ms);
+    }
+  }
+  for (const session of Object.values(sessions)) await session.close();
+  printTimes(
+    `${label}: first page inside a running stdio server (load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)`,
+    times,
+    "find",
+  );
+  if (times.fd) {
+    const fdMs = median(times.fd);
+    for (const name of Object.keys(sessions))
+      console.log(`${name}: ${(median(times[name]) / fdMs).toFixed(2)}x fd (target <= ${TARGET_FD}x)`);
+  }
+}
+
 /** Issue 21's targets: the first page (and the next one) at most 0.6x find and 0.8x fd, whole process. */
 const TARGET_FIND = 0.6;
 const TARGET_FD = 0.8;
@@ -284,6 +404,7 @@ const small = benchTree(
 );
 console.log("");
 printVerdict("200k", small);
+if (flags.server) await benchServer(join(flags.dir as string, "mcpkit-bench-200k"), "200,000 files");
 if (flags.project) benchProject(ensureProjectTree(join(flags.dir as string, "mcpkit-bench-project")));
 if (flags.million) {
   const large = benchTree(
@@ -292,6 +413,7 @@ if (flags.million) {
   );
   console.log("");
   printVerdict("1M", large);
+  if (flags.server) await benchServer(join(flags.dir as string, "mcpkit-bench-1m"), "1,000,000 files");
   if (large.peakRssMb !== undefined && small.peakRssMb !== undefined) {
     const ratio = large.peakRssMb / small.peakRssMb;
     console.log(
