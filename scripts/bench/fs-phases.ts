@@ -6,7 +6,7 @@
  *   glob      + matching each entry against `--glob` (only with --glob)
  *   stat      + one statx per entry left (names stat'ed in place), nothing filtered
  *   rank      + the time filter and the bounded top-k (the collector), one thread
- *   threads   the same with the stat worker thread sharing the stat calls (what a search runs)
+ *   threads   the same through the search's stat sink, the worker thread sharing the stat calls (what a search runs)
  *
  * Warm JIT and warm cache: each phase runs once untimed, then `--rounds` interleaved rounds;
  * medians, with the CPU time (user + system, and system alone) of the process for the same rounds. The whole
@@ -23,6 +23,7 @@ import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { compileGlob, type GlobMatcher } from "../../src/toolsets/fs/glob.ts";
 import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
+import { openStatSink } from "../../src/toolsets/fs/stat-sink.ts";
 import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
 import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
 import { ensureTree } from "./fs-tree.ts";
@@ -78,22 +79,11 @@ const statOnly: Accept = (directory, _relative, batch: EntryBatch) => {
 
 const worker = new StatWorker();
 
+/** As a search runs it: the walk feeds a stat sink that shares the stat calls with the worker thread. */
 async function withWorker(): Promise<number> {
-  const local = createCollector(config, stat);
-  worker.warm();
-  let job = worker.begin(config);
-  for (let i = 0; i < 500 && !job; i++) {
-    await Bun.sleep(2);
-    job = worker.begin(config);
-  }
-  if (!job) throw new Error("the stat worker did not start");
-  const started = job;
-  const files = await walkWith((directory, relative, batch) => {
-    if (started.hasRoom(1)) started.post(directory, relative, batch);
-    else local.add(directory.fd, directory.prefix, relative, batch);
-  });
-  const remote = await started.finish();
-  if (remote) local.merge(remote);
+  const sink = openStatSink(config, "", worker);
+  const files = await walkWith((directory, relative, batch) => sink.accept(directory, relative, batch));
+  if (!(await sink.join())) throw new Error("the stat worker stopped");
   return files;
 }
 
@@ -133,14 +123,14 @@ console.log(
   `fs search phases on ${tree}${flags.glob ? ` with glob ${flags.glob}` : ""} (${directoryAccess().kind} walk, ${walkedFiles} files), median of ${rounds} rounds`,
 );
 console.log(
-  `${"phase".padEnd(9)} ${"wall ms".padStart(8)} ${"+ms".padStart(6)} ${"cpu ms".padStart(8)} ${"of it system".padStart(13)}`,
+  `${"phase".padEnd(10)} ${"wall ms".padStart(8)} ${"+ms".padStart(6)} ${"cpu ms".padStart(8)} ${"of it system".padStart(13)}`,
 );
 let previous = 0;
 for (const name of Object.keys(phases)) {
   const ms = median(wall[name]);
   const added = name === "threads" ? "" : (ms - previous).toFixed(0);
   console.log(
-    `${name.padEnd(9)} ${ms.toFixed(0).padStart(8)} ${added.padStart(6)} ${median(cpu[name]).toFixed(0).padStart(8)} ${median(system[name]).toFixed(0).padStart(13)}`,
+    `${name.padEnd(10)} ${ms.toFixed(0).padStart(8)} ${added.padStart(6)} ${median(cpu[name]).toFixed(0).padStart(8)} ${median(system[name]).toFixed(0).padStart(13)}`,
   );
   if (name !== "threads") previous = ms;
 }

@@ -3,7 +3,7 @@
  * processes, warm cache, interleaved rounds, medians and ratios; then the next page via its cursor,
  * and peak RSS at 200,000 vs 1,000,000 files.
  *
- *   bun run build && bun scripts/bench/fs-search.ts [--rounds N] [--bin dist/mcpkit] [--baseline OTHER_BIN] [--million] [--project] [--dir /tmp]
+ *   bun run build && bun scripts/bench/fs-search.ts [--rounds N] [--bin dist/mcpkit] [--baseline OTHER_BIN] [--million] [--project] [--server] [--cold] [--dir /tmp]
  *
  * `--project` adds a realistic shape (see `fs-project-tree.ts`): a node_modules-heavy TypeScript
  * project searched with a glob for every `.ts` file at any depth (against `find -name '*.ts'` and `fd -e ts`) and by
@@ -14,9 +14,19 @@
  *
  * Peers: `find` (findutils) and `fdfind`/`fd` (Debian/Ubuntu: `apt-get install -y fd-find`;
  * macOS: `brew install fd`). A missing peer is skipped. `--million` also builds a 1,000,000-file
- * tree (one-off, a minute or more; about 1 GB of inodes) to compare peak memory.
+ * tree (one-off, a minute or more; about 1 GB of inodes) to compare peak memory and times at 1M.
+ *
+ * `--server` adds searches inside one running stdio server (spawned once per mcpkit binary, as an MCP
+ * client uses it): each round times a `tools/call` of the first page from request to answer, in the
+ * same interleaved rounds as find and fd, which start a process each time as they always do. The
+ * one-shot `mcpkit call` pays process start-up and a cold JIT on every search; a session does not.
+ *
+ * `--cold` adds cold page-cache rounds on each tree: before every single run (of every contender,
+ * binaries included) `sync` and `echo 3 > /proc/sys/vm/drop_caches`, which needs root; without it
+ * the cold rounds are skipped with a line saying so. Each cold round costs a second or more per contender.
  */
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureProjectTree } from "./fs-project-tree.ts";
@@ -30,6 +40,8 @@ const { values: flags } = parseArgs({
     million: { type: "boolean", default: false },
     project: { type: "boolean", default: false },
     dir: { type: "string", default: "/tmp" },
+    cold: { type: "boolean", default: false },
+    server: { type: "boolean", default: false },
   },
 });
 const rounds = Number(flags.rounds);
@@ -42,6 +54,17 @@ if (!existsSync(bin)) {
 interface Run {
   ms: number;
   stdout: string;
+}
+
+/** Empties the page cache (dentries and inodes too); false when this process may not (not root). */
+function dropCaches(): boolean {
+  Bun.spawnSync(["sync"]);
+  try {
+    writeFileSync("/proc/sys/vm/drop_caches", "3");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function run(command: string[]): Run {
@@ -82,17 +105,48 @@ if (!fdBinary)
   console.error("fd not found: skipping it (install with 'apt-get install -y fd-find' or 'brew install fd').");
 if (!findBinary) console.error("find not found: skipping it.");
 
-/** Each command once untimed (warm cache), then `rounds` interleaved rounds in a rotating order. */
-function timeRounds(commands: Record<string, string[]>): Record<string, number[]> {
-  for (const command of Object.values(commands)) run(command);
+/**
+ * Each command once untimed (warm cache), then `rounds` interleaved rounds in a rotating order;
+ * `cold`: no warm-up, and the page cache is dropped before every run.
+ */
+function timeRounds(commands: Record<string, string[]>, cold = false): Record<string, number[]> {
+  if (!cold) for (const command of Object.values(commands)) run(command);
   const times: Record<string, number[]> = {};
   for (let round = 0; round < rounds; round++) {
     // Rotating, so drift in machine load hits every command alike.
     const names = Object.keys(commands);
     const order = names.map((_, i) => names[(i + round) % names.length]);
-    for (const name of order) (times[name] ??= []).push(run(commands[name]).ms);
+    for (const name of order) {
+      if (cold && !dropCaches()) throw new Error("cannot drop the page cache");
+      (times[name] ??= []).push(run(commands[name]).ms);
+    }
   }
   return times;
+}
+
+/** The same commands with a cold page cache (see `--cold`), if this process may drop it. */
+function benchCold(label: string, commands: Record<string, string[]>): void {
+  if (!dropCaches()) {
+    console.log(`\n${label}: cold rounds skipped: writing /proc/sys/vm/drop_caches was refused (needs root)`);
+    return;
+  }
+  const loadBefore = loadavg()[0];
+  const times = timeRounds(commands, true);
+  console.log(
+    `\n${label}, COLD page cache before every run (${rounds} rounds; load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)`,
+  );
+  console.log(`${"command".padEnd(26)} ${"median ms".padStart(10)} ${"min ms".padStart(8)} ${"vs find".padStart(8)}`);
+  const findMs = times.find ? median(times.find) : undefined;
+  for (const [name, samples] of Object.entries(times)) {
+    const med = median(samples);
+    const ratio = findMs ? `${(med / findMs).toFixed(2)}x` : "-";
+    const fd = times.fd ? ` ${(med / median(times.fd)).toFixed(2)}x fd` : "";
+    console.log(
+      `${name.padEnd(26)} ${med.toFixed(0).padStart(10)} ${Math.min(...samples)
+        .toFixed(0)
+        .padStart(8)} ${ratio.padStart(8)}${fd}`,
+    );
+  }
 }
 
 function printTimes(label: string, times: Record<string, number[]>, reference: string): void {
@@ -158,7 +212,7 @@ function benchProject(tree: string): void {
 function benchTree(
   tree: string,
   label: string,
-): { firstPageMs: number; nextPageMs: number; findMs?: number; peakRssMb?: number } {
+): { firstPageMs: number; nextPageMs: number; findMs?: number; fdMs?: number; peakRssMb?: number } {
   const from = new Date(Date.now() - 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
   const firstArgs = { timeField: "modified", from };
   // One call to learn the cursor of page 2 (the cursor is bound to these exact arguments).
@@ -177,10 +231,11 @@ function benchTree(
   if (findBinary) commands.find = [findBinary, tree, "-type", "f", "-newermt", "-30 days"];
   if (fdBinary) commands.fd = [fdBinary, "-t", "f", "--changed-within", "30d", ".", tree];
 
+  const loadBefore = loadavg()[0];
   const times = timeRounds(commands);
   const findMs = times.find ? median(times.find) : undefined;
   console.log(
-    `\n${label}: ${tree} (${rounds} rounds, warm cache; matches in 30 days: ${findBinary ? run(commands.find).stdout.split("\n").filter(Boolean).length : "?"})`,
+    `\n${label}: ${tree} (${rounds} rounds, warm cache; matches in 30 days: ${findBinary ? run(commands.find).stdout.split("\n").filter(Boolean).length : "?"}; load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)`,
   );
   console.log(
     `${"command".padEnd(26)} ${"median ms".padStart(10)} ${"min ms".padStart(8)} ${"peak RSS MB".padStart(12)} ${"vs find".padStart(8)}`,
@@ -192,44 +247,173 @@ function benchTree(
     rss[name] = samples.length > 0 ? median(samples) : undefined;
     const med = median(times[name]);
     const ratio = findMs ? `${(med / findMs).toFixed(2)}x` : "-";
+    const fd = times.fd ? ` ${(med / median(times.fd)).toFixed(2)}x fd` : "";
     console.log(
       `${name.padEnd(26)} ${med.toFixed(0).padStart(10)} ${Math.min(...times[name])
         .toFixed(0)
-        .padStart(8)} ${(rss[name]?.toFixed(1) ?? "n/a").padStart(12)} ${ratio.padStart(8)}`,
+        .padStart(8)} ${(rss[name]?.toFixed(1) ?? "n/a").padStart(12)} ${ratio.padStart(8)}${fd}`,
     );
+  }
+  if (flags.cold) {
+    const { "mcpkit (page 2, cursor)": _, "baseline (page 2, cursor)": __, ...firstPages } = commands;
+    benchCold(label, firstPages);
   }
   return {
     firstPageMs: median(times["mcpkit (page 1)"]),
     nextPageMs: median(times["mcpkit (page 2, cursor)"]),
     findMs,
+    fdMs: times.fd ? median(times.fd) : undefined,
     peakRssMb: rss["mcpkit (page 1)"],
   };
 }
 
-/** Issue 13's target: the first page and the next one each at most 0.7x find, whole process. */
-const TARGET = 0.7;
+/** One stdio server session: initialize once, then `tools/call`s answered one at a time. */
+class StdioSession {
+  private nextId = 1;
+  private readonly lines: string[] = [];
+  private closed = false;
+  private wake: (() => void) | undefined;
+
+  private constructor(private readonly child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "ignore">>) {
+    void this.pump();
+  }
+
+  /** Splits the server's output into lines as it comes. */
+  private async pump(): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    for await (const chunk of this.child.stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      for (let newline = buffered.indexOf("\n"); newline >= 0; newline = buffered.indexOf("\n")) {
+        this.lines.push(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+      }
+      this.wake?.();
+    }
+    this.closed = true;
+    this.wake?.();
+  }
+
+  static async start(binary: string, tree: string): Promise<StdioSession> {
+    const child = Bun.spawn([binary, "--root", tree], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    const session = new StdioSession(child);
+    await session.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "mcpkit-fs-search-bench", version: "1.0.0" },
+    });
+    session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return session;
+  }
+
+  /** Milliseconds from writing the call to reading its answer. */
+  async time(args: Record<string, unknown>): Promise<number> {
+    const started = performance.now();
+    const result = (await this.request("tools/call", { name: "fs_search_by_time", arguments: args })) as {
+      isError?: boolean;
+    };
+    const ms = performance.now() - started;
+    if (result.isError) throw new Error(`the search failed: ${JSON.stringify(result).slice(0, 300)}`);
+    return ms;
+  }
+
+  async close(): Promise<void> {
+    await this.child.stdin.end();
+    await this.child.exited;
+  }
+
+  private send(message: unknown): void {
+    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    this.child.stdin.flush();
+  }
+
+  private async request(method: string, params: unknown): Promise<unknown> {
+    const id = this.nextId++;
+    this.send({ jsonrpc: "2.0", id, method, params });
+    for (;;) {
+      const line = this.lines.shift();
+      if (line === undefined) {
+        if (this.closed) throw new Error("the server closed its output");
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+        });
+        continue;
+      }
+      const reply = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
+      if (reply.id !== id) continue; // notifications
+      if (reply.error) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+      return reply.result;
+    }
+  }
+}
+
+/** The first page inside running servers against find and fd as processes, interleaved (see `--server`). */
+async function benchServer(tree: string, label: string): Promise<void> {
+  const from = new Date(Date.now() - 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const args = { timeField: "modified", from };
+  const sessions: Record<string, StdioSession> = { "mcpkit server (page 1)": await StdioSession.start(bin, tree) };
+  if (baseline) sessions["baseline server (page 1)"] = await StdioSession.start(baseline, tree);
+  const processes: Record<string, string[]> = {};
+  if (findBinary) processes.find = [findBinary, tree, "-type", "f", "-newermt", "-30 days"];
+  if (fdBinary) processes.fd = [fdBinary, "-t", "f", "--changed-within", "30d", ".", tree];
+  const loadBefore = loadavg()[0];
+  // The first search of a session starts its stat thread: untimed, as the peers' first runs are.
+  for (const session of Object.values(sessions)) await session.time(args);
+  for (const command of Object.values(processes)) run(command);
+  const times: Record<string, number[]> = {};
+  const names = [...Object.keys(sessions), ...Object.keys(processes)];
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names.map((_, i) => names[(i + round) % names.length])) {
+      const ms = sessions[name] ? await sessions[name].time(args) : run(processes[name]).ms;
+      (times[name] ??= []).push(ms);
+    }
+  }
+  for (const session of Object.values(sessions)) await session.close();
+  printTimes(
+    `${label}: first page inside a running stdio server (load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)`,
+    times,
+    "find",
+  );
+  if (times.fd) {
+    const fdMs = median(times.fd);
+    for (const name of Object.keys(sessions))
+      console.log(`${name}: ${(median(times[name]) / fdMs).toFixed(2)}x fd (target <= ${TARGET_FD}x)`);
+  }
+}
+
+/** Issue 21's targets: the first page (and the next one) at most 0.6x find and 0.8x fd, whole process. */
+const TARGET_FIND = 0.6;
+const TARGET_FD = 0.8;
 
 function printVerdict(label: string, result: ReturnType<typeof benchTree>): void {
-  if (!result.findMs) return;
-  const findMs = result.findMs;
-  const verdict = (ms: number) => `${(ms / findMs).toFixed(2)}x (${ms / findMs <= TARGET ? "within" : "OVER"})`;
-  console.log(
-    `\n${label}: target <= ${TARGET}x find: page 1 ${verdict(result.firstPageMs)}, page 2 ${verdict(result.nextPageMs)}`,
-  );
+  const verdict = (ms: number, peerMs: number | undefined, target: number) =>
+    peerMs === undefined ? "n/a" : `${(ms / peerMs).toFixed(2)}x (${ms / peerMs <= target ? "within" : "OVER"})`;
+  for (const [peer, peerMs, target] of [
+    ["find", result.findMs, TARGET_FIND],
+    ["fd", result.fdMs, TARGET_FD],
+  ] as const) {
+    console.log(
+      `${label}: target <= ${target}x ${peer}: page 1 ${verdict(result.firstPageMs, peerMs, target)}, page 2 ${verdict(result.nextPageMs, peerMs, target)}`,
+    );
+  }
 }
 
 const small = benchTree(
   ensureTree(join(flags.dir as string, "mcpkit-bench-200k"), 200_000),
   "200,000 files in 1,000 directories",
 );
+console.log("");
 printVerdict("200k", small);
+if (flags.server) await benchServer(join(flags.dir as string, "mcpkit-bench-200k"), "200,000 files");
 if (flags.project) benchProject(ensureProjectTree(join(flags.dir as string, "mcpkit-bench-project")));
 if (flags.million) {
   const large = benchTree(
     ensureTree(join(flags.dir as string, "mcpkit-bench-1m"), 1_000_000),
     "1,000,000 files in 1,000 directories",
   );
+  console.log("");
   printVerdict("1M", large);
+  if (flags.server) await benchServer(join(flags.dir as string, "mcpkit-bench-1m"), "1,000,000 files");
   if (large.peakRssMb !== undefined && small.peakRssMb !== undefined) {
     const ratio = large.peakRssMb / small.peakRssMb;
     console.log(

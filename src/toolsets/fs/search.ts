@@ -3,20 +3,18 @@
  * the walk, ranking, paging and the result docs/contracts/fs-search-by-time.md describes.
  */
 import { argumentErrorResult, errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
-import { type Candidate, type Collected, type CollectorConfig, comparatorFor, createCollector } from "./collector.ts";
+import { type Candidate, type Collected, type CollectorConfig, comparatorFor } from "./collector.ts";
 import type { CursorCodec, CursorState } from "./cursor.ts";
 import { reportUnanchoredWalk } from "./directories.ts";
-import { entryStat } from "./entry-stat.ts";
 import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
 import { type StartPoint, openingPath } from "./roots.ts";
 import type { SearchArguments, SearchMatch, SearchOutput } from "./schema.ts";
-import type { StatJob, StatWorker } from "./stat-worker.ts";
+import { openStatSink, type StatSink } from "./stat-sink.ts";
+import type { StatWorker } from "./stat-worker.ts";
 import { formatIso, parseDateTime } from "./time.ts";
-import { walk, type WalkOutcome } from "./walk.ts";
+import { type WalkOutcome, type WalkRequest, walk } from "./walk.ts";
 
-/** A walk still running after this long hands part of its stat calls to the worker thread. */
-const WORKER_AFTER_MS = 3;
 /** Longest lag of the kernel's coarse clock behind the real time (one tick at HZ=100), plus margin. */
 const CLOCK_TICK_MS = 12;
 
@@ -167,74 +165,73 @@ function queryKey({ args, start, from, to }: Query, limit: number): string {
   ]);
 }
 
-/** Walks and ranks; long walks share the stat calls with the worker thread. */
+/**
+ * Walks and ranks, as build -> run -> join: the walk feeds one sink (`stat-sink.ts`), which stats
+ * on this thread or shares the work with the worker thread; joining it merges both shares.
+ */
 async function collect(
   query: Query,
   statWorker: StatWorker | undefined,
   context: ToolContext,
 ): Promise<{ outcome: WalkOutcome; collected: Collected }> {
-  const { args, start } = query;
-  const config: CollectorConfig = {
+  const { start } = query;
+  // Only a recursive walk can be long enough to need the second thread.
+  const sink = openStatSink(
+    collectorConfig(query),
+    start.relative === "" ? "" : `${start.relative}/`,
+    query.maxDepth > 1 ? statWorker : undefined,
+  );
+  const walkStarted = performance.now();
+  const walked = await walk(walkRequest(query, context, sink)).catch((failure: unknown) => ({ failure }));
+  // Also after a failure (see `StatSink.join`).
+  const collected = await sink.join();
+  if ("failure" in walked) throw walked.failure;
+  if (!collected) throw new Error("the stat worker stopped unexpectedly");
+  logWalk(context, walked, sink, performance.now() - walkStarted);
+  if (walked.cancelled) throw new Error("search cancelled by the client");
+  return { outcome: walked, collected };
+}
+
+function collectorConfig({ args, from, to, resume }: Query): CollectorConfig {
+  return {
     timeField: args.timeField,
-    from: query.from,
-    to: query.to,
+    from,
+    to,
     includeUnknownTime: args.includeUnknownTime,
     sort: args.sort,
     limit: args.limit,
-    resume: query.resume ?? null,
+    resume: resume ?? null,
   };
-  // Only a recursive walk can be long enough to need the second thread.
-  if (query.maxDepth > 1) statWorker?.warm();
-  const local = createCollector(config, entryStat());
-  const prefix = start.relative === "" ? "" : `${start.relative}/`;
-  const walkStarted = performance.now();
-  let job: StatJob | undefined;
-  let walked: WalkOutcome | { failure: unknown };
-  try {
-    reportUnanchoredWalk((message) => context.log.warn(message));
-    walked = await walk({
-      ...openingPath(start.root, start.relative),
-      maxDepth: query.maxDepth,
-      maxDepthIsServerLimit: query.depthCappedByServer,
-      glob: query.glob,
-      includeFiles: args.includeFiles,
-      includeDirectories: args.includeDirectories,
-      deadline: query.deadline,
-      signal: context.signal,
-      onProgress: (scanned) =>
-        context.reportProgress({ progress: scanned, message: `Scanned ${scanned} entries so far` }),
-      accept(directory, relativePrefix, batch) {
-        // Small searches stay on this thread; a long one shares the stat calls with the worker
-        // once the thread is ready (it starts on the first long search and stays for the process).
-        if (!job && statWorker && performance.now() - walkStarted >= WORKER_AFTER_MS) job = statWorker.begin(config);
-        if (job?.hasRoom(1)) job.post(directory, prefix + relativePrefix, batch);
-        else local.add(directory.fd, directory.prefix, prefix + relativePrefix, batch);
-      },
-    });
-  } catch (failure) {
-    walked = { failure };
-  }
-  // Also after a failure: the worker's batches hold their directories open until it has finished them.
-  const remote = job ? await job.finish() : undefined;
-  if ("failure" in walked) throw walked.failure;
-  if (job && !remote) throw new Error("the stat worker stopped unexpectedly");
-  if (remote) local.merge(remote);
-  const outcome = walked;
+}
+
+/** What to walk and which entries to hand to `sink`: the query's start, depth, glob, types and deadline. */
+function walkRequest(query: Query, context: ToolContext, sink: StatSink): WalkRequest {
+  const { args, start } = query;
+  reportUnanchoredWalk((message) => context.log.warn(message));
+  return {
+    ...openingPath(start.root, start.relative),
+    maxDepth: query.maxDepth,
+    maxDepthIsServerLimit: query.depthCappedByServer,
+    glob: query.glob,
+    includeFiles: args.includeFiles,
+    includeDirectories: args.includeDirectories,
+    deadline: query.deadline,
+    signal: context.signal,
+    onProgress: (scanned) =>
+      context.reportProgress({ progress: scanned, message: `Scanned ${scanned} entries so far` }),
+    accept: (directory, relativePrefix, batch) => sink.accept(directory, relativePrefix, batch),
+  };
+}
+
+function logWalk(context: ToolContext, outcome: WalkOutcome, sink: StatSink, ms: number): void {
+  const scanned = { scannedFiles: outcome.scannedFiles, scannedDirectories: outcome.scannedDirectories };
   context.log.debug(`${context.calledAs} walked`, {
-    ms: Math.round(performance.now() - walkStarted),
-    scannedFiles: outcome.scannedFiles,
-    scannedDirectories: outcome.scannedDirectories,
-    workerBatches: (job as StatJob | undefined)?.batches ?? 0,
-    workerParcels: (job as StatJob | undefined)?.parcels ?? 0,
+    ms: Math.round(ms),
+    ...scanned,
+    workerBatches: sink.workerBatches,
+    workerParcels: sink.workerParcels,
   });
-  if (outcome.cancelled) {
-    context.log.info(`${context.calledAs} cancelled`, {
-      scannedFiles: outcome.scannedFiles,
-      scannedDirectories: outcome.scannedDirectories,
-    });
-    throw new Error("search cancelled by the client");
-  }
-  return { outcome, collected: local.result() };
+  if (outcome.cancelled) context.log.info(`${context.calledAs} cancelled`, scanned);
 }
 
 /** Tells the client's log what limited this search (one message each, never one per directory). */

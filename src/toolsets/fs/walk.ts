@@ -93,6 +93,47 @@ interface PendingDirectory {
   level: number;
 }
 
+/**
+ * The directories still to visit, depth-first. Each holds its open parent (so the child is opened
+ * relative to it, never by a path from the root), and this stack alone keeps those references: a
+ * rule deciding which directories to enter only calls `push`.
+ */
+class PendingDirectories {
+  private readonly stack: PendingDirectory[] = [];
+
+  push(parent: DirectoryHandle, name: string, relative: string, level: number): void {
+    parent.retain();
+    this.stack.push({ parent, name, relative, level });
+  }
+
+  /**
+   * Opens the next directory that can still be opened (counting those that cannot), or returns
+   * undefined when none is left.
+   */
+  openNext(access: DirectoryAccess, outcome: WalkOutcome): Opened | undefined {
+    for (let next = this.stack.pop(); next; next = this.stack.pop()) {
+      const directory = access.openChild(next.parent, next.name);
+      next.parent.release();
+      if (directory) return { directory, relative: next.relative, level: next.level };
+      outcome.unreadableDirectories++;
+      outcome.outOfDescriptors ||= outOfDescriptors();
+    }
+    return undefined;
+  }
+
+  /** Cancelled, out of time or failed: whatever is still waiting gives its parent back. */
+  releaseAll(): void {
+    for (const directory of this.stack.splice(0)) directory.parent.release();
+  }
+}
+
+interface Opened {
+  directory: DirectoryHandle;
+  relative: string;
+  /** Of its parent: direct children of the start are at level 1. */
+  level: number;
+}
+
 export async function walk(request: WalkRequest): Promise<WalkOutcome> {
   const outcome: WalkOutcome = {
     scannedFiles: 0,
@@ -115,30 +156,25 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
     outcome.startUnreadable = true;
     return outcome;
   }
-  const pending: PendingDirectory[] = [];
+  const pending = new PendingDirectories();
   try {
-    await visit(request, access, start, pending, outcome);
+    await visit(new Walker(request, pending, outcome, access.newListing()), access, start, pending);
   } finally {
-    // Cancelled, out of time or failed: whatever is still waiting gives its parent back.
-    for (const directory of pending) directory.parent.release();
+    pending.releaseAll();
   }
   return outcome;
 }
 
-/** The walk proper; `pending` is the caller's so it can release what is left when this stops. */
+/** The walk proper: each directory in turn, read by `walker`, until none is left or the walk stops. */
 async function visit(
-  request: WalkRequest,
+  walker: Walker,
   access: DirectoryAccess,
   start: DirectoryHandle,
-  pending: PendingDirectory[],
-  outcome: WalkOutcome,
+  pending: PendingDirectories,
 ): Promise<void> {
-  const walker = new Walker(request, pending, outcome, access.newListing());
-  let current: DirectoryHandle | undefined = start;
-  let relative = "";
-  let level = 0;
-  for (;;) {
-    const directory = current;
+  let next: Opened | undefined = { directory: start, relative: "", level: 0 };
+  while (next) {
+    const { directory, relative, level } = next;
     try {
       let state = walker.readDirectory(access, directory, relative, level);
       // Awaits only when the slice is used up (a promise per directory costs more than a small listing).
@@ -147,19 +183,7 @@ async function visit(
     } finally {
       directory.release();
     }
-    current = undefined;
-    while (!current && pending.length > 0) {
-      const next = pending.pop() as PendingDirectory;
-      current = access.openChild(next.parent, next.name);
-      next.parent.release();
-      if (!current) {
-        outcome.unreadableDirectories++;
-        outcome.outOfDescriptors ||= outOfDescriptors();
-      }
-      relative = next.relative;
-      level = next.level;
-    }
-    if (!current) return;
+    next = pending.openNext(access, walker.outcome);
   }
 }
 
@@ -187,8 +211,8 @@ class Walker {
 
   constructor(
     private readonly request: WalkRequest,
-    private readonly pending: PendingDirectory[],
-    private readonly outcome: WalkOutcome,
+    private readonly pending: PendingDirectories,
+    readonly outcome: WalkOutcome,
     private readonly listing: Listing,
   ) {
     this.checkEvery = request.glob ? CHECK_EVERY_WITH_GLOB : CHECK_EVERY;
@@ -267,8 +291,8 @@ class Walker {
 
   /** Sorts one chunk into pending directories and accepted entries; false when the walk must stop. */
   private sortChunk(directory: DirectoryHandle, prefix: string, level: number): boolean {
-    const { request, outcome, pending, listing, batch } = this;
-    const { glob, includeFiles, includeDirectories, maxDepth } = request;
+    const { request, outcome, listing, batch } = this;
+    const { includeFiles, includeDirectories, maxDepth } = request;
     batch.reset(listing);
     for (let index = 0; index < listing.count; index++) {
       if (--this.untilCheck === 0 && !this.check()) return false;
@@ -277,38 +301,14 @@ class Walker {
       const isDirectory = type === DT_DIR;
       if (isDirectory) {
         if (level < maxDepth) {
-          const name = listing.exactName(index);
-          if (name === undefined) {
-            outcome.undecodableDirectories++;
-            continue;
-          }
-          listing.names[index] = name; // the glob check below reads it again: decoded once
-          const childRelative = prefix + name;
-          if (!glob || glob.mayMatchBelow(childRelative, this.kind(name, type))) {
-            directory.retain();
-            pending.push({ parent: directory, name, relative: childRelative, level });
-          }
-        } else if (
-          request.maxDepthIsServerLimit &&
-          (!glob || glob.mayMatchBelow(prefix + listing.name(index), this.kind(listing.name(index), type)))
-        ) {
-          outcome.depthLimited = true;
-        }
+          if (!this.descend(directory, index, prefix, level)) continue;
+        } else this.noteDepthLimit(index, prefix);
         if (!includeDirectories) continue;
       } else {
         outcome.scannedFiles++;
         if (!includeFiles || type !== DT_REG) continue; // only regular files count as "files", like find -type f
       }
-      if (glob) {
-        const name = listing.name(index);
-        if (!glob.matches(prefix + name, this.kind(name, type))) continue;
-      }
-      if (!listing.bytes && listing.undecodable[index] === 1) {
-        // A readdir name that is not UTF-8 cannot be stat'ed or reported by its text: counted here
-        // (raw names go on, and the collector counts those that would have been reported).
-        outcome.undecodableEntries++;
-        continue;
-      }
+      if (!this.reportable(index, prefix, type)) continue;
       batch.add(listing, index, isDirectory);
       if (batch.count === BATCH_SIZE) {
         request.accept(directory, prefix, batch);
@@ -316,6 +316,51 @@ class Walker {
       }
     }
     if (batch.count > 0) request.accept(directory, prefix, batch);
+    return true;
+  }
+
+  /**
+   * Queues the subdirectory at `index` unless the glob rules out everything below it; false when
+   * its name is not valid UTF-8, so neither it nor anything below it can be named (nor reported).
+   */
+  private descend(directory: DirectoryHandle, index: number, prefix: string, level: number): boolean {
+    const { listing, request } = this;
+    const name = listing.exactName(index);
+    if (name === undefined) {
+      this.outcome.undecodableDirectories++;
+      return false;
+    }
+    listing.names[index] = name; // the glob check in `reportable` reads it again: decoded once
+    const relative = prefix + name;
+    if (!request.glob || request.glob.mayMatchBelow(relative, this.kind(name, DT_DIR))) {
+      this.pending.push(directory, name, relative, level);
+    }
+    return true;
+  }
+
+  /** A subdirectory at the deepest level: notes when the server's limit (not the caller's) hid what it holds. */
+  private noteDepthLimit(index: number, prefix: string): void {
+    const { listing, request } = this;
+    if (!request.maxDepthIsServerLimit || this.outcome.depthLimited) return;
+    const name = listing.name(index);
+    if (!request.glob || request.glob.mayMatchBelow(prefix + name, this.kind(name, DT_DIR))) {
+      this.outcome.depthLimited = true;
+    }
+  }
+
+  /** Whether an entry of a wanted type goes to be stat'ed: it matches the glob and has a name to report. */
+  private reportable(index: number, prefix: string, type: number): boolean {
+    const { listing, request } = this;
+    if (request.glob) {
+      const name = listing.name(index);
+      if (!request.glob.matches(prefix + name, this.kind(name, type))) return false;
+    }
+    if (!listing.bytes && listing.undecodable[index] === 1) {
+      // A readdir name that is not UTF-8 cannot be stat'ed or reported by its text: counted here
+      // (raw names go on, and the collector counts those that would have been reported).
+      this.outcome.undecodableEntries++;
+      return false;
+    }
     return true;
   }
 

@@ -1,0 +1,67 @@
+/**
+ * The one receiver of a walk's batches (as fd's `scan()` feeds one receiver): every batch is
+ * stat'ed and ranked here, on this thread or, once a long walk has the worker thread ready, by
+ * the worker (`stat-worker.ts`). The walk only decides which entries are wanted; which thread
+ * stats them, and how long their directories must stay open for it, is settled here and in the
+ * worker's job, so a walk rule never deals with descriptors in flight.
+ */
+import { type Collected, type CollectorConfig, createCollector } from "./collector.ts";
+import type { DirectoryHandle } from "./directories.ts";
+import { entryStat } from "./entry-stat.ts";
+import type { EntryBatch } from "./listing.ts";
+import type { StatJob, StatWorker } from "./stat-worker.ts";
+
+/** A walk still running after this long hands part of its stat calls to the worker thread. */
+const WORKER_AFTER_MS = 3;
+
+export interface StatSink {
+  /** The walk's `accept`: stats and ranks one batch (here or in the worker). */
+  accept(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
+  /**
+   * Waits for the worker's share and returns everything ranked, merged; undefined when the worker
+   * stopped mid-job. Call it also after a failed walk: the worker's batches hold their directories
+   * open until it has finished them.
+   */
+  join(): Promise<Collected | undefined>;
+  /** Batches and parcels the worker took (for the debug log). */
+  readonly workerBatches: number;
+  readonly workerParcels: number;
+}
+
+/**
+ * A sink for one search. `startPrefix` is prepended to every relative path (the start directory
+ * below the root); `statWorker` is undefined for walks that stay on this thread.
+ */
+export function openStatSink(
+  config: CollectorConfig,
+  startPrefix: string,
+  statWorker: StatWorker | undefined,
+): StatSink {
+  // Loading the thread takes longer than a small walk: start it now, the walk goes on meanwhile.
+  statWorker?.warm();
+  const local = createCollector(config, entryStat());
+  const opened = performance.now();
+  let job: StatJob | undefined;
+  return {
+    accept(directory, relativePrefix, batch) {
+      // Small searches stay on this thread; a long one shares the stat calls with the worker
+      // once the thread is ready (it starts on the first long search and stays for the process).
+      if (!job && statWorker && performance.now() - opened >= WORKER_AFTER_MS) job = statWorker.begin(config);
+      if (job?.hasRoom(1)) job.post(directory, startPrefix + relativePrefix, batch);
+      else local.add(directory.fd, directory.prefix, startPrefix + relativePrefix, batch);
+    },
+    async join() {
+      if (!job) return local.result();
+      const remote = await job.finish();
+      if (!remote) return undefined;
+      local.merge(remote);
+      return local.result();
+    },
+    get workerBatches() {
+      return job?.batches ?? 0;
+    },
+    get workerParcels() {
+      return job?.parcels ?? 0;
+    },
+  };
+}
