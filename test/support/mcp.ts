@@ -62,6 +62,8 @@ export interface RunningServer {
    * server prints when it reaches a state, waited for as an event instead of a sleep.
    */
   nextStderrLine(pattern: RegExp): Promise<string>;
+  /** Resolves with the first stderr line that matches `pattern`, already written or still to come. */
+  stderrLine(pattern: RegExp): Promise<string>;
   /** Replace the client's roots and notify the server (`notifications/roots/list_changed`). */
   setRoots(dirs: string[]): Promise<void>;
   close(): Promise<void>;
@@ -116,6 +118,11 @@ export async function startStdioServer(options: StartOptions = {}): Promise<Runn
     transport,
     stderr: () => stderrText,
     nextStderrLine,
+    stderrLine: (pattern) => {
+      const written = stderrText.slice(0, stderrText.length - partialLine.length).split("\n");
+      const found = written.find((line) => pattern.test(line));
+      return found === undefined ? nextStderrLine(pattern) : Promise.resolve(found);
+    },
     setRoots: async (dirs) => {
       roots = dirs;
       await client.sendRootsListChanged();
