@@ -119,7 +119,7 @@ describe("MCP logging", () => {
     await withServer(bojArgs("--log-level", "debug", "--boj-retry-max", "1"), async (server) => {
       fake.enqueue({ kind: "drop" }, { kind: "drop" });
       await server.client.callTool({ name: "boj_get_data_code", arguments: CO }).catch(() => {});
-      await Bun.sleep(100);
+      await server.stderrLine(/failed after 2 attempts/); // the last line the failure writes
       const stderr = server.stderr();
       expect(stderr).toContain("TRANSPORT_ERROR");
       expect(stderr).not.toContain("undefined");

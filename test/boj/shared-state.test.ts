@@ -210,8 +210,9 @@ async function expectStoreRules(url: string) {
     const never = new AbortController().signal;
     await x.awaitTurn(origin, 400, never); // first: goes at once, next slot in 400 ms
     const cancelled = new AbortController();
-    const waiting = y.awaitTurn(origin, 400, cancelled.signal).catch((error: Error) => error);
-    await Bun.sleep(20);
+    const queued = Promise.withResolvers<void>();
+    const waiting = y.awaitTurn(origin, 400, cancelled.signal, () => queued.resolve()).catch((error: Error) => error);
+    await queued.promise; // y holds the next slot and waits for it
     cancelled.abort(new Error("cancelled"));
     expect(await waiting).toBeInstanceOf(Error);
     let waited = 0;
