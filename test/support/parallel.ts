@@ -4,9 +4,9 @@
  * from bunfig.toml, so a plain `bun test` re-runs itself as `bun test --parallel
  * --timings=test/support/timings.json` with the same arguments, and exits with that run's code.
  *
- * It does not when the command already says --parallel (a worker, or .ci/run), with --watch or
- * --coverage, where /proc/self/cmdline is missing (not Linux), or when MCPKIT_TEST_SERIAL=1 asks
- * for one process (the files share nothing, so either way gives the same results).
+ * It does not when the command already says --parallel (.ci/run; `bun test --parallel=1` runs the
+ * files one after another), in a worker (--test-worker), with --watch or --coverage, or where
+ * /proc/self/cmdline is missing (not Linux). The files share nothing, so the results are the same.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,7 +24,7 @@ function typedArguments(): string[] | undefined {
   }
 }
 
-const args = process.env.BUN_TEST_WORKER_ID || process.env.MCPKIT_TEST_SERIAL === "1" ? undefined : typedArguments();
+const args = typedArguments();
 const serialOnPurpose = (arg: string) =>
   ["--parallel", "--test-worker", "--watch", "--coverage"].some((flag) => arg === flag || arg.startsWith(`${flag}=`));
 if (args && !args.some(serialOnPurpose)) {
