@@ -97,25 +97,29 @@ async function release(targets: TargetName[], outDir: string, npmDir: string): P
       const binary = join(buildDir, target, binaryName(target));
       await compile({ entry: "src/main.ts", outfile: binary, cwd: PROJECT_DIR, target });
       if (target === hostTarget()) await checkVersion(binary, version);
-      const archive = await packArchive({
-        binary,
-        binaryName: binaryName(target),
-        documents,
-        stem: archiveStem(version, target),
-        format: isWindows(target) ? "zip" : "tar.gz",
-        outDir,
-      });
-      const sha256 = await sha256File(archive);
-      const bundle = await packBundle({
-        binary,
-        target,
-        version,
-        repository,
-        documents,
-        stageDir: join(buildDir, `${target}-mcpb`),
-        outDir,
-      });
-      built.push({ target, archive, sha256, bundle, bundleSha256: await sha256File(bundle), binary });
+      // Both compress the whole binary, most of a target's time: mcpb pack runs in its own process
+      // while this one gzips the archive, so the two overlap.
+      const [archive, bundle] = await Promise.all([
+        packArchive({
+          binary,
+          binaryName: binaryName(target),
+          documents,
+          stem: archiveStem(version, target),
+          format: isWindows(target) ? "zip" : "tar.gz",
+          outDir,
+        }),
+        packBundle({
+          binary,
+          target,
+          version,
+          repository,
+          documents,
+          stageDir: join(buildDir, `${target}-mcpb`),
+          outDir,
+        }),
+      ]);
+      const [sha256, bundleSha256] = await Promise.all([sha256File(archive), sha256File(bundle)]);
+      built.push({ target, archive, sha256, bundle, bundleSha256, binary });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       console.error(
         `${archiveName(version, target)}  ${(statSync(archive).size / 1_048_576).toFixed(1)} MB, .mcpb ${(statSync(bundle).size / 1_048_576).toFixed(1)} MB  ${seconds} s`,

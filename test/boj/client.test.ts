@@ -5,6 +5,8 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
 import { BojClient, type BojClientConfig } from "../../src/toolsets/boj/client.ts";
+import { type Pacer, createPacer } from "../../src/toolsets/boj/pacer.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { decodeDataBody } from "../../src/toolsets/boj/decode/index.ts";
 import { BojError } from "../../src/toolsets/boj/errors.ts";
 import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
@@ -14,7 +16,10 @@ const fake = startFakeBoj();
 afterAll(() => fake.stop());
 beforeEach(() => fake.reset());
 
-function client(overrides: Partial<BojClientConfig> = {}): BojClient {
+function client(
+  overrides: Partial<BojClientConfig> = {},
+  clock: { pace?: Pacer; wait?: (ms: number, signal: AbortSignal) => Promise<void> } = {},
+): BojClient {
   return new BojClient(
     {
       baseUrl: fake.url,
@@ -27,6 +32,8 @@ function client(overrides: Partial<BojClientConfig> = {}): BojClient {
       ...overrides,
     },
     silentLogger,
+    clock.pace,
+    clock.wait,
   );
 }
 
@@ -51,10 +58,6 @@ async function failure(promise: Promise<unknown>): Promise<BojError> {
   throw new Error("expected a BojError");
 }
 
-function gaps(): number[] {
-  return fake.requests.slice(1).map((r, i) => r.at - fake.requests[i].at);
-}
-
 test("asks for gzip, gets a gzipped body, and decodes it", async () => {
   const output = await fetchCo(client());
   expect(output.series[0].points.map((p) => p.value)).toEqual([11, 13, 13, 14, 12, 13, 14, null]);
@@ -68,13 +71,21 @@ test("asks for gzip, gets a gzipped body, and decodes it", async () => {
 describe('retries (docs/contracts/boj.md "Retries")', () => {
   test("BOJ 500 then 503 are retried with backoff 40 ms then 80 ms, and the third attempt succeeds", async () => {
     fake.enqueue({ kind: "status", status: 500 }, { kind: "status", status: 503 });
-    const output = await fetchCo(client());
-    expect(output.meta.status).toBe(200);
+    const clock = new FakeClock();
+    const firstWait = clock.nextSleep();
+    const answer = fetchCo(client({}, { wait: clock.sleep }));
+    expect(await firstWait).toBe(40); // backoff·2^0
+    clock.advance(39);
+    expect(clock.sleeping).toBe(1); // not yet: the retry waits out the whole backoff
+    expect(fake.requests).toHaveLength(1);
+    const secondWait = clock.nextSleep();
+    clock.advance(1);
+    expect(await secondWait).toBe(80); // backoff·2^1
+    expect(fake.requests).toHaveLength(2);
+    clock.advance(80);
+    expect((await answer).meta.status).toBe(200);
     expect(fake.requests).toHaveLength(3);
-    const [first, second] = gaps();
-    expect(first).toBeGreaterThanOrEqual(30);
-    expect(second).toBeGreaterThanOrEqual(70);
-    expect(second).toBeGreaterThan(first);
+    expect(clock.waits).toEqual([40, 80]);
   });
 
   test("gives up after retry_max retries with the last API error and the attempt count", async () => {
@@ -175,12 +186,25 @@ describe("cancellation", () => {
   test("aborts a backoff wait at once", async () => {
     fake.enqueue({ kind: "status", status: 500 });
     const controller = new AbortController();
-    const started = performance.now();
-    setTimeout(() => controller.abort(new Error("cancelled by client")), 100);
-    await expect(fetchCo(client({ retryBackoffMs: 5000 }), controller.signal)).rejects.toThrow("cancelled by client");
-    expect(performance.now() - started).toBeLessThan(2000);
+    // The real wait, ten minutes long: only the abort can end it within the test's timeout. It is
+    // cancelled when the client announces it, that is while it waits.
+    const c = client({ retryBackoffMs: 600_000 });
+    const call = c.send(
+      request,
+      controller.signal,
+      (body) => decodeDataBody(body, request, "code").output,
+      (_level, message) => {
+        if (message.includes("retrying in 600000 ms")) controller.abort(new Error("cancelled by client"));
+      },
+    );
+    // Not `expect(call).rejects`, which in Bun 1.4.4 outlives the test's timeout when call never settles.
+    const error = await call.then(
+      () => undefined,
+      (reason: Error) => reason,
+    );
+    expect(error?.message).toBe("cancelled by client");
     expect(fake.requests).toHaveLength(1);
-  });
+  }, 5_000);
 
   test("aborts a request in flight", async () => {
     fake.enqueue({ kind: "delay", ms: 3000 });
@@ -193,26 +217,41 @@ describe("cancellation", () => {
 });
 
 test("requests to one host are spaced by the minimum interval, even when issued together", async () => {
-  const c = client({ minIntervalMs: 150 });
-  const other = client({ minIntervalMs: 150 }); // a second session of the same process shares the spacing
-  await Promise.all([fetchCo(c), fetchCo(other), fetchCo(c)]);
+  const clock = new FakeClock();
+  const pace = createPacer(clock); // one process's pacer, shared by its sessions' clients
+  const c = client({ minIntervalMs: 150 }, { pace });
+  const other = client({ minIntervalMs: 150 }, { pace });
+  const calls = [fetchCo(c), fetchCo(other), fetchCo(c)];
+  expect(clock.waits).toEqual([150, 300]); // the first goes at once, the others take the next slots
+  await calls[0];
+  expect(fake.requests).toHaveLength(1);
+  clock.advance(149);
+  expect(clock.sleeping).toBe(2);
+  clock.advance(1);
+  await calls[1];
+  expect(fake.requests).toHaveLength(2);
+  expect(clock.sleeping).toBe(1);
+  clock.advance(150);
+  await calls[2];
   expect(fake.requests).toHaveLength(3);
-  // Arrival times include network jitter (the first request also opens the connection), hence the slack.
-  for (const gap of gaps()) expect(gap).toBeGreaterThanOrEqual(120);
-  expect(fake.requests[2].at - fake.requests[0].at).toBeGreaterThanOrEqual(280);
 });
 
 test("a caller cancelled while waiting for its turn gives its slot back", async () => {
-  const { awaitTurn } = await import("../../src/toolsets/boj/pacer.ts");
+  const clock = new FakeClock();
+  const awaitTurn = createPacer(clock);
   const origin = "http://pacer-test.invalid";
   const never = new AbortController().signal;
   await awaitTurn(origin, 300, never); // first request: goes at once, next slot in 300 ms
   const cancelled = new AbortController();
   const waiting = awaitTurn(origin, 300, cancelled.signal).catch((error) => error);
+  clock.advance(100);
   cancelled.abort(new Error("cancelled"));
   expect(await waiting).toBeInstanceOf(Error);
-  const started = performance.now();
-  await awaitTurn(origin, 300, never);
-  // It takes the cancelled caller's slot (~300 ms after the first), not the one after it (~600 ms).
-  expect(performance.now() - started).toBeLessThan(450);
+  const announced: number[] = [];
+  const next = awaitTurn(origin, 300, never, (ms) => announced.push(ms));
+  // It takes the cancelled caller's slot (300 ms after the first), not the one after it (600 ms).
+  expect(announced).toEqual([200]);
+  clock.advance(200);
+  await next;
+  expect(clock.waits).toEqual([300, 200]);
 });

@@ -38,7 +38,7 @@ function gaps(): number[] {
 }
 
 beforeAll(async () => {
-  server = await startStdioServer({ args: bojArgs("--boj-retry-backoff-ms", "300") });
+  server = await startStdioServer({ args: bojArgs("--boj-retry-backoff-ms", "50") });
   await server.client.listTools(); // from here on the SDK client validates structuredContent against each outputSchema
 });
 afterAll(async () => {
@@ -48,16 +48,19 @@ afterAll(async () => {
 beforeEach(() => fake.reset());
 
 describe('retries through the process (docs/contracts/boj.md "Retries")', () => {
-  test("500 then 503 are retried after backoff·2^0 and backoff·2^1 (300 ms, 600 ms), and the third attempt answers", async () => {
+  test("500 then 503 are retried after backoff·2^0 and backoff·2^1 (50 ms, 100 ms), and the third attempt answers", async () => {
+    const retries = [server.nextStderrLine(/attempt 1 of/), server.nextStderrLine(/attempt 2 of/)];
     fake.enqueue({ kind: "status", status: 500 }, { kind: "status", status: 503 });
     const result = await server.client.callTool({ name: "boj_get_data_code", arguments: CO });
     expect(result.isError).toBeFalsy();
     expect(fake.requests).toHaveLength(3);
-    const [first, second] = gaps();
-    expect(first).toBeGreaterThanOrEqual(295);
-    expect(first).toBeLessThan(560); // 300 ms, not 600: the first retry waits backoff·2^0
-    expect(second).toBeGreaterThanOrEqual(595);
-    expect(second).toBeLessThan(1150); // 600 ms, not 1200
+    // The waits the server announces double from the backoff; the arrivals show it waited at least that.
+    const [first, second] = await Promise.all(retries);
+    expect(first).toMatch(/attempt 1 of 3 failed \(.*500.*\); retrying in 50 ms/);
+    expect(second).toMatch(/attempt 2 of 3 failed \(.*503.*\); retrying in 100 ms/);
+    const [firstGap, secondGap] = gaps();
+    expect(firstGap).toBeGreaterThanOrEqual(45);
+    expect(secondGap).toBeGreaterThanOrEqual(95);
   });
 
   test("BOJ_RETRY_MAX from the environment bounds the attempts; 400 and DECODE_ERROR are never retried", async () => {
@@ -93,16 +96,29 @@ describe('retries through the process (docs/contracts/boj.md "Retries")', () => 
         "--boj-cache-bytes",
         "0",
         "--boj-min-interval-ms",
-        "400",
+        "10000",
         "--boj-retry-backoff-ms",
-        "50",
+        "5",
       ],
     });
     try {
+      // After the 5 ms backoff the retry still waits for the slot 10 s after the first attempt, and
+      // says so; it is cancelled then, so neither the test nor arrival times on a loaded machine
+      // decide (the first request, which opens the connection, can arrive late by more than 100 ms).
       fake.enqueue({ kind: "status", status: 500 });
-      expect((await paced.client.callTool({ name: "boj_get_data_code", arguments: CO })).isError).toBeFalsy();
-      expect(fake.requests).toHaveLength(2);
-      expect(gaps()[0]).toBeGreaterThanOrEqual(370);
+      const backoff = paced.nextStderrLine(/retrying in 5 ms/);
+      const paceWait = paced.nextStderrLine(/waiting \d+ ms before calling BOJ getDataCode/);
+      const cancel = new AbortController();
+      const call = paced.client
+        .callTool({ name: "boj_get_data_code", arguments: CO }, undefined, { signal: cancel.signal })
+        .catch((error: Error) => error);
+      await backoff;
+      const line = await paceWait;
+      cancel.abort();
+      expect(await call).toBeInstanceOf(Error);
+      expect(Number(/waiting (\d+) ms/.exec(line)?.[1])).toBeGreaterThan(5_000);
+      expect(line).toContain("spaced by --boj-min-interval-ms (10000 ms)");
+      expect(fake.requests).toHaveLength(1);
     } finally {
       await paced.close();
     }
@@ -124,22 +140,22 @@ describe("cancellation reaches BOJ", () => {
     expect(fake.requests[0].aborted).toBe(true); // well before the 3 s answer
   });
 
-  test("cancelling during a backoff wait stops the retry from ever being sent", async () => {
-    const slow = await startStdioServer({ args: bojArgs("--boj-retry-backoff-ms", "1200") });
+  test("a call cancelled during its backoff wait sends no retry, and the server answers the next call at once", async () => {
+    // A backoff longer than the test may run: nothing here waits for it. That the cancel cuts the
+    // wait itself is client.test.ts's "aborts a backoff wait at once".
+    const slow = await startStdioServer({ args: bojArgs("--boj-retry-backoff-ms", "60000") });
     try {
       fake.enqueue({ kind: "status", status: 500 });
+      const waiting = slow.nextStderrLine(/retrying in 60000 ms/);
       const controller = new AbortController();
       const call = slow.client.callTool({ name: "boj_get_data_code", arguments: CO }, undefined, {
         signal: controller.signal,
       });
-      for (let i = 0; i < 100 && fake.requests.length === 0; i++) await Bun.sleep(10);
-      await Bun.sleep(150); // the 500 has been answered; the server is now in its 1.2 s backoff
+      await waiting; // the 500 has been answered; the server is in its backoff
       controller.abort();
       await call.catch(() => {});
-      await Bun.sleep(1500); // past the moment the retry would have gone out
-      expect(fake.requests).toHaveLength(1);
-      // The process is still healthy.
       expect((await slow.client.callTool({ name: "boj_get_data_code", arguments: CO })).isError).toBeFalsy();
+      expect(fake.requests).toHaveLength(2); // the 500 and the next call, no retry
     } finally {
       await slow.close();
     }
@@ -156,7 +172,7 @@ describe("--boj-min-interval-ms", () => {
       "--boj-cache-bytes",
       "0",
       "--boj-min-interval-ms",
-      "300",
+      "200",
     ]);
     const sessions = await Promise.all([connectClient(http.url), connectClient(http.url)]);
     try {
@@ -164,8 +180,12 @@ describe("--boj-min-interval-ms", () => {
         [0, 1, 0, 1].map((i) => sessions[i].client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } })),
       );
       expect(fake.requests).toHaveLength(4);
-      for (const gap of gaps()) expect(gap).toBeGreaterThanOrEqual(270);
-      expect(fake.requests[3].at - fake.requests[0].at).toBeGreaterThanOrEqual(870);
+      // The waits the process announces, not arrival times (which a loaded machine blurs): three
+      // calls waited, the last about three intervals (600 ms). Were each session paced on its own,
+      // none would wait more than one (200 ms).
+      const waits = [...http.stderr().matchAll(/waiting (\d+) ms before calling BOJ/g)].map((m) => Number(m[1]));
+      expect(waits).toHaveLength(3);
+      expect(Math.max(...waits)).toBeGreaterThan(300);
     } finally {
       await Promise.all(sessions.map((s) => s.client.close()));
       await http.stop();
@@ -178,17 +198,31 @@ describe("--boj-min-interval-ms", () => {
     });
     const fromEnv = await startStdioServer({
       args: ["--toolsets", "boj", "--boj-base-url", fake.url, "--boj-cache-bytes", "0"],
-      env: { BOJ_MIN_INTERVAL_MS: "300" },
+      env: { BOJ_MIN_INTERVAL_MS: "150" },
     });
     try {
-      const twice = (on: RunningServer) =>
-        Promise.all([1, 2].map(() => on.client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } })));
-      await twice(byDefault);
-      expect(gaps()[0]).toBeGreaterThanOrEqual(950);
+      const metadata = { name: "boj_get_metadata", arguments: { db: "CO" } };
+      // The second call waits for its slot and says how long; it is cancelled once it has said so,
+      // so the default's full second is never waited out.
+      const announced = byDefault.nextStderrLine(/waiting \d+ ms before calling BOJ/);
+      const cancel = new AbortController();
+      const [first, second] = [
+        byDefault.client.callTool(metadata),
+        byDefault.client.callTool(metadata, undefined, { signal: cancel.signal }).catch((error: Error) => error),
+      ];
+      expect((await first).isError).toBeFalsy();
+      const line = await announced;
+      cancel.abort();
+      expect(await second).toBeInstanceOf(Error);
+      expect(line).toContain("spaced by --boj-min-interval-ms (1000 ms)");
+      expect(Number(/waiting (\d+) ms/.exec(line)?.[1])).toBeGreaterThan(900);
+      expect(fake.requests).toHaveLength(1);
+
       fake.reset();
-      await twice(fromEnv);
-      expect(gaps()[0]).toBeGreaterThanOrEqual(270);
-      expect(gaps()[0]).toBeLessThan(900);
+      const fromEnvWaits = fromEnv.nextStderrLine(/waiting \d+ ms before calling BOJ/);
+      await Promise.all([1, 2].map(() => fromEnv.client.callTool(metadata)));
+      expect(await fromEnvWaits).toContain("spaced by --boj-min-interval-ms (150 ms)");
+      expect(fake.requests).toHaveLength(2);
     } finally {
       await Promise.all([byDefault.close(), fromEnv.close()]);
     }

@@ -101,7 +101,7 @@ describe("MCP logging", () => {
   });
 
   test("a final upstream failure is an error notification; a pacing wait is an info one", async () => {
-    await withServer(bojArgs("--boj-min-interval-ms", "300"), async (server, seen) => {
+    await withServer(bojArgs("--boj-min-interval-ms", "100"), async (server, seen) => {
       await server.client.setLoggingLevel("info");
       fake.enqueue({ kind: "html", status: 502 }, { kind: "html", status: 502 }, { kind: "html", status: 502 });
       await server.client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } }).catch(() => {});
@@ -111,7 +111,7 @@ describe("MCP logging", () => {
       const waits = seen.filter((n) => n.level === "info" && String(n.data.message).startsWith("waiting"));
       expect(waits.length).toBeGreaterThanOrEqual(2); // each retry waited for its pacing slot
       expect(waits[0].data.wait_ms).toBeGreaterThan(0);
-      expect(waits[0].data.message).toContain("--boj-min-interval-ms (300 ms)");
+      expect(waits[0].data.message).toContain("--boj-min-interval-ms (100 ms)");
     });
   });
 
@@ -119,7 +119,7 @@ describe("MCP logging", () => {
     await withServer(bojArgs("--log-level", "debug", "--boj-retry-max", "1"), async (server) => {
       fake.enqueue({ kind: "drop" }, { kind: "drop" });
       await server.client.callTool({ name: "boj_get_data_code", arguments: CO }).catch(() => {});
-      await Bun.sleep(100);
+      await server.stderrLine(/failed after 2 attempts/); // the last line the failure writes
       const stderr = server.stderr();
       expect(stderr).toContain("TRANSPORT_ERROR");
       expect(stderr).not.toContain("undefined");

@@ -215,28 +215,6 @@ describe("tokens that are refused with 401", () => {
   });
 });
 
-describe("key rotation", () => {
-  test("a token signed with a newly published key (unknown kid) is accepted after a JWKS refetch", async () => {
-    // The server has fetched and cached the JWKS with key-1 only by now.
-    const before = await post(initializeBody(), bearer(await token("*")));
-    expect(before.status).toBe(200);
-    await before.text();
-    await auth.server.issuer.keys.generate("RS256", { kid: "key-2" });
-    let rotated = "";
-    for (let i = 0; i < 4 && !rotated; i++) {
-      // The mock signs round-robin (access token, then ID token); moving key-1 back puts key-2 first.
-      auth.server.issuer.keys.get("key-1");
-      const candidate = await token("*");
-      if (jose.decodeProtectedHeader(candidate).kid === "key-2") rotated = candidate;
-    }
-    expect(rotated).not.toBe("");
-    await Bun.sleep(1100); // the refetch cooldown that keeps unknown kids from hammering the issuer
-    const after = await post(initializeBody(), bearer(rotated));
-    expect(after.status).toBe(200);
-    await after.text();
-  });
-});
-
 describe("scopes", () => {
   test("a full token sees and calls every tool", async () => {
     const names = await toolNames(await token("boj:read fs:read"));
@@ -662,15 +640,17 @@ describe("--stateless with --auth jwt", () => {
 });
 
 describe("JWKS refetches that callers cannot drive", () => {
-  test("unknown kids cause at most one refetch per cooldown, and a failing JWKS is not asked again on every request", async () => {
+  // Past the cooldown and through a failing JWKS, on a fake clock: auth-jwks.test.ts. Here, through
+  // the process and with no clock to move: a burst of unknown kids right after the keys were
+  // fetched reaches the issuer at most once, not once per request.
+  test("a burst of tokens with unknown kids is refused without a JWKS fetch per request", async () => {
     let fetches = 0;
-    let failing = false;
     const jwks = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       async fetch() {
         fetches++;
-        return failing ? new Response("down for maintenance", { status: 500 }) : fetch(`${auth.issuer}/jwks`);
+        return fetch(`${auth.issuer}/jwks`);
       },
     });
     const guarded = await startBojJwtServer("--jwks-url", `http://127.0.0.1:${jwks.port}/jwks`);
@@ -693,31 +673,18 @@ describe("JWKS refetches that callers cannot drive", () => {
           .setProtectedHeader({ alg: "RS256", kid })
           .setExpirationTime("1h")
           .sign(privateKey);
-      const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => forged(`random-${i}`)));
-
-      await Bun.sleep(1100); // past the cooldown: the next unknown kid may cause one refetch
-      let before = fetches;
+      const tokens = await Promise.all(Array.from({ length: 20 }, (_, i) => forged(`random-${i}`)));
+      const before = fetches;
       const refused = [];
-      for (const value of tokens.slice(0, 20)) refused.push(await send(value));
+      for (const value of tokens) refused.push(await send(value));
       expect(refused.every((status) => status === 401)).toBe(true);
-      expect(fetches - before).toBeGreaterThanOrEqual(1);
-      expect(fetches - before).toBeLessThanOrEqual(2);
-
-      failing = true;
-      await Bun.sleep(1100);
-      before = fetches;
-      const unavailable = [];
-      for (const value of tokens.slice(20)) unavailable.push(await send(value));
-      // The keys could not be refreshed: "try again later", and only one request reached the issuer.
-      expect(unavailable.every((status) => status === 503)).toBe(true);
-      expect(fetches - before).toBe(1);
-      // Tokens signed with keys already known keep working while the JWKS is down.
+      expect(fetches - before).toBeLessThanOrEqual(1);
       expect(await send(genuine)).toBe(200);
     } finally {
       await guarded.stop();
       await jwks.stop(true);
     }
-  }, 20_000);
+  });
 });
 
 // Last, so it sees every token the tests above obtained.

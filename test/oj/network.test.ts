@@ -7,10 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import fc from "fast-check";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
-const TIMEOUT_MS = 400;
+const TIMEOUT_MS = 200;
 const PROBLEM = JSON.stringify({
   id: "1",
   source: "leetcode",
@@ -98,22 +97,24 @@ describe("network failures (contract §5)", () => {
     expect((outcome as { content: { text: string }[] }).content[0].text).toStartWith("# Two Sum\n");
   });
 
-  test("for any network-level failure: JSON-RPC -32603 within the timeout (±1 s), and the server keeps serving", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...(Object.keys(FAILURES) as (keyof typeof FAILURES)[])), async (failure) => {
-        const { outcome, ms } = await callWith(failure);
-        expect(outcome, failure).toBeInstanceOf(McpError);
-        expect((outcome as McpError).code).toBe(-32603);
-        expect((outcome as McpError).message).toContain("GET /api/v1/problems/leetcode/1");
-        expect(ms).toBeLessThan(TIMEOUT_MS + 1_000);
-        if (failure.startsWith("stall")) {
-          expect((outcome as McpError).message).toContain("timed out");
-          expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
-        }
-        const { outcome: after } = await callWith("ok");
-        expect((after as { isError?: boolean }).isError).not.toBe(true);
-      }),
-      { numRuns: 12 },
-    );
-  });
+  // Each failure once, in turn, rather than a random sample of them: every one is always covered.
+  // No wall-clock window: a stall is ended by the timeout ("timed out", not before it), and every
+  // other failure by what the upstream did (never "timed out").
+  test.each(Object.keys(FAILURES) as (keyof typeof FAILURES)[])(
+    "%s: JSON-RPC -32603 naming the request, and the server keeps serving",
+    async (failure) => {
+      const { outcome, ms } = await callWith(failure);
+      expect(outcome, failure).toBeInstanceOf(McpError);
+      expect((outcome as McpError).code).toBe(-32603);
+      expect((outcome as McpError).message).toContain("GET /api/v1/problems/leetcode/1");
+      if (failure.startsWith("stall")) {
+        expect((outcome as McpError).message).toContain("timed out");
+        expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
+      } else {
+        expect((outcome as McpError).message).not.toContain("timed out");
+      }
+      const { outcome: after } = await callWith("ok");
+      expect((after as { isError?: boolean }).isError).not.toBe(true);
+    },
+  );
 });

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTargets } from "../../scripts/release.ts";
-import { packArchive } from "../../scripts/release/archive.ts";
+import { packArchive, sourceDateEpoch } from "../../scripts/release/archive.ts";
 import { sha256File, sha256sums } from "../../scripts/release/checksums.ts";
 import { MCPKIT_EXTRA_ENTRIES, TARGET_NAMES } from "../../scripts/release/compile.ts";
 import packageJson from "../../package.json" with { type: "json" };
@@ -124,6 +124,22 @@ describe("the complete Homebrew formula", () => {
   });
 });
 
+/** Each entry's name and mtime (seconds) from an uncompressed tar, read from the 512-byte headers. */
+function tarEntryTimes(tar: Uint8Array): number[] {
+  const text = (from: number, length: number) =>
+    new TextDecoder()
+      .decode(tar.subarray(from, from + length))
+      .replace(/\0.*$/s, "")
+      .trim();
+  const times: number[] = [];
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+    const size = Number.parseInt(text(at + 124, 12) || "0", 8);
+    times.push(Number.parseInt(text(at + 136, 12), 8));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return times;
+}
+
 describe("archives", () => {
   async function fixture(name: string) {
     const dir = mkdtempSync(join(work, `${name}-`));
@@ -168,8 +184,12 @@ describe("archives", () => {
         }),
       );
     const first = await pack();
-    await Bun.sleep(1100); // a later wall-clock second must not leak into the archive
     expect(await pack()).toBe(first);
+    // Two packs within one second would match even with the time of packing in them, so read the
+    // times instead: the gzip header's and every tar entry's are the fixed epoch (1980-01-01).
+    const gz = await Bun.file(join(dir, "mcpkit-1.0.0-linux-x64.tar.gz")).bytes();
+    expect(new DataView(gz.buffer).getUint32(4, true)).toBe(0);
+    expect(tarEntryTimes(Bun.gunzipSync(gz))).toEqual([...Array(4)].map(() => sourceDateEpoch({})));
   });
 
   test("SHA256SUMS lines are what sha256sum -c reads, and it catches a changed file", async () => {

@@ -1,46 +1,79 @@
 /**
- * `bun run release` for the host target, end to end through real processes: the archive unpacks,
- * `sha256sum -c` accepts SHA256SUMS, the binary inside answers --version and an MCP initialize,
- * the formula names the archive with its checksum and passes `ruby -c`, and a project whose
- * package.json carries another version yields new names everywhere.
+ * `bun run release` for the host target, end to end through real processes, from ONE release of a
+ * copy of the project whose package.json carries another version than the repository's (so a
+ * version or name taken from anywhere but package.json shows): the archive unpacks, `sha256sum -c`
+ * accepts SHA256SUMS, the binary inside answers --version and an MCP initialize, the formula names
+ * the archive with its checksum and passes `ruby -c`.
  *
- * Compiling takes seconds, so the file builds twice in all: the project as it is, and a copy
- * with a changed version.
+ * The assets beyond the archive come from the same release. The MCP bundle: `mcpb validate`
+ * accepts its manifest and `mcpb info` reads the packed bundle; unzipped as a host would (binary
+ * without its execute bit), the mcp_config that @anthropic-ai/mcpb's own getMcpConfigForManifest
+ * expands starts the server, which answers initialize, tools/list and an fs search inside the
+ * configured root. Unset options add no flag: the launcher's argument translation is checked with
+ * the host's literal leftovers. server.json validates against the registry schema copied into
+ * test/fixtures/registry. The npm packages are packed, installed offline from the tarballs into an
+ * empty directory, and run.
+ *
+ * A release compresses a 110 MB binary twice (tar.gz and .mcpb), which is most of its ten seconds,
+ * so the file releases once. The repository's own version is released by .ci/run's release step
+ * (`sha256sum -c`, `ruby -c`, `--version`); the default repository name is checked in parts.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getMcpConfigForManifest } from "@anthropic-ai/mcpb";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import Ajv from "ajv";
 import { hostTarget } from "../../scripts/release/compile.ts";
-import { DEFAULT_REPOSITORY } from "../../scripts/release/project.ts";
+import { MCPB_CLI, bundleName, placeholder } from "../../scripts/release/mcpb.ts";
+import { SERVER_SCHEMA } from "../../scripts/release/server-json.ts";
 import { type CliResult, REPO_ROOT, runProcess, testEnv } from "../support/mcp.ts";
 import { hasSystemTool } from "../support/system-tools.ts";
 
 const hasRuby = hasSystemTool("ruby", "ruby", "the Homebrew formula syntax check (ruby -c)");
+const hasUnzip = hasSystemTool("unzip", "unzip", "unpacking the .mcpb bundle");
+const hasNode = hasSystemTool("node", "nodejs", "the bundle's node-type entry point");
+const hasNpm = hasSystemTool("npm", "npm", "packing and installing the npm packages");
 
 const HOST = hostTarget()!;
-const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
-const OTHER_VERSION = `${VERSION}-rc.${process.pid}`;
+/** The repository's version, which must appear nowhere in the copy's release. */
+const REPO_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+/** The version the copy of the project is released as. */
+const VERSION = `${REPO_VERSION}-rc.7`;
 const REPOSITORY = "acme-test/mcpkit";
-const BUILD_TIMEOUT_MS = 90_000;
+const TIMEOUT = 120_000;
 
 let work: string;
 let out: string;
+let npmDir: string;
 
-type Outcome = CliResult;
-
-async function exec(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Outcome> {
+async function exec(
+  command: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   try {
-    return await runProcess(command, { ...options, timeoutMs: BUILD_TIMEOUT_MS });
+    return await runProcess(command, { ...options, timeoutMs: TIMEOUT });
   } catch {
     throw new Error(`'${command[0]}' is not installed (Debian/Ubuntu: apt-get install -y ${command[0]})`);
   }
 }
 
-/** Runs PROJECT/scripts/release.ts for the host target into OUT_DIR. */
-async function release(project: string, outDir: string, env: Record<string, string> = {}): Promise<Outcome> {
+/** Runs PROJECT/scripts/release.ts for the host target into OUT_DIR (npm packages into OUT_DIR-npm). */
+async function release(project: string, outDir: string, env: Record<string, string> = {}): Promise<CliResult> {
   const base = testEnv(env);
   if (!env.GITHUB_REPOSITORY) delete base.GITHUB_REPOSITORY;
   return exec(
@@ -54,10 +87,7 @@ async function release(project: string, outDir: string, env: Record<string, stri
       "--npm-out",
       `${outDir}-npm`,
     ],
-    {
-      cwd: project,
-      env: base,
-    },
+    { cwd: project, env: base },
   );
 }
 
@@ -90,12 +120,18 @@ function sumsFile(dir: string): Map<string, string> {
   );
 }
 
+const stem = `mcpkit-${VERSION}-${HOST}`;
+const archive = `${stem}${HOST.startsWith("windows") ? ".zip" : ".tar.gz"}`;
+const bundle = bundleName(VERSION, HOST);
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mcpkit-release-test-"));
+  const project = copyProject(mkdtempSync(join(work, "project-")), { version: VERSION });
   out = join(work, "out");
-  const result = await release(REPO_ROOT, out, { GITHUB_REPOSITORY: REPOSITORY });
+  npmDir = `${out}-npm`;
+  const result = await release(project, out, { GITHUB_REPOSITORY: REPOSITORY });
   if (result.code !== 0) throw new Error(`bun run release failed (exit ${result.code}):\n${result.stderr}`);
-}, BUILD_TIMEOUT_MS);
+}, TIMEOUT);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -111,46 +147,42 @@ describe("release for the host target", () => {
     expect(stale).toEqual([]);
   });
 
-  const stem = () => `mcpkit-${VERSION}-${HOST}`;
-  const archive = () => `${stem()}${HOST.startsWith("windows") ? ".zip" : ".tar.gz"}`;
-  const bundle = () => `${stem()}.mcpb`;
-
-  test("writes one archive, one MCP bundle, SHA256SUMS, the formula and server.json, and nothing else", () => {
-    expect(readdirSync(out).sort()).toEqual([archive(), bundle(), "SHA256SUMS", "mcpkit.rb", "server.json"].sort());
+  test("writes one archive, one MCP bundle, SHA256SUMS, the formula and server.json, named after package.json's version", () => {
+    expect(readdirSync(out).sort()).toEqual([archive, bundle, "SHA256SUMS", "mcpkit.rb", "server.json"].sort());
   });
 
   test("the archive holds the binary, README.md and LICENSE under a folder named like it", async () => {
-    const listing = await exec(["tar", "-tzf", join(out, archive())]);
+    const listing = await exec(["tar", "-tzf", join(out, archive)]);
     expect(listing.code).toBe(0);
     expect(listing.stdout.trim().split("\n").sort()).toEqual(
-      [`${stem()}/`, `${stem()}/LICENSE`, `${stem()}/README.md`, `${stem()}/mcpkit`].sort(),
+      [`${stem}/`, `${stem}/LICENSE`, `${stem}/README.md`, `${stem}/mcpkit`].sort(),
     );
-    const unpack = await exec(["tar", "-xzf", join(out, archive()), "-C", work]);
+    const unpack = await exec(["tar", "-xzf", join(out, archive), "-C", work]);
     expect(unpack.code).toBe(0);
-    expect(readFileSync(join(work, stem(), "LICENSE"), "utf8")).toBe(readFileSync(join(REPO_ROOT, "LICENSE"), "utf8"));
-    expect(readFileSync(join(work, stem(), "README.md"), "utf8")).toBe(
+    expect(readFileSync(join(work, stem, "LICENSE"), "utf8")).toBe(readFileSync(join(REPO_ROOT, "LICENSE"), "utf8"));
+    expect(readFileSync(join(work, stem, "README.md"), "utf8")).toBe(
       readFileSync(join(REPO_ROOT, "README.md"), "utf8"),
     );
   });
 
   test("sha256sum -c accepts SHA256SUMS, which lists every archive and bundle", async () => {
     const sums = sumsFile(out);
-    expect([...sums.keys()].sort()).toEqual([archive(), bundle()].sort());
+    expect([...sums.keys()].sort()).toEqual([archive, bundle].sort());
     const check = await exec(["sha256sum", "-c", "SHA256SUMS"], { cwd: out });
     expect(check.stderr).toBe("");
-    expect(check.stdout).toBe(`${bundle()}: OK\n${archive()}: OK\n`);
+    expect(check.stdout).toBe(`${bundle}: OK\n${archive}: OK\n`);
     expect(check.code).toBe(0);
   });
 
   test("the unpacked binary answers --version with package.json's version", async () => {
-    const result = await exec([join(work, stem(), "mcpkit"), "--version"]);
+    const result = await exec([join(work, stem, "mcpkit"), "--version"]);
     expect(result).toMatchObject({ code: 0, stdout: `mcpkit ${VERSION}\n` });
   });
 
   test("the unpacked binary answers an MCP initialize over stdio", async () => {
     const root = mkdtempSync(join(work, "root-"));
     const transport = new StdioClientTransport({
-      command: join(work, stem(), "mcpkit"),
+      command: join(work, stem, "mcpkit"),
       args: ["--root", root],
       env: testEnv(),
       stderr: "pipe",
@@ -166,73 +198,257 @@ describe("release for the host target", () => {
     }
   });
 
-  test.skipIf(!hasRuby)(
-    "the formula names the archive with its checksum and the release URL, and passes ruby -c",
-    async () => {
-      const formula = readFileSync(join(out, "mcpkit.rb"), "utf8");
-      const sums = sumsFile(out);
-      const entries = formulaEntries(formula);
-      const homebrewArchives = [...sums.keys()].filter((name) => name.endsWith(".tar.gz"));
-      expect(entries.map((e) => e.url)).toEqual(
-        homebrewArchives.map((name) => `https://github.com/${REPOSITORY}/releases/download/v${VERSION}/${name}`),
-      );
-      for (const entry of entries) expect(entry.sha256).toBe(sums.get(entry.url.split("/").pop()!)!);
-      expect(formula).toContain(`version "${VERSION}"`);
-      expect(formula).toContain('shell_output("#{bin}/mcpkit --version")');
-      const syntax = await exec(["ruby", "-c", join(out, "mcpkit.rb")]);
-      expect(syntax).toMatchObject({ code: 0, stdout: "Syntax OK\n" });
-    },
-  );
+  test("the formula names the archive with its checksum, the version and the release URL, and no other version", () => {
+    const formula = readFileSync(join(out, "mcpkit.rb"), "utf8");
+    const sums = sumsFile(out);
+    const entries = formulaEntries(formula);
+    const homebrewArchives = [...sums.keys()].filter((name) => name.endsWith(".tar.gz"));
+    expect(entries.map((e) => e.url)).toEqual(
+      homebrewArchives.map((name) => `https://github.com/${REPOSITORY}/releases/download/v${VERSION}/${name}`),
+    );
+    for (const entry of entries) expect(entry.sha256).toBe(sums.get(entry.url.split("/").pop()!)!);
+    expect(formula).toContain(`version "${VERSION}"`);
+    expect(formula).not.toContain(`"${REPO_VERSION}"`);
+    expect(formula).toContain('shell_output("#{bin}/mcpkit --version")');
+  });
+
+  test.skipIf(!hasRuby)("the formula passes ruby -c", async () => {
+    const syntax = await exec(["ruby", "-c", join(out, "mcpkit.rb")]);
+    expect(syntax).toMatchObject({ code: 0, stdout: "Syntax OK\n" });
+  });
 });
 
-describe("release from a package.json with another version", () => {
-  test(
-    "changes the archive, folder, SHA256SUMS, formula and --version names, with the default repository",
-    async () => {
-      const project = copyProject(mkdtempSync(join(work, "project-")), { version: OTHER_VERSION });
-      const otherOut = join(work, "other-out");
-      const result = await release(project, otherOut);
-      expect(result.stderr).not.toContain("release:");
-      expect(result.code).toBe(0);
-
-      const names = readdirSync(otherOut).filter((name) => name.startsWith("mcpkit-"));
-      const stem = `mcpkit-${OTHER_VERSION}-${HOST}`;
-      expect(names.sort()).toEqual([`${stem}.mcpb`, `${stem}.tar.gz`]);
-      expect([...sumsFile(otherOut).keys()].sort()).toEqual(names);
-      const listing = await exec(["tar", "-tzf", join(otherOut, `${stem}.tar.gz`)]);
-      expect(
-        listing.stdout
-          .trim()
-          .split("\n")
-          .every((path) => path.startsWith(`${stem}/`)),
-      ).toBe(true);
-
-      const formula = readFileSync(join(otherOut, "mcpkit.rb"), "utf8");
-      expect(formula).not.toContain(`"${VERSION}"`);
-      expect(formula).toContain(`version "${OTHER_VERSION}"`);
-      expect(formulaEntries(formula).map((e) => e.url)).toEqual([
-        `https://github.com/${DEFAULT_REPOSITORY}/releases/download/v${OTHER_VERSION}/${stem}.tar.gz`,
-      ]);
-
-      const unpack = await exec(["tar", "-xzf", join(otherOut, `${stem}.tar.gz`), "-C", otherOut]);
-      expect(unpack.code).toBe(0);
-      const version = await exec([join(otherOut, stem, "mcpkit"), "--version"]);
-      expect(version.stdout).toBe(`mcpkit ${OTHER_VERSION}\n`);
-    },
-    BUILD_TIMEOUT_MS,
-  );
-
-  test("refuses a version that is not semver, naming package.json's field", async () => {
+describe("a project the release refuses", () => {
+  test("a version that is not semver, naming package.json's field", async () => {
     const project = copyProject(mkdtempSync(join(work, "bad-version-")), { version: "one.two" });
     const result = await release(project, join(work, "bad-out"));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('"version" must be a semantic version');
   });
 
-  test("refuses to build without README.md, which every archive carries", async () => {
+  test("no README.md, which every archive carries", async () => {
     const project = copyProject(mkdtempSync(join(work, "no-readme-")), {}, ["README.md"]);
     const result = await release(project, join(work, "no-readme-out"));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("README.md is missing");
   });
+});
+
+describe.if(hasUnzip && hasNode)("MCP bundle (.mcpb)", () => {
+  let unpacked: string;
+  let root: string;
+
+  beforeAll(async () => {
+    unpacked = join(work, "bundle");
+    root = join(work, "bundle-root");
+    const unzip = await runProcess(["unzip", "-q", join(out, bundle), "-d", unpacked], { timeoutMs: TIMEOUT });
+    if (unzip.code !== 0) throw new Error(`unzip failed: ${unzip.stderr}`);
+  }, TIMEOUT);
+
+  test(
+    "SHA256SUMS lists the bundle and mcpb validate/info accept it",
+    async () => {
+      const sums = readFileSync(join(out, "SHA256SUMS"), "utf8");
+      expect(sums).toContain(`  ${bundle}\n`);
+      const validate = await runProcess([process.execPath, MCPB_CLI, "validate", join(unpacked, "manifest.json")], {
+        timeoutMs: TIMEOUT,
+      });
+      expect(validate.stdout + validate.stderr).toContain("Manifest schema validation passes");
+      expect(validate.code).toBe(0);
+      const info = await runProcess([process.execPath, MCPB_CLI, "info", join(out, bundle)], { timeoutMs: TIMEOUT });
+      expect(info.code).toBe(0);
+      expect(info.stdout + info.stderr).toContain("mcpkit");
+    },
+    TIMEOUT,
+  );
+
+  test("the bundle is reproducible: every entry carries the archives' fixed time, not the time of packing", async () => {
+    const listing = await runProcess(["unzip", "-Z", "-T", join(out, bundle)]);
+    const entries = listing.stdout.split("\n").filter((line) => / unx /.test(line));
+    expect(entries.length).toBe(5);
+    // zipinfo -T prints yyyymmdd.hhmmss: 1980-01-01 00:00 (SOURCE_DATE_EPOCH unset), as the .tar.gz entries.
+    for (const entry of entries) expect(entry).toContain(" 19800101.000000 ");
+  });
+
+  test("manifest declares spec 0.3, package.json's version, platform overrides and the user_config options", () => {
+    const manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
+    expect(manifest.manifest_version).toBe("0.3");
+    expect(manifest.version).toBe(VERSION);
+    expect(manifest.server.mcp_config.platform_overrides.win32.args.join(" ")).toContain("mcpkit.exe");
+    expect(manifest.user_config.roots).toMatchObject({ type: "directory", multiple: true });
+    expect(manifest.user_config.oj_token.sensitive).toBe(true);
+    expect(Object.keys(manifest.user_config).sort()).toEqual(["oj_base_url", "oj_token", "roots", "toolsets"]);
+  });
+
+  test(
+    "starts from the expanded mcp_config with the binary unpacked without its exec bit",
+    async () => {
+      mkdirSync(root, { recursive: true });
+      writeFileSync(join(root, "note.txt"), "hello");
+      const old = new Date(Date.now() - 3_600_000);
+      utimesSync(join(root, "note.txt"), old, old);
+      const binary = join(unpacked, "server", "mcpkit");
+      chmodSync(binary, 0o600); // as macOS Claude Desktop extracts it (mcpb #294)
+      const manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
+      const config = await getMcpConfigForManifest({
+        manifest,
+        extensionPath: unpacked,
+        systemDirs: {},
+        userConfig: { roots: [root], toolsets: "fs" },
+        pathSeparator: "/",
+      });
+      if (!config) throw new Error("no mcp_config for the manifest");
+      // mcpb leaves an unset option as its literal placeholder; the launcher must drop the pair, or
+      // mcpkit would get "${user_config.oj_base_url}" as a URL and refuse to start.
+      expect(config.args).toContain(placeholder("user_config.oj_base_url"));
+      const transport = new StdioClientTransport({
+        command: config.command === "node" ? "node" : config.command,
+        args: config.args,
+        env: { PATH: process.env.PATH ?? "", HOME: work, ...(config.env as Record<string, string>) },
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "mcpb-test", version: "1.0.0" });
+      try {
+        await client.connect(transport);
+        expect(client.getServerVersion()).toMatchObject({ name: "mcpkit", version: VERSION });
+        const { tools } = await client.listTools();
+        const names = tools.map((t) => t.name);
+        expect(names).toContain("fs_search_by_time");
+        expect(names).not.toContain("get_platform_status"); // --toolsets fs reached the binary
+        const result = await client.callTool({
+          name: "fs_search_by_time",
+          arguments: { timeField: "modified", from: new Date(old.getTime() - 60_000).toISOString(), glob: "*.txt" },
+        });
+        expect(JSON.stringify(result.content)).toContain("note.txt");
+        expect(statSync(binary).mode & 0o100).toBe(0o100);
+      } finally {
+        await client.close();
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+describe("server.json", () => {
+  const registrySchema = () => {
+    const schema = JSON.parse(readFileSync(join(REPO_ROOT, "test/fixtures/registry/server.schema.json"), "utf8"));
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    // The schema's only formats are "uri"; ajv knows none without ajv-formats, so check them here.
+    ajv.addFormat("uri", (value: string) => URL.canParse(value));
+    return { schema, ajv };
+  };
+
+  test("validates against the 2025-12-11 registry schema and names the real bundle", () => {
+    const { schema, ajv } = registrySchema();
+    expect(schema.$id).toBe(SERVER_SCHEMA);
+    const serverJson = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
+    const valid = ajv.validate(schema, serverJson);
+    expect(ajv.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+    expect(serverJson.$schema).toBe(SERVER_SCHEMA);
+    expect(serverJson.version).toBe(VERSION);
+    const sums = sumsFile(out);
+    const mcpb = serverJson.packages.filter((p: { registryType: string }) => p.registryType === "mcpb");
+    expect(mcpb).toHaveLength(1);
+    expect(mcpb[0].identifier).toBe(`https://github.com/${REPOSITORY}/releases/download/v${VERSION}/${bundle}`);
+    expect(mcpb[0].fileSha256).toBe(sums.get(bundle)!);
+    const npm = serverJson.packages.find((p: { registryType: string }) => p.registryType === "npm");
+    expect(npm).toMatchObject({ identifier: "mcpkit", version: VERSION, transport: { type: "stdio" } });
+  });
+
+  test("a server.json the registry would refuse fails the same schema check", () => {
+    const { schema, ajv } = registrySchema();
+    const serverJson = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
+    serverJson.packages[0].fileSha256 = "not-a-sha";
+    expect(ajv.validate(schema, serverJson)).toBe(false);
+  });
+});
+
+describe.if(hasNpm)("npm packages", () => {
+  let app: string;
+  const npmEnv = () => ({
+    PATH: process.env.PATH ?? "",
+    HOME: work,
+    npm_config_cache: join(work, "npm-cache"),
+    npm_config_update_notifier: "false",
+  });
+
+  beforeAll(async () => {
+    const packs = join(work, "packs");
+    app = join(work, "app");
+    mkdirSync(packs, { recursive: true });
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, "package.json"), '{"name":"app","private":true}\n');
+    for (const dir of [join(npmDir, HOST), join(npmDir, "mcpkit")]) {
+      const pack = await runProcess(["npm", "pack", dir, "--silent"], {
+        cwd: packs,
+        env: npmEnv(),
+        timeoutMs: TIMEOUT,
+      });
+      if (pack.code !== 0) throw new Error(`npm pack ${dir} failed: ${pack.stderr}`);
+    }
+    const tarballs = readdirSync(packs).map((name) => join(packs, name));
+    // Offline, from the tarballs alone: the other platforms' optional packages are skipped.
+    const install = await runProcess(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], {
+      cwd: app,
+      env: npmEnv(),
+      timeoutMs: TIMEOUT,
+    });
+    if (install.code !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  }, TIMEOUT);
+
+  test("the launcher lists every platform as optional and the host package carries os/cpu", () => {
+    const launcher = JSON.parse(readFileSync(join(npmDir, "mcpkit", "package.json"), "utf8"));
+    expect(launcher.version).toBe(VERSION);
+    expect(Object.keys(launcher.optionalDependencies)).toContain(`@mcpkit/${HOST}`);
+    expect(launcher.scripts?.postinstall).toBeUndefined();
+    const platform = JSON.parse(readFileSync(join(npmDir, HOST, "package.json"), "utf8"));
+    expect(platform.os).toEqual([process.platform]);
+    expect(platform.cpu).toEqual([process.arch]);
+  });
+
+  test(
+    "npx mcpkit --version runs the installed native binary",
+    async () => {
+      const result = await runProcess(["npx", "--offline", "mcpkit", "--version"], {
+        cwd: app,
+        env: npmEnv(),
+        timeoutMs: TIMEOUT,
+      });
+      expect(result.stdout).toBe(`mcpkit ${VERSION}\n`);
+      expect(result.code).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "the installed bin answers initialize and tools/list over stdio, and passes the exit code on",
+    async () => {
+      const transport = new StdioClientTransport({
+        command: join(app, "node_modules", ".bin", "mcpkit"),
+        args: ["--toolsets", "fs", "--root", work],
+        env: { PATH: process.env.PATH ?? "", HOME: work },
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "npm-test", version: "1.0.0" });
+      try {
+        await client.connect(transport);
+        expect(client.getServerVersion()?.name).toBe("mcpkit");
+        expect((await client.listTools()).tools.map((t) => t.name)).toContain("fs_search_by_time");
+      } finally {
+        await client.close();
+      }
+      const bad = await runProcess([join(app, "node_modules", ".bin", "mcpkit"), "--no-such-flag"], {
+        cwd: app,
+        env: npmEnv(),
+        timeoutMs: TIMEOUT,
+      });
+      const direct = await runProcess([join(npmDir, HOST, "bin", "mcpkit"), "--no-such-flag"], {
+        timeoutMs: TIMEOUT,
+      });
+      expect(direct.code).not.toBe(0);
+      expect(bad.code).toBe(direct.code);
+    },
+    TIMEOUT,
+  );
 });

@@ -57,6 +57,13 @@ export interface RunningServer {
   transport: StdioClientTransport;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /**
+   * Resolves with the first stderr line written from now on that matches `pattern`: a line the
+   * server prints when it reaches a state, waited for as an event instead of a sleep.
+   */
+  nextStderrLine(pattern: RegExp): Promise<string>;
+  /** Resolves with the first stderr line that matches `pattern`, already written or still to come. */
+  stderrLine(pattern: RegExp): Promise<string>;
   /** Replace the client's roots and notify the server (`notifications/roots/list_changed`). */
   setRoots(dirs: string[]): Promise<void>;
   close(): Promise<void>;
@@ -72,9 +79,23 @@ export async function startStdioServer(options: StartOptions = {}): Promise<Runn
     stderr: "pipe",
   });
   let stderrText = "";
+  const lineWaiters = new Set<(line: string) => boolean>();
+  let partialLine = "";
   transport.stderr?.on("data", (chunk: Buffer) => {
-    stderrText += chunk.toString("utf8");
+    const text = chunk.toString("utf8");
+    stderrText += text;
+    const lines = (partialLine + text).split("\n");
+    partialLine = lines.pop() ?? "";
+    for (const line of lines) for (const waiter of [...lineWaiters]) if (waiter(line)) lineWaiters.delete(waiter);
   });
+  const nextStderrLine = (pattern: RegExp) =>
+    new Promise<string>((resolve) => {
+      lineWaiters.add((line) => {
+        if (!pattern.test(line)) return false;
+        resolve(line);
+        return true;
+      });
+    });
 
   let roots = options.roots ?? [];
   const client = new Client(
@@ -96,6 +117,12 @@ export async function startStdioServer(options: StartOptions = {}): Promise<Runn
     client,
     transport,
     stderr: () => stderrText,
+    nextStderrLine,
+    stderrLine: (pattern) => {
+      const written = stderrText.slice(0, stderrText.length - partialLine.length).split("\n");
+      const found = written.find((line) => pattern.test(line));
+      return found === undefined ? nextStderrLine(pattern) : Promise.resolve(found);
+    },
     setRoots: async (dirs) => {
       roots = dirs;
       await client.sendRootsListChanged();

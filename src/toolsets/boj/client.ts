@@ -45,6 +45,8 @@ export class BojClient {
     private readonly log: Logger,
     /** The spacing between requests: this process's, or the fleet's with --boj-shared-state. */
     private readonly pace: Pacer = awaitTurn,
+    /** The wait between attempts; tests pass one that records the backoff instead of waiting it out. */
+    private readonly wait: (ms: number, signal: AbortSignal) => Promise<void> = sleep,
   ) {
     this.origin = new URL(config.baseUrl).origin;
   }
@@ -100,7 +102,7 @@ export class BojClient {
             wait_ms: waitMs,
           },
         );
-        await sleep(waitMs, signal);
+        await this.wait(waitMs, signal);
       }
     }
   }

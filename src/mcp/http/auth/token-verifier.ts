@@ -31,7 +31,7 @@ export const ALLOWED_ALGORITHMS = [
 export const CLOCK_SKEW_SECONDS = 30;
 
 /** Unknown `kid`s trigger at most one JWKS refetch per this interval (key rotation without a DoS lever). */
-const JWKS_COOLDOWN_MS = 1000;
+export const JWKS_COOLDOWN_MS = 1000;
 /**
  * After a failed JWKS or metadata fetch, no new attempt for this long: jose retries on every
  * request while it has no fresh keys, so without this a failing issuer would get one fetch per
