@@ -264,8 +264,8 @@ describe("the probe server (sessions)", () => {
   test("DELETE while a call runs: the call is answered with an error at once, not left hanging", async () => {
     const sessionId = await openRawSession(server.url);
     const started = Date.now();
-    const call = post(sessionId, callBody(11, "probe_sleep", { ms: 30_000 }));
-    await Bun.sleep(200);
+    const call = post(sessionId, callBody(11, "probe_sleep", { ms: 30_001 }));
+    await until(() => server.stderr().includes("probe_sleep started (30001 ms)"), "the call to start");
     expect(await deleteRawSession(server.url, sessionId)).toBe(200);
     const response = await call;
     expect(response.status).toBe(200);
@@ -279,8 +279,8 @@ describe("the probe server (sessions)", () => {
   test("a cancelled call's answer ends without a response instead of staying open", async () => {
     const sessionId = await openRawSession(server.url);
     const started = Date.now();
-    const call = post(sessionId, callBody(41, "probe_sleep", { ms: 30_000 }));
-    await Bun.sleep(200);
+    const call = post(sessionId, callBody(41, "probe_sleep", { ms: 30_002 }));
+    await until(() => server.stderr().includes("probe_sleep started (30002 ms)"), "the call to start");
     const cancel = await post(
       sessionId,
       JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 41, reason: "test" } }),
@@ -300,13 +300,15 @@ describe("the probe server (sessions)", () => {
 
   test("a request reusing the id of one still running gets 400 and the running one is unharmed", async () => {
     const sessionId = await openRawSession(server.url);
-    const first = post(sessionId, callBody(9, "probe_sleep", { ms: 400 }));
-    await Bun.sleep(100);
+    const first = post(sessionId, callBody(9, "probe_hold"));
+    await until(() => server.stderr().includes("probe_hold started"), "the call to start");
     const duplicate = await post(sessionId, callBody(9, "probe_echo", { text: "dup" }));
     expect(duplicate.status).toBe(400);
     expect((await duplicate.json()) as Message).toMatchObject({ id: 9, error: { code: -32600 } });
+    const release = await post(sessionId, callBody(10, "probe_release"));
+    expect(((await release.json()) as Message).result.content[0].text).toBe("released 1");
     const answer = (await (await first).json()) as Message;
-    expect(answer).toMatchObject({ id: 9, result: { content: [{ type: "text", text: "slept 400 ms" }] } });
+    expect(answer).toMatchObject({ id: 9, result: { content: [{ type: "text", text: "released" }] } });
     await deleteRawSession(server.url, sessionId);
   });
 
