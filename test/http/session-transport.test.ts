@@ -15,8 +15,10 @@ import {
   PROTOCOL_VERSION,
   connectClient,
   deleteRawSession,
+  keepAlives,
   messagesOf,
   openRawSession,
+  readInBackground,
   startHttpServer,
 } from "./support.ts";
 
@@ -262,8 +264,8 @@ describe("the probe server (sessions)", () => {
   test("DELETE while a call runs: the call is answered with an error at once, not left hanging", async () => {
     const sessionId = await openRawSession(server.url);
     const started = Date.now();
-    const call = post(sessionId, callBody(11, "probe_sleep", { ms: 30_000 }));
-    await Bun.sleep(200);
+    const call = post(sessionId, callBody(11, "probe_sleep", { ms: 30_001 }));
+    await until(() => server.stderr().includes("probe_sleep started (30001 ms)"), "the call to start");
     expect(await deleteRawSession(server.url, sessionId)).toBe(200);
     const response = await call;
     expect(response.status).toBe(200);
@@ -277,8 +279,8 @@ describe("the probe server (sessions)", () => {
   test("a cancelled call's answer ends without a response instead of staying open", async () => {
     const sessionId = await openRawSession(server.url);
     const started = Date.now();
-    const call = post(sessionId, callBody(41, "probe_sleep", { ms: 30_000 }));
-    await Bun.sleep(200);
+    const call = post(sessionId, callBody(41, "probe_sleep", { ms: 30_002 }));
+    await until(() => server.stderr().includes("probe_sleep started (30002 ms)"), "the call to start");
     const cancel = await post(
       sessionId,
       JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 41, reason: "test" } }),
@@ -298,13 +300,15 @@ describe("the probe server (sessions)", () => {
 
   test("a request reusing the id of one still running gets 400 and the running one is unharmed", async () => {
     const sessionId = await openRawSession(server.url);
-    const first = post(sessionId, callBody(9, "probe_sleep", { ms: 400 }));
-    await Bun.sleep(100);
+    const first = post(sessionId, callBody(9, "probe_hold"));
+    await until(() => server.stderr().includes("probe_hold started"), "the call to start");
     const duplicate = await post(sessionId, callBody(9, "probe_echo", { text: "dup" }));
     expect(duplicate.status).toBe(400);
     expect((await duplicate.json()) as Message).toMatchObject({ id: 9, error: { code: -32600 } });
+    const release = await post(sessionId, callBody(10, "probe_release"));
+    expect(((await release.json()) as Message).result.content[0].text).toBe("released 1");
     const answer = (await (await first).json()) as Message;
-    expect(answer).toMatchObject({ id: 9, result: { content: [{ type: "text", text: "slept 400 ms" }] } });
+    expect(answer).toMatchObject({ id: 9, result: { content: [{ type: "text", text: "released" }] } });
     await deleteRawSession(server.url, sessionId);
   });
 
@@ -381,26 +385,37 @@ describe("the probe server (sessions)", () => {
 
   test("a call silent for half the idle timeout becomes a kept-alive stream and outlives the timeout", async () => {
     // Bun closes a connection silent for --idle-timeout-s: 2 s here (10 by default), so the answer
-    // turns into a stream after 1 s and a keep-alive goes out every 1 s until the 2.5 s call ends.
+    // turns into a stream after 1 s and a keep-alive goes out every 1 s until the call is released.
+    // Without keep-alives Bun breaks the connection after about 4 s (it checks in 4 s steps), so
+    // the wait for the first one fails.
     const quick = await startHttpServer([], { entry: PROBE, env: { IDLE_TIMEOUT_S: "2" } });
     try {
       const sessionId = await openRawSession(quick.url);
       const started = Date.now();
+      const aborter = new AbortController();
       const response = await fetch(quick.url, {
         method: "POST",
         headers: sessionHeaders(sessionId),
-        body: callBody(12, "probe_sleep", { ms: 2_500 }),
+        body: callBody(12, "probe_hold"),
+        signal: aborter.signal,
       });
       // The headers arrive when the answer turns into a stream, long before the result.
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(response.headers.get("content-type")).toBe("text/event-stream");
-      const text = await response.text();
-      expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+      const stream = readInBackground(response, aborter);
+      await stream.until((text) => keepAlives(text) >= 1, "the first keep-alive");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000 - 20); // as old as the idle timeout
+      const release = await fetch(quick.url, {
+        method: "POST",
+        headers: sessionHeaders(sessionId),
+        body: callBody(13, "probe_release"),
+      });
+      expect(((await release.json()) as Message).result.content[0].text).toBe("released 1");
+      const text = await stream.finished();
+      expect(stream.ended()).toBe(true);
       expect(text.startsWith(": stream open\n\n: keepalive\n\n")).toBe(true);
       const messages = messagesOf(text, "text/event-stream") as Message[];
-      expect(messages).toEqual([
-        { jsonrpc: "2.0", id: 12, result: { content: [{ type: "text", text: "slept 2500 ms" }] } },
-      ]);
+      expect(messages).toEqual([{ jsonrpc: "2.0", id: 12, result: { content: [{ type: "text", text: "released" }] } }]);
       await deleteRawSession(quick.url, sessionId);
     } finally {
       await quick.stop();

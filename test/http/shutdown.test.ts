@@ -4,6 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { until } from "../modern/support.ts";
 import { connectClient, startHttpServer } from "./support.ts";
 
 const FIXTURE = join(import.meta.dir, "fixtures/probe-server.ts");
@@ -12,9 +13,10 @@ test("SIGTERM lets a call in flight finish, refuses new connections, then exits 
   const server = await startHttpServer([], { entry: FIXTURE });
   const { client } = await connectClient(server.url);
   const call = client.callTool({ name: "probe_sleep", arguments: { ms: 1200 } }, undefined, { timeout: 8000 });
-  await Bun.sleep(200);
+  await until(() => server.stderr().includes("probe_sleep started (1200 ms)"), "the call to start");
   server.kill("SIGTERM");
-  await Bun.sleep(100);
+  // The listener is closed in the same step as this line is logged.
+  await until(() => server.stderr().includes("shutting down"), "the shutdown to begin");
   const refused = await fetch(`${server.base}/healthz`).then(
     (response) => response.status,
     () => "refused",
@@ -33,7 +35,7 @@ test("a call longer than the grace period is cancelled and the process still exi
     () => "answered",
     (error: Error) => error.message,
   );
-  await Bun.sleep(200);
+  await until(() => server.stderr().includes("probe_sleep started (30000 ms)"), "the call to start");
   const started = Date.now();
   server.kill("SIGTERM");
   expect(await server.exited).toBe(0);
@@ -52,16 +54,12 @@ test("a call the client cancelled neither keeps its session alive nor holds up s
       () => "answered",
       (error: Error) => error.message,
     );
-  await Bun.sleep(200);
+  await until(() => server.stderr().includes("probe_sleep started (30000 ms)"), "the call to start");
   aborter.abort("changed my mind"); // the SDK client sends notifications/cancelled
   expect(await call).toContain("changed my mind");
   // The session is idle now: it expires after --session-idle-ms like any other.
-  let open = 1;
-  for (let i = 0; i < 40 && open > 0; i++) {
-    await Bun.sleep(100);
-    open = ((await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number }).sessions;
-  }
-  expect(open).toBe(0);
+  await until(() => server.stderr().includes("session expired after being idle"), "the session to expire", 4000);
+  expect(((await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number }).sessions).toBe(0);
   const started = Date.now();
   server.kill("SIGTERM");
   expect(await server.exited).toBe(0);

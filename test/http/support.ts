@@ -263,8 +263,20 @@ export async function startAuthServer(): Promise<AuthServer> {
 export interface BackgroundReader {
   received(): string;
   ended(): boolean;
+  /**
+   * Resolves with the text so far once `done(text)` holds, checked as each chunk arrives; fails if
+   * the stream ends (or the connection breaks) first, so a test waits on the stream, not a clock.
+   */
+  until(done: (received: string) => boolean, what?: string): Promise<string>;
+  /** Resolves with everything received once the stream ends or breaks. */
+  finished(): Promise<string>;
   /** Cancels the request (through its signal) and waits for the reading to stop. */
   stop(): Promise<void>;
+}
+
+/** How many keep-alive comments an SSE text holds. */
+export function keepAlives(text: string): number {
+  return (text.match(/: keepalive/g) ?? []).length;
 }
 
 export function readInBackground(response: Response, aborter: AbortController): BackgroundReader {
@@ -272,6 +284,22 @@ export function readInBackground(response: Response, aborter: AbortController): 
   const decoder = new TextDecoder();
   let received = "";
   let ended = false;
+  let closed = false;
+  let waiters: {
+    done: (text: string) => boolean;
+    what: string;
+    resolve(text: string): void;
+    reject(e: Error): void;
+  }[] = [];
+  const settle = () => {
+    waiters = waiters.filter((waiter) => {
+      if (waiter.done(received)) waiter.resolve(received);
+      else if (closed)
+        waiter.reject(new Error(`the stream ${ended ? "ended" : "broke"} before ${waiter.what}:\n${received}`));
+      else return true;
+      return false;
+    });
+  };
   const reading = (async () => {
     try {
       for (;;) {
@@ -281,14 +309,27 @@ export function readInBackground(response: Response, aborter: AbortController): 
           return;
         }
         received += decoder.decode(value, { stream: true });
+        settle();
       }
     } catch {
-      // aborted by the test at the end
+      // aborted by the test at the end, or the connection broke
+    } finally {
+      closed = true;
+      settle();
     }
   })();
   return {
     received: () => received,
     ended: () => ended,
+    until: (done, what = "the awaited text") =>
+      new Promise<string>((resolve, reject) => {
+        waiters.push({ done, what, resolve, reject });
+        settle();
+      }),
+    finished: async () => {
+      await reading;
+      return received;
+    },
     stop: async () => {
       aborter.abort();
       await reading;

@@ -278,22 +278,30 @@ describe("limits", () => {
   });
 
   test("a session idle longer than --session-idle-ms ends (404), an active one lives on", async () => {
-    const idle = await openRawSession(server.url);
+    // The active session is the older one: if its requests did not count as activity, it would
+    // expire no later than the idle one.
     const active = await openRawSession(server.url);
+    const idle = await openRawSession(server.url);
     const ping = (id: string) =>
       fetch(server.url, {
         method: "POST",
         headers: { ...MCP_HEADERS, "mcp-session-id": id, "mcp-protocol-version": PROTOCOL_VERSION },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
       });
-    for (let i = 0; i < 8; i++) {
-      await Bun.sleep(250);
+    const expiredLine = new RegExp(`session expired after being idle.*${idle.slice(0, 8)}`);
+    // The active client pings every 50 ms (its pace, not a wait) until the server says the idle one expired.
+    for (let pings = 0; !expiredLine.test(server.stderr()); pings++) {
+      if (pings > 60) throw new Error(`the idle session never expired:\n${server.stderr()}`);
       const response = await ping(active);
       expect(response.status).toBe(200);
       await response.text();
+      await Bun.sleep(50);
     }
     const expired = await ping(idle);
     expect(expired.status).toBe(404);
+    const alive = await ping(active);
+    expect(alive.status).toBe(200);
+    await alive.text();
     await deleteRawSession(server.url, active);
     const health = (await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number };
     expect(health.sessions).toBe(0);
