@@ -121,6 +121,14 @@ describe("request headers mirror the body (400 HeaderMismatch -32020)", () => {
     });
   }
 
+  test("a tools/call without params.name and without Mcp-Name is -32602 naming params.name, not a header mismatch", async () => {
+    const sent = request("tools/call", { arguments: {} });
+    const { response } = await post(server.url, sent, { "mcp-name": null });
+    expect(response.id).toBe(sent.id);
+    expect(response.error.code).toBe(-32602);
+    expect(response.error.message).toContain('"name"');
+  });
+
   test("a base64-encoded Mcp-Name is decoded before it is compared; header names are case-insensitive", async () => {
     const body = request("tools/call", { name: "boj_list_databases", arguments: {} });
     const encoded = `=?base64?${Buffer.from("boj_list_databases").toString("base64")}?=`;

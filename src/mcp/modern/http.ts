@@ -151,8 +151,11 @@ function headerMismatch(request: Request, body: Record<string, unknown>, envelop
     return `Mcp-Method header ${quote(method)} does not match the body's method ${quote(body.method)}`;
   const field = NAME_FIELD[method];
   if (!field) return undefined;
-  const raw = request.headers.get("mcp-name");
   const params = body.params as Record<string, unknown>;
+  // A body without the field is malformed before it is mismatched: the method's own -32602 then
+  // says what to send, where "the header is missing" would send a client to fix the wrong half.
+  if (params[field] === undefined) return undefined;
+  const raw = request.headers.get("mcp-name");
   if (raw === null) return `the Mcp-Name header is missing; ${method} sends params.${field} there too`;
   const name = decodeHeaderValue(raw);
   if (name === undefined) return "the Mcp-Name header is not valid =?base64?…?= encoding";
