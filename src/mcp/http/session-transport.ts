@@ -142,6 +142,11 @@ export class SessionTransport {
   private readonly inFlight = new InFlight();
   /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
   onsettled?: () => void;
+  /**
+   * The client closed request `id`'s answer stream before its response: the engine must stop
+   * that work, or what it still sends under `id` would reach a later request reusing the id.
+   */
+  onclientgone?: (id: RequestId) => void;
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
   private initialized = false;
@@ -279,7 +284,9 @@ export class SessionTransport {
     }
     if (message.method === "ping" && noParams(message.body.params)) return pong(id, this.jsonHeaders);
     const answer = new PendingAnswer(this, () => {
-      if (this.answers.get(id) === answer) this.forget(id);
+      if (this.answers.get(id) !== answer) return;
+      this.forget(id);
+      this.onclientgone?.(id);
     });
     this.track(id, answer);
     this.onmessage?.(message.body, caller);

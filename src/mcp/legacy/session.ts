@@ -97,6 +97,11 @@ export class LegacySession {
     }
   }
 
+  /** Stops request `id` as `notifications/cancelled` would: its work is aborted, no answer follows. */
+  cancel(id: JsonRpcId, reason: string): void {
+    this.running.cancel(id, reason);
+  }
+
   /** The client sends nothing more: answers still being worked on are sent (for at most `ms`), then it closes. */
   async drain(ms: number): Promise<void> {
     if (this.closed) return;
