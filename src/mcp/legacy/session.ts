@@ -119,8 +119,12 @@ export class LegacySession {
 
   private request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): void {
     const { signal, finish } = this.running.start(id);
-    void this.answer(id, method, rawParams ?? {}, signal, caller)
+    // Once the answer exists, the request is over: what its handler still sends is late (see `context`).
+    let answered = false;
+    const over = () => answered || signal.aborted;
+    void this.answer(method, rawParams ?? {}, this.context(id, signal, caller, over))
       .then(async (reply) => {
+        answered = true;
         // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
         // answer has been handed over, so the end of the input cannot end the session mid-write.
         if (signal.aborted) return;
@@ -130,13 +134,7 @@ export class LegacySession {
       .finally(finish);
   }
 
-  private async answer(
-    id: JsonRpcId,
-    method: string,
-    params: unknown,
-    signal: AbortSignal,
-    caller: Caller,
-  ): Promise<Reply> {
+  private async answer(method: string, params: unknown, context: RequestContext): Promise<Reply> {
     try {
       if (!isRecord(params)) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "params" must be an object.`);
@@ -152,7 +150,7 @@ export class LegacySession {
       }
       const handler = this.dispatcher.handlers.get(method);
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
-      return { ok: true, result: await handler(params, this.context(id, signal, caller)) };
+      return { ok: true, result: await handler(params, context) };
     } catch (error) {
       return { ok: false, error: errorBody(error), status: 200 };
     }
@@ -192,15 +190,16 @@ export class LegacySession {
 
   /**
    * The core's view of request `id`: what the handshake declared, the session's level and roots.
-   * What it sends the client relates to `id`.
+   * What it sends the client relates to `id`, and only until the request is `over`: over HTTP
+   * a later request may reuse the id, and a late notification would land in that one's answer.
    */
-  private context(id: JsonRpcId, signal: AbortSignal, caller: Caller): RequestContext {
+  private context(id: JsonRpcId, signal: AbortSignal, caller: Caller, over: () => boolean): RequestContext {
     return {
       signal,
       scopes: caller.scopes,
       clientCapabilities: this.clientCapabilities,
       notify: (method, params) => {
-        if (signal.aborted || this.closed) return;
+        if (over() || this.closed) return;
         this.io
           .send(JSON.stringify({ jsonrpc: "2.0", method, params }), id)
           .catch((error: Error) => this.log.debug(`${method} not delivered`, { error: error.message }));
