@@ -109,6 +109,15 @@ export class LegacySession {
     this.close();
   }
 
+  /**
+   * The input ended (stdin closed): nothing the client could send can arrive any more, so what the
+   * server asked it (a roots/list) ends now instead of at its timeout; then the session drains.
+   */
+  inputEnded(ms: number): Promise<void> {
+    this.outgoing.close();
+    return this.drain(ms);
+  }
+
   /** Closes now: requests still running are cancelled (no answer follows), the client's pending answers are not awaited. */
   close(): void {
     if (this.closed) return;
