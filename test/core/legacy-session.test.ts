@@ -5,6 +5,7 @@
  * and a roots/list still open, the SDK's error rendering, and the versions copied from the SDK.
  */
 import { describe, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { createLogger } from "../../src/core/log.ts";
@@ -12,6 +13,8 @@ import { ErrorCode, ProtocolError, defineTool, textResult } from "../../src/core
 import type { Timers } from "../../src/mcp/legacy/outgoing.ts";
 import { LegacySession, ROOTS_TIMEOUT_MS, errorBody } from "../../src/mcp/legacy/session.ts";
 import { LATEST_LEGACY_VERSION, LEGACY_VERSIONS } from "../../src/mcp/protocol/versions.ts";
+import { connectLegacy } from "../../src/mcp/stdio/legacy.ts";
+import { LineChannel } from "../../src/mcp/stdio/lines.ts";
 
 type Json = Record<string, any>;
 
@@ -186,6 +189,57 @@ describe("closing", () => {
     engine.deliver({ jsonrpc: "2.0", id: 0, result: { roots: [{ uri: "file:///srv" }] } });
     await drained;
     expect(sent.find((message) => message.id === "roots")?.result.content[0].text).toBe('["/srv"]');
+  });
+});
+
+describe("the end of stdin (stdio/legacy.ts)", () => {
+  test("a roots/list still waiting ends with the input: the call is answered without roots, not after the 10 s timeout", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const channel = new LineChannel(input, output);
+    const connection = connectLegacy(options, channel);
+    channel.onmessage = (message) => connection.deliver(message);
+    channel.onclose = () => connection.inputEnded();
+    channel.start();
+    const lines: Json[] = [];
+    let buffered = "";
+    const waiters: (() => void)[] = [];
+    output.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      for (let newline = buffered.indexOf("\n"); newline >= 0; newline = buffered.indexOf("\n")) {
+        lines.push(JSON.parse(buffered.slice(0, newline)));
+        buffered = buffered.slice(newline + 1);
+      }
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const line = async (match: (message: Json) => boolean): Promise<Json> => {
+      for (;;) {
+        const found = lines.find(match);
+        if (found) return found;
+        await new Promise<void>((wake) => waiters.push(wake));
+      }
+    };
+    const send = (message: Json) => input.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: { roots: {} },
+        clientInfo: { name: "unit", version: "1" },
+      },
+    });
+    await line((message) => message.id === "init");
+    send(call(1, "unit_roots"));
+    await line((message) => message.method === "roots/list");
+    // The client closes its end: it can no longer answer the roots/list.
+    input.end();
+    const answer = await line((message) => message.id === 1 && !("method" in message));
+    expect(answer.result.content[0].text).toBe("[]");
+    // Not the timeout's doing: that would have told the client the roots/list was cancelled first.
+    expect(lines.some((message) => message.method === "notifications/cancelled")).toBe(false);
+    await connection.closed;
   });
 });
 

@@ -249,6 +249,25 @@ describe("the legacy era over HTTP, on the probe server", () => {
     await deleteRawSession(server.url, sessionId);
   });
 
+  test("a client that disconnects before its (JSON) answer aborts the tool's work, and the session holds no request", async () => {
+    const sessionId = await openRawSession(server.url);
+    const aborter = new AbortController();
+    const running = fetch(server.url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION, "mcp-session-id": sessionId },
+      body: JSON.stringify(call(8, "probe_sleep", { ms: 60_003 })),
+      signal: aborter.signal,
+    }).catch((error: Error) => error);
+    await until(() => server.stderr().includes("probe_sleep started (60003 ms)"), "the call to start");
+    aborter.abort();
+    expect(await running).toBeInstanceOf(Error);
+    await until(() => server.stderr().includes("probe_sleep cancelled (60003 ms)"), "the work to be aborted", 4000);
+    // The id is free again on the session.
+    const again = await post(server.url, sessionId, call(8, "probe_echo", { text: "again" }));
+    expect(((await again.json()) as Json).result.content[0].text).toBe("again");
+    await deleteRawSession(server.url, sessionId);
+  });
+
   test("DELETE aborts the work of a call still running on the session", async () => {
     const sessionId = await openRawSession(server.url);
     const running = post(server.url, sessionId, call(6, "probe_sleep", { ms: 60_002 }));

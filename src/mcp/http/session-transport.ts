@@ -72,6 +72,7 @@ class PendingAnswer implements Waiting {
 
   constructor(
     private readonly transport: SessionTransport,
+    private readonly request: Request,
     private readonly onClientGone: () => void,
   ) {
     this.response = new Promise((resolve) => {
@@ -86,10 +87,27 @@ class PendingAnswer implements Waiting {
     return this.answered || this.stream !== undefined;
   }
 
-  /** Bun closes a silent connection after its idle timeout: a slow answer becomes a kept-alive stream. */
+  /**
+   * Bun closes a silent connection after its idle timeout: a slow answer becomes a kept-alive
+   * stream. A client that leaves before its answer is seen through its request's signal (as the
+   * 2026-07-28 era's answers see it), so the work is stopped, not left running for nobody.
+   */
   stillWaiting(): void {
     this.deadline = setTimeout(() => this.toStream(), this.transport.keepAliveMs);
+    const signal = this.request.signal;
+    if (signal.aborted) this.clientGone();
+    else signal.addEventListener("abort", this.clientGone, { once: true });
   }
+
+  /** The client's connection ended before the response: nothing more is sent on it. */
+  private readonly clientGone = () => {
+    if (this.answered) return;
+    this.answered = true;
+    clearTimeout(this.deadline);
+    if (this.stream) this.stream.close();
+    else this.resolve(new Response(null, { status: 204 }));
+    this.onClientGone();
+  };
 
   /** A message about this request before its response: from now on the answer is a stream. */
   relay(json: string): void {
@@ -142,6 +160,11 @@ export class SessionTransport {
   private readonly inFlight = new InFlight();
   /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
   onsettled?: () => void;
+  /**
+   * The client closed request `id`'s answer stream before its response: the engine must stop
+   * that work, or what it still sends under `id` would reach a later request reusing the id.
+   */
+  onclientgone?: (id: RequestId) => void;
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
   private initialized = false;
@@ -278,8 +301,10 @@ export class SessionTransport {
       );
     }
     if (message.method === "ping" && noParams(message.body.params)) return pong(id, this.jsonHeaders);
-    const answer = new PendingAnswer(this, () => {
-      if (this.answers.get(id) === answer) this.forget(id);
+    const answer = new PendingAnswer(this, request, () => {
+      if (this.answers.get(id) !== answer) return;
+      this.forget(id);
+      this.onclientgone?.(id);
     });
     this.track(id, answer);
     this.onmessage?.(message.body, caller);

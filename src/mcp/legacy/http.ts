@@ -26,6 +26,7 @@ export function openLegacyHttp(
     reply: (id, reply) => transport.reply(id, reply),
   });
   transport.onmessage = (message, caller) => engine.deliver(message, caller);
+  transport.onclientgone = (id) => engine.cancel(id, "the client closed the answer's stream");
   transport.onclose = () => {
     engine.close();
     closed?.();

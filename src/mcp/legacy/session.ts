@@ -97,11 +97,25 @@ export class LegacySession {
     }
   }
 
+  /** Stops request `id` as `notifications/cancelled` would: its work is aborted, no answer follows. */
+  cancel(id: JsonRpcId, reason: string): void {
+    this.running.cancel(id, reason);
+  }
+
   /** The client sends nothing more: answers still being worked on are sent (for at most `ms`), then it closes. */
   async drain(ms: number): Promise<void> {
     if (this.closed) return;
     await this.running.drain(ms, "the client closed the connection");
     this.close();
+  }
+
+  /**
+   * The input ended (stdin closed): nothing the client could send can arrive any more, so what the
+   * server asked it (a roots/list) ends now instead of at its timeout; then the session drains.
+   */
+  inputEnded(ms: number): Promise<void> {
+    this.outgoing.close();
+    return this.drain(ms);
   }
 
   /** Closes now: requests still running are cancelled (no answer follows), the client's pending answers are not awaited. */
@@ -114,8 +128,12 @@ export class LegacySession {
 
   private request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): void {
     const { signal, finish } = this.running.start(id);
-    void this.answer(id, method, rawParams ?? {}, signal, caller)
+    // Once the answer exists, the request is over: what its handler still sends is late (see `context`).
+    let answered = false;
+    const over = () => answered || signal.aborted;
+    void this.answer(method, rawParams ?? {}, this.context(id, signal, caller, over))
       .then(async (reply) => {
+        answered = true;
         // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
         // answer has been handed over, so the end of the input cannot end the session mid-write.
         if (signal.aborted) return;
@@ -125,13 +143,7 @@ export class LegacySession {
       .finally(finish);
   }
 
-  private async answer(
-    id: JsonRpcId,
-    method: string,
-    params: unknown,
-    signal: AbortSignal,
-    caller: Caller,
-  ): Promise<Reply> {
+  private async answer(method: string, params: unknown, context: RequestContext): Promise<Reply> {
     try {
       if (!isRecord(params)) {
         throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "params" must be an object.`);
@@ -147,7 +159,7 @@ export class LegacySession {
       }
       const handler = this.dispatcher.handlers.get(method);
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
-      return { ok: true, result: await handler(params, this.context(id, signal, caller)) };
+      return { ok: true, result: await handler(params, context) };
     } catch (error) {
       return { ok: false, error: errorBody(error), status: 200 };
     }
@@ -187,15 +199,16 @@ export class LegacySession {
 
   /**
    * The core's view of request `id`: what the handshake declared, the session's level and roots.
-   * What it sends the client relates to `id`.
+   * What it sends the client relates to `id`, and only until the request is `over`: over HTTP
+   * a later request may reuse the id, and a late notification would land in that one's answer.
    */
-  private context(id: JsonRpcId, signal: AbortSignal, caller: Caller): RequestContext {
+  private context(id: JsonRpcId, signal: AbortSignal, caller: Caller, over: () => boolean): RequestContext {
     return {
       signal,
       scopes: caller.scopes,
       clientCapabilities: this.clientCapabilities,
       notify: (method, params) => {
-        if (signal.aborted || this.closed) return;
+        if (over() || this.closed) return;
         this.io
           .send(JSON.stringify({ jsonrpc: "2.0", method, params }), id)
           .catch((error: Error) => this.log.debug(`${method} not delivered`, { error: error.message }));

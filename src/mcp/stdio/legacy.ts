@@ -2,7 +2,7 @@
  * The legacy era (2025-11-25 and earlier) on stdio: mcpkit's legacy session engine
  * (`legacy/session.ts`, no MCP SDK) on the line channel. The end of stdin (a client that wrote its
  * requests and closed the pipe) closes the session only once they are answered, or cancelled, or
- * after DRAIN_MS; SIGTERM closes it at once.
+ * after DRAIN_MS (a roots/list the client can no longer answer ends at once); SIGTERM closes it at once.
  */
 import type { DispatcherOptions } from "../protocol/dispatcher.ts";
 import { LegacySession } from "../legacy/session.ts";
@@ -14,7 +14,7 @@ export function connectLegacy(options: DispatcherOptions, channel: LineChannel):
   const closed = Promise.withResolvers<void>();
   return {
     deliver: (message) => session.deliver(message),
-    inputEnded: () => void session.drain(DRAIN_MS).then(() => closed.resolve()),
+    inputEnded: () => void session.inputEnded(DRAIN_MS).then(() => closed.resolve()),
     closed: closed.promise,
     close: async () => {
       session.close();
