@@ -223,7 +223,9 @@ export function rendersApps(clientCapabilities: Record<string, unknown> | undefi
 function callableTool(registry: Registry, name: string, scopes: readonly string[] | undefined): RegisteredTool {
   const entry = registry.byName.get(name);
   if (!entry) {
-    const near = closestName(name, [...registry.byName.keys()]);
+    // Only a tool the caller may see is suggested: a near miss must not name one its token hides.
+    const visible = [...registry.byName].filter(([, known]) => permitted(known.tool, scopes)).map(([known]) => known);
+    const near = closestName(name, visible);
     throw new ProtocolError(
       ErrorCode.InvalidParams,
       `Unknown tool: "${name}".${near ? ` Did you mean "${near}"?` : ""} Call tools/list to see the tools this server offers.`,
