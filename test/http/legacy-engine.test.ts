@@ -210,6 +210,23 @@ describe("the legacy era over HTTP, on the probe server", () => {
     await deleteRawSession(server.url, sessionId);
   });
 
+  test("an initialize sent as a notification (no id) opens no session: 400 -32600, no mcp-session-id", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: MCP_HEADERS,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        method: "initialize",
+        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    const body = (await response.json()) as Json;
+    expect(body.error.code).toBe(-32600);
+    expect(body.error.message).toContain('give it an "id"');
+  });
+
   test("logging/setLevel refuses an unknown level with -32602 and, once set, holds for the session's later POSTs", async () => {
     const sessionId = await openRawSession(server.url);
     const loud = await post(server.url, sessionId, {
