@@ -6,21 +6,14 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import * as v from "valibot";
-import { silentLogger } from "../../src/core/log.ts";
 import { defineTool } from "../../src/core/tool.ts";
-import { InFlight } from "../../src/mcp/in-flight.ts";
-import { readHttpConfig } from "../../src/mcp/http/config.ts";
-import { createHostOriginCheck } from "../../src/mcp/http/host-origin.ts";
-import { createPipeline } from "../../src/mcp/http/pipeline.ts";
-import { SessionStore } from "../../src/mcp/http/session-store.ts";
-import type { HttpState } from "../../src/mcp/http/state.ts";
-
-const URL_ = "http://127.0.0.1:8080/mcp";
-const JSON_HEADERS = {
-  host: "127.0.0.1:8080",
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
+import {
+  IN_PROCESS_HEADERS,
+  IN_PROCESS_URL,
+  inProcessPipeline,
+  inProcessState,
+  openInProcessSession,
+} from "./in-process.ts";
 const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -50,36 +43,15 @@ const slow = defineTool({
   },
 });
 
-function pipeline() {
-  const config = readHttpConfig({ http: "127.0.0.1:8080" });
-  if (!config) throw new Error("no config");
-  const state: HttpState = {
-    config,
-    serverOptions: {
-      toolsets: [{ name: "t", tools: [slow] }],
-      log: silentLogger,
-      toolNames: "portable",
-      outputBudget: 100_000,
-    },
-    log: silentLogger,
-    publicUrl: new URL("http://127.0.0.1:8080"),
-    resource: URL_,
-    sessions: new SessionStore({ maxSessions: 10, maxPerOwner: 10, idleMs: 3_600_000 }, silentLogger),
-    resourceServer: undefined,
-    stopping: false,
-    statelessCalls: new InFlight(),
-  };
-  const check = createHostOriginCheck({ boundHost: "127.0.0.1", publicUrl: state.publicUrl });
-  return createPipeline(state, check);
-}
+const pipeline = () => inProcessPipeline(inProcessState({ tools: [slow] })).handle;
 
 /** A request that counts who looks at its signal, and can be aborted like a client leaving. */
 type WatchedRequest = Request & { signalReads: number; leave: AbortController };
 
 function post(body: unknown, headers: Record<string, string> = {}): WatchedRequest {
-  const request = new Request(URL_, {
+  const request = new Request(IN_PROCESS_URL, {
     method: "POST",
-    headers: { ...JSON_HEADERS, ...headers },
+    headers: { ...IN_PROCESS_HEADERS, ...headers },
     body: JSON.stringify(body),
   }) as WatchedRequest;
   request.signalReads = 0;
@@ -152,23 +124,9 @@ test("2026-07-28: a client gone before the turn ended is still seen, through sig
   expect((await response).status).toBe(204);
 });
 
-async function openSession(handle: (request: Request) => Promise<Response>): Promise<Record<string, string>> {
-  const init = await handle(
-    post({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    }),
-  );
-  const headers = { "mcp-session-id": init.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" };
-  await handle(post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers));
-  return headers;
-}
-
 test("2025-11-25 session: a ping answered within its turn sets no deadline; a slow call gets one after the turn", async () => {
   const handle = pipeline();
-  const headers = await openSession(handle);
+  const headers = await openInProcessSession(handle, post);
   await nextTurn();
   countTimers();
   const ping = await handle(post({ jsonrpc: "2.0", id: 1, method: "ping" }, headers));

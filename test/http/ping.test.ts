@@ -4,58 +4,25 @@
  * count of messages reaching the engine shows whether the fast path was taken.
  */
 import { expect, test } from "bun:test";
-import { silentLogger } from "../../src/core/log.ts";
-import { InFlight } from "../../src/mcp/in-flight.ts";
-import { readHttpConfig } from "../../src/mcp/http/config.ts";
-import { createHostOriginCheck } from "../../src/mcp/http/host-origin.ts";
-import { createPipeline } from "../../src/mcp/http/pipeline.ts";
-import { SessionStore } from "../../src/mcp/http/session-store.ts";
-import type { HttpState } from "../../src/mcp/http/state.ts";
-
-const URL_ = "http://127.0.0.1:8080/mcp";
-const HEADERS = {
-  host: "127.0.0.1:8080",
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
+import {
+  IN_PROCESS_HEADERS,
+  IN_PROCESS_URL,
+  inProcessPipeline,
+  inProcessPost as post,
+  inProcessState,
+  openInProcessSession,
+} from "./in-process.ts";
 
 function setUp(stateless = false) {
-  const config = readHttpConfig({ http: "127.0.0.1:8080", ...(stateless ? { stateless: true } : {}) });
-  if (!config) throw new Error("no config");
-  const store = new SessionStore({ maxSessions: 10, maxPerOwner: 10, idleMs: 3_600_000 }, silentLogger);
-  const state: HttpState = {
-    config,
-    serverOptions: { toolsets: [], log: silentLogger, toolNames: "portable", outputBudget: 100_000 },
-    log: silentLogger,
-    publicUrl: new URL("http://127.0.0.1:8080"),
-    resource: URL_,
-    sessions: stateless ? undefined : store,
-    resourceServer: undefined,
-    stopping: false,
-    statelessCalls: new InFlight(),
-  };
-  const handle = createPipeline(state, createHostOriginCheck({ boundHost: "127.0.0.1", publicUrl: state.publicUrl }));
-  return { handle, store };
+  return inProcessPipeline(inProcessState({ flags: stateless ? { stateless: true } : {} }));
 }
-
-const post = (body: unknown, headers: Record<string, string> = {}) =>
-  new Request(URL_, { method: "POST", headers: { ...HEADERS, ...headers }, body: JSON.stringify(body) });
 
 test("a ping is answered by the transport with the session engine's bytes; a ping with params still reaches the engine", async () => {
   const { handle, store } = setUp();
-  const init = await handle(
-    post({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    }),
-  );
-  const sessionId = init.headers.get("mcp-session-id") ?? "";
-  const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
-  await handle(post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers));
+  const headers = await openInProcessSession(handle);
+  const sessionId = headers["mcp-session-id"];
 
-  const transport = store.get(sessionId)?.transport;
+  const transport = store?.get(sessionId)?.transport;
   if (!transport?.onmessage) throw new Error("no session");
   const reached: string[] = [];
   const toEngine = transport.onmessage;
@@ -92,9 +59,9 @@ test("the checks before it still apply, stateless too: a wrong protocol version 
   );
   expect(refused.status).toBe(400);
   const noAccept = await handle(
-    new Request(URL_, {
+    new Request(IN_PROCESS_URL, {
       method: "POST",
-      headers: { host: HEADERS.host, "content-type": "application/json", accept: "application/json" },
+      headers: { host: IN_PROCESS_HEADERS.host, "content-type": "application/json", accept: "application/json" },
       body: '{"jsonrpc":"2.0","id":3,"method":"ping"}',
     }),
   );
