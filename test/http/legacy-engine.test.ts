@@ -14,7 +14,8 @@ import * as v from "valibot";
 import { createLogger } from "../../src/core/log.ts";
 import { defineTool, textResult } from "../../src/core/tool.ts";
 import type { Timers } from "../../src/mcp/legacy/outgoing.ts";
-import { LegacySession, ROOTS_TIMEOUT_MS, type Reply } from "../../src/mcp/legacy/session.ts";
+import { LegacySession, ROOTS_TIMEOUT_MS } from "../../src/mcp/legacy/session.ts";
+import type { Reply } from "../../src/mcp/protocol/message.ts";
 import { REPO_ROOT } from "../support/mcp.ts";
 import { until } from "../modern/support.ts";
 import {

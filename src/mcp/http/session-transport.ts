@@ -21,8 +21,9 @@
  */
 import { ErrorCode } from "../../core/tool.ts";
 import { InFlight } from "../in-flight.ts";
-import type { Caller, Reply } from "../legacy/session.ts";
-import type { JsonRpcId } from "../protocol/running.ts";
+import { CONNECTION_CLOSED } from "../legacy/outgoing.ts";
+import type { Caller } from "../legacy/session.ts";
+import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { LEGACY_VERSIONS } from "../protocol/versions.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
@@ -30,8 +31,6 @@ import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFoun
 import { frozenResultBytes, responseBytes } from "../protocol/frozen-json.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { type Waiting, afterThisTurn } from "./after-turn.ts";
-
-type RequestId = JsonRpcId;
 
 /** What the transport reads of a request's verified token: the scopes each message is handled with. */
 export interface TokenScopes {
@@ -41,7 +40,7 @@ export interface TokenScopes {
 /** A JSON-RPC response as the transport writes it. */
 export interface JsonRpcResponse {
   jsonrpc: "2.0";
-  id: RequestId | null;
+  id: JsonRpcId | null;
   result?: unknown;
   error?: { code: number; message: string; data?: unknown };
 }
@@ -54,9 +53,6 @@ export interface SessionTransportOptions {
   /** Keep-alive spacing of its streams, and how long an answer may stay silent before it becomes one. */
   keepAliveMs?: number;
 }
-
-/** JSON-RPC code the SDK uses for "connection closed" (a request the session ended before answering). */
-const CONNECTION_CLOSED = -32000;
 
 const NOTHING = () => {};
 
@@ -156,7 +152,7 @@ export class SessionTransport {
    * on this session (idle expiry, shutdown and `--stateless` all ask it). A request leaves it when
    * its response is handed over, when the client cancels it, or when the client goes away.
    */
-  private readonly answers = new Map<RequestId, PendingAnswer>();
+  private readonly answers = new Map<JsonRpcId, PendingAnswer>();
   private readonly inFlight = new InFlight();
   /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
   onsettled?: () => void;
@@ -164,7 +160,7 @@ export class SessionTransport {
    * The client closed request `id`'s answer stream before its response: the engine must stop
    * that work, or what it still sends under `id` would reach a later request reusing the id.
    */
-  onclientgone?: (id: RequestId) => void;
+  onclientgone?: (id: JsonRpcId) => void;
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
   private initialized = false;
@@ -199,7 +195,7 @@ export class SessionTransport {
    * A request or notification from the server, as JSON: on the POST stream of the request it
    * relates to, or on the GET stream when it relates to none.
    */
-  async send(json: string, related?: RequestId): Promise<void> {
+  async send(json: string, related?: JsonRpcId): Promise<void> {
     if (this.closed) throw new Error("Not connected: the session has ended");
     if (related === undefined) {
       this.standalone?.write(json);
@@ -211,7 +207,7 @@ export class SessionTransport {
   }
 
   /** The answer to request `id`: ends its POST (as JSON, or as the last event of its stream). */
-  async reply(id: RequestId, reply: Reply): Promise<void> {
+  async reply(id: JsonRpcId, reply: Reply): Promise<void> {
     const answer = this.answers.get(id);
     if (!answer) throw new Error(`No connection established for request ID: ${String(id)}`);
     this.forget(id);
@@ -251,7 +247,7 @@ export class SessionTransport {
   }
 
   /** Records a request as in flight until its answer is settled. */
-  private track(id: RequestId, answer: PendingAnswer): void {
+  private track(id: JsonRpcId, answer: PendingAnswer): void {
     this.answers.set(id, answer);
     answer.untrack = this.inFlight.add({
       cancel: (reason) => {
@@ -263,7 +259,7 @@ export class SessionTransport {
   }
 
   /** A request leaves the record: answered, cancelled, or its client gone. */
-  private forget(id: RequestId): void {
+  private forget(id: JsonRpcId): void {
     const answer = this.answers.get(id);
     if (!answer) return;
     this.answers.delete(id);
@@ -291,7 +287,7 @@ export class SessionTransport {
       if (message.method === "notifications/cancelled") this.abandon(message);
       return new Response(null, { status: 202 });
     }
-    const id = message.id as RequestId;
+    const id = message.id as JsonRpcId;
     if (this.answers.has(id)) {
       return jsonRpcErrorResponse(
         400,
@@ -401,7 +397,7 @@ export class SessionTransport {
  * (`bun scripts/bench/http.ts --method ping`). Only a ping without params: anything in them is
  * the engine's to check. test/http/ping.test.ts fails if this stops being taken.
  */
-function pong(id: RequestId, headers: Headers | Record<string, string>): Response {
+function pong(id: JsonRpcId, headers: Headers | Record<string, string>): Response {
   return new Response(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{}}`, { status: 200, headers });
 }
 

@@ -22,7 +22,8 @@ import {
   localRootPaths,
 } from "../protocol/dispatcher.ts";
 import { isRecord } from "../protocol/params.ts";
-import { type JsonRpcId, RunningRequests } from "../protocol/running.ts";
+import type { JsonRpcId, Reply } from "../protocol/message.ts";
+import { RunningRequests } from "../protocol/running.ts";
 import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
 import { OutgoingRequests, type Timers } from "./outgoing.ts";
 
@@ -46,8 +47,7 @@ export interface Caller {
   scopes: readonly string[] | undefined;
 }
 
-export type Reply = { ok: true; result: Record<string, unknown> } | { ok: false; error: ErrorBody; status: number };
-type ErrorBody = { code: number; message: string; data?: unknown };
+type ErrorBody = Extract<Reply, { ok: false }>["error"];
 
 const LOCAL: Caller = { scopes: undefined };
 

@@ -10,11 +10,10 @@ import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, InputRequired, Proto
 import type { Logger } from "../../core/log.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { type Dispatcher, type RequestContext, localRootPaths } from "../protocol/dispatcher.ts";
+import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { type Params, isRecord } from "../protocol/params.ts";
 import { META, MODERN_ERROR, SUPPORTED_VERSIONS, isModernVersion } from "../protocol/versions.ts";
 import { type RequestStateCodec, createRequestStateCodec } from "./request-state.ts";
-
-export type JsonRpcId = string | number;
 
 /** How long a client may consider a list, a read resource or the discovery result fresh. */
 export const CACHE_TTL_MS = 300_000;
@@ -148,9 +147,7 @@ export interface RequestIo {
   notify(method: string, params: Record<string, unknown>): void;
 }
 
-export type Reply =
-  | { ok: true; result: Record<string, unknown> }
-  | { ok: false; error: { code: number; message: string; data?: unknown }; status: number };
+export type { JsonRpcId, Reply };
 
 /**
  * Answers one request whose envelope has been read and whose version is supported. Never throws:

@@ -5,6 +5,14 @@
  */
 import { isRecord } from "./params.ts";
 
+/** A request's id (MCP: a string or an integer). */
+export type JsonRpcId = string | number;
+
+/** What a request is answered with, in either era, before the transport frames it. */
+export type Reply =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; error: { code: number; message: string; data?: unknown }; status: number };
+
 /** One JSON-RPC 2.0 message, shape-checked. */
 export type JsonRpcMessage = Record<string, unknown> & { jsonrpc: "2.0" };
 
@@ -14,7 +22,7 @@ export interface IncomingMessage {
   /** Present for requests and notifications; absent for responses. */
   method?: string;
   /** Present for requests. */
-  id?: string | number;
+  id?: JsonRpcId;
   isRequest: boolean;
 }
 

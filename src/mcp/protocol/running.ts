@@ -5,8 +5,9 @@
  * them (answers still being worked on are written, then whatever is left is cancelled).
  */
 import { InFlight, idleWithin } from "../in-flight.ts";
+import type { JsonRpcId } from "./message.ts";
 
-export type JsonRpcId = string | number;
+export type { JsonRpcId } from "./message.ts";
 
 export interface Started {
   /** Aborts when the client cancels the request or the connection ends. */
