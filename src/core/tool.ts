@@ -96,6 +96,10 @@ export const CLIENT_LOG_LEVELS = [
 ] as const;
 export type ClientLogLevel = (typeof CLIENT_LOG_LEVELS)[number];
 
+/** Whether a client sent one of the levels above (logging/setLevel, or the 2026-07-28 envelope). */
+export const isClientLogLevel = (value: unknown): value is ClientLogLevel =>
+  (CLIENT_LOG_LEVELS as readonly unknown[]).includes(value);
+
 export interface ToolContext {
   /** Fires when the client cancels the request (`notifications/cancelled`) or the session ends. */
   signal: AbortSignal;

@@ -11,7 +11,7 @@
  * and `--stateless` requests (`http/legacy.ts`) use it.
  */
 import type { Logger } from "../../core/log.ts";
-import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError } from "../../core/tool.ts";
+import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { replyJson } from "../modern/wire.ts";
 import {
@@ -216,35 +216,26 @@ export class LegacySession {
       logLevel: () => this.clientLevel,
       clientRoots: async () => {
         if (!isRecord(this.clientCapabilities?.roots)) return undefined;
-        this.roots ??= cachedRoots(
-          () => this.outgoing.request("roots/list", undefined, ROOTS_TIMEOUT_MS, id).then(rootsOf),
-          () => {
-            this.roots = undefined;
-          },
-          this.log,
-        );
+        this.roots ??= this.askRoots(id);
         return this.roots;
       },
     };
   }
-}
 
-/**
- * The client's roots as local paths, asked once; when asking fails the server searches none and
- * forgets the failure (`forget`), so the next call asks again.
- */
-export function cachedRoots(
-  ask: () => Promise<readonly { uri?: unknown }[]>,
-  forget: () => void,
-  log: Logger,
-): Promise<string[]> {
-  return ask()
-    .then(localRootPaths)
-    .catch((error: Error) => {
-      forget();
-      log.warn("could not read the client's roots", { error: error.message });
-      return [];
-    });
+  /**
+   * The client's roots as local paths, asked while answering request `id` and cached; when asking
+   * fails the server searches none and forgets the failure, so the next call asks again.
+   */
+  private askRoots(id: JsonRpcId): Promise<string[]> {
+    return this.outgoing
+      .request("roots/list", undefined, ROOTS_TIMEOUT_MS, id)
+      .then((result) => localRootPaths(rootsOf(result)))
+      .catch((error: Error) => {
+        this.roots = undefined;
+        this.log.warn("could not read the client's roots", { error: error.message });
+        return [];
+      });
+  }
 }
 
 /** A `roots/list` result as MCP defines it (each root a `file://` URI), or why not. */
@@ -257,11 +248,9 @@ function rootsOf(result: Record<string, unknown>): { uri: string }[] {
   return roots as { uri: string }[];
 }
 
-export function logLevelOf(params: Record<string, unknown>): ClientLogLevel {
+function logLevelOf(params: Record<string, unknown>): ClientLogLevel {
   const level = params.level;
-  if (typeof level === "string" && (CLIENT_LOG_LEVELS as readonly string[]).includes(level)) {
-    return level as ClientLogLevel;
-  }
+  if (isClientLogLevel(level)) return level;
   throw new ProtocolError(
     ErrorCode.InvalidParams,
     `Invalid logging/setLevel request: "level" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${JSON.stringify(level ?? null)}).`,

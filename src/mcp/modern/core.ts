@@ -6,7 +6,14 @@
  * handlers the legacy era uses. No session, no state between requests: any process can answer
  * any request. Nothing here loads the MCP SDK.
  */
-import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, InputRequired, ProtocolError } from "../../core/tool.ts";
+import {
+  CLIENT_LOG_LEVELS,
+  type ClientLogLevel,
+  ErrorCode,
+  InputRequired,
+  ProtocolError,
+  isClientLogLevel,
+} from "../../core/tool.ts";
 import type { Logger } from "../../core/log.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { type Dispatcher, type RequestContext, localRootPaths } from "../protocol/dispatcher.ts";
@@ -108,14 +115,14 @@ export function readEnvelope(params: unknown): Envelope {
     throw malformed(`"params._meta.${META.clientCapabilities}" is missing or not an object`);
   }
   const level = meta[META.logLevel];
-  if (level !== undefined && !(CLIENT_LOG_LEVELS as readonly unknown[]).includes(level)) {
+  if (level !== undefined && !isClientLogLevel(level)) {
     throw new ModernError(
       ErrorCode.InvalidParams,
       `Invalid params: "params._meta.${META.logLevel}" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${JSON.stringify(level)}).`,
       400,
     );
   }
-  return { version, clientCapabilities, logLevel: level as ClientLogLevel | undefined };
+  return { version, clientCapabilities, logLevel: level };
 }
 
 /** UnsupportedProtocolVersionError (-32022, HTTP 400) for a version this server does not serve in this era. */
