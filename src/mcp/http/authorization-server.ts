@@ -6,14 +6,14 @@
  * is not, since browser-based clients call them from their own origins.
  */
 import type { HostOriginCheck } from "./host-origin.ts";
-import type { Middleware } from "./middleware.ts";
+import { type Middleware, passThrough } from "./middleware.ts";
 import type { HttpState } from "./state.ts";
 
 export function authorizationServer(state: HttpState, hostCheck: HostOriginCheck): Middleware {
   const server = state.authorizationServer;
-  if (!server) return (_exchange, next) => next();
+  if (!server) return passThrough;
   return async (exchange, next) => {
-    if (!server.serves(exchange.url.pathname)) return next();
+    if (!server.serves(exchange.pathname)) return next();
     const refusal = hostCheck(exchange.request.headers.get("host"), null);
     if (refusal !== undefined) {
       state.log.debug("request refused", { reason: refusal });

@@ -40,7 +40,7 @@ import { jsonRpcBody } from "./jsonrpc-body.ts";
 import { MCP_PATH, notFound } from "./mcp-endpoint.ts";
 import { methods } from "./methods.ts";
 import { answerModern, modernHttpState, modernRequests } from "../modern/http.ts";
-import { type Exchange, type Middleware, compose, mount, passThrough } from "./middleware.ts";
+import { type Exchange, type Middleware, compose, mount } from "./middleware.ts";
 import { protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { sessions } from "./sessions.ts";
 import type { HttpState } from "./state.ts";
@@ -60,7 +60,7 @@ export function createPipeline(
   const steps: Middleware[] = [
     health(state),
     protectedResourceMetadata(state),
-    state.authorizationServer ? authorizationServer(state, hostOriginCheck) : passThrough,
+    authorizationServer(state, hostOriginCheck),
     mount(MCP_PATH, [
       draining(state),
       hostAndOrigin(state, hostOriginCheck),
