@@ -14,11 +14,27 @@ import type { Timers } from "../../src/mcp/legacy/outgoing.ts";
 import { LegacySession, ROOTS_TIMEOUT_MS, errorBody } from "../../src/mcp/legacy/session.ts";
 import { LATEST_LEGACY_VERSION, LEGACY_VERSIONS } from "../../src/mcp/protocol/versions.ts";
 import { connectLegacy } from "../../src/mcp/stdio/legacy.ts";
+import type { Reply } from "../../src/mcp/protocol/message.ts";
+import { PROTOCOL_VERSION } from "../http/support.ts";
+import { until } from "../modern/support.ts";
 import { LineChannel } from "../../src/mcp/stdio/lines.ts";
 
 type Json = Record<string, any>;
 
 const tools = [
+  defineTool({
+    name: "unit_chatty",
+    title: "Chatty",
+    description: "Reports progress and logs a line, then answers.",
+    input: v.object({}),
+    annotations: { readOnlyHint: true },
+    scope: "unit:read",
+    handler: async (_args, context) => {
+      context.reportProgress({ progress: 1, total: 1 });
+      context.notify("info", "unit", "halfway");
+      return textResult("done");
+    },
+  }),
   defineTool({
     name: "unit_roots",
     title: "Roots",
@@ -262,5 +278,69 @@ describe("errors as the SDK's Protocol rendered them", () => {
     expect(errorBody(Object.assign(new Error("not numeric"), { code: "ENOENT" })).code).toBe(ErrorCode.InternalError);
     expect(errorBody(Object.assign(new Error("fraction"), { code: 1.5 })).code).toBe(ErrorCode.InternalError);
     expect(errorBody("a string")).toEqual({ code: ErrorCode.InternalError, message: "Internal error" });
+  });
+});
+
+describe("the session engine names the request each message it sends relates to (unit)", () => {
+  function engine() {
+    const sent: { message: Json; related: unknown }[] = [];
+    const replies: { id: unknown; reply: Reply }[] = [];
+    const due: (() => void)[] = [];
+    const timers: Timers = {
+      setTimeout: (callback) => due.push(callback),
+      clearTimeout: () => {},
+    };
+    const session = new LegacySession(options, {
+      send: async (json, related) => void sent.push({ message: JSON.parse(json), related }),
+      reply: async (id, reply) => void replies.push({ id, reply }),
+      timers,
+    });
+    session.deliver({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: { roots: {} },
+        clientInfo: { name: "u", version: "1" },
+      },
+    });
+    return { session, sent, replies, due };
+  }
+
+  test("progress and log notifications sent while answering a request name it; its answer goes to reply()", async () => {
+    const { session, sent, replies } = engine();
+    session.deliver({
+      jsonrpc: "2.0",
+      id: "call-1",
+      method: "tools/call",
+      params: { name: "unit_chatty", arguments: {}, _meta: { progressToken: "p" } },
+    });
+    await until(() => replies.some((entry) => entry.id === "call-1"), "the answer");
+    expect(sent.map(({ message, related }) => [message.method, related])).toEqual([
+      ["notifications/progress", "call-1"],
+      ["notifications/message", "call-1"],
+    ]);
+    const answer = replies.find((entry) => entry.id === "call-1")?.reply;
+    expect(answer?.ok && answer.result.content).toEqual([{ type: "text", text: "done" }]);
+  });
+
+  test("a roots/list asked while answering a request names it, and so does its cancellation when it times out", async () => {
+    const { session, sent, replies, due } = engine();
+    session.deliver({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "unit_roots", arguments: {} } });
+    await until(() => sent.length === 1, "the roots/list request");
+    expect(sent[0]).toMatchObject({ message: { method: "roots/list" }, related: 9 });
+    expect(due).toHaveLength(1);
+    due[0]?.();
+    await until(() => replies.length === 1, "the answer");
+    expect(sent[1]).toEqual({
+      message: {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: sent[0]?.message.id, reason: "MCP error -32001: Request timed out" },
+      },
+      related: 9,
+    });
+    expect(ROOTS_TIMEOUT_MS).toBe(10_000);
   });
 });

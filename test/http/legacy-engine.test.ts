@@ -6,16 +6,11 @@
  * sends while answering a request (progress, log lines, its roots/list and that request's
  * cancellation) names that request, so it goes on that request's POST; logging/setLevel and the
  * cached roots are per session across POSTs; notifications/cancelled and DELETE abort the tool's
- * work, not only its answer.
+ * work, not only its answer. The engine's naming of the request, as a unit, is tested in
+ * test/core/legacy-session.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import * as v from "valibot";
-import { createLogger } from "../../src/core/log.ts";
-import { defineTool, textResult } from "../../src/core/tool.ts";
-import type { Timers } from "../../src/mcp/legacy/outgoing.ts";
-import { LegacySession, ROOTS_TIMEOUT_MS } from "../../src/mcp/legacy/session.ts";
-import type { Reply } from "../../src/mcp/protocol/message.ts";
 import { REPO_ROOT } from "../support/mcp.ts";
 import { until } from "../modern/support.ts";
 import {
@@ -32,101 +27,6 @@ type Json = Record<string, any>;
 
 const PROBE = resolve(import.meta.dir, "fixtures/probe-server.ts");
 const TRACE_SDK = resolve(REPO_ROOT, "test/modern/fixtures/trace-sdk.ts");
-
-describe("the session engine names the request each message it sends relates to (unit)", () => {
-  const tools = [
-    defineTool({
-      name: "unit_chatty",
-      title: "Chatty",
-      description: "Reports progress and logs a line, then answers.",
-      input: v.object({}),
-      annotations: { readOnlyHint: true },
-      scope: "unit:read",
-      handler: async (_args, context) => {
-        context.reportProgress({ progress: 1, total: 1 });
-        context.notify("info", "unit", "halfway");
-        return textResult("done");
-      },
-    }),
-    defineTool({
-      name: "unit_roots",
-      title: "Roots",
-      description: "Answers with the client's roots.",
-      input: v.object({}),
-      annotations: { readOnlyHint: true },
-      scope: "unit:read",
-      handler: async (_args, context) => textResult(JSON.stringify((await context.clientRoots()) ?? null)),
-    }),
-  ];
-  const options = {
-    toolsets: [{ name: "unit", tools }],
-    log: createLogger("off"),
-    toolNames: "portable" as const,
-    outputBudget: 100_000,
-  };
-
-  function engine() {
-    const sent: { message: Json; related: unknown }[] = [];
-    const replies: { id: unknown; reply: Reply }[] = [];
-    const due: (() => void)[] = [];
-    const timers: Timers = {
-      setTimeout: (callback) => due.push(callback),
-      clearTimeout: () => {},
-    };
-    const session = new LegacySession(options, {
-      send: async (json, related) => void sent.push({ message: JSON.parse(json), related }),
-      reply: async (id, reply) => void replies.push({ id, reply }),
-      timers,
-    });
-    session.deliver({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: PROTOCOL_VERSION,
-        capabilities: { roots: {} },
-        clientInfo: { name: "u", version: "1" },
-      },
-    });
-    return { session, sent, replies, due };
-  }
-
-  test("progress and log notifications sent while answering a request name it; its answer goes to reply()", async () => {
-    const { session, sent, replies } = engine();
-    session.deliver({
-      jsonrpc: "2.0",
-      id: "call-1",
-      method: "tools/call",
-      params: { name: "unit_chatty", arguments: {}, _meta: { progressToken: "p" } },
-    });
-    await until(() => replies.some((entry) => entry.id === "call-1"), "the answer");
-    expect(sent.map(({ message, related }) => [message.method, related])).toEqual([
-      ["notifications/progress", "call-1"],
-      ["notifications/message", "call-1"],
-    ]);
-    const answer = replies.find((entry) => entry.id === "call-1")?.reply;
-    expect(answer?.ok && answer.result.content).toEqual([{ type: "text", text: "done" }]);
-  });
-
-  test("a roots/list asked while answering a request names it, and so does its cancellation when it times out", async () => {
-    const { session, sent, replies, due } = engine();
-    session.deliver({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "unit_roots", arguments: {} } });
-    await until(() => sent.length === 1, "the roots/list request");
-    expect(sent[0]).toMatchObject({ message: { method: "roots/list" }, related: 9 });
-    expect(due).toHaveLength(1);
-    due[0]?.();
-    await until(() => replies.length === 1, "the answer");
-    expect(sent[1]).toEqual({
-      message: {
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: sent[0]?.message.id, reason: "MCP error -32001: Request timed out" },
-      },
-      related: 9,
-    });
-    expect(ROOTS_TIMEOUT_MS).toBe(10_000);
-  });
-});
 
 /** A raw POST to the probe server's session. */
 function post(url: string, sessionId: string | undefined, body: Json): Promise<Response> {
