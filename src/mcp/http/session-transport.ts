@@ -321,6 +321,14 @@ export class SessionTransport {
         { id: message.id },
       );
     }
+    if (!message.isRequest) {
+      // Without an id nothing could carry the session id back: the session would only hold a slot.
+      return jsonRpcErrorResponse(
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: initialize is a request; give it an "id" so its answer can carry the mcp-session-id.',
+      );
+    }
     if (!isInitializeRequest(message.body.params)) {
       return jsonRpcErrorResponse(
         400,

@@ -5,7 +5,6 @@
  * not exist (404).
  */
 import { randomBytes } from "node:crypto";
-import { ErrorCode } from "../../core/tool.ts";
 import { openLegacyHttp } from "../legacy/http.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotFound } from "./jsonrpc-errors.ts";
@@ -19,15 +18,7 @@ export function sessions(state: HttpState, store: SessionStore): Middleware {
     const { request, message } = exchange;
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
-      if (message?.method === "initialize" && message.isRequest) return openSession(state, store, exchange, message);
-      if (message?.method === "initialize") {
-        // Without an id nothing could carry the session id back: the session would only hold a slot.
-        return jsonRpcErrorResponse(
-          400,
-          ErrorCode.InvalidRequest,
-          'Invalid Request: initialize is a request; give it an "id" so its answer can carry the mcp-session-id.',
-        );
-      }
+      if (message?.method === "initialize") return openSession(state, store, exchange, message);
       const hint = message
         ? "Send initialize first, then send the mcp-session-id it returns on every later request."
         : "Send the mcp-session-id that initialize returned.";
