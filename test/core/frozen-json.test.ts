@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { constantResult, textResult } from "../../src/core/tool.ts";
-import { jsonAnswer } from "../../src/mcp/http/session-transport.ts";
+import { jsonAnswer } from "../../src/mcp/http/answer.ts";
 import { replyBody } from "../../src/mcp/modern/wire.ts";
 
 const original = JSON.stringify;
@@ -35,10 +35,10 @@ describe("a frozen result is serialized once", () => {
     expect(bodies[2]).toBe(JSON.stringify({ jsonrpc: "2.0", id: 3, result }));
   });
 
-  test("2025-11-25 era (session-transport.ts jsonAnswer)", async () => {
+  test("2025-11-25 era (answer.ts jsonAnswer)", async () => {
     const result = constantResult(textResult("日本銀行 ".repeat(100), { items: ["a", "b"] }));
     const counted = countSerializations(result);
-    const responses = [1, 2, 3].map((id) => jsonAnswer({ jsonrpc: "2.0", id, result } as never, {}));
+    const responses = [1, 2, 3].map((id) => jsonAnswer(id, { ok: true, result }, {}));
     expect(counted()).toBe(1);
     JSON.stringify = original;
     expect(await responses[2]?.text()).toBe(JSON.stringify({ jsonrpc: "2.0", id: 3, result }));

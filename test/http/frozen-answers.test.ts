@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { constantResult, textResult } from "../../src/core/tool.ts";
-import { jsonAnswer } from "../../src/mcp/http/session-transport.ts";
+import { jsonAnswer } from "../../src/mcp/http/answer.ts";
 import { replyBody } from "../../src/mcp/modern/wire.ts";
 
 const decode = (body: Uint8Array | string) => (typeof body === "string" ? body : new TextDecoder().decode(body));
@@ -24,7 +24,7 @@ describe("a frozen result's answer is framed in one buffer kept per result (issu
 
   test("Bun copies a body view when the Response is built, so the next answer cannot change this one", async () => {
     // If a Bun release stops copying, this fails before any client sees a mixed-up answer.
-    const responses = [1, 22, 333, "id-4"].map((id) => jsonAnswer({ jsonrpc: "2.0", id, result } as never, {}));
+    const responses = [1, 22, 333, "id-4"].map((id) => jsonAnswer(id, { ok: true, result }, {}));
     const modern = [5, 66].map((id) => new Response(replyBody(id, { ok: true, result })));
     expect(await Promise.all(responses.map((response) => response.text()))).toEqual([1, 22, 333, "id-4"].map(expected));
     expect(await Promise.all(modern.map((response) => response.text()))).toEqual([5, 66].map(expected));

@@ -6,13 +6,9 @@
  *
  * How a POST is answered:
  *   - only a notification or a response (the client's answer to `roots/list`): 202, no body;
- *   - a request: `application/json` with its response, when that response is the first thing
- *     the server sends for it. That is nearly every call, and it costs one string: no stream, no
- *     SSE framing. When something related to the request comes first (progress, a log message,
- *     a `roots/list` request to the client), or the response is not ready within
- *     half the idle timeout (Bun drops a connection that stays silent for --idle-timeout-s), the answer becomes
- *     an SSE stream instead: those messages, then the response, then the end of the stream. The
- *     spec lets the server choose either content type per POST; a client must accept both.
+ *   - a request: `application/json` with its response when that is the first thing the server
+ *     sends for it (nearly every call), else an SSE stream (`answer.ts`, shared with 2026-07-28);
+ *     a request the client cancels ends as a stream without a response.
  * Messages related to no request go to the session's GET stream, and are dropped when none is
  * open (as the SDK transport does without an event store: we keep none).
  *
@@ -28,21 +24,12 @@ import { LEGACY_VERSIONS } from "../protocol/versions.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
-import { frozenResultBytes, responseBytes } from "../protocol/frozen-json.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
-import { type Waiting, afterThisTurn } from "./after-turn.ts";
+import { Answer, type AnswerSettings } from "./answer.ts";
 
 /** What the transport reads of a request's verified token: the scopes each message is handled with. */
 export interface TokenScopes {
   readonly scopes: readonly string[];
-}
-
-/** A JSON-RPC response as the transport writes it. */
-export interface JsonRpcResponse {
-  jsonrpc: "2.0";
-  id: JsonRpcId | null;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
 }
 
 export interface SessionTransportOptions {
@@ -54,90 +41,13 @@ export interface SessionTransportOptions {
   keepAliveMs?: number;
 }
 
-const NOTHING = () => {};
-
-/** The answer to one POSTed request, from the POST until its response is sent. */
-class PendingAnswer implements Waiting {
-  readonly response: Promise<Response>;
-  private resolve!: (response: Response) => void;
-  private stream: SseStream | undefined;
-  private deadline: ReturnType<typeof setTimeout> | undefined;
-  private answered = false;
-  /** Takes the request off the session's record of requests in flight (set by `track`). */
-  untrack: () => void = NOTHING;
-
-  constructor(
-    private readonly transport: SessionTransport,
-    private readonly request: Request,
-    private readonly onClientGone: () => void,
-  ) {
-    this.response = new Promise((resolve) => {
-      this.resolve = resolve;
-    });
-    // Most answers are out within the turn they arrived in: only the others get a deadline (after-turn.ts).
-    afterThisTurn(this);
-  }
-
-  /** Answered, or already a stream: no deadline needed. */
-  get settled(): boolean {
-    return this.answered || this.stream !== undefined;
-  }
-
-  /**
-   * Bun closes a silent connection after its idle timeout: a slow answer becomes a kept-alive
-   * stream. A client that leaves before its answer is seen through its request's signal (as the
-   * 2026-07-28 era's answers see it), so the work is stopped, not left running for nobody.
-   */
-  stillWaiting(): void {
-    this.deadline = setTimeout(() => this.toStream(), this.transport.keepAliveMs);
-    const signal = this.request.signal;
-    if (signal.aborted) this.clientGone();
-    else signal.addEventListener("abort", this.clientGone, { once: true });
-  }
-
-  /** The client's connection ended before the response: nothing more is sent on it. */
-  private readonly clientGone = () => {
-    if (this.answered) return;
-    this.answered = true;
-    clearTimeout(this.deadline);
-    if (this.stream) this.stream.close();
-    else this.resolve(new Response(null, { status: 204 }));
-    this.onClientGone();
-  };
-
-  /** A message about this request before its response: from now on the answer is a stream. */
-  relay(json: string): void {
-    this.toStream().write(json);
-  }
-
-  /** The request's response: the whole answer as JSON, or the stream's last event. */
-  finish(message: JsonRpcResponse): void {
-    this.answered = true;
-    if (this.stream) {
-      this.stream.write(serialize(message));
-      this.stream.close();
-      return;
-    }
-    clearTimeout(this.deadline);
-    this.resolve(jsonAnswer(message, this.transport.jsonHeaders));
-  }
-
-  /** No response will come (the request was cancelled): the answer ends without one. */
-  abandon(): void {
-    this.toStream().close();
-  }
-
-  private toStream(): SseStream {
-    if (!this.stream) {
-      clearTimeout(this.deadline);
-      this.stream = new SseStream(this.onClientGone, this.transport.keepAliveMs);
-      this.resolve(sseResponse(this.stream, this.transport.sessionId));
-    }
-    return this.stream;
-  }
+/** An answer and what takes it off the session's record of requests in flight. */
+interface PendingAnswer {
+  answer: Answer;
+  untrack: () => void;
 }
 
-export class SessionTransport {
+export class SessionTransport implements AnswerSettings {
   sessionId: string | undefined;
   onclose?: () => void;
   /** Each message the client POSTs, once the transport has admitted it, with who sent it. */
@@ -167,6 +77,8 @@ export class SessionTransport {
   private closed = false;
 
   readonly keepAliveMs: number;
+  /** A 2025-era answer that became a stream is watched through the stream's own end (`answer.ts`). */
+  readonly watchStreams = false;
 
   constructor(private readonly options: SessionTransportOptions = {}) {
     this.keepAliveMs = options.keepAliveMs ?? SSE_KEEP_ALIVE_MS;
@@ -201,17 +113,17 @@ export class SessionTransport {
       this.standalone?.write(json);
       return;
     }
-    const answer = this.answers.get(related);
-    if (!answer) throw new Error(`No open answer for request ${String(related)}: it was already answered`);
-    answer.relay(json);
+    const pending = this.answers.get(related);
+    if (!pending) throw new Error(`No open answer for request ${String(related)}: it was already answered`);
+    pending.answer.relay(json);
   }
 
   /** The answer to request `id`: ends its POST (as JSON, or as the last event of its stream). */
   async reply(id: JsonRpcId, reply: Reply): Promise<void> {
-    const answer = this.answers.get(id);
-    if (!answer) throw new Error(`No connection established for request ID: ${String(id)}`);
+    const pending = this.answers.get(id);
+    if (!pending) throw new Error(`No connection established for request ID: ${String(id)}`);
     this.forget(id);
-    answer.finish(reply.ok ? { jsonrpc: "2.0", id, result: reply.result } : { jsonrpc: "2.0", id, error: reply.error });
+    pending.answer.finish(id, reply);
   }
 
   /** Requests received and not answered yet. */
@@ -235,35 +147,38 @@ export class SessionTransport {
     this.closed = true;
     this.standalone?.close();
     this.standalone = undefined;
-    for (const [id, answer] of [...this.answers]) {
+    for (const [id, { answer }] of [...this.answers]) {
       this.forget(id);
-      answer.finish({
-        jsonrpc: "2.0",
-        id,
+      answer.finish(id, {
+        ok: false,
         error: { code: CONNECTION_CLOSED, message: "The session ended before this request was answered." },
+        status: 200,
       });
     }
     this.onclose?.();
   }
 
   /** Records a request as in flight until its answer is settled. */
-  private track(id: JsonRpcId, answer: PendingAnswer): void {
-    this.answers.set(id, answer);
-    answer.untrack = this.inFlight.add({
-      cancel: (reason) => {
-        if (this.answers.get(id) !== answer) return;
-        this.forget(id);
-        answer.finish({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: reason } });
-      },
-    });
+  private track(id: JsonRpcId, answer: Answer): void {
+    const pending: PendingAnswer = {
+      answer,
+      untrack: this.inFlight.add({
+        cancel: (reason) => {
+          if (this.answers.get(id) !== pending) return;
+          this.forget(id);
+          answer.finish(id, { ok: false, error: { code: ErrorCode.InternalError, message: reason }, status: 200 });
+        },
+      }),
+    };
+    this.answers.set(id, pending);
   }
 
   /** A request leaves the record: answered, cancelled, or its client gone. */
   private forget(id: JsonRpcId): void {
-    const answer = this.answers.get(id);
-    if (!answer) return;
+    const pending = this.answers.get(id);
+    if (!pending) return;
     this.answers.delete(id);
-    answer.untrack();
+    pending.untrack();
     this.onsettled?.();
   }
 
@@ -297,8 +212,8 @@ export class SessionTransport {
       );
     }
     if (message.method === "ping" && noParams(message.body.params)) return pong(id, this.jsonHeaders);
-    const answer = new PendingAnswer(this, request, () => {
-      if (this.answers.get(id) !== answer) return;
+    const answer = new Answer(this, request, () => {
+      if (this.answers.get(id)?.answer !== answer) return;
       this.forget(id);
       this.onclientgone?.(id);
     });
@@ -359,10 +274,10 @@ export class SessionTransport {
   private abandon(message: IncomingMessage): void {
     const cancelled = (message.body.params as { requestId?: unknown } | undefined)?.requestId;
     if (typeof cancelled !== "string" && typeof cancelled !== "number") return;
-    const answer = this.answers.get(cancelled);
-    if (!answer) return;
+    const pending = this.answers.get(cancelled);
+    if (!pending) return;
     this.forget(cancelled);
-    answer.abandon();
+    pending.answer.cancel();
   }
 
   /** GET: the session's one stream for messages related to no request. */
@@ -480,39 +395,4 @@ function protocolVersionRefusal(request: Request, message?: IncomingMessage): Re
     `Bad Request: Unsupported protocol version ${JSON.stringify(version.slice(0, 40))} in MCP-Protocol-Version; supported versions: ${SUPPORTED.join(", ")}.`,
     { id: message?.id },
   );
-}
-
-/**
- * A JSON answer. A frozen result (`constantResult`: the same object every call, unchangeable)
- * is serialized once and only the envelope around it is built per call; serializing a 12 KB
- * non-ASCII result is about 21 µs, a third of a call's server time. Otherwise `Response.json`
- * rather than a string body: measured over a socket, about 5 µs less server time a call (a string
- * body is turned into UTF-8 bytes once more on the way out).
- */
-export function jsonAnswer(message: JsonRpcResponse, headers: Headers | Record<string, string>): Response {
-  const frozen = "result" in message ? frozenResultBytes(message.result) : undefined;
-  if (frozen) return new Response(responseBytes(message.id, frozen), { status: 200, headers });
-  try {
-    return Response.json(message, { status: 200, headers });
-  } catch {
-    return new Response(serialize(message), { status: 200, headers });
-  }
-}
-
-/** The message as one line of JSON; a result that cannot be serialized still answers its request, with an error. */
-function serialize(message: JsonRpcResponse): string {
-  try {
-    return JSON.stringify(message);
-  } catch (error) {
-    const id = message.id;
-    const why = error instanceof Error ? error.message : String(error);
-    return JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      error: {
-        code: ErrorCode.InternalError,
-        message: `Internal error: the response could not be serialized (${why}).`,
-      },
-    });
-  }
 }

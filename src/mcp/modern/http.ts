@@ -18,7 +18,7 @@ import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
 import type { Exchange, Middleware, Next } from "../http/middleware.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "../http/sse.ts";
-import { type Waiting, afterThisTurn } from "../http/after-turn.ts";
+import { Answer, type AnswerSettings } from "../http/answer.ts";
 import { isRecord } from "../protocol/params.ts";
 import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
 import {
@@ -34,7 +34,7 @@ import {
   readEnvelope,
 } from "./core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "./subscriptions.ts";
-import { notificationJson, replyBody, replyJson } from "./wire.ts";
+import { notificationJson } from "./wire.ts";
 
 /** What the modern steps share: the era's server and what is open on it. */
 export interface ModernHttpState {
@@ -45,6 +45,8 @@ export interface ModernHttpState {
   readonly subscriptions: InFlight;
   /** Keep-alive spacing of streams, and how long an answer may stay silent before it becomes one. */
   readonly keepAliveMs: number;
+  /** What every answer of the era shares (`http/answer.ts`). */
+  readonly answers: AnswerSettings;
   /** Open subscriptions in all and per token owner, bounded like legacy sessions (--max-sessions…). */
   readonly listenLimits: ListenLimits;
   readonly listensByOwner: Map<string, number>;
@@ -65,6 +67,8 @@ export function modernHttpState(
     inFlight: new InFlight(),
     subscriptions: new InFlight(),
     keepAliveMs,
+    // A stream is watched through request.signal too: the client leaving cancels the request.
+    answers: { keepAliveMs, jsonHeaders: JSON_HEADERS, sessionId: undefined, watchStreams: true },
     listenLimits,
     listensByOwner: new Map(),
   };
@@ -72,7 +76,6 @@ export function modernHttpState(
 
 /** A Response copies its Headers: one instance serves every answer, cheaper than a record each time. */
 const JSON_HEADERS = new Headers({ "content-type": "application/json" });
-const decoder = new TextDecoder();
 
 /** Methods whose target the Mcp-Name header mirrors, and the params field it mirrors. */
 const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
@@ -189,20 +192,14 @@ interface ModernCall {
 function respond(state: ModernHttpState, request: Request, call: ModernCall): Promise<Response> {
   const controller = new AbortController();
   let untrack = () => {};
-  const reply = new ReplyStream(request, () => gone(), state.keepAliveMs);
-  const gone = () => {
-    if (reply.settled) return;
+  const reply = new Answer(state.answers, request, () => {
     controller.abort();
-    reply.abandon();
     untrack();
-  };
+  });
   untrack = state.inFlight.add({
     cancel: (reason) => {
       controller.abort();
-      reply.finish(
-        replyJson(call.id, failure(state.server, call.method, new ModernError(ErrorCode.InternalError, reason, 503))),
-        503,
-      );
+      reply.finish(call.id, failure(state.server, call.method, new ModernError(ErrorCode.InternalError, reason, 503)));
       untrack();
     },
   });
@@ -212,77 +209,10 @@ function respond(state: ModernHttpState, request: Request, call: ModernCall): Pr
     notify: (method: string, params: Record<string, unknown>) => reply.relay(notificationJson(method, params)),
   };
   void answer(state.server, call.method, call.params, call.envelope, io).then((outcome) => {
-    reply.finish(replyBody(call.id, outcome), outcome.ok ? 200 : outcome.status);
+    reply.finish(call.id, outcome);
     untrack();
   });
   return reply.response;
-}
-
-/**
- * The answer to one request: JSON when its response is the first thing to send (nearly always),
- * an SSE stream when a notification about it comes first or it stays silent for
- * keepAliveMs (half the idle timeout after which Bun closes a silent connection). Once settled, nothing more is sent.
- * The deadline and the listener for the client leaving are set only if the answer is still
- * unsettled after the turn it arrived in (`http/after-turn.ts`): most never need them.
- */
-class ReplyStream implements Waiting {
-  readonly response: Promise<Response>;
-  settled = false;
-  private resolve!: (response: Response) => void;
-  private stream: SseStream | undefined;
-  private deadline: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(
-    private readonly request: Request,
-    private readonly onClientGone: () => void,
-    private readonly keepAliveMs: number,
-  ) {
-    this.response = new Promise((resolve) => {
-      this.resolve = resolve;
-    });
-    afterThisTurn(this);
-  }
-
-  stillWaiting(): void {
-    if (!this.stream) this.deadline = setTimeout(() => this.toStream(), this.keepAliveMs);
-    const signal = this.request.signal;
-    if (signal.aborted) this.onClientGone();
-    else signal.addEventListener("abort", this.onClientGone, { once: true });
-  }
-
-  relay(json: string): void {
-    if (!this.settled) this.toStream().write(json);
-  }
-
-  finish(body: string | Uint8Array, status: number): void {
-    if (this.settled) return;
-    this.settled = true;
-    clearTimeout(this.deadline);
-    if (this.stream) {
-      this.stream.write(typeof body === "string" ? body : decoder.decode(body));
-      this.stream.close();
-    } else {
-      this.resolve(new Response(body, { status, headers: JSON_HEADERS }));
-    }
-  }
-
-  /** The client went away: nothing more is sent. */
-  abandon(): void {
-    if (this.settled) return;
-    this.settled = true;
-    clearTimeout(this.deadline);
-    if (this.stream) this.stream.close();
-    else this.resolve(new Response(null, { status: 204 }));
-  }
-
-  private toStream(): SseStream {
-    if (!this.stream) {
-      clearTimeout(this.deadline);
-      this.stream = new SseStream(this.onClientGone, this.keepAliveMs);
-      this.resolve(sseResponse(this.stream, undefined));
-    }
-    return this.stream;
-  }
 }
 
 /** `subscriptions/listen`: the acknowledgement first, then keep-alives until either side ends it. */
