@@ -16,7 +16,6 @@
  * batches: MCP 2025-06-18 removed them). The header checks here are the SDK transport's.
  */
 import { ErrorCode } from "../../core/tool.ts";
-import { InFlight } from "../in-flight.ts";
 import { CONNECTION_CLOSED } from "../legacy/outgoing.ts";
 import type { Caller } from "../legacy/session.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
@@ -41,12 +40,6 @@ export interface SessionTransportOptions {
   keepAliveMs?: number;
 }
 
-/** An answer and what takes it off the session's record of requests in flight. */
-interface PendingAnswer {
-  answer: Answer;
-  untrack: () => void;
-}
-
 export class SessionTransport implements AnswerSettings {
   sessionId: string | undefined;
   onclose?: () => void;
@@ -62,8 +55,9 @@ export class SessionTransport implements AnswerSettings {
    * on this session (idle expiry, shutdown and `--stateless` all ask it). A request leaves it when
    * its response is handed over, when the client cancels it, or when the client goes away.
    */
-  private readonly answers = new Map<JsonRpcId, PendingAnswer>();
-  private readonly inFlight = new InFlight();
+  private readonly answers = new Map<JsonRpcId, Answer>();
+  /** Resolved when the record empties, for `whenIdle` (made only while someone waits). */
+  private idle: PromiseWithResolvers<void> | undefined;
   /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
   onsettled?: () => void;
   /**
@@ -113,17 +107,17 @@ export class SessionTransport implements AnswerSettings {
       this.standalone?.write(json);
       return;
     }
-    const pending = this.answers.get(related);
-    if (!pending) throw new Error(`No open answer for request ${String(related)}: it was already answered`);
-    pending.answer.relay(json);
+    const answer = this.answers.get(related);
+    if (!answer) throw new Error(`No open answer for request ${String(related)}: it was already answered`);
+    answer.relay(json);
   }
 
   /** The answer to request `id`: ends its POST (as JSON, or as the last event of its stream). */
   async reply(id: JsonRpcId, reply: Reply): Promise<void> {
-    const pending = this.answers.get(id);
-    if (!pending) throw new Error(`No connection established for request ID: ${String(id)}`);
+    const answer = this.answers.get(id);
+    if (!answer) throw new Error(`No connection established for request ID: ${String(id)}`);
     this.forget(id);
-    pending.answer.finish(id, reply);
+    answer.finish(id, reply);
   }
 
   /** Requests received and not answered yet. */
@@ -133,12 +127,14 @@ export class SessionTransport implements AnswerSettings {
 
   /** Resolves once no request is in flight on this session. */
   whenIdle(): Promise<void> {
-    return this.inFlight.whenIdle();
+    if (this.answers.size === 0) return Promise.resolve();
+    this.idle ??= Promise.withResolvers<void>();
+    return this.idle.promise;
   }
 
   /** Answers every request still in flight with an error saying `reason` (the session stays open). */
   cancelAll(reason: string): void {
-    this.inFlight.cancelAll(reason);
+    this.endAll({ ok: false, error: { code: ErrorCode.InternalError, message: reason }, status: 200 });
   }
 
   /** Ends the session: open streams end, and requests still unanswered get a "connection closed" error. */
@@ -147,38 +143,29 @@ export class SessionTransport implements AnswerSettings {
     this.closed = true;
     this.standalone?.close();
     this.standalone = undefined;
-    for (const [id, { answer }] of [...this.answers]) {
-      this.forget(id);
-      answer.finish(id, {
-        ok: false,
-        error: { code: CONNECTION_CLOSED, message: "The session ended before this request was answered." },
-        status: 200,
-      });
-    }
+    this.endAll({
+      ok: false,
+      error: { code: CONNECTION_CLOSED, message: "The session ended before this request was answered." },
+      status: 200,
+    });
     this.onclose?.();
   }
 
-  /** Records a request as in flight until its answer is settled. */
-  private track(id: JsonRpcId, answer: Answer): void {
-    const pending: PendingAnswer = {
-      answer,
-      untrack: this.inFlight.add({
-        cancel: (reason) => {
-          if (this.answers.get(id) !== pending) return;
-          this.forget(id);
-          answer.finish(id, { ok: false, error: { code: ErrorCode.InternalError, message: reason }, status: 200 });
-        },
-      }),
-    };
-    this.answers.set(id, pending);
+  /** Answers every request still in flight with `reply`. */
+  private endAll(reply: Reply): void {
+    for (const [id, answer] of [...this.answers]) {
+      this.forget(id);
+      answer.finish(id, reply);
+    }
   }
 
   /** A request leaves the record: answered, cancelled, or its client gone. */
   private forget(id: JsonRpcId): void {
-    const pending = this.answers.get(id);
-    if (!pending) return;
-    this.answers.delete(id);
-    pending.untrack();
+    if (!this.answers.delete(id)) return;
+    if (this.answers.size === 0 && this.idle) {
+      this.idle.resolve();
+      this.idle = undefined;
+    }
     this.onsettled?.();
   }
 
@@ -213,11 +200,11 @@ export class SessionTransport implements AnswerSettings {
     }
     if (message.method === "ping" && noParams(message.body.params)) return pong(id, this.jsonHeaders);
     const answer = new Answer(this, request, () => {
-      if (this.answers.get(id)?.answer !== answer) return;
+      if (this.answers.get(id) !== answer) return;
       this.forget(id);
       this.onclientgone?.(id);
     });
-    this.track(id, answer);
+    this.answers.set(id, answer);
     this.onmessage?.(message.body, caller);
     return answer.response;
   }
@@ -274,10 +261,10 @@ export class SessionTransport implements AnswerSettings {
   private abandon(message: IncomingMessage): void {
     const cancelled = (message.body.params as { requestId?: unknown } | undefined)?.requestId;
     if (typeof cancelled !== "string" && typeof cancelled !== "number") return;
-    const pending = this.answers.get(cancelled);
-    if (!pending) return;
+    const answer = this.answers.get(cancelled);
+    if (!answer) return;
     this.forget(cancelled);
-    pending.answer.cancel();
+    answer.cancel();
   }
 
   /** GET: the session's one stream for messages related to no request. */
