@@ -2,30 +2,34 @@
  * The one owner of requests in flight: each is added when it is received and removed exactly once,
  * when its answer has been handed to the transport (or it was cancelled). Shutdown asks it two
  * things: wait until nothing is in flight (`whenIdle`), and cancel whatever still is (`cancelAll`).
+ * A request is its own entry (an object with `cancel`), added and deleted by identity: no closure
+ * per request to take it off again.
  */
 export interface InFlightRequest {
   /** Ends the request now: abort its work and answer it with `reason` as an error, if it can still be answered. */
   cancel(reason: string): void;
 }
 
-export class InFlight {
-  private readonly requests = new Set<InFlightRequest>();
+export class InFlight<T extends InFlightRequest = InFlightRequest> {
+  private readonly requests = new Set<T>();
   private idle: PromiseWithResolvers<void> | undefined;
 
   get size(): number {
     return this.requests.size;
   }
 
-  /** Tracks a request; the returned function removes it (calling it again does nothing). */
-  add(request: InFlightRequest): () => void {
+  /** Tracks a request until `delete`. */
+  add(request: T): void {
     this.requests.add(request);
-    return () => {
-      if (!this.requests.delete(request)) return;
-      if (this.requests.size === 0 && this.idle) {
-        this.idle.resolve();
-        this.idle = undefined;
-      }
-    };
+  }
+
+  /** Stops tracking a request (deleting it again does nothing). */
+  delete(request: T): void {
+    if (!this.requests.delete(request)) return;
+    if (this.requests.size === 0 && this.idle) {
+      this.idle.resolve();
+      this.idle = undefined;
+    }
   }
 
   /** Resolves once no request is in flight (at once when none is). */

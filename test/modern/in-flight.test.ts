@@ -96,18 +96,20 @@ describe("InFlight", () => {
   test("whenIdle waits for the last request; removing twice counts once", async () => {
     const inFlight = new InFlight();
     await inFlight.whenIdle();
-    const first = inFlight.add({ cancel: () => {} });
-    const second = inFlight.add({ cancel: () => {} });
+    const first = { cancel: () => {} };
+    const second = { cancel: () => {} };
+    inFlight.add(first);
+    inFlight.add(second);
     let idle = false;
     const idled = inFlight.whenIdle().then(() => {
       idle = true;
     });
-    first();
-    first();
+    inFlight.delete(first);
+    inFlight.delete(first);
     await Promise.resolve();
     expect(idle).toBe(false);
     expect(inFlight.size).toBe(1);
-    second();
+    inFlight.delete(second);
     await idled;
     expect(idle).toBe(true);
   });

@@ -10,7 +10,7 @@
  *     the idle timeout after which Bun drops a silent connection): those messages, then the
  *     response, then the end of the stream. The spec lets the server choose either per POST.
  *   - A client that leaves before the response ends the answer (a 204 if nothing was sent yet)
- *     and is reported through `onClientGone`, so its work is stopped, not left running for nobody.
+ *     and is reported through `gone()` (each era overrides it), so its work is stopped, not left running for nobody.
  *
  * The deadline and the listener on `request.signal` are armed only if the answer is still
  * waiting after the turn it arrived in (`after-turn.ts`): most never need them.
@@ -48,8 +48,6 @@ export class Answer implements Waiting {
   constructor(
     private readonly settings: AnswerSettings,
     private readonly request: Request,
-    /** Runs once when the client leaves before the answer ended (not when the server ends it). */
-    private readonly onClientGone: () => void,
   ) {
     this.response = new Promise((resolve) => {
       this.resolve = resolve;
@@ -57,6 +55,9 @@ export class Answer implements Waiting {
     // Most answers are out within the turn they arrived in: only the others get a deadline (after-turn.ts).
     afterThisTurn(this);
   }
+
+  /** Runs once when the client leaves before the answer ended (not when the server ends it): each era stops the work. */
+  protected gone(): void {}
 
   /** Nothing left to arm after the turn: the answer ended (or, 2025 era, it is a stream). */
   get settled(): boolean {
@@ -67,7 +68,12 @@ export class Answer implements Waiting {
     if (!this.stream) this.deadline = setTimeout(() => this.toStream(), this.settings.keepAliveMs);
     const signal = this.request.signal;
     if (signal.aborted) this.clientGone();
-    else signal.addEventListener("abort", this.clientGone, { once: true });
+    else signal.addEventListener("abort", this, { once: true });
+  }
+
+  /** The request's signal aborted: the client left (the answer is its own listener, no closure per request). */
+  handleEvent(): void {
+    this.clientGone();
   }
 
   /** A message about this request before its response: from now on the answer is a stream. */
@@ -89,26 +95,26 @@ export class Answer implements Waiting {
   }
 
   /** No response will come (2025 era: the client cancelled the request): the answer ends as a stream without one. */
-  cancel(): void {
+  abandon(): void {
     if (this.over) return;
     this.over = true;
     this.toStream().close();
   }
 
   /** The client's connection ended before the response: nothing more is sent on it. */
-  private readonly clientGone = () => {
+  private clientGone(): void {
     if (this.over) return;
     this.over = true;
     clearTimeout(this.deadline);
     if (this.stream) this.stream.close();
     else this.resolve(new Response(null, { status: 204 }));
-    this.onClientGone();
-  };
+    this.gone();
+  }
 
   private toStream(): SseStream {
     if (!this.stream) {
       clearTimeout(this.deadline);
-      this.stream = new SseStream(this.clientGone, this.settings.keepAliveMs);
+      this.stream = new SseStream(() => this.clientGone(), this.settings.keepAliveMs);
       this.resolve(sseResponse(this.stream, this.settings.sessionId));
     }
     return this.stream;

@@ -40,6 +40,24 @@ export interface SessionTransportOptions {
   keepAliveMs?: number;
 }
 
+/** The caller of every message without authorization: one object, not one per message. */
+const NO_TOKEN: Caller = Object.freeze({ scopes: undefined });
+
+/** A 2025-era answer: its client leaving takes it off the session's record and stops its work. */
+class SessionAnswer extends Answer {
+  constructor(
+    private readonly transport: SessionTransport,
+    request: Request,
+    private readonly id: JsonRpcId,
+  ) {
+    super(transport, request);
+  }
+
+  protected override gone(): void {
+    this.transport.answerGone(this.id, this);
+  }
+}
+
 export class SessionTransport implements AnswerSettings {
   sessionId: string | undefined;
   onclose?: () => void;
@@ -113,7 +131,7 @@ export class SessionTransport implements AnswerSettings {
   }
 
   /** The answer to request `id`: ends its POST (as JSON, or as the last event of its stream). */
-  async reply(id: JsonRpcId, reply: Reply): Promise<void> {
+  reply(id: JsonRpcId, reply: Reply): void {
     const answer = this.answers.get(id);
     if (!answer) throw new Error(`No connection established for request ID: ${String(id)}`);
     this.forget(id);
@@ -159,6 +177,13 @@ export class SessionTransport implements AnswerSettings {
     }
   }
 
+  /** The client left before request `id`'s answer: it leaves the record, and the engine stops its work. */
+  answerGone(id: JsonRpcId, answer: Answer): void {
+    if (this.answers.get(id) !== answer) return;
+    this.forget(id);
+    this.onclientgone?.(id);
+  }
+
   /** A request leaves the record: answered, cancelled, or its client gone. */
   private forget(id: JsonRpcId): void {
     if (!this.answers.delete(id)) return;
@@ -183,7 +208,7 @@ export class SessionTransport implements AnswerSettings {
     }
     const refusal = postHeaderRefusal(request, message) ?? this.admit(request, message);
     if (refusal) return refusal;
-    const caller: Caller = { scopes: authInfo?.scopes };
+    const caller: Caller = authInfo ? { scopes: authInfo.scopes } : NO_TOKEN;
     if (!message.isRequest) {
       this.onmessage?.(message.body, caller);
       if (message.method === "notifications/cancelled") this.abandon(message);
@@ -199,11 +224,7 @@ export class SessionTransport implements AnswerSettings {
       );
     }
     if (message.method === "ping" && noParams(message.body.params)) return pong(id, this.jsonHeaders);
-    const answer = new Answer(this, request, () => {
-      if (this.answers.get(id) !== answer) return;
-      this.forget(id);
-      this.onclientgone?.(id);
-    });
+    const answer = new SessionAnswer(this, request, id);
     this.answers.set(id, answer);
     this.onmessage?.(message.body, caller);
     return answer.response;
@@ -264,7 +285,7 @@ export class SessionTransport implements AnswerSettings {
     const answer = this.answers.get(cancelled);
     if (!answer) return;
     this.forget(cancelled);
-    answer.cancel();
+    answer.abandon();
   }
 
   /** GET: the session's one stream for messages related to no request. */

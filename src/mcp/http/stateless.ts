@@ -12,9 +12,10 @@ export function stateless(state: HttpState): Middleware {
   return async ({ request, message, caller }) => {
     const { transport } = openLegacyHttp(state.serverOptions, { keepAliveMs: keepAliveMs(state.config.idleTimeoutS) });
     // Shutdown's grace over, a call still running is answered with the reason, as a session's would be.
-    const untrack = state.statelessCalls.add({ cancel: (reason) => transport.cancelAll(reason) });
+    const call = { cancel: (reason: string) => transport.cancelAll(reason) };
+    state.statelessCalls.add(call);
     const done = () => {
-      untrack();
+      state.statelessCalls.delete(call);
       void transport.close();
     };
     let response: Response;

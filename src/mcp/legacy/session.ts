@@ -36,8 +36,8 @@ export interface LegacyIo {
    * the message was sent (a progress or log notification, a `roots/list` asked while answering it).
    */
   send(json: string, related?: JsonRpcId): Promise<void>;
-  /** Hands over a request's answer; without it the answer is sent as JSON through `send`. */
-  reply?(id: JsonRpcId, reply: Reply): Promise<void>;
+  /** Hands over a request's answer (at once, or by the promise it returns); without it the answer is sent as JSON through `send`. */
+  reply?(id: JsonRpcId, reply: Reply): void | Promise<void>;
   /** For tests: timers that fire when told to. */
   timers?: Timers;
 }
@@ -91,7 +91,7 @@ export class LegacySession {
         });
       }
     } else if ("id" in message) {
-      this.request(message.id as JsonRpcId, message.method, message.params, caller);
+      void this.request(message.id as JsonRpcId, message.method, message.params, caller);
     } else {
       this.notification(message.method, message.params);
     }
@@ -126,21 +126,27 @@ export class LegacySession {
     this.outgoing.close();
   }
 
-  private request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): void {
-    const { signal, finish } = this.running.start(id);
-    // Once the answer exists, the request is over: what its handler still sends is late (see `context`).
-    let answered = false;
-    const over = () => answered || signal.aborted;
-    void this.answer(method, rawParams ?? {}, this.context(id, signal, caller, over))
-      .then(async (reply) => {
-        answered = true;
-        // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
-        // answer has been handed over, so the end of the input cannot end the session mid-write.
-        if (signal.aborted) return;
-        await (this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply)));
-      })
-      .catch((error: Error) => this.log.debug("protocol error", { error: `the answer was not sent: ${error.message}` }))
-      .finally(finish);
+  /**
+   * One request, from its arrival until its answer is handed over: one async function, not a
+   * chain of promises per request. It never rejects.
+   */
+  private async request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): Promise<void> {
+    const running = this.running.start(id);
+    const context = new LegacyContext(this, id, running.signal, caller, this.clientCapabilities);
+    try {
+      const reply = await this.answer(method, rawParams ?? {}, context);
+      // Once the answer exists, the request is over: what its handler still sends is late (see LegacyContext).
+      context.answered = true;
+      // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
+      // answer has been handed over, so the end of the input cannot end the session mid-write.
+      if (running.signal.aborted) return;
+      const handed = this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply));
+      if (handed) await handed;
+    } catch (error) {
+      this.log.debug("protocol error", { error: `the answer was not sent: ${(error as Error).message}` });
+    } finally {
+      running.finish();
+    }
   }
 
   private async answer(method: string, params: unknown, context: RequestContext): Promise<Reply> {
@@ -197,29 +203,24 @@ export class LegacySession {
     // notifications/initialized needs nothing; others are ignored, as the SDK ignored them.
   }
 
-  /**
-   * The core's view of request `id`: what the handshake declared, the session's level and roots.
-   * What it sends the client relates to `id`, and only until the request is `over`: over HTTP
-   * a later request may reuse the id, and a late notification would land in that one's answer.
-   */
-  private context(id: JsonRpcId, signal: AbortSignal, caller: Caller, over: () => boolean): RequestContext {
-    return {
-      signal,
-      scopes: caller.scopes,
-      clientCapabilities: this.clientCapabilities,
-      notify: (method, params) => {
-        if (over() || this.closed) return;
-        this.io
-          .send(JSON.stringify({ jsonrpc: "2.0", method, params }), id)
-          .catch((error: Error) => this.log.debug(`${method} not delivered`, { error: error.message }));
-      },
-      logLevel: () => this.clientLevel,
-      clientRoots: async () => {
-        if (!isRecord(this.clientCapabilities?.roots)) return undefined;
-        this.roots ??= this.askRoots(id);
-        return this.roots;
-      },
-    };
+  /** Sends a notification about request `id` to the client (LegacyContext checks that it is not late). */
+  notifyAbout(id: JsonRpcId, method: string, params: Record<string, unknown>): void {
+    if (this.closed) return;
+    this.io
+      .send(JSON.stringify({ jsonrpc: "2.0", method, params }), id)
+      .catch((error: Error) => this.log.debug(`${method} not delivered`, { error: error.message }));
+  }
+
+  /** The least severe level the client asked for with logging/setLevel. */
+  get logLevel(): ClientLogLevel {
+    return this.clientLevel;
+  }
+
+  /** The client's roots, asked (while answering request `id`) once and cached; undefined when it offers none. */
+  async rootsFor(id: JsonRpcId): Promise<string[] | undefined> {
+    if (!isRecord(this.clientCapabilities?.roots)) return undefined;
+    this.roots ??= this.askRoots(id);
+    return this.roots;
   }
 
   /**
@@ -235,6 +236,41 @@ export class LegacySession {
         this.log.warn("could not read the client's roots", { error: error.message });
         return [];
       });
+  }
+}
+
+/**
+ * The core's view of request `id`: what the handshake declared, the session's level and roots.
+ * What it sends the client relates to `id`, and only until the request is over (answered or
+ * aborted): over HTTP a later request may reuse the id, and a late notification would land in
+ * that one's answer. A class, so a request costs one object here and no closures.
+ */
+class LegacyContext implements RequestContext {
+  /** Set once the answer exists. */
+  answered = false;
+  readonly scopes: readonly string[] | undefined;
+
+  constructor(
+    private readonly session: LegacySession,
+    private readonly id: JsonRpcId,
+    readonly signal: AbortSignal,
+    caller: Caller,
+    readonly clientCapabilities: Record<string, unknown> | undefined,
+  ) {
+    this.scopes = caller.scopes;
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    if (this.answered || this.signal.aborted) return;
+    this.session.notifyAbout(this.id, method, params);
+  }
+
+  logLevel(): ClientLogLevel {
+    return this.session.logLevel;
+  }
+
+  clientRoots(): Promise<string[] | undefined> {
+    return this.session.rootsFor(this.id);
   }
 }
 

@@ -174,7 +174,7 @@ export async function answer(
     if (!handler) throw methodNotFound(method);
     // A retry's state is checked before anything runs, whether or not the call turns out to need it.
     const answered = MAY_NEED_INPUT.has(method) ? answeredInputs(server, method, params, io.caller) : undefined;
-    const context = requestContext(server, envelope, io, answered);
+    const context = new ModernContext(server, envelope, io, answered);
     try {
       return { ok: true, result: decorate(method, await handler(params, context), io.caller) };
     } catch (error) {
@@ -216,21 +216,37 @@ export function failure(server: ModernServer, method: string, error: unknown): R
   };
 }
 
-/** The core's view of a modern request: everything comes from the request itself. */
-function requestContext(
-  server: ModernServer,
-  envelope: Envelope,
-  io: RequestIo,
-  answered: Record<string, unknown> | undefined,
-): RequestContext {
-  return {
-    signal: io.signal,
-    scopes: io.caller.scopes,
-    clientCapabilities: envelope.clientCapabilities,
-    notify: io.notify,
-    logLevel: () => envelope.logLevel,
-    clientRoots: async () => clientRoots(server, envelope, answered),
-  };
+/**
+ * The core's view of a modern request: everything comes from the request itself. A class, so a
+ * request costs one object here and no closures.
+ */
+class ModernContext implements RequestContext {
+  readonly signal: AbortSignal;
+  readonly scopes: readonly string[] | undefined;
+  readonly clientCapabilities: Record<string, unknown>;
+
+  constructor(
+    private readonly server: ModernServer,
+    private readonly envelope: Envelope,
+    private readonly io: RequestIo,
+    private readonly answered: Record<string, unknown> | undefined,
+  ) {
+    this.signal = io.signal;
+    this.scopes = io.caller.scopes;
+    this.clientCapabilities = envelope.clientCapabilities;
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    this.io.notify(method, params);
+  }
+
+  logLevel(): ClientLogLevel | undefined {
+    return this.envelope.logLevel;
+  }
+
+  async clientRoots(): Promise<string[] | undefined> {
+    return clientRoots(this.server, this.envelope, this.answered);
+  }
 }
 
 /**

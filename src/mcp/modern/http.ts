@@ -13,7 +13,7 @@
  *                            the connection cancels the request.
  */
 import { ErrorCode } from "../../core/tool.ts";
-import { InFlight } from "../in-flight.ts";
+import { InFlight, type InFlightRequest } from "../in-flight.ts";
 import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
 import type { Exchange, Middleware, Next } from "../http/middleware.ts";
@@ -27,6 +27,8 @@ import {
   type JsonRpcId,
   type ModernServer,
   ModernError,
+  type Reply,
+  type RequestIo,
   answer,
   checkVersion,
   createModernServer,
@@ -190,29 +192,56 @@ interface ModernCall {
 }
 
 function respond(state: ModernHttpState, request: Request, call: ModernCall): Promise<Response> {
-  const controller = new AbortController();
-  let untrack = () => {};
-  const reply = new Answer(state.answers, request, () => {
-    controller.abort();
-    untrack();
-  });
-  untrack = state.inFlight.add({
-    cancel: (reason) => {
-      controller.abort();
-      reply.finish(call.id, failure(state.server, call.method, new ModernError(ErrorCode.InternalError, reason, 503)));
-      untrack();
-    },
-  });
-  const io = {
-    signal: controller.signal,
-    caller: call.caller,
-    notify: (method: string, params: Record<string, unknown>) => reply.relay(notificationJson(method, params)),
-  };
-  void answer(state.server, call.method, call.params, call.envelope, io).then((outcome) => {
-    reply.finish(call.id, outcome);
-    untrack();
-  });
+  const reply = new ModernAnswer(state, request, call);
+  void answer(state.server, call.method, call.params, call.envelope, reply).then((outcome) => reply.settle(outcome));
   return reply.response;
+}
+
+/**
+ * One 2026-07-28 request's answer, and what its work sees of it (`RequestIo`): one object per
+ * request, which is also its entry among the requests in flight, with no closures of its own.
+ * The client leaving cancels the work; shutdown answers it 503.
+ */
+class ModernAnswer extends Answer implements InFlightRequest, RequestIo {
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly state: ModernHttpState,
+    request: Request,
+    private readonly call: ModernCall,
+  ) {
+    super(state.answers, request);
+    state.inFlight.add(this);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get caller(): Caller {
+    return this.call.caller;
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    this.relay(notificationJson(method, params));
+  }
+
+  /** The work's outcome: the answer. */
+  settle(outcome: Reply): void {
+    this.finish(this.call.id, outcome);
+    this.state.inFlight.delete(this);
+  }
+
+  cancel(reason: string): void {
+    this.controller.abort();
+    const { server } = this.state;
+    this.settle(failure(server, this.call.method, new ModernError(ErrorCode.InternalError, reason, 503)));
+  }
+
+  protected override gone(): void {
+    this.controller.abort();
+    this.state.inFlight.delete(this);
+  }
 }
 
 /** `subscriptions/listen`: the acknowledgement first, then keep-alives until either side ends it. */
@@ -231,24 +260,24 @@ function listen(
     if (error instanceof ModernError) return errorResponse(id, error);
     throw error;
   }
-  let forget = () => {};
   const stream = new SseStream(() => untrack(), state.keepAliveMs);
   stream.write(JSON.stringify(acknowledgement(id, honoured)));
   if (owner !== undefined) state.listensByOwner.set(owner, (state.listensByOwner.get(owner) ?? 0) + 1);
-  const untrack = () => {
-    forget();
-    if (owner === undefined) return;
-    const left = (state.listensByOwner.get(owner) ?? 1) - 1;
-    if (left > 0) state.listensByOwner.set(owner, left);
-    else state.listensByOwner.delete(owner);
-  };
-  forget = state.subscriptions.add({
+  const subscription = {
     cancel: () => {
       stream.write(JSON.stringify(closingResult(id)));
       stream.close();
       untrack();
     },
-  });
+  };
+  const untrack = () => {
+    state.subscriptions.delete(subscription);
+    if (owner === undefined) return;
+    const left = (state.listensByOwner.get(owner) ?? 1) - 1;
+    if (left > 0) state.listensByOwner.set(owner, left);
+    else state.listensByOwner.delete(owner);
+  };
+  state.subscriptions.add(subscription);
   return sseResponse(stream, undefined);
 }
 

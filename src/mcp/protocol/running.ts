@@ -4,22 +4,45 @@
  * aborts it (no answer follows, so nothing is left to wait for), and the end of the input drains
  * them (answers still being worked on are written, then whatever is left is cancelled).
  */
-import { InFlight, idleWithin } from "../in-flight.ts";
+import { InFlight, type InFlightRequest, idleWithin } from "../in-flight.ts";
 import type { JsonRpcId } from "./message.ts";
 
 export type { JsonRpcId } from "./message.ts";
 
 export interface Started {
   /** Aborts when the client cancels the request or the connection ends. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   /** Call once the answer has been handed to the transport (or when none will be sent). */
-  finish(): void;
+  readonly finish: () => void;
+}
+
+/** One request being answered: its own record in flight (no closures to take it off again). */
+class RunningRequest implements Started, InFlightRequest {
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly owner: RunningRequests,
+    /** JSON of the id: 1 and "1" are different. */
+    readonly key: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Aborted (cancelled, or the connection ended): it no longer holds the connection open, and no answer follows. */
+  cancel(reason?: unknown): void {
+    this.owner.ended(this);
+    this.controller.abort(reason);
+  }
+
+  readonly finish = (): void => this.owner.finished(this);
 }
 
 export class RunningRequests {
-  /** The latest request started under each id (JSON of the id: 1 and "1" are different). */
-  private readonly byId = new Map<string, AbortController>();
-  private readonly inFlight = new InFlight();
+  /** The latest request started under each id. */
+  private readonly byId = new Map<string, RunningRequest>();
+  private readonly inFlight = new InFlight<RunningRequest>();
 
   get size(): number {
     return this.inFlight.size;
@@ -30,29 +53,19 @@ export class RunningRequests {
   }
 
   start(id: JsonRpcId): Started {
-    const key = JSON.stringify(id);
-    const controller = new AbortController();
-    this.byId.set(key, controller);
-    const done = this.inFlight.add({ cancel: (reason) => controller.abort(reason) });
-    // A cancelled request is answered with nothing: it no longer holds the connection open.
-    controller.signal.addEventListener("abort", done, { once: true });
-    return {
-      signal: controller.signal,
-      finish: () => {
-        // A later request may have reused the id; only this request's own entry goes.
-        if (this.byId.get(key) === controller) this.byId.delete(key);
-        done();
-      },
-    };
+    const request = new RunningRequest(this, JSON.stringify(id));
+    this.byId.set(request.key, request);
+    this.inFlight.add(request);
+    return request;
   }
 
   /** `notifications/cancelled`: aborts the latest request with this id, if it is still running. */
   cancel(id: unknown, reason?: unknown): void {
     if (typeof id !== "string" && typeof id !== "number") return;
     const key = JSON.stringify(id);
-    const controller = this.byId.get(key);
+    const request = this.byId.get(key);
     this.byId.delete(key);
-    controller?.abort(reason);
+    request?.cancel(reason);
   }
 
   /** Waits until every answer has been handed over, or `ms` passed; then cancels what is left. */
@@ -64,5 +77,17 @@ export class RunningRequests {
   cancelAll(reason: string): void {
     this.inFlight.cancelAll(reason);
     this.byId.clear();
+  }
+
+  /** The request's answer was handed over: it is no longer in flight. */
+  finished(request: RunningRequest): void {
+    // A later request may have reused the id; only this request's own entry goes.
+    if (this.byId.get(request.key) === request) this.byId.delete(request.key);
+    this.inFlight.delete(request);
+  }
+
+  /** The request was aborted: it is no longer in flight, though its work may still be winding down. */
+  ended(request: RunningRequest): void {
+    this.inFlight.delete(request);
   }
 }
