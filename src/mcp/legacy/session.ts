@@ -23,7 +23,7 @@ import {
 } from "../protocol/dispatcher.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
-import { RunningRequests } from "../protocol/running.ts";
+import { RunningRequests, type Started } from "../protocol/running.ts";
 import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
 import { OutgoingRequests, type Timers } from "./outgoing.ts";
 
@@ -132,14 +132,14 @@ export class LegacySession {
    */
   private async request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): Promise<void> {
     const running = this.running.start(id);
-    const context = new LegacyContext(this, id, running.signal, caller, this.clientCapabilities);
+    const context = new LegacyContext(this, id, running, caller, this.clientCapabilities);
     try {
       const reply = await this.answer(method, rawParams ?? {}, context);
       // Once the answer exists, the request is over: what its handler still sends is late (see LegacyContext).
       context.answered = true;
       // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
       // answer has been handed over, so the end of the input cannot end the session mid-write.
-      if (running.signal.aborted) return;
+      if (running.aborted) return;
       const handed = this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply));
       if (handed) await handed;
     } catch (error) {
@@ -253,15 +253,20 @@ class LegacyContext implements RequestContext {
   constructor(
     private readonly session: LegacySession,
     private readonly id: JsonRpcId,
-    readonly signal: AbortSignal,
+    private readonly running: Started,
     caller: Caller,
     readonly clientCapabilities: Record<string, unknown> | undefined,
   ) {
     this.scopes = caller.scopes;
   }
 
+  /** Made only if the work asks for it (protocol/lazy-abort.ts). */
+  get signal(): AbortSignal {
+    return this.running.signal;
+  }
+
   notify(method: string, params: Record<string, unknown>): void {
-    if (this.answered || this.signal.aborted) return;
+    if (this.answered || this.running.aborted) return;
     this.session.notifyAbout(this.id, method, params);
   }
 

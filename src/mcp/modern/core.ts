@@ -221,7 +221,6 @@ export function failure(server: ModernServer, method: string, error: unknown): R
  * request costs one object here and no closures.
  */
 class ModernContext implements RequestContext {
-  readonly signal: AbortSignal;
   readonly scopes: readonly string[] | undefined;
   readonly clientCapabilities: Record<string, unknown>;
 
@@ -231,9 +230,13 @@ class ModernContext implements RequestContext {
     private readonly io: RequestIo,
     private readonly answered: Record<string, unknown> | undefined,
   ) {
-    this.signal = io.signal;
     this.scopes = io.caller.scopes;
     this.clientCapabilities = envelope.clientCapabilities;
+  }
+
+  /** Read only when the work asks for it: the transport may make it lazily (protocol/lazy-abort.ts). */
+  get signal(): AbortSignal {
+    return this.io.signal;
   }
 
   notify(method: string, params: Record<string, unknown>): void {

@@ -19,6 +19,7 @@ import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../h
 import type { Exchange, Middleware, Next } from "../http/middleware.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "../http/sse.ts";
 import { Answer, type AnswerSettings } from "../http/answer.ts";
+import { LazyAbort } from "../protocol/lazy-abort.ts";
 import { isRecord } from "../protocol/params.ts";
 import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
 import {
@@ -203,7 +204,8 @@ function respond(state: ModernHttpState, request: Request, call: ModernCall): Pr
  * The client leaving cancels the work; shutdown answers it 503.
  */
 class ModernAnswer extends Answer implements InFlightRequest, RequestIo {
-  private readonly controller = new AbortController();
+  /** The work's signal, made only if the work asks for it. */
+  private readonly abort = new LazyAbort();
 
   constructor(
     private readonly state: ModernHttpState,
@@ -215,7 +217,7 @@ class ModernAnswer extends Answer implements InFlightRequest, RequestIo {
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.abort.signal;
   }
 
   get caller(): Caller {
@@ -233,13 +235,13 @@ class ModernAnswer extends Answer implements InFlightRequest, RequestIo {
   }
 
   cancel(reason: string): void {
-    this.controller.abort();
+    this.abort.abort();
     const { server } = this.state;
     this.settle(failure(server, this.call.method, new ModernError(ErrorCode.InternalError, reason, 503)));
   }
 
   protected override gone(): void {
-    this.controller.abort();
+    this.abort.abort();
     this.state.inFlight.delete(this);
   }
 }

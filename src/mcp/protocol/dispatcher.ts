@@ -251,7 +251,10 @@ function toolContext(
   const token = meta?.progressToken;
   const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
   return {
-    signal: context.signal,
+    // A getter: the signal is made only if the tool asks for it (protocol/lazy-abort.ts).
+    get signal() {
+      return context.signal;
+    },
     log,
     calledAs,
     outputBudget,

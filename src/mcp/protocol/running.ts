@@ -5,43 +5,41 @@
  * them (answers still being worked on are written, then whatever is left is cancelled).
  */
 import { InFlight, type InFlightRequest, idleWithin } from "../in-flight.ts";
+import { LazyAbort } from "./lazy-abort.ts";
 import type { JsonRpcId } from "./message.ts";
 
 export type { JsonRpcId } from "./message.ts";
 
 export interface Started {
-  /** Aborts when the client cancels the request or the connection ends. */
+  /** Aborts when the client cancels the request or the connection ends (made when first asked for). */
   readonly signal: AbortSignal;
+  /** Whether it was aborted, without making the signal. */
+  readonly aborted: boolean;
   /** Call once the answer has been handed to the transport (or when none will be sent). */
   readonly finish: () => void;
 }
 
 /** One request being answered: its own record in flight (no closures to take it off again). */
-class RunningRequest implements Started, InFlightRequest {
-  private readonly controller = new AbortController();
-
+class RunningRequest extends LazyAbort implements Started, InFlightRequest {
   constructor(
     private readonly owner: RunningRequests,
-    /** JSON of the id: 1 and "1" are different. */
-    readonly key: string,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
+    readonly id: JsonRpcId,
+  ) {
+    super();
   }
 
   /** Aborted (cancelled, or the connection ended): it no longer holds the connection open, and no answer follows. */
   cancel(reason?: unknown): void {
     this.owner.ended(this);
-    this.controller.abort(reason);
+    this.abort(reason);
   }
 
   readonly finish = (): void => this.owner.finished(this);
 }
 
 export class RunningRequests {
-  /** The latest request started under each id. */
-  private readonly byId = new Map<string, RunningRequest>();
+  /** The latest request started under each id (a Map tells 1 and "1" apart). */
+  private readonly byId = new Map<JsonRpcId, RunningRequest>();
   private readonly inFlight = new InFlight<RunningRequest>();
 
   get size(): number {
@@ -49,12 +47,12 @@ export class RunningRequests {
   }
 
   isRunning(id: JsonRpcId): boolean {
-    return this.byId.has(JSON.stringify(id));
+    return this.byId.has(id);
   }
 
   start(id: JsonRpcId): Started {
-    const request = new RunningRequest(this, JSON.stringify(id));
-    this.byId.set(request.key, request);
+    const request = new RunningRequest(this, id);
+    this.byId.set(id, request);
     this.inFlight.add(request);
     return request;
   }
@@ -62,9 +60,8 @@ export class RunningRequests {
   /** `notifications/cancelled`: aborts the latest request with this id, if it is still running. */
   cancel(id: unknown, reason?: unknown): void {
     if (typeof id !== "string" && typeof id !== "number") return;
-    const key = JSON.stringify(id);
-    const request = this.byId.get(key);
-    this.byId.delete(key);
+    const request = this.byId.get(id);
+    this.byId.delete(id);
     request?.cancel(reason);
   }
 
@@ -82,7 +79,7 @@ export class RunningRequests {
   /** The request's answer was handed over: it is no longer in flight. */
   finished(request: RunningRequest): void {
     // A later request may have reused the id; only this request's own entry goes.
-    if (this.byId.get(request.key) === request) this.byId.delete(request.key);
+    if (this.byId.get(request.id) === request) this.byId.delete(request.id);
     this.inFlight.delete(request);
   }
 
