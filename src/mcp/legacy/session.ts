@@ -134,7 +134,12 @@ export class LegacySession {
     const running = this.running.start(id);
     const context = new LegacyContext(this, id, running, caller, this.clientCapabilities);
     try {
-      const reply = await this.answer(method, rawParams ?? {}, context);
+      let reply: Reply;
+      try {
+        reply = { ok: true, result: await this.result(method, rawParams ?? {}, context) };
+      } catch (error) {
+        reply = { ok: false, error: errorBody(error), status: 200 };
+      }
       // Once the answer exists, the request is over: what its handler still sends is late (see LegacyContext).
       context.answered = true;
       // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
@@ -149,26 +154,30 @@ export class LegacySession {
     }
   }
 
-  private async answer(method: string, params: unknown, context: RequestContext): Promise<Reply> {
-    try {
-      if (!isRecord(params)) {
-        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "params" must be an object.`);
-      }
-      switch (method) {
-        case "initialize":
-          return { ok: true, result: this.initialize(params) };
-        case "ping":
-          return { ok: true, result: {} };
-        case "logging/setLevel":
-          this.clientLevel = logLevelOf(params);
-          return { ok: true, result: {} };
-      }
-      const handler = this.dispatcher.handlers.get(method);
-      if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
-      return { ok: true, result: await handler(params, context) };
-    } catch (error) {
-      return { ok: false, error: errorBody(error), status: 200 };
+  /**
+   * The request's result, or the handler's promise of it; a failure throws (or rejects). Not an
+   * async function of its own: `request` awaits it, one promise layer fewer per request.
+   */
+  private result(
+    method: string,
+    params: unknown,
+    context: RequestContext,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (!isRecord(params)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid ${method} request: "params" must be an object.`);
     }
+    switch (method) {
+      case "initialize":
+        return this.initialize(params);
+      case "ping":
+        return {};
+      case "logging/setLevel":
+        this.clientLevel = logLevelOf(params);
+        return {};
+    }
+    const handler = this.dispatcher.handlers.get(method);
+    if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
+    return handler(params, context);
   }
 
   /** Version negotiation as the SDK's Server did it: the client's version when supported, else the latest. */

@@ -189,11 +189,17 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
         .map(({ listing, uiListing }) => (ui ? uiListing : listing)),
     };
   });
-  handlers.set("tools/call", async (params, context) => {
-    const name = requireString(params, "name", "tools/call");
-    const entry = callableTool(registry, name, context.scopes);
-    options.log.debug("tools/call", { tool: name });
-    return invokeTool(entry.toolset, entry.tool, params.arguments, toolContext(options, name, params, context));
+  // Not an async function: one returning invokeTool's promise would wrap it in a second promise
+  // (two more microtask jobs per call); what the checks throw is still a rejection.
+  handlers.set("tools/call", (params, context) => {
+    try {
+      const name = requireString(params, "name", "tools/call");
+      const entry = callableTool(registry, name, context.scopes);
+      options.log.debug("tools/call", { tool: name });
+      return invokeTool(entry.toolset, entry.tool, params.arguments, toolContext(options, name, params, context));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   });
   const visible = visibility(toolsets);
   if (capabilities.resources) addResourceHandlers(handlers, visible);
