@@ -51,7 +51,16 @@ function chain(steps: readonly Middleware[]): (exchange: Exchange) => Response |
 /** Runs the steps in order; the last one must answer (`next` past the end is a programming error). */
 export function compose(steps: readonly Middleware[]): (exchange: Exchange) => Promise<Response> {
   const run = chain(steps);
-  return async (exchange) => run(exchange);
+  // Not an async function: one returning the answer's promise would wrap it in another, adopted
+  // through two more microtask jobs on every request that waits.
+  return (exchange) => {
+    try {
+      const answer = run(exchange);
+      return answer instanceof Promise ? answer : Promise.resolve(answer);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
 }
 
 /** A step that answers one exact path (any method) and passes every other path on. */

@@ -76,9 +76,10 @@ export function createPipeline(
     notFound(),
   ];
   const run = compose(steps);
-  return async (request) => {
+  // Not async: `run` already gives a promise, which an async function would wrap in another.
+  return (request) => {
     const pathname = requestPath(request, state.log);
-    if (pathname instanceof Response) return pathname;
+    if (pathname instanceof Response) return Promise.resolve(pathname);
     return run(new HttpExchange(request, pathname, peerAddress));
   };
 }

@@ -320,8 +320,14 @@ function inputRequired(
   };
 }
 
-/** Frozen results decorated once per cache scope, so constant answers stay constant (and serialize once). */
-const decorated = new WeakMap<object, Partial<Record<string, Record<string, unknown>>>>();
+/**
+ * Frozen results decorated once per cache scope and method, so constant answers stay constant
+ * (and serialize once); looked up without building a key string per request.
+ */
+const decorated = {
+  public: new WeakMap<object, Map<string, Record<string, unknown>>>(),
+  private: new WeakMap<object, Map<string, Record<string, unknown>>>(),
+};
 
 /**
  * Every result carries `resultType` and the server's identity; lists, reads and discovery carry
@@ -331,7 +337,7 @@ export function decorate(method: string, result: Record<string, unknown>, caller
   const cacheScope = caller.scopes === undefined ? "public" : "private";
   const frozen = Object.isFrozen(result);
   if (frozen) {
-    const hit = decorated.get(result)?.[`${method} ${cacheScope}`];
+    const hit = decorated[cacheScope].get(result)?.get(method);
     if (hit) return hit;
   }
   const meta = isRecord(result._meta) ? result._meta : undefined;
@@ -342,11 +348,11 @@ export function decorate(method: string, result: Record<string, unknown>, caller
   }
   out._meta = { ...meta, [META.serverInfo]: SERVER_INFO };
   if (frozen) {
-    const entry = decorated.get(result) ?? {};
+    const byMethod = decorated[cacheScope].get(result) ?? new Map<string, Record<string, unknown>>();
     // Frozen like the result it decorates (shallowly: what is inside is that result's own values).
     Object.freeze(out._meta);
-    entry[`${method} ${cacheScope}`] = Object.freeze(out);
-    decorated.set(result, entry);
+    byMethod.set(method, Object.freeze(out));
+    decorated[cacheScope].set(result, byMethod);
   }
   return out;
 }

@@ -80,6 +80,9 @@ export function modernHttpState(
 /** A Response copies its Headers: one instance serves every answer, cheaper than a record each time. */
 const JSON_HEADERS = new Headers({ "content-type": "application/json" });
 
+/** The caller of every request without authorization: one object, not one per request. */
+const NO_TOKEN: Caller = Object.freeze({ scopes: undefined, principal: undefined });
+
 /** Methods whose target the Mcp-Name header mirrors, and the params field it mirrors. */
 const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
 
@@ -134,6 +137,7 @@ function errorResponse(id: JsonRpcId | null, error: ModernError): Response {
 
 /** A header value as the client meant it: the `=?base64?…?=` sentinel decoded (2026-07-28 "Value Encoding"). */
 export function decodeHeaderValue(value: string): string | undefined {
+  if (!value.startsWith("=?")) return value;
   const match = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
   if (!match) return value.startsWith("=?base64?") ? undefined : value;
   return Buffer.from(match[1], "base64").toString("utf8");
@@ -178,7 +182,9 @@ export function answerModern(state: ModernHttpState): Middleware {
     if (!envelope || !message) return next();
     const id = message.id as JsonRpcId;
     const params = message.body.params as Record<string, unknown>;
-    const caller: Caller = { scopes: exchange.caller?.authInfo.scopes, principal: exchange.caller?.owner };
+    const caller: Caller = exchange.caller
+      ? { scopes: exchange.caller.authInfo.scopes, principal: exchange.caller.owner }
+      : NO_TOKEN;
     if (message.method === "subscriptions/listen") return listen(state, id, params, caller.principal);
     return respond(state, exchange.request, { id, method: message.method as string, params, envelope, caller });
   };
