@@ -43,7 +43,25 @@ const slow = defineTool({
   },
 });
 
-const pipeline = () => inProcessPipeline(inProcessState({ tools: [slow] })).handle;
+/** Reports progress at once (its answer becomes a stream), then waits for its signal. */
+let streamingCancelled = false;
+const streaming = defineTool({
+  name: "streaming",
+  title: "Streaming",
+  description: "Reports progress, then answers when cancelled.",
+  input: v.object({}),
+  annotations: { readOnlyHint: true },
+  scope: "test:read",
+  handler: async (_args, context) => {
+    context.reportProgress({ progress: 1, message: "started" });
+    const signal = context.signal;
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    streamingCancelled = true;
+    return { content: [{ type: "text", text: "cancelled" }] };
+  },
+});
+
+const pipeline = () => inProcessPipeline(inProcessState({ tools: [slow, streaming] })).handle;
 
 /** A request that counts who looks at its signal, and can be aborted like a client leaving. */
 type WatchedRequest = Request & { signalReads: number; leave: AbortController };
@@ -122,6 +140,29 @@ test("2026-07-28: a client gone before the turn ended is still seen, through sig
   await nextTurn();
   expect(cancelled).toBe(true);
   expect((await response).status).toBe(204);
+});
+
+test("2026-07-28: an answer that became a stream is still watched through the request's signal; the client leaving cancels it", async () => {
+  // No socket here: only the request's signal can tell that the client left (answer.ts watchStreams).
+  const handle = pipeline();
+  streamingCancelled = false;
+  const request = post(
+    {
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "streaming", arguments: {}, _meta: { ...MODERN_META, progressToken: "p" } },
+    },
+    { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "streaming" },
+  );
+  const response = await handle(request);
+  expect(response.headers.get("content-type")).toBe("text/event-stream");
+  await nextTurn();
+  await nextTurn();
+  expect(request.signalReads).toBeGreaterThan(0);
+  request.leave.abort();
+  await nextTurn();
+  expect(streamingCancelled).toBe(true);
 });
 
 test("2025-11-25 session: a ping answered within its turn sets no deadline; a slow call gets one after the turn", async () => {
