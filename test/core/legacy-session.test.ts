@@ -195,6 +195,23 @@ describe("closing", () => {
     ).toEqual([]);
   });
 
+  test("the request that asked is cancelled before the client answers: a request sharing the roots asks again on its own, and gets them", async () => {
+    const { engine, sent, answerTo, settle, initialize } = session();
+    initialize({ roots: {} });
+    await answerTo("init");
+    engine.deliver(call("asker", "unit_roots"));
+    engine.deliver(call("sharer", "unit_roots"));
+    await settle();
+    // Over HTTP the roots/list went out on the asker's stream; its client leaving cancels it.
+    expect(sent.filter((message) => message.method === "roots/list").map((message) => message.id)).toEqual([0]);
+    engine.cancel("asker", "the client left");
+    await settle();
+    expect(sent.filter((message) => message.method === "roots/list").map((message) => message.id)).toEqual([0, 1]);
+    engine.deliver({ jsonrpc: "2.0", id: 1, result: { roots: [{ uri: "file:///srv" }] } });
+    expect((await answerTo("sharer")).result.content[0].text).toBe('["/srv"]');
+    expect(sent.some((message) => message.id === "asker" && !("method" in message))).toBe(false);
+  });
+
   test("drain() sends the answers still being worked on, then closes", async () => {
     const { engine, sent, answerTo, settle, initialize } = session();
     initialize({ roots: {} });

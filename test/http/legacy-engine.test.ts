@@ -111,6 +111,33 @@ describe("the legacy era over HTTP, on the probe server", () => {
     await deleteRawSession(server.url, sessionId);
   });
 
+  test("the call whose stream carried the roots/list is abandoned by its client: a call sharing those roots gets a roots/list of its own and answers with them", async () => {
+    const sessionId = await openWith(server.url, { roots: {} });
+    const leaving = new AbortController();
+    const asker = await fetch(server.url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION, "mcp-session-id": sessionId },
+      body: JSON.stringify(call(1, "probe_roots")),
+      signal: leaving.signal,
+    });
+    const askerReader = (asker.body as ReadableStream<Uint8Array>).getReader();
+    expect((await readMessages(askerReader, (message) => message.method === "roots/list")).at(-1)?.id).toBe(0);
+    const sharer = post(server.url, sessionId, call(2, "probe_roots"));
+    leaving.abort(); // the client leaves before answering: it never will on that stream
+    const reader = ((await sharer).body as ReadableStream<Uint8Array>).getReader();
+    const [request] = await readMessages(reader, (message) => message.method === "roots/list");
+    expect(request).toMatchObject({ jsonrpc: "2.0", id: 1, method: "roots/list" });
+    const answered = await post(server.url, sessionId, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { roots: [{ uri: "file:///srv/c" }] },
+    });
+    expect(answered.status).toBe(202);
+    const messages = await readMessages(reader, (message) => message.id === 2);
+    expect(messages.find((message) => message.id === 2)?.result.content[0].text).toBe('["/srv/c"]');
+    await deleteRawSession(server.url, sessionId);
+  });
+
   test("an initialize sent as a notification (no id) opens no session: 400 -32600, no mcp-session-id", async () => {
     const response = await fetch(server.url, {
       method: "POST",

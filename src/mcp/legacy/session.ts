@@ -61,8 +61,8 @@ export class LegacySession {
   private clientCapabilities: Record<string, unknown> | undefined;
   /** The level the client asked for with logging/setLevel; until it asks, debug stays in the server's log. */
   private clientLevel: ClientLogLevel = "info";
-  /** The client's roots, cached; `notifications/roots/list_changed` drops them. */
-  private roots: Promise<string[]> | undefined;
+  /** The client's roots, asked once and shared; `notifications/roots/list_changed` drops them. */
+  private roots: RootsAsk | undefined;
 
   constructor(
     options: DispatcherOptions,
@@ -225,27 +225,56 @@ export class LegacySession {
     return this.clientLevel;
   }
 
-  /** The client's roots, asked (while answering request `id`) once and cached; undefined when it offers none. */
-  async rootsFor(id: JsonRpcId): Promise<string[] | undefined> {
+  /**
+   * The client's roots for request `id`, asked once and shared by every request that needs them;
+   * undefined when the client offers none. The roots/list travels with the request that asked
+   * (over HTTP, on that request's answer stream): if that request is cancelled or its client
+   * leaves before the answer, the client may never have seen the question, so a request still
+   * waiting asks again on its own instead of waiting out the timeout and searching no roots.
+   */
+  async rootsFor(id: JsonRpcId, running: Started): Promise<string[] | undefined> {
     if (!isRecord(this.clientCapabilities?.roots)) return undefined;
-    this.roots ??= this.askRoots(id);
-    return this.roots;
+    for (;;) {
+      this.roots ??= this.askRoots(id, running);
+      const paths = await this.roots.paths;
+      if (paths !== ASKER_GONE) return paths;
+      if (running.aborted) return [];
+    }
   }
 
   /**
-   * The client's roots as local paths, asked while answering request `id` and cached; when asking
-   * fails the server searches none and forgets the failure, so the next call asks again.
+   * Asks for the roots as local paths while answering request `id`; when asking fails the server
+   * searches none and forgets the failure, so the next call asks again.
    */
-  private askRoots(id: JsonRpcId): Promise<string[]> {
-    return this.outgoing
+  private askRoots(id: JsonRpcId, asker: Started): RootsAsk {
+    const answered = this.outgoing
       .request("roots/list", undefined, ROOTS_TIMEOUT_MS, id)
       .then((result) => localRootPaths(rootsOf(result)))
       .catch((error: Error) => {
-        this.roots = undefined;
+        if (this.roots === ask) this.roots = undefined;
         this.log.warn("could not read the client's roots", { error: error.message });
         return [];
       });
+    const { promise: askerGone, resolve: forget } = Promise.withResolvers<typeof ASKER_GONE>();
+    const ask: RootsAsk = { paths: Promise.race([answered, askerGone]) };
+    const onAbort = () => {
+      if (this.roots !== ask) return;
+      this.roots = undefined;
+      forget(ASKER_GONE);
+    };
+    // Listening makes the asker's signal (protocol/lazy-abort.ts): only requests that ask for roots pay for it.
+    asker.signal.addEventListener("abort", onAbort, { once: true });
+    void answered.then(() => asker.signal.removeEventListener("abort", onAbort));
+    return ask;
   }
+}
+
+/** What the requests sharing a roots/list learn when the request that asked ended before the client answered. */
+const ASKER_GONE = Symbol("the request that asked for the roots ended");
+
+/** One roots/list in flight or answered, shared by the requests that need the roots. */
+interface RootsAsk {
+  readonly paths: Promise<string[] | typeof ASKER_GONE>;
 }
 
 /**
@@ -284,7 +313,7 @@ class LegacyContext implements RequestContext {
   }
 
   clientRoots(): Promise<string[] | undefined> {
-    return this.session.rootsFor(this.id);
+    return this.session.rootsFor(this.id, this.running);
   }
 }
 
