@@ -72,7 +72,7 @@ async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob)
 const stat = entryStat();
 const statOnly: Accept = (directory, _relative, batch: EntryBatch) => {
   for (let i = 0; i < batch.count; i++) {
-    if (batch.pointer) stat.atPointer(directory.fd, batch.pointer + batch.offset(i));
+    if (batch.pointer) stat.atPointer(directory.fd, batch.pointer + batch.offsets[i]);
     else stat.byName(directory.fd, directory.prefix, batch.name(i));
   }
 };

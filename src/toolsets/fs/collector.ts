@@ -7,7 +7,15 @@
  * path, the other fields) is read only for the entries that pass the time filter and can still
  * make the top `limit`, typically a small fraction.
  */
-import { DT_LNK, type EntryStat } from "./entry-stat.ts";
+import {
+  DT_LNK,
+  type EntryStat,
+  type RawStatx,
+  STATX_BTIME,
+  STATX_FLAGS,
+  STATX_MASK,
+  STATX_WORD,
+} from "./entry-stat.ts";
 import type { StatBatch } from "./listing.ts";
 
 export type SortOrder = "time_desc" | "time_asc" | "path_asc";
@@ -132,6 +140,14 @@ function knownBirth(ms: number): number | null {
   return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/** The time at word `at` of a raw statx result in ms, as `EntryStat`'s accessors compute it. */
+function rawMs(words: Uint32Array, signedWords: Int32Array, at: number): number {
+  return (words[at] + signedWords[at + 1] * 2 ** 32) * 1000 + words[at + 2] / 1e6;
+}
+
 export function createCollector(config: CollectorConfig, stat: EntryStat): Collector {
   const compare = comparatorFor(config.sort);
   const best = new TopK<Candidate>(config.limit, compare);
@@ -153,47 +169,86 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
     return time;
   };
 
+  /** Ranks entry `i` of `batch`, just stat'ed, whose sort time `time` passed the filters. */
+  const consider = (batch: StatBatch, i: number, relativePrefix: string, time: number | null): void => {
+    // On an earlier page, or behind everything kept so far: settled without building the entry.
+    if (resume && laterInTime(sort, resume.position.time, time)) return;
+    if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
+      if (!resume || stat.ctimeMs() < resume.since) best.offered++;
+      return;
+    }
+    const name = batch.exactName(i);
+    if (name === undefined) {
+      undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
+      return;
+    }
+    const isDirectory = batch.isDirectory(i);
+    const candidate: Candidate = {
+      time,
+      path: relativePrefix + name,
+      isDirectory,
+      sizeBytes: isDirectory ? null : stat.size(),
+      modifiedMs: stat.mtimeMs(),
+      createdMs: knownBirth(stat.birthtimeMs()),
+    };
+    if (resume) {
+      if (compare(candidate, resume.position) <= 0) return; // on an earlier page
+      // Changed since paging began, so it may already have been returned under its old position.
+      if (stat.ctimeMs() >= resume.since) return;
+    }
+    best.offer(candidate);
+  };
+
+  // Whole seconds below this are before `from` whatever their nanoseconds.
+  const fromSeconds = from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000);
+
+  /**
+   * The loop every listed entry of a large search goes through, as flat as it can be: most of a
+   * one-shot search runs before the JIT has optimized anything, where each call costs. It reads
+   * the statx words itself and settles most entries on their whole seconds; the few that pass go
+   * to `consider`, which reads the rest through `stat` (the same buffer).
+   */
+  const addRaw = (fd: number, relativePrefix: string, batch: StatBatch, raw: RawStatx): void => {
+    const { call, bufferPointer, words, signedWords } = raw;
+    const { pointer, offsets, offsetsStart, count } = batch;
+    raw.select();
+    for (let i = 0; i < count; i++) {
+      if (call(fd, pointer + offsets[offsetsStart + i], STATX_FLAGS, STATX_MASK, bufferPointer) !== 0) continue; // removed since the listing
+      if ((words[STATX_WORD.mode] & S_IFMT) === S_IFLNK) continue; // replaced by a link since the listing
+      let time: number | null;
+      if (wantsCreated) {
+        time = knownBirth(words[STATX_WORD.mask] & STATX_BTIME ? rawMs(words, signedWords, STATX_WORD.btime) : 0);
+        if (time === null) {
+          if (includeUnknownTime) consider(batch, i, relativePrefix, null);
+          else unknownTimeSkipped++;
+          continue;
+        }
+      } else {
+        const seconds = words[STATX_WORD.mtime] + signedWords[STATX_WORD.mtime + 1] * 2 ** 32;
+        if (seconds < fromSeconds) continue;
+        time = seconds * 1000 + words[STATX_WORD.mtime + 2] / 1e6;
+      }
+      if ((from !== null && time < from) || (to !== null && time >= to)) continue;
+      consider(batch, i, relativePrefix, time);
+    }
+  };
+
   return {
     add(fd, directoryPrefix, relativePrefix, batch) {
-      // Raw names are stat'ed where they lie (the batch's pointer), others by name.
       const { pointer } = batch;
+      if (pointer && stat.raw) return addRaw(fd, relativePrefix, batch, stat.raw);
+      // Raw names are stat'ed where they lie (the batch's pointer), others by name.
       for (let i = 0; i < batch.count; i++) {
         try {
           const found = pointer
-            ? stat.atPointer(fd, pointer + batch.offset(i))
+            ? stat.atPointer(fd, pointer + batch.offsets[batch.offsetsStart + i])
             : stat.byName(fd, directoryPrefix, batch.name(i));
           if (!found) continue; // removed since the listing
         } catch {
           continue; // unreadable since the directory was listed
         }
         const time = qualifyingTime();
-        if (time === undefined) continue;
-        // On an earlier page, or behind everything kept so far: settled without building the entry.
-        if (resume && laterInTime(sort, resume.position.time, time)) continue;
-        if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
-          if (!resume || stat.ctimeMs() < resume.since) best.offered++;
-          continue;
-        }
-        const name = batch.exactName(i);
-        if (name === undefined) {
-          undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
-          continue;
-        }
-        const isDirectory = batch.isDirectory(i);
-        const candidate: Candidate = {
-          time,
-          path: relativePrefix + name,
-          isDirectory,
-          sizeBytes: isDirectory ? null : stat.size(),
-          modifiedMs: stat.mtimeMs(),
-          createdMs: knownBirth(stat.birthtimeMs()),
-        };
-        if (resume) {
-          if (compare(candidate, resume.position) <= 0) continue; // on an earlier page
-          // Changed since paging began, so it may already have been returned under its old position.
-          if (stat.ctimeMs() >= resume.since) continue;
-        }
-        best.offer(candidate);
+        if (time !== undefined) consider(batch, i, relativePrefix, time);
       }
     },
     merge(other) {
