@@ -202,11 +202,16 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
   // Whole seconds below this are before `from` whatever their nanoseconds.
   const fromSeconds = from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000);
 
+  const descending = sort === "time_desc";
+  const ascending = sort === "time_asc";
+
   /**
    * The loop every listed entry of a large search goes through, as flat as it can be: most of a
-   * one-shot search runs before the JIT has optimized anything, where each call costs. It reads
-   * the statx words itself and settles most entries on their whole seconds; the few that pass go
-   * to `consider`, which reads the rest through `stat` (the same buffer).
+   * one-shot search runs before the JIT has optimized anything, where each call costs (and every
+   * function called thousands of times is compiled again, on each thread). It reads the statx
+   * words itself, settles most entries on their whole seconds and, once `limit` are kept, those
+   * behind the worst kept on their time; the few left go to `consider`, which reads the rest
+   * through `stat` (the same buffer).
    */
   const addRaw = (fd: number, relativePrefix: string, batch: StatBatch, raw: RawStatx): void => {
     const { call, bufferPointer, words, signedWords } = raw;
@@ -229,6 +234,16 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
         time = seconds * 1000 + words[STATX_WORD.mtime + 2] / 1e6;
       }
       if ((from !== null && time < from) || (to !== null && time >= to)) continue;
+      if (resume !== null && laterInTime(sort, resume.position.time, time)) continue; // on an earlier page
+      const { heap } = best;
+      if (heap.length === best.capacity) {
+        // As in `consider`: behind everything kept, it only counts (unless it changed since paging began).
+        const worst = heap[0].time;
+        if (worst !== null && (descending ? time < worst : ascending && time > worst)) {
+          if (resume === null || rawMs(words, signedWords, STATX_WORD.ctime) < resume.since) best.offered++;
+          continue;
+        }
+      }
       consider(batch, i, relativePrefix, time);
     }
   };

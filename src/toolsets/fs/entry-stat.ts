@@ -113,7 +113,7 @@ const OFFSET = { mask: 0, uid: 20, gid: 24, mode: 28, ino: 32, size: 40, btime: 
  * The same fields as 32-bit word indexes, for `RawStatx.words` (little-endian: the mode is the low
  * half of its word; each time is seconds low, seconds high, nanoseconds).
  */
-export const STATX_WORD = { mask: 0, mode: 7, btime: 20, mtime: 28 } as const;
+export const STATX_WORD = { mask: 0, mode: 7, btime: 20, ctime: 24, mtime: 28 } as const;
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
