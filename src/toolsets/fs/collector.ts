@@ -149,61 +149,69 @@ function rawMs(words: Uint32Array, signedWords: Int32Array, at: number): number 
 }
 
 export function createCollector(config: CollectorConfig, stat: EntryStat): Collector {
-  const compare = comparatorFor(config.sort);
-  const best = new TopK<Candidate>(config.limit, compare);
-  const { from, to, resume, includeUnknownTime, sort } = config;
-  const wantsCreated = config.timeField === "created";
-  let unknownTimeSkipped = 0;
-  let undecodableSkipped = 0;
+  return new RankingCollector(config, stat);
+}
 
-  /** The entry just stat'ed, if it passes the filters: its sort time, else undefined. */
-  const qualifyingTime = (): number | null | undefined => {
-    if (stat.type() === DT_LNK) return undefined; // replaced by a link since the listing
-    const time = wantsCreated ? knownBirth(stat.birthtimeMs()) : stat.mtimeMs();
-    if (time === null) {
-      if (includeUnknownTime) return null;
-      unknownTimeSkipped++;
-      return undefined;
-    }
-    if ((from !== null && time < from) || (to !== null && time >= to)) return undefined;
-    return time;
-  };
+class RankingCollector implements Collector {
+  private readonly compare: (a: Position, b: Position) => number;
+  private readonly best: TopK<Candidate>;
+  private readonly from: number | null;
+  private readonly to: number | null;
+  private readonly resume: CollectorConfig["resume"];
+  private readonly includeUnknownTime: boolean;
+  private readonly sort: SortOrder;
+  private readonly wantsCreated: boolean;
+  /** Whole seconds below this are before `from` whatever their nanoseconds. */
+  private readonly fromSeconds: number;
+  private unknownTimeSkipped = 0;
+  private undecodableSkipped = 0;
 
-  /** Ranks entry `i` of `batch`, just stat'ed, whose sort time `time` passed the filters. */
-  const consider = (batch: StatBatch, i: number, relativePrefix: string, time: number | null): void => {
-    // On an earlier page, or behind everything kept so far: settled without building the entry.
-    if (resume && laterInTime(sort, resume.position.time, time)) return;
-    if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
-      if (!resume || stat.ctimeMs() < resume.since) best.offered++;
+  constructor(
+    config: CollectorConfig,
+    private readonly stat: EntryStat,
+  ) {
+    this.compare = comparatorFor(config.sort);
+    this.best = new TopK<Candidate>(config.limit, this.compare);
+    ({ from: this.from, to: this.to, resume: this.resume, includeUnknownTime: this.includeUnknownTime } = config);
+    this.sort = config.sort;
+    this.wantsCreated = config.timeField === "created";
+    this.fromSeconds = this.from === null ? Number.NEGATIVE_INFINITY : Math.floor(this.from / 1000);
+  }
+
+  add(fd: number, directoryPrefix: string, relativePrefix: string, batch: StatBatch): void {
+    const { pointer } = batch;
+    const { stat } = this;
+    if (pointer && stat.raw) {
+      this.addRaw(fd, relativePrefix, batch, stat.raw);
       return;
     }
-    const name = batch.exactName(i);
-    if (name === undefined) {
-      undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
-      return;
+    // Raw names are stat'ed where they lie (the batch's pointer), others by name.
+    for (let i = 0; i < batch.count; i++) {
+      try {
+        const found = pointer
+          ? stat.atPointer(fd, pointer + batch.offsets[batch.offsetsStart + i])
+          : stat.byName(fd, directoryPrefix, batch.name(i));
+        if (!found) continue; // removed since the listing
+      } catch {
+        continue; // unreadable since the directory was listed
+      }
+      const time = this.qualifyingTime();
+      if (time !== undefined) this.consider(batch, i, relativePrefix, time);
     }
-    const isDirectory = batch.isDirectory(i);
-    const candidate: Candidate = {
-      time,
-      path: relativePrefix + name,
-      isDirectory,
-      sizeBytes: isDirectory ? null : stat.size(),
-      modifiedMs: stat.mtimeMs(),
-      createdMs: knownBirth(stat.birthtimeMs()),
-    };
-    if (resume) {
-      if (compare(candidate, resume.position) <= 0) return; // on an earlier page
-      // Changed since paging began, so it may already have been returned under its old position.
-      if (stat.ctimeMs() >= resume.since) return;
-    }
-    best.offer(candidate);
-  };
+  }
 
-  // Whole seconds below this are before `from` whatever their nanoseconds.
-  const fromSeconds = from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000);
+  merge(other: Collected): void {
+    const { best } = this;
+    for (const candidate of other.kept) best.offer(candidate);
+    best.offered += other.offered - other.kept.length;
+    this.unknownTimeSkipped += other.unknownTimeSkipped;
+    this.undecodableSkipped += other.undecodableSkipped;
+  }
 
-  const descending = sort === "time_desc";
-  const ascending = sort === "time_asc";
+  result(): Collected {
+    const { best, unknownTimeSkipped, undecodableSkipped } = this;
+    return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped, undecodableSkipped };
+  }
 
   /**
    * The loop every listed entry of a large search goes through, as flat as it can be: most of a
@@ -213,9 +221,12 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
    * behind the worst kept on their time; the few left go to `consider`, which reads the rest
    * through `stat` (the same buffer).
    */
-  const addRaw = (fd: number, relativePrefix: string, batch: StatBatch, raw: RawStatx): void => {
+  private addRaw(fd: number, relativePrefix: string, batch: StatBatch, raw: RawStatx): void {
     const { call, bufferPointer, words, signedWords } = raw;
     const { pointer, offsets, offsetsStart, count } = batch;
+    const { best, from, to, resume, sort, wantsCreated, fromSeconds } = this;
+    const descending = sort === "time_desc";
+    const ascending = sort === "time_asc";
     raw.select();
     for (let i = 0; i < count; i++) {
       if (call(fd, pointer + offsets[offsetsStart + i], STATX_FLAGS, STATX_MASK, bufferPointer) !== 0) continue; // removed since the listing
@@ -224,8 +235,8 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
       if (wantsCreated) {
         time = knownBirth(words[STATX_WORD.mask] & STATX_BTIME ? rawMs(words, signedWords, STATX_WORD.btime) : 0);
         if (time === null) {
-          if (includeUnknownTime) consider(batch, i, relativePrefix, null);
-          else unknownTimeSkipped++;
+          if (this.includeUnknownTime) this.consider(batch, i, relativePrefix, null);
+          else this.unknownTimeSkipped++;
           continue;
         }
       } else {
@@ -244,36 +255,52 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
           continue;
         }
       }
-      consider(batch, i, relativePrefix, time);
+      this.consider(batch, i, relativePrefix, time);
     }
-  };
+  }
 
-  return {
-    add(fd, directoryPrefix, relativePrefix, batch) {
-      const { pointer } = batch;
-      if (pointer && stat.raw) return addRaw(fd, relativePrefix, batch, stat.raw);
-      // Raw names are stat'ed where they lie (the batch's pointer), others by name.
-      for (let i = 0; i < batch.count; i++) {
-        try {
-          const found = pointer
-            ? stat.atPointer(fd, pointer + batch.offsets[batch.offsetsStart + i])
-            : stat.byName(fd, directoryPrefix, batch.name(i));
-          if (!found) continue; // removed since the listing
-        } catch {
-          continue; // unreadable since the directory was listed
-        }
-        const time = qualifyingTime();
-        if (time !== undefined) consider(batch, i, relativePrefix, time);
-      }
-    },
-    merge(other) {
-      for (const candidate of other.kept) best.offer(candidate);
-      best.offered += other.offered - other.kept.length;
-      unknownTimeSkipped += other.unknownTimeSkipped;
-      undecodableSkipped += other.undecodableSkipped;
-    },
-    result() {
-      return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped, undecodableSkipped };
-    },
-  };
+  /** The entry just stat'ed, if it passes the filters: its sort time, else undefined. */
+  private qualifyingTime(): number | null | undefined {
+    const { stat, from, to } = this;
+    if (stat.type() === DT_LNK) return undefined; // replaced by a link since the listing
+    const time = this.wantsCreated ? knownBirth(stat.birthtimeMs()) : stat.mtimeMs();
+    if (time === null) {
+      if (this.includeUnknownTime) return null;
+      this.unknownTimeSkipped++;
+      return undefined;
+    }
+    if ((from !== null && time < from) || (to !== null && time >= to)) return undefined;
+    return time;
+  }
+
+  /** Ranks entry `i` of `batch`, just stat'ed, whose sort time `time` passed the filters. */
+  private consider(batch: StatBatch, i: number, relativePrefix: string, time: number | null): void {
+    const { best, resume, sort, stat } = this;
+    // On an earlier page, or behind everything kept so far: settled without building the entry.
+    if (resume && laterInTime(sort, resume.position.time, time)) return;
+    if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
+      if (!resume || stat.ctimeMs() < resume.since) best.offered++;
+      return;
+    }
+    const name = batch.exactName(i);
+    if (name === undefined) {
+      this.undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
+      return;
+    }
+    const isDirectory = batch.isDirectory(i);
+    const candidate: Candidate = {
+      time,
+      path: relativePrefix + name,
+      isDirectory,
+      sizeBytes: isDirectory ? null : stat.size(),
+      modifiedMs: stat.mtimeMs(),
+      createdMs: knownBirth(stat.birthtimeMs()),
+    };
+    if (resume) {
+      if (this.compare(candidate, resume.position) <= 0) return; // on an earlier page
+      // Changed since paging began, so it may already have been returned under its old position.
+      if (stat.ctimeMs() >= resume.since) return;
+    }
+    best.offer(candidate);
+  }
 }
