@@ -16,6 +16,7 @@ import {
   STATX_MASK,
   STATX_WORD,
 } from "./entry-stat.ts";
+import { stayBelowFtl } from "./jit.ts";
 import type { StatBatch } from "./listing.ts";
 
 export type SortOrder = "time_desc" | "time_asc" | "path_asc";
@@ -153,6 +154,10 @@ export function createCollector(config: CollectorConfig, stat: EntryStat): Colle
 }
 
 class RankingCollector implements Collector {
+  static {
+    stayBelowFtl(RankingCollector.prototype.addRaw); // see jit.ts
+  }
+
   private readonly compare: (a: Position, b: Position) => number;
   private readonly best: TopK<Candidate>;
   private readonly from: number | null;

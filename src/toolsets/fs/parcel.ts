@@ -5,6 +5,7 @@
  * under one. A parcel is typed arrays the worker takes over without a copy (the transfer list),
  * plus the few strings naming each directory.
  */
+import { stayBelowFtl } from "./jit.ts";
 import { decodeExactName, decodeName, type EntryBatch, type StatBatch } from "./listing.ts";
 
 export interface ParcelMessage {
@@ -24,6 +25,10 @@ export interface ParcelMessage {
 
 /** Collects batches for the next parcel (main thread), in typed arrays reused from parcel to parcel. */
 export class ParcelBuilder {
+  static {
+    stayBelowFtl(ParcelBuilder.prototype.add); // see jit.ts
+  }
+
   private bytes = new Uint8Array(16 * 1024);
   private length = 0;
   private offsets = new Int32Array(2048);

@@ -18,6 +18,7 @@ import {
 } from "./directories.ts";
 import { DT_DIR, DT_LNK, DT_REG } from "./entry-stat.ts";
 import type { EntryKind, GlobMatcher } from "./glob.ts";
+import { stayBelowFtl } from "./jit.ts";
 import { EntryBatch, type Listing } from "./listing.ts";
 
 export interface WalkRequest {
@@ -193,6 +194,10 @@ async function visit(
  * one); the walk awaits only when its slice of the event loop is used up.
  */
 class Walker {
+  static {
+    stayBelowFtl(Walker.prototype.sortChunk); // see jit.ts
+  }
+
   private readonly checkEvery: number;
   private untilCheck: number;
   private sliceStarted = performance.now();
