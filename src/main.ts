@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 /** mcpkit: one MCP server with toolsets for BOJ statistics, online-judge problems and file search. */
+import { isFsCall, prestartStatThread } from "./toolsets/fs/stat-thread.ts";
 import { NAME, VERSION } from "./version.ts";
 
 const argv = process.argv.slice(2);
@@ -8,6 +9,8 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
   process.stdout.write(`${NAME} ${VERSION}\n`);
 } else {
+  // A one-shot file search loads its stat thread while the rest of the process starts (stat-thread.ts).
+  if (isFsCall(argv)) prestartStatThread();
   const { run } = await import("./cli/run.ts");
   const code = await run(argv, process.env);
   // Exit explicitly: a toolset's timers or sockets must not keep a finished process alive.

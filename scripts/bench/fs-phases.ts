@@ -12,7 +12,12 @@
  * medians, with the CPU time (user + system, and system alone) of the process for the same rounds. The whole
  * process (start-up, output) is what fs-search.ts times against find and fd.
  *
- *   bun scripts/bench/fs-phases.ts [--rounds N] [--tree DIR] [--glob PATTERN]
+ * `--cold` times instead each phase's first run in a fresh process (cold JIT, warm cache), as a
+ * one-shot `mcpkit call` runs it: one process per phase and round, interleaved; the threads phase
+ * starts its worker thread and waits for it before timing, as a one-shot call does at start-up.
+ * The CPU time then includes the JIT's compiler threads, which a cold run keeps busy.
+ *
+ *   bun scripts/bench/fs-phases.ts [--rounds N] [--tree DIR] [--glob PATTERN] [--cold]
  *
  * e.g. `--tree /tmp/mcpkit-bench-project --glob '**\/*.ts'` for the project shape of fs-search.ts --project.
  */
@@ -33,6 +38,9 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "7" },
     tree: { type: "string" },
     glob: { type: "string" },
+    cold: { type: "boolean", default: false },
+    /** Internal to --cold: run this one phase once, cold, and print its times as JSON. */
+    phase: { type: "string" },
   },
 });
 const tree = flags.tree ?? ensureTree(join("/tmp", "mcpkit-bench-200k"), 200_000);
@@ -72,7 +80,7 @@ async function walkWith(accept: Accept, matcher: GlobMatcher | undefined = glob)
 const stat = entryStat();
 const statOnly: Accept = (directory, _relative, batch: EntryBatch) => {
   for (let i = 0; i < batch.count; i++) {
-    if (batch.pointer) stat.atPointer(directory.fd, batch.pointer + batch.offset(i));
+    if (batch.pointer) stat.atPointer(directory.fd, batch.pointer + batch.offsets[i]);
     else stat.byName(directory.fd, directory.prefix, batch.name(i));
   }
 };
@@ -98,9 +106,62 @@ const phases: Record<string, () => Promise<number>> = {
   threads: withWorker,
 };
 
+interface Timing {
+  wall: number;
+  cpu: number;
+  system: number;
+  files: number;
+}
+
+/** One run of `phase` in this process, with its wall and CPU time. */
+async function timeOnce(phase: () => Promise<number>): Promise<Timing> {
+  const usage = process.cpuUsage();
+  const started = performance.now();
+  const files = await phase();
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(usage);
+  return { wall, cpu: (used.user + used.system) / 1000, system: used.system / 1000, files };
+}
+
+if (flags.phase !== undefined) {
+  const phase = phases[flags.phase];
+  if (!phase) throw new Error(`no phase ${flags.phase}`);
+  if (flags.phase === "threads") {
+    // Started and ready before the clock starts, as `mcpkit call` starts it with the process.
+    worker.warm();
+    for (let tries = 0; tries < 500; tries++) {
+      const job = worker.begin(config);
+      if (job) {
+        await job.finish();
+        break;
+      }
+      await Bun.sleep(2);
+    }
+  }
+  process.stdout.write(`${JSON.stringify(await timeOnce(phase))}\n`);
+  process.exit(0);
+}
+
 const wall: Record<string, number[]> = {};
 const cpu: Record<string, number[]> = {};
 const system: Record<string, number[]> = {};
+if (flags.cold) {
+  const names = Object.keys(phases);
+  const passOn = [...(flags.tree ? ["--tree", tree] : []), ...(flags.glob ? ["--glob", flags.glob] : [])];
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names.map((_, i) => names[(i + round) % names.length])) {
+      const child = Bun.spawnSync([process.execPath, import.meta.path, "--phase", name, ...passOn], {
+        stderr: "inherit",
+      });
+      const timing = JSON.parse(child.stdout.toString()) as Timing;
+      (wall[name] ??= []).push(timing.wall);
+      (cpu[name] ??= []).push(timing.cpu);
+      (system[name] ??= []).push(timing.system);
+    }
+  }
+  printTable(`cold first runs (one process each), median of ${rounds} rounds`);
+  process.exit(0);
+}
 const walkedFiles = await phases.list();
 for (const phase of Object.values(phases)) await phase();
 for (let round = 0; round < rounds; round++) {
@@ -117,20 +178,23 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 worker.close();
+printTable(`${walkedFiles} files, warm, median of ${rounds} rounds`);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
-console.log(
-  `fs search phases on ${tree}${flags.glob ? ` with glob ${flags.glob}` : ""} (${directoryAccess().kind} walk, ${walkedFiles} files), median of ${rounds} rounds`,
-);
-console.log(
-  `${"phase".padEnd(10)} ${"wall ms".padStart(8)} ${"+ms".padStart(6)} ${"cpu ms".padStart(8)} ${"of it system".padStart(13)}`,
-);
-let previous = 0;
-for (const name of Object.keys(phases)) {
-  const ms = median(wall[name]);
-  const added = name === "threads" ? "" : (ms - previous).toFixed(0);
+function printTable(what: string): void {
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
   console.log(
-    `${name.padEnd(10)} ${ms.toFixed(0).padStart(8)} ${added.padStart(6)} ${median(cpu[name]).toFixed(0).padStart(8)} ${median(system[name]).toFixed(0).padStart(13)}`,
+    `fs search phases on ${tree}${flags.glob ? ` with glob ${flags.glob}` : ""} (${directoryAccess().kind} walk), ${what}`,
   );
-  if (name !== "threads") previous = ms;
+  console.log(
+    `${"phase".padEnd(10)} ${"wall ms".padStart(8)} ${"+ms".padStart(6)} ${"cpu ms".padStart(8)} ${"of it system".padStart(13)}`,
+  );
+  let previous = 0;
+  for (const name of Object.keys(phases)) {
+    const ms = median(wall[name]);
+    const added = name === "threads" ? "" : (ms - previous).toFixed(0);
+    console.log(
+      `${name.padEnd(10)} ${ms.toFixed(0).padStart(8)} ${added.padStart(6)} ${median(cpu[name]).toFixed(0).padStart(8)} ${median(system[name]).toFixed(0).padStart(13)}`,
+    );
+    if (name !== "threads") previous = ms;
+  }
 }

@@ -7,7 +7,16 @@
  * path, the other fields) is read only for the entries that pass the time filter and can still
  * make the top `limit`, typically a small fraction.
  */
-import { DT_LNK, type EntryStat } from "./entry-stat.ts";
+import {
+  DT_LNK,
+  type EntryStat,
+  type RawStatx,
+  STATX_BTIME,
+  STATX_FLAGS,
+  STATX_MASK,
+  STATX_WORD,
+} from "./entry-stat.ts";
+import { stayBelowFtl } from "./jit.ts";
 import type { StatBatch } from "./listing.ts";
 
 export type SortOrder = "time_desc" | "time_asc" | "path_asc";
@@ -132,78 +141,171 @@ function knownBirth(ms: number): number | null {
   return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/** The time at word `at` of a raw statx result in ms, as `EntryStat`'s accessors compute it. */
+function rawMs(words: Uint32Array, signedWords: Int32Array, at: number): number {
+  return (words[at] + signedWords[at + 1] * 2 ** 32) * 1000 + words[at + 2] / 1e6;
+}
+
 export function createCollector(config: CollectorConfig, stat: EntryStat): Collector {
-  const compare = comparatorFor(config.sort);
-  const best = new TopK<Candidate>(config.limit, compare);
-  const { from, to, resume, includeUnknownTime, sort } = config;
-  const wantsCreated = config.timeField === "created";
-  let unknownTimeSkipped = 0;
-  let undecodableSkipped = 0;
+  return new RankingCollector(config, stat);
+}
+
+class RankingCollector implements Collector {
+  static {
+    stayBelowFtl(RankingCollector.prototype.addRaw); // see jit.ts
+  }
+
+  private readonly compare: (a: Position, b: Position) => number;
+  private readonly best: TopK<Candidate>;
+  private readonly from: number | null;
+  private readonly to: number | null;
+  private readonly resume: CollectorConfig["resume"];
+  private readonly includeUnknownTime: boolean;
+  private readonly sort: SortOrder;
+  private readonly wantsCreated: boolean;
+  /** Whole seconds below this are before `from` whatever their nanoseconds. */
+  private readonly fromSeconds: number;
+  private unknownTimeSkipped = 0;
+  private undecodableSkipped = 0;
+
+  constructor(
+    config: CollectorConfig,
+    private readonly stat: EntryStat,
+  ) {
+    this.compare = comparatorFor(config.sort);
+    this.best = new TopK<Candidate>(config.limit, this.compare);
+    ({ from: this.from, to: this.to, resume: this.resume, includeUnknownTime: this.includeUnknownTime } = config);
+    this.sort = config.sort;
+    this.wantsCreated = config.timeField === "created";
+    this.fromSeconds = this.from === null ? Number.NEGATIVE_INFINITY : Math.floor(this.from / 1000);
+  }
+
+  add(fd: number, directoryPrefix: string, relativePrefix: string, batch: StatBatch): void {
+    const { pointer } = batch;
+    const { stat } = this;
+    if (pointer && stat.raw) {
+      this.addRaw(fd, relativePrefix, batch, stat.raw);
+      return;
+    }
+    // Raw names are stat'ed where they lie (the batch's pointer), others by name.
+    for (let i = 0; i < batch.count; i++) {
+      try {
+        const found = pointer
+          ? stat.atPointer(fd, pointer + batch.offsets[batch.offsetsStart + i])
+          : stat.byName(fd, directoryPrefix, batch.name(i));
+        if (!found) continue; // removed since the listing
+      } catch {
+        continue; // unreadable since the directory was listed
+      }
+      const time = this.qualifyingTime();
+      if (time !== undefined) this.consider(batch, i, relativePrefix, time);
+    }
+  }
+
+  merge(other: Collected): void {
+    const { best } = this;
+    for (const candidate of other.kept) best.offer(candidate);
+    best.offered += other.offered - other.kept.length;
+    this.unknownTimeSkipped += other.unknownTimeSkipped;
+    this.undecodableSkipped += other.undecodableSkipped;
+  }
+
+  result(): Collected {
+    const { best, unknownTimeSkipped, undecodableSkipped } = this;
+    return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped, undecodableSkipped };
+  }
+
+  /**
+   * The loop every listed entry of a large search goes through, as flat as it can be: most of a
+   * one-shot search runs before the JIT has optimized anything, where each call costs (and every
+   * function called thousands of times is compiled again, on each thread). It reads the statx
+   * words itself, settles most entries on their whole seconds and, once `limit` are kept, those
+   * behind the worst kept on their time; the few left go to `consider`, which reads the rest
+   * through `stat` (the same buffer).
+   */
+  private addRaw(fd: number, relativePrefix: string, batch: StatBatch, raw: RawStatx): void {
+    const { call, bufferPointer, words, signedWords } = raw;
+    const { pointer, offsets, offsetsStart, count } = batch;
+    const { best, from, to, resume, sort, wantsCreated, fromSeconds } = this;
+    const descending = sort === "time_desc";
+    const ascending = sort === "time_asc";
+    raw.select();
+    for (let i = 0; i < count; i++) {
+      if (call(fd, pointer + offsets[offsetsStart + i], STATX_FLAGS, STATX_MASK, bufferPointer) !== 0) continue; // removed since the listing
+      if ((words[STATX_WORD.mode] & S_IFMT) === S_IFLNK) continue; // replaced by a link since the listing
+      let time: number | null;
+      if (wantsCreated) {
+        time = knownBirth(words[STATX_WORD.mask] & STATX_BTIME ? rawMs(words, signedWords, STATX_WORD.btime) : 0);
+        if (time === null) {
+          if (this.includeUnknownTime) this.consider(batch, i, relativePrefix, null);
+          else this.unknownTimeSkipped++;
+          continue;
+        }
+      } else {
+        const seconds = words[STATX_WORD.mtime] + signedWords[STATX_WORD.mtime + 1] * 2 ** 32;
+        if (seconds < fromSeconds) continue;
+        time = seconds * 1000 + words[STATX_WORD.mtime + 2] / 1e6;
+      }
+      if ((from !== null && time < from) || (to !== null && time >= to)) continue;
+      if (resume !== null && laterInTime(sort, resume.position.time, time)) continue; // on an earlier page
+      const { heap } = best;
+      if (heap.length === best.capacity) {
+        // As in `consider`: behind everything kept, it only counts (unless it changed since paging began).
+        const worst = heap[0].time;
+        if (worst !== null && (descending ? time < worst : ascending && time > worst)) {
+          if (resume === null || rawMs(words, signedWords, STATX_WORD.ctime) < resume.since) best.offered++;
+          continue;
+        }
+      }
+      this.consider(batch, i, relativePrefix, time);
+    }
+  }
 
   /** The entry just stat'ed, if it passes the filters: its sort time, else undefined. */
-  const qualifyingTime = (): number | null | undefined => {
+  private qualifyingTime(): number | null | undefined {
+    const { stat, from, to } = this;
     if (stat.type() === DT_LNK) return undefined; // replaced by a link since the listing
-    const time = wantsCreated ? knownBirth(stat.birthtimeMs()) : stat.mtimeMs();
+    const time = this.wantsCreated ? knownBirth(stat.birthtimeMs()) : stat.mtimeMs();
     if (time === null) {
-      if (includeUnknownTime) return null;
-      unknownTimeSkipped++;
+      if (this.includeUnknownTime) return null;
+      this.unknownTimeSkipped++;
       return undefined;
     }
     if ((from !== null && time < from) || (to !== null && time >= to)) return undefined;
     return time;
-  };
+  }
 
-  return {
-    add(fd, directoryPrefix, relativePrefix, batch) {
-      // Raw names are stat'ed where they lie (the batch's pointer), others by name.
-      const { pointer } = batch;
-      for (let i = 0; i < batch.count; i++) {
-        try {
-          const found = pointer
-            ? stat.atPointer(fd, pointer + batch.offset(i))
-            : stat.byName(fd, directoryPrefix, batch.name(i));
-          if (!found) continue; // removed since the listing
-        } catch {
-          continue; // unreadable since the directory was listed
-        }
-        const time = qualifyingTime();
-        if (time === undefined) continue;
-        // On an earlier page, or behind everything kept so far: settled without building the entry.
-        if (resume && laterInTime(sort, resume.position.time, time)) continue;
-        if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
-          if (!resume || stat.ctimeMs() < resume.since) best.offered++;
-          continue;
-        }
-        const name = batch.exactName(i);
-        if (name === undefined) {
-          undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
-          continue;
-        }
-        const isDirectory = batch.isDirectory(i);
-        const candidate: Candidate = {
-          time,
-          path: relativePrefix + name,
-          isDirectory,
-          sizeBytes: isDirectory ? null : stat.size(),
-          modifiedMs: stat.mtimeMs(),
-          createdMs: knownBirth(stat.birthtimeMs()),
-        };
-        if (resume) {
-          if (compare(candidate, resume.position) <= 0) continue; // on an earlier page
-          // Changed since paging began, so it may already have been returned under its old position.
-          if (stat.ctimeMs() >= resume.since) continue;
-        }
-        best.offer(candidate);
-      }
-    },
-    merge(other) {
-      for (const candidate of other.kept) best.offer(candidate);
-      best.offered += other.offered - other.kept.length;
-      unknownTimeSkipped += other.unknownTimeSkipped;
-      undecodableSkipped += other.undecodableSkipped;
-    },
-    result() {
-      return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped, undecodableSkipped };
-    },
-  };
+  /** Ranks entry `i` of `batch`, just stat'ed, whose sort time `time` passed the filters. */
+  private consider(batch: StatBatch, i: number, relativePrefix: string, time: number | null): void {
+    const { best, resume, sort, stat } = this;
+    // On an earlier page, or behind everything kept so far: settled without building the entry.
+    if (resume && laterInTime(sort, resume.position.time, time)) return;
+    if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
+      if (!resume || stat.ctimeMs() < resume.since) best.offered++;
+      return;
+    }
+    const name = batch.exactName(i);
+    if (name === undefined) {
+      this.undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
+      return;
+    }
+    const isDirectory = batch.isDirectory(i);
+    const candidate: Candidate = {
+      time,
+      path: relativePrefix + name,
+      isDirectory,
+      sizeBytes: isDirectory ? null : stat.size(),
+      modifiedMs: stat.mtimeMs(),
+      createdMs: knownBirth(stat.birthtimeMs()),
+    };
+    if (resume) {
+      if (this.compare(candidate, resume.position) <= 0) return; // on an earlier page
+      // Changed since paging began, so it may already have been returned under its old position.
+      if (stat.ctimeMs() >= resume.since) return;
+    }
+    best.offer(candidate);
+  }
 }

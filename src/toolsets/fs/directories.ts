@@ -22,6 +22,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
 import { DT_UNKNOWN, entryStat, statxEntryStat } from "./entry-stat.ts";
+import { stayBelowFtl } from "./jit.ts";
 import { type Libc, libc } from "./libc.ts";
 import { type DirentLike, Listing } from "./listing.ts";
 
@@ -72,6 +73,10 @@ const DOT = 46;
 
 /** Reads a directory through its descriptor with getdents64, chunk by chunk, names left as bytes. */
 class RawReader implements DirectoryReader {
+  static {
+    stayBelowFtl(RawReader.prototype.next); // see jit.ts
+  }
+
   constructor(
     private readonly calls: Libc,
     private readonly fd: number,

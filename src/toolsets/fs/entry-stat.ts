@@ -24,6 +24,21 @@ export const DT_LNK = 10;
 /** Any other type (device, socket, fifo): listed, never a "file". */
 export const DT_OTHER = 1;
 
+/**
+ * statx as a search's inner loop calls it, without a method call per entry (`collector.ts`): the
+ * symbol, its flags, and the result struct as 32-bit words (`STATX_WORD`).
+ */
+export interface RawStatx {
+  /** `statx(directoryFd, namePointer, STATX_FLAGS, STATX_MASK, bufferPointer)`: 0 when stat'ed. */
+  readonly call: (directoryFd: number, namePointer: number, flags: number, mask: number, buffer: number) => number;
+  readonly bufferPointer: number;
+  readonly words: Uint32Array;
+  /** The same words signed (the high halves of the seconds). */
+  readonly signedWords: Int32Array;
+  /** Makes the EntryStat accessors read what `call` fills in (rather than a fallback's lstat). */
+  select(): void;
+}
+
 export interface EntryStat {
   /** Stats the entry whose NUL-terminated name is at `namePointer`, relative to the open `fd`. */
   atPointer(fd: number, namePointer: number): boolean;
@@ -36,6 +51,8 @@ export interface EntryStat {
   /** 0 when the file system records no birth time. */
   birthtimeMs(): number;
   ctimeMs(): number;
+  /** Where statx can be called directly (glibc, little-endian); undefined elsewhere. */
+  readonly raw?: RawStatx;
 }
 
 const S_IFMT = 0o170000;
@@ -84,29 +101,51 @@ class LstatEntryStat implements EntryStat {
 
 const AT_SYMLINK_NOFOLLOW = 0x100;
 const AT_NO_AUTOMOUNT = 0x800;
-const STAT_FLAGS = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT;
+export const STATX_FLAGS = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT;
 const STATX_BASIC_STATS = 0x7ff;
-const STATX_BTIME = 0x800;
-const STATX_MASK = STATX_BASIC_STATS | STATX_BTIME;
+export const STATX_BTIME = 0x800;
+export const STATX_MASK = STATX_BASIC_STATS | STATX_BTIME;
 
 /** struct statx offsets (include/uapi/linux/stat.h). */
 const OFFSET = { mask: 0, uid: 20, gid: 24, mode: 28, ino: 32, size: 40, btime: 80, ctime: 96, mtime: 112 } as const;
+
+/**
+ * The same fields as 32-bit word indexes, for `RawStatx.words` (little-endian: the mode is the low
+ * half of its word; each time is seconds low, seconds high, nanoseconds).
+ */
+export const STATX_WORD = { mask: 0, mode: 7, btime: 20, ctime: 24, mtime: 28 } as const;
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 class StatxEntryStat implements EntryStat {
   private readonly buffer = new Uint8Array(256);
   // The view before the pointer: taking `.buffer` of a small typed array after `ptr()` can move its storage.
   private readonly view = new DataView(this.buffer.buffer);
+  private readonly words = new Uint32Array(this.buffer.buffer);
+  private readonly signedWords = new Int32Array(this.buffer.buffer);
   private readonly bufferPointer: number;
   private readonly lstat = new LstatEntryStat();
   private viaLstat = false;
+  readonly raw: RawStatx | undefined;
 
   constructor(private readonly calls: NonNullable<ReturnType<typeof libc>>) {
     this.bufferPointer = calls.pointer(this.buffer);
+    this.raw = littleEndian
+      ? {
+          call: calls.statx,
+          bufferPointer: this.bufferPointer,
+          words: this.words,
+          signedWords: this.signedWords,
+          select: () => {
+            this.viaLstat = false;
+          },
+        }
+      : undefined;
   }
 
   atPointer(fd: number, namePointer: number): boolean {
     this.viaLstat = false;
-    return this.calls.statx(fd, namePointer, STAT_FLAGS, STATX_MASK, this.bufferPointer) === 0;
+    return this.calls.statx(fd, namePointer, STATX_FLAGS, STATX_MASK, this.bufferPointer) === 0;
   }
 
   byName(fd: number, prefix: string, name: string): boolean {

@@ -15,19 +15,27 @@
  */
 import type { Dirent } from "node:fs";
 import { posix } from "node:path";
-import fg from "fast-glob";
 import type { EntryFilterFunction, MicromatchOptions } from "fast-glob/out/types/index.js";
 import { checkGlobCost } from "./glob-limits.ts";
 
-// fast-glob's internals are CommonJS modules exporting `default`. require() reads them the same way
-// from the sources and from the compiled binary, where a default import resolves differently.
-const DeepFilter = (
-  require("fast-glob/out/providers/filters/deep.js") as typeof import("fast-glob/out/providers/filters/deep.js")
-).default;
-const EntryFilter = (
-  require("fast-glob/out/providers/filters/entry.js") as typeof import("fast-glob/out/providers/filters/entry.js")
-).default;
-const Settings = (require("fast-glob/out/settings.js") as typeof import("fast-glob/out/settings.js")).default;
+/**
+ * fast-glob, loaded by the first search with a glob: it pulls in micromatch, its own walkers and
+ * node:stream, several milliseconds of start-up that a server, or a `mcpkit call` without a glob,
+ * never needs. Its internals are CommonJS modules exporting `default`; require() reads them the
+ * same way from the sources and from the compiled binary, where a default import resolves differently.
+ */
+function fastGlob() {
+  return {
+    generateTasks: (require("fast-glob") as typeof import("fast-glob")).generateTasks,
+    DeepFilter: (
+      require("fast-glob/out/providers/filters/deep.js") as typeof import("fast-glob/out/providers/filters/deep.js")
+    ).default,
+    EntryFilter: (
+      require("fast-glob/out/providers/filters/entry.js") as typeof import("fast-glob/out/providers/filters/entry.js")
+    ).default,
+    Settings: (require("fast-glob/out/settings.js") as typeof import("fast-glob/out/settings.js")).default,
+  };
+}
 
 const OPTIONS = { unique: false, onlyFiles: false, followSymbolicLinks: false } as const;
 
@@ -69,6 +77,7 @@ export function compileGlob(text: string): GlobMatcher | string {
     return `'glob' must not contain '..' segments (got "${pattern}"); patterns only match below the start path.`;
   }
   // Everything else is fast-glob's business: an unusual pattern simply matches nothing, as with fg.glob.
+  const { generateTasks, DeepFilter, EntryFilter, Settings } = fastGlob();
   const settings = new Settings(OPTIONS);
   const micromatchOptions: MicromatchOptions = {
     dot: settings.dot,
@@ -82,7 +91,7 @@ export function compileGlob(text: string): GlobMatcher | string {
   };
   const entryFilter = new EntryFilter(settings, micromatchOptions);
   const deepFilter = new DeepFilter(settings, micromatchOptions);
-  const tasks: CompiledTask[] = fg.generateTasks([pattern], OPTIONS).map((task) => {
+  const tasks: CompiledTask[] = generateTasks([pattern], OPTIONS).map((task) => {
     const base = task.base === "." ? "" : task.base;
     return {
       base,

@@ -113,8 +113,9 @@ export interface StatBatch {
   readonly count: number;
   /** Raw batches: the address of the bytes holding the names in this thread (0: use `name`). */
   readonly pointer: number;
-  /** Raw batches: where the i-th name starts, relative to `pointer`. */
-  offset(index: number): number;
+  /** Raw batches: the i-th name starts at `pointer + offsets[offsetsStart + i]`. */
+  readonly offsets: Int32Array;
+  readonly offsetsStart: number;
   /** The name, decoded leniently (invalid UTF-8 becomes U+FFFD). */
   name(index: number): string;
   /** The name to report: undefined when it is not valid UTF-8 (see `decodeExactName`). */
@@ -132,6 +133,7 @@ export class EntryBatch implements StatBatch {
   bytes: Uint8Array | undefined;
   pointer = 0;
   readonly offsets: Int32Array;
+  readonly offsetsStart = 0;
   /** Names already known (always for readdir batches; raw ones decode on demand). */
   readonly names: (string | undefined)[] = [];
   /** 1 for a directory. */
@@ -153,7 +155,8 @@ export class EntryBatch implements StatBatch {
   add(listing: Listing, index: number, isDirectory: boolean): void {
     const at = this.count++;
     this.offsets[at] = listing.offsets[index];
-    this.names[at] = listing.names[index];
+    // Raw names decode on demand (`name`), so only readdir batches carry them.
+    if (!this.bytes) this.names[at] = listing.names[index];
     this.directories[at] = isDirectory ? 1 : 0;
   }
 
@@ -163,10 +166,6 @@ export class EntryBatch implements StatBatch {
 
   exactName(index: number): string | undefined {
     return this.bytes ? decodeExactName(this.bytes, this.offsets[index]) : this.names[index];
-  }
-
-  offset(index: number): number {
-    return this.offsets[index];
   }
 
   isDirectory(index: number): boolean {

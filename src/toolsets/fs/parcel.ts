@@ -5,6 +5,7 @@
  * under one. A parcel is typed arrays the worker takes over without a copy (the transfer list),
  * plus the few strings naming each directory.
  */
+import { stayBelowFtl } from "./jit.ts";
 import { decodeExactName, decodeName, type EntryBatch, type StatBatch } from "./listing.ts";
 
 export interface ParcelMessage {
@@ -24,6 +25,10 @@ export interface ParcelMessage {
 
 /** Collects batches for the next parcel (main thread), in typed arrays reused from parcel to parcel. */
 export class ParcelBuilder {
+  static {
+    stayBelowFtl(ParcelBuilder.prototype.add); // see jit.ts
+  }
+
   private bytes = new Uint8Array(16 * 1024);
   private length = 0;
   private offsets = new Int32Array(2048);
@@ -51,7 +56,10 @@ export class ParcelBuilder {
       this.reserveBytes(size);
       this.bytes.set(source.subarray(first, end + 1), this.length);
       const shift = this.length - first;
-      for (let index = 0; index < count; index++) this.offsets[this.count + index] = batch.offsets[index] + shift;
+      const { offsets } = this;
+      const sourceOffsets = batch.offsets;
+      const at = this.count;
+      for (let index = 0; index < count; index++) offsets[at + index] = sourceOffsets[index] + shift;
       this.length += size;
     } else {
       for (let index = 0; index < count; index++) {
@@ -118,7 +126,9 @@ export class ParcelBuilder {
 export class ParcelDirectory implements StatBatch {
   count = 0;
   pointer = 0;
-  private start = 0;
+  offsets: Int32Array = new Int32Array(0);
+  /** Where this directory's entries start in the parcel. */
+  offsetsStart = 0;
   private firstName = 0;
   private message: ParcelMessage | undefined;
   private bytes: Uint8Array = new Uint8Array(0);
@@ -127,29 +137,26 @@ export class ParcelDirectory implements StatBatch {
   select(message: ParcelMessage, index: number, bytes: Uint8Array, pointer: number, firstName: number): void {
     this.message = message;
     this.bytes = bytes;
-    this.start = index === 0 ? 0 : message.ends[index - 1];
-    this.count = message.ends[index] - this.start;
+    this.offsets = message.offsets;
+    this.offsetsStart = index === 0 ? 0 : message.ends[index - 1];
+    this.count = message.ends[index] - this.offsetsStart;
     this.firstName = firstName;
-    this.pointer = this.count > 0 && message.offsets[this.start] >= 0 ? pointer : 0;
-  }
-
-  offset(index: number): number {
-    return (this.message as ParcelMessage).offsets[this.start + index];
+    this.pointer = this.count > 0 && message.offsets[this.offsetsStart] >= 0 ? pointer : 0;
   }
 
   name(index: number): string {
     const message = this.message as ParcelMessage;
-    const offset = message.offsets[this.start + index];
+    const offset = message.offsets[this.offsetsStart + index];
     return offset >= 0 ? decodeName(this.bytes, offset) : message.names[this.firstName + index];
   }
 
   exactName(index: number): string | undefined {
     const message = this.message as ParcelMessage;
-    const offset = message.offsets[this.start + index];
+    const offset = message.offsets[this.offsetsStart + index];
     return offset >= 0 ? decodeExactName(this.bytes, offset) : message.names[this.firstName + index];
   }
 
   isDirectory(index: number): boolean {
-    return (this.message as ParcelMessage).directories[this.start + index] === 1;
+    return (this.message as ParcelMessage).directories[this.offsetsStart + index] === 1;
   }
 }

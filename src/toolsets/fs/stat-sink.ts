@@ -11,8 +11,13 @@ import { entryStat } from "./entry-stat.ts";
 import type { EntryBatch } from "./listing.ts";
 import type { StatJob, StatWorker } from "./stat-worker.ts";
 
-/** A walk still running after this long hands part of its stat calls to the worker thread. */
+/**
+ * A walk still running after this long, or that has handed over this many entries, shares its
+ * stat calls with the worker thread once it is ready: a job costs one round trip (well under a
+ * millisecond), while the first entries of a process, still interpreted, cost microseconds each.
+ */
 const WORKER_AFTER_MS = 3;
+const WORKER_AFTER_ENTRIES = 128;
 
 export interface StatSink {
   /** The walk's `accept`: stats and ranks one batch (here or in the worker). */
@@ -42,11 +47,17 @@ export function openStatSink(
   const local = createCollector(config, entryStat());
   const opened = performance.now();
   let job: StatJob | undefined;
+  let entries = 0;
   return {
     accept(directory, relativePrefix, batch) {
       // Small searches stay on this thread; a long one shares the stat calls with the worker
       // once the thread is ready (it starts on the first long search and stays for the process).
-      if (!job && statWorker && performance.now() - opened >= WORKER_AFTER_MS) job = statWorker.begin(config);
+      if (
+        !job &&
+        statWorker &&
+        ((entries += batch.count) >= WORKER_AFTER_ENTRIES || performance.now() - opened >= WORKER_AFTER_MS)
+      )
+        job = statWorker.begin(config);
       if (job?.hasRoom(1)) job.post(directory, startPrefix + relativePrefix, batch);
       else local.add(directory.fd, directory.prefix, startPrefix + relativePrefix, batch);
     },

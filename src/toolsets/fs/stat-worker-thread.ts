@@ -5,6 +5,7 @@
  */
 import { type Collector, createCollector } from "./collector.ts";
 import { entryStat } from "./entry-stat.ts";
+import { stayBelowFtl } from "./jit.ts";
 import { libc } from "./libc.ts";
 import { ParcelDirectory, type ParcelMessage } from "./parcel.ts";
 import { FINISHED, READY, type WorkerMessage, type WorkerReply } from "./stat-worker.ts";
@@ -31,6 +32,8 @@ function statParcel(collector: Collector, parcel: ParcelMessage): void {
     collector.add(parcel.fds[index], parcel.directoryPrefixes[index], parcel.relativePrefixes[index], directory);
   }
 }
+
+stayBelowFtl(statParcel); // see jit.ts
 
 self.onmessage = ({ data }: MessageEvent<WorkerMessage>) => {
   if (data.type === "init") {

@@ -12,13 +12,15 @@
  * The thread is its own module, `stat-worker-thread.ts`; `bun build --compile` embeds it only when
  * it is named as an extra entry point (`bun build src/main.ts src/toolsets/fs/stat-worker-thread.ts
  * --compile …`), as `toolsets/fs/stat-worker-thread.js` below the entry points' common folder
- * (`src/`). A search starts the thread (`warm`); until it is ready, the search stats on the main
+ * (`src/`; see `stat-thread.ts`). A search starts the thread (`warm`), unless a one-shot `mcpkit
+ * call` already did (`prestartStatThread`); until it is ready, the search stats on the main
  * thread, so a thread that cannot load only costs speed, never a result.
  */
 import type { Collected, CollectorConfig } from "./collector.ts";
 import type { DirectoryHandle } from "./directories.ts";
 import type { EntryBatch } from "./listing.ts";
 import { ParcelBuilder, type ParcelMessage } from "./parcel.ts";
+import { type StatThread, startStatThread, takePrestartedStatThread } from "./stat-thread.ts";
 
 /** Entries per parcel (one message) once the worker has work queued; an idle worker gets what there is. */
 const PARCEL_ENTRIES = 1024;
@@ -28,13 +30,6 @@ const PARCEL_ENTRIES = 1024;
  * descriptors whatever the tree's shape (many small directories included).
  */
 const PARCEL_DIRECTORIES = 16;
-
-/** Where the thread's module is: beside this file in the sources, under the bundle's root when compiled. */
-export function workerUrl(moduleUrl: string = import.meta.url): URL {
-  return moduleUrl.endsWith("/stat-worker.ts")
-    ? new URL("./stat-worker-thread.ts", moduleUrl)
-    : new URL("./toolsets/fs/stat-worker-thread.js", moduleUrl);
-}
 
 export type WorkerMessage =
   | { type: "init"; shared: SharedArrayBuffer }
@@ -178,24 +173,31 @@ export class StatWorker {
 
   private start(): Worker | undefined {
     if (this.worker || this.unavailable) return this.worker;
+    let thread: StatThread;
     try {
-      const worker = new Worker(workerUrl().href);
-      worker.onmessage = ({ data }: MessageEvent<WorkerReply>) => {
-        const resolve = this.waiting.get(data.job);
-        this.waiting.delete(data.job);
-        resolve?.(data.result);
-        if (--this.running === 0) worker.unref();
-      };
-      worker.onerror = () => {
-        this.close();
-        this.unavailable = true; // e.g. a build without the thread's entry point: stat on this thread
-      };
-      this.send(worker, { type: "init", shared: this.shared.buffer as SharedArrayBuffer });
-      worker.unref();
-      this.worker = worker;
+      thread = takePrestartedStatThread() ?? startStatThread();
     } catch {
       this.unavailable = true;
+      return undefined;
     }
-    return this.worker;
+    const { worker } = thread;
+    if (thread.failed) {
+      worker.terminate();
+      this.unavailable = true;
+      return undefined;
+    }
+    worker.onmessage = ({ data }: MessageEvent<WorkerReply>) => {
+      const resolve = this.waiting.get(data.job);
+      this.waiting.delete(data.job);
+      resolve?.(data.result);
+      if (--this.running === 0) worker.unref();
+    };
+    worker.onerror = () => {
+      this.close();
+      this.unavailable = true; // e.g. a build without the thread's entry point: stat on this thread
+    };
+    this.shared = thread.shared;
+    this.worker = worker;
+    return worker;
   }
 }

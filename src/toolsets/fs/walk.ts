@@ -18,6 +18,7 @@ import {
 } from "./directories.ts";
 import { DT_DIR, DT_LNK, DT_REG } from "./entry-stat.ts";
 import type { EntryKind, GlobMatcher } from "./glob.ts";
+import { stayBelowFtl } from "./jit.ts";
 import { EntryBatch, type Listing } from "./listing.ts";
 
 export interface WalkRequest {
@@ -193,6 +194,10 @@ async function visit(
  * one); the walk awaits only when its slice of the event loop is used up.
  */
 class Walker {
+  static {
+    stayBelowFtl(Walker.prototype.sortChunk); // see jit.ts
+  }
+
   private readonly checkEvery: number;
   private untilCheck: number;
   private sliceStarted = performance.now();
@@ -289,14 +294,20 @@ class Walker {
     return this.pauseDue ? PAUSE : DONE;
   }
 
-  /** Sorts one chunk into pending directories and accepted entries; false when the walk must stop. */
+  /**
+   * Sorts one chunk into pending directories and accepted entries; false when the walk must stop.
+   * Every listed entry passes here, mostly before the JIT has optimized it: a raw listing without
+   * a glob (every entry of a wanted type is reported) skips the per-entry `reportable` call.
+   */
   private sortChunk(directory: DirectoryHandle, prefix: string, level: number): boolean {
     const { request, outcome, listing, batch } = this;
     const { includeFiles, includeDirectories, maxDepth } = request;
+    const { types, count } = listing;
+    const everyWanted = !request.glob && listing.bytes !== undefined;
     batch.reset(listing);
-    for (let index = 0; index < listing.count; index++) {
+    for (let index = 0; index < count; index++) {
       if (--this.untilCheck === 0 && !this.check()) return false;
-      const type = listing.types[index];
+      const type = types[index];
       if (type === DT_LNK) continue; // never followed, never reported
       const isDirectory = type === DT_DIR;
       if (isDirectory) {
@@ -308,7 +319,7 @@ class Walker {
         outcome.scannedFiles++;
         if (!includeFiles || type !== DT_REG) continue; // only regular files count as "files", like find -type f
       }
-      if (!this.reportable(index, prefix, type)) continue;
+      if (!everyWanted && !this.reportable(index, prefix, type)) continue;
       batch.add(listing, index, isDirectory);
       if (batch.count === BATCH_SIZE) {
         request.accept(directory, prefix, batch);

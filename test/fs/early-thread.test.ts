@@ -1,0 +1,168 @@
+/**
+ * A one-shot `mcpkit call fs.search_by_time` starts its stat worker thread in src/main.ts, before
+ * the command line and the toolsets load, so the thread is ready when the walk begins; no other
+ * command and no server starts it then (start-up is benchmarked). The walk then hands its stat
+ * calls over from its first batches, not after milliseconds of interpreted work.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CollectorConfig } from "../../src/toolsets/fs/collector.ts";
+import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
+import { SEED_NAME, TOOL_NAME } from "../../src/toolsets/fs/search-by-time-tool.ts";
+import { openStatSink } from "../../src/toolsets/fs/stat-sink.ts";
+import { isFsCall } from "../../src/toolsets/fs/stat-thread.ts";
+import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
+import { walk } from "../../src/toolsets/fs/walk.ts";
+import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
+import { walkRequest } from "./support.ts";
+
+let tree: string;
+
+beforeAll(() => {
+  tree = mkdtempSync(join(tmpdir(), "mcpkit-fs-early-"));
+  for (let d = 0; d < 3; d++) {
+    mkdirSync(join(tree, `d${d}`));
+    for (let f = 0; f < 200; f++) writeFileSync(join(tree, `d${d}`, `f${f}`), "");
+  }
+});
+afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+describe("which command lines start the thread early", () => {
+  test("the names it recognizes are the fs tool's", () => {
+    expect(isFsCall(["call", TOOL_NAME])).toBe(true);
+    expect(isFsCall(["call", SEED_NAME])).toBe(true);
+  });
+
+  test("a call of the fs search, options before or after it", () => {
+    expect(isFsCall(["call", "fs.search_by_time", '{"timeField":"modified"}', "--root", "/tmp"])).toBe(true);
+    expect(isFsCall(["--root", "/tmp", "--log-level", "debug", "call", "fs_search_by_time"])).toBe(true);
+    expect(isFsCall(["call", "fs.search_by_time", "-"])).toBe(true);
+  });
+
+  test("servers, other commands, other tools and help do not", () => {
+    for (const argv of [
+      [],
+      ["--root", "/tmp"],
+      ["--http", "127.0.0.1:0", "--root", "/tmp"],
+      ["--version"],
+      ["tools"],
+      ["call"],
+      ["call", "boj_get_data_code", "{}"],
+      ["call", "fs.search_by_time", "--help"],
+      ["call", "fs.search_by_time", "-h"],
+      ["help", "call"],
+      ["help", "fs.search_by_time"],
+      ["install", "claude"],
+    ]) {
+      expect({ argv, early: isFsCall(argv) }).toEqual({ argv, early: false });
+    }
+  });
+});
+
+/** Thread names of a running process (Linux): Bun names a Worker's thread "Worker". */
+function threadNames(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((task) => readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim());
+}
+
+const describeProc = existsSync("/proc/self/task") ? describe : describe.skip;
+
+describeProc("in a real process", () => {
+  test("`call fs.search_by_time -` has its stat thread running while it still waits for its arguments", async () => {
+    const child = Bun.spawn([...mcpkitCommand(), "call", "fs.search_by_time", "-", "--root", tree], {
+      cwd: REPO_ROOT,
+      env: testEnv(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      // No search can have begun: the process is reading its JSON arguments from stdin.
+      let names = threadNames(child.pid);
+      for (let tries = 0; !names.includes("Worker") && tries < 300; tries++) {
+        await Bun.sleep(10);
+        names = threadNames(child.pid);
+      }
+      expect(names).toContain("Worker");
+      child.stdin.write('{"timeField":"modified"}');
+      await child.stdin.end();
+      expect(await child.exited).toBe(0);
+      const result = JSON.parse(await new Response(child.stdout).text());
+      expect(result.structuredContent.stats.scannedFiles).toBe(600);
+    } finally {
+      child.kill();
+    }
+  });
+
+  test("a stdio server that has answered initialize runs no stat thread", async () => {
+    const child = Bun.spawn([...mcpkitCommand(), "--root", tree], {
+      cwd: REPO_ROOT,
+      env: testEnv(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      child.stdin.write(
+        `${JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        })}\n`,
+      );
+      child.stdin.flush();
+      const reader = child.stdout.getReader();
+      const { value } = await reader.read();
+      expect(new TextDecoder().decode(value)).toContain('"id":1');
+      expect(threadNames(child.pid)).not.toContain("Worker");
+      reader.releaseLock();
+      await child.stdin.end();
+      expect(await child.exited).toBe(0);
+    } finally {
+      child.kill();
+    }
+  });
+});
+
+test("with the thread ready, a walk hands over its first batch of more than 128 entries at once", async () => {
+  const config: CollectorConfig = {
+    timeField: "modified",
+    from: null,
+    to: null,
+    includeUnknownTime: false,
+    sort: "time_desc",
+    limit: 10,
+    resume: null,
+  };
+  const worker = new StatWorker();
+  try {
+    worker.warm();
+    // Ready once a job begins (until then a search stats alone); that job ends at once.
+    for (let tries = 0; tries < 500; tries++) {
+      const job = worker.begin(config);
+      if (job) {
+        await job.finish();
+        break;
+      }
+      await Bun.sleep(10);
+    }
+    const sink = openStatSink(config, "", worker);
+    let firstBatch = -1;
+    await walk(
+      walkRequest(tree, {
+        access: directoryAccess(),
+        accept: (directory, relative, batch) => {
+          sink.accept(directory, relative, batch);
+          if (firstBatch === -1) firstBatch = sink.workerBatches;
+        },
+      }),
+    );
+    const collected = await sink.join();
+    expect(firstBatch).toBe(1);
+    expect(collected?.offered).toBe(600);
+  } finally {
+    worker.close();
+  }
+});

@@ -1,0 +1,15 @@
+/**
+ * The per-entry loops of a search stay below JavaScriptCore's FTL tier (`src/toolsets/fs/jit.ts`):
+ * in a one-shot search FTL compiles cost more CPU than they save. The hint is applied when the
+ * modules load; this holds it to the loops it names.
+ */
+import { expect, test } from "bun:test";
+import "../../src/toolsets/fs/collector.ts";
+import "../../src/toolsets/fs/directories.ts";
+import "../../src/toolsets/fs/parcel.ts";
+import "../../src/toolsets/fs/walk.ts";
+import { belowFtlNames } from "../../src/toolsets/fs/jit.ts";
+
+test("the collector's raw loop, the getdents64 parse, the chunk sort and the parcel copy stay below FTL", () => {
+  expect(belowFtlNames().sort()).toEqual(["add", "addRaw", "next", "sortChunk"]);
+});
