@@ -183,6 +183,7 @@ export async function callTool(
   let args: unknown = {};
   if (json !== undefined) {
     try {
+      if (json === "-") log.debug(`reading the JSON arguments of ${name} from stdin`);
       args = JSON.parse(json === "-" ? await Bun.stdin.text() : json);
     } catch (error) {
       throw new ConfigError(

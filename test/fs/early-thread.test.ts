@@ -12,7 +12,7 @@ import type { CollectorConfig } from "../../src/toolsets/fs/collector.ts";
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { SEED_NAME, TOOL_NAME } from "../../src/toolsets/fs/search-by-time-tool.ts";
 import { openStatSink } from "../../src/toolsets/fs/stat-sink.ts";
-import { isFsCall } from "../../src/toolsets/fs/stat-thread.ts";
+import { isFsCall, prestartStatThread } from "../../src/toolsets/fs/stat-thread.ts";
 import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
@@ -61,6 +61,22 @@ describe("which command lines start the thread early", () => {
   });
 });
 
+/** Resolves once the child's stderr has printed a line containing `text` (fails if it ends first). */
+async function stderrLine(stderr: ReadableStream<Uint8Array>, text: string): Promise<void> {
+  const reader = stderr.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  try {
+    while (!seen.includes(text)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`stderr ended without "${text}": ${seen}`);
+      seen += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 /** Thread names of a running process (Linux): Bun names a Worker's thread "Worker". */
 function threadNames(pid: number): string[] {
   return readdirSync(`/proc/${pid}/task`).map((task) => readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim());
@@ -70,21 +86,15 @@ const describeProc = existsSync("/proc/self/task") ? describe : describe.skip;
 
 describeProc("in a real process", () => {
   test("`call fs.search_by_time -` has its stat thread running while it still waits for its arguments", async () => {
-    const child = Bun.spawn([...mcpkitCommand(), "call", "fs.search_by_time", "-", "--root", tree], {
-      cwd: REPO_ROOT,
-      env: testEnv(),
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const child = Bun.spawn(
+      [...mcpkitCommand(), "call", "fs.search_by_time", "-", "--root", tree, "--log-level", "debug"],
+      { cwd: REPO_ROOT, env: testEnv(), stdin: "pipe", stdout: "pipe", stderr: "pipe" },
+    );
     try {
-      // No search can have begun: the process is reading its JSON arguments from stdin.
-      let names = threadNames(child.pid);
-      for (let tries = 0; !names.includes("Worker") && tries < 300; tries++) {
-        await Bun.sleep(10);
-        names = threadNames(child.pid);
-      }
-      expect(names).toContain("Worker");
+      // No search can have begun: the process says it is about to read its JSON arguments from stdin,
+      // and a Worker's thread exists from its constructor on.
+      await stderrLine(child.stderr, "reading the JSON arguments of fs.search_by_time from stdin");
+      expect(threadNames(child.pid)).toContain("Worker");
       child.stdin.write('{"timeField":"modified"}');
       await child.stdin.end();
       expect(await child.exited).toBe(0);
@@ -136,18 +146,12 @@ test("with the thread ready, a walk hands over its first batch of more than 128 
     limit: 10,
     resume: null,
   };
+  // As main.ts does for a one-shot search: the thread starts before the search's StatWorker exists.
+  prestartStatThread();
   const worker = new StatWorker();
   try {
-    worker.warm();
-    // Ready once a job begins (until then a search stats alone); that job ends at once.
-    for (let tries = 0; tries < 500; tries++) {
-      const job = worker.begin(config);
-      if (job) {
-        await job.finish();
-        break;
-      }
-      await Bun.sleep(10);
-    }
+    expect(await worker.whenReady()).toBe(true);
+    expect(worker.startedEarly).toBe(true);
     const sink = openStatSink(config, "", worker);
     let firstBatch = -1;
     await walk(

@@ -12,9 +12,11 @@ import type { EntryBatch } from "./listing.ts";
 import type { StatJob, StatWorker } from "./stat-worker.ts";
 
 /**
- * A walk still running after this long, or that has handed over this many entries, shares its
- * stat calls with the worker thread once it is ready: a job costs one round trip (well under a
- * millisecond), while the first entries of a process, still interpreted, cost microseconds each.
+ * A walk still running after this long shares its stat calls with the worker thread once it is
+ * ready; so does one that has offered this many entries when the thread was started with a
+ * one-shot search's process (`stat-thread.ts`), whose first entries, still interpreted, cost
+ * microseconds each. In a server both threads are warm, and a search shorter than that stays on
+ * its own thread instead of paying for parcels and a round trip.
  */
 const WORKER_AFTER_MS = 3;
 const WORKER_AFTER_ENTRIES = 128;
@@ -55,7 +57,8 @@ export function openStatSink(
       if (
         !job &&
         statWorker &&
-        ((entries += batch.count) >= WORKER_AFTER_ENTRIES || performance.now() - opened >= WORKER_AFTER_MS)
+        (((entries += batch.count) >= WORKER_AFTER_ENTRIES && statWorker.startedEarly) ||
+          performance.now() - opened >= WORKER_AFTER_MS)
       )
         job = statWorker.begin(config);
       if (job?.hasRoom(1)) job.post(directory, startPrefix + relativePrefix, batch);

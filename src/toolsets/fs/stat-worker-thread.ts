@@ -40,6 +40,7 @@ self.onmessage = ({ data }: MessageEvent<WorkerMessage>) => {
     entryStat(); // probes statx now rather than in the first parcel
     shared = new Int32Array(data.shared);
     Atomics.store(shared, READY, 1);
+    Atomics.notify(shared, READY);
   } else if (data.type === "begin") jobs.set(data.job, createCollector(data.config, entryStat()));
   else if (data.type === "parcel") {
     try {

@@ -73,6 +73,11 @@ export class StatWorker {
   /** Directories of each posted parcel the worker has not finished, oldest first (it works in order). */
   private readonly inFlight: DirectoryHandle[][] = [];
   private released = 0;
+  /**
+   * The thread was started with the process for a one-shot search (`stat-thread.ts`): its walk's
+   * first entries run interpreted, at microseconds each, so it hands them over at once.
+   */
+  startedEarly = false;
 
   /**
    * Starts the thread if it is not running: loading it takes longer (about 15 ms) than a small
@@ -80,6 +85,18 @@ export class StatWorker {
    */
   warm(): void {
     this.start();
+  }
+
+  /** Starts the thread if needed and resolves once it takes jobs: true, or false when it cannot run here. */
+  async whenReady(): Promise<boolean> {
+    const worker = this.start();
+    while (worker && this.worker === worker) {
+      const shared = this.shared;
+      if (Atomics.load(shared, READY) === 1) return true;
+      // The thread notifies once ready; close() notifies too, so a thread that failed to load ends the wait.
+      await Atomics.waitAsync(shared, READY, 0).value;
+    }
+    return false;
   }
 
   /** Starts a job, or returns undefined while the thread is not ready or cannot run here (then the caller stats alone). */
@@ -155,6 +172,7 @@ export class StatWorker {
     // The thread is gone, so nothing uses these directories any more.
     for (const parcel of this.inFlight.splice(0)) for (const directory of parcel) directory.release();
     this.released = this.posted = 0;
+    Atomics.notify(this.shared, READY);
     this.shared = new Int32Array(new SharedArrayBuffer(8));
   }
 
@@ -175,7 +193,9 @@ export class StatWorker {
     if (this.worker || this.unavailable) return this.worker;
     let thread: StatThread;
     try {
-      thread = takePrestartedStatThread() ?? startStatThread();
+      const early = takePrestartedStatThread();
+      this.startedEarly = early !== undefined;
+      thread = early ?? startStatThread();
     } catch {
       this.unavailable = true;
       return undefined;
