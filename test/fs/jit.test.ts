@@ -10,6 +10,12 @@ import "../../src/toolsets/fs/parcel.ts";
 import "../../src/toolsets/fs/walk.ts";
 import { belowFtlNames } from "../../src/toolsets/fs/jit.ts";
 
-test("the collector's raw loop, the getdents64 parse, the chunk sort and the parcel copy stay below FTL", () => {
-  expect(belowFtlNames().sort()).toEqual(["add", "addRaw", "next", "sortChunk"]);
-});
+const hasNoFtl = typeof (require("bun:jsc") as { noFTL?: unknown }).noFTL === "function";
+if (!hasNoFtl) console.log("jit: this Bun has no bun:jsc noFTL, so the loops tier up as usual; skipped");
+
+test.skipIf(!hasNoFtl)(
+  "the collector's raw loop, the getdents64 parse, the chunk sort and the parcel copy stay below FTL",
+  () => {
+    expect(belowFtlNames().sort()).toEqual(["add", "addRaw", "next", "sortChunk"]);
+  },
+);
