@@ -45,6 +45,18 @@ const tools = [
     handler: async (_args, context) => textResult(JSON.stringify((await context.clientRoots()) ?? null)),
   }),
   defineTool({
+    name: "unit_roots_once_cancelled",
+    title: "Roots once cancelled",
+    description: "Waits until cancelled, then asks for the client's roots.",
+    input: v.object({}),
+    annotations: { readOnlyHint: true },
+    scope: "unit:read",
+    handler: async (_args, context) => {
+      await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+      return textResult(JSON.stringify((await context.clientRoots()) ?? null));
+    },
+  }),
+  defineTool({
     name: "unit_wait",
     title: "Wait",
     description: "Waits until cancelled.",
@@ -207,9 +219,24 @@ describe("closing", () => {
     engine.cancel("asker", "the client left");
     await settle();
     expect(sent.filter((message) => message.method === "roots/list").map((message) => message.id)).toEqual([0, 1]);
+    // The first question is withdrawn, not left to time out.
+    expect(sent.filter((message) => message.method === "notifications/cancelled")).toEqual([
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0, reason: "Request cancelled" } },
+    ]);
     engine.deliver({ jsonrpc: "2.0", id: 1, result: { roots: [{ uri: "file:///srv" }] } });
     expect((await answerTo("sharer")).result.content[0].text).toBe('["/srv"]');
     expect(sent.some((message) => message.id === "asker" && !("method" in message))).toBe(false);
+  });
+
+  test("a request already cancelled asks nothing: its roots/list could land on a later request that reuses its id", async () => {
+    const { engine, sent, answerTo, settle, initialize } = session();
+    initialize({ roots: {} });
+    await answerTo("init");
+    engine.deliver(call(7, "unit_roots_once_cancelled"));
+    await settle();
+    engine.cancel(7, "the client left");
+    await settle();
+    expect(sent.filter((message) => message.method === "roots/list")).toEqual([]);
   });
 
   test("drain() sends the answers still being worked on, then closes", async () => {

@@ -11,6 +11,8 @@ import type { JsonRpcId } from "../protocol/running.ts";
 /** The SDK's RequestTimeout (-32001) and ConnectionClosed (-32000), which mcpkit's ErrorCode lacks. */
 export const REQUEST_TIMEOUT = -32001;
 export const CONNECTION_CLOSED = -32000;
+/** How a request the server withdrew itself is rejected locally (never sent to the client). */
+export const REQUEST_CANCELLED = -32800;
 
 /** Timers, injectable so tests can fire a timeout without waiting for it. */
 export interface Timers {
@@ -44,19 +46,23 @@ export class OutgoingRequests {
 
   /**
    * Sends a request (while answering the client's request `related`, if any); resolves with the
-   * client's result, rejects with its error or a timeout.
+   * client's result, rejects with its error, a timeout, or `signal`'s abort (then the client is
+   * told it is cancelled, as on a timeout).
    */
   request(
     method: string,
     params: Record<string, unknown> | undefined,
     timeoutMs: number,
     related?: JsonRpcId,
+    signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new ProtocolError(CONNECTION_CLOSED, "Not connected"));
+    if (signal?.aborted) return Promise.reject(new ProtocolError(REQUEST_CANCELLED, "Request cancelled"));
     const id = this.nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<Record<string, unknown>>();
     const timer = this.timers.setTimeout(() => this.timeOut(id, timeoutMs), timeoutMs);
     this.waiting.set(id, { related, resolve, reject, timer });
+    signal?.addEventListener("abort", () => this.cancel(id, "Request cancelled"), { once: true });
     this.send({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }, related).catch((error: Error) =>
       this.settle(id)?.reject(error),
     );
@@ -87,14 +93,24 @@ export class OutgoingRequests {
   private timeOut(id: number, timeoutMs: number): void {
     const waiting = this.settle(id);
     if (!waiting) return;
-    const error = new ProtocolError(REQUEST_TIMEOUT, "Request timed out", { timeout: timeoutMs });
-    const reason = `MCP error ${REQUEST_TIMEOUT}: Request timed out`;
-    // Where the request went (the SDK's Protocol relates the cancellation as it related the request).
+    this.tellCancelled(id, waiting, `MCP error ${REQUEST_TIMEOUT}: Request timed out`);
+    waiting.reject(new ProtocolError(REQUEST_TIMEOUT, "Request timed out", { timeout: timeoutMs }));
+  }
+
+  /** The request is no longer wanted (its signal aborted): the client is told, the caller gets a rejection. */
+  private cancel(id: number, reason: string): void {
+    const waiting = this.settle(id);
+    if (!waiting) return;
+    this.tellCancelled(id, waiting, reason);
+    waiting.reject(new ProtocolError(REQUEST_CANCELLED, reason));
+  }
+
+  /** Where the request went (the SDK's Protocol relates the cancellation as it related the request). */
+  private tellCancelled(id: number, waiting: Waiting, reason: string): void {
     void this.send(
       { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } },
       waiting.related,
     ).catch(() => undefined);
-    waiting.reject(error);
   }
 
   private settle(id: number): Waiting | undefined {

@@ -235,10 +235,11 @@ export class LegacySession {
   async rootsFor(id: JsonRpcId, running: Started): Promise<string[] | undefined> {
     if (!isRecord(this.clientCapabilities?.roots)) return undefined;
     for (;;) {
+      // A request already cancelled asks nothing: its question could land on a later request's stream.
+      if (running.aborted) return [];
       this.roots ??= this.askRoots(id, running);
       const paths = await this.roots.paths;
       if (paths !== ASKER_GONE) return paths;
-      if (running.aborted) return [];
     }
   }
 
@@ -247,24 +248,27 @@ export class LegacySession {
    * searches none and forgets the failure, so the next call asks again.
    */
   private askRoots(id: JsonRpcId, asker: Started): RootsAsk {
+    const { promise: askerGone, resolve: forget } = Promise.withResolvers<typeof ASKER_GONE>();
+    // Listening makes the asker's signal (protocol/lazy-abort.ts): only requests that ask for roots pay
+    // for it. This listener comes first, so the requests sharing the ask learn it is gone before the
+    // roots/list itself is withdrawn (the client is told it is cancelled).
+    const signal = asker.signal;
+    const onAbort = () => {
+      if (this.roots === ask) this.roots = undefined;
+      forget(ASKER_GONE);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
     const answered = this.outgoing
-      .request("roots/list", undefined, ROOTS_TIMEOUT_MS, id)
+      .request("roots/list", undefined, ROOTS_TIMEOUT_MS, id, signal)
       .then((result) => localRootPaths(rootsOf(result)))
       .catch((error: Error) => {
         if (this.roots === ask) this.roots = undefined;
-        this.log.warn("could not read the client's roots", { error: error.message });
+        if (!signal.aborted) this.log.warn("could not read the client's roots", { error: error.message });
         return [];
       });
-    const { promise: askerGone, resolve: forget } = Promise.withResolvers<typeof ASKER_GONE>();
-    const ask: RootsAsk = { paths: Promise.race([answered, askerGone]) };
-    const onAbort = () => {
-      if (this.roots !== ask) return;
-      this.roots = undefined;
-      forget(ASKER_GONE);
-    };
-    // Listening makes the asker's signal (protocol/lazy-abort.ts): only requests that ask for roots pay for it.
-    asker.signal.addEventListener("abort", onAbort, { once: true });
-    void answered.then(() => asker.signal.removeEventListener("abort", onAbort));
+    const ask: RootsAsk = { paths: Promise.race([askerGone, answered]) };
+    // Answered: the roots stay cached whatever becomes of the request that asked.
+    void answered.then(() => signal.removeEventListener("abort", onAbort));
     return ask;
   }
 }
