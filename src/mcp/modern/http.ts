@@ -236,8 +236,9 @@ class ModernAnswer extends Answer implements InFlightRequest, RequestIo {
 
   /** The work's outcome: the answer. */
   settle(outcome: Reply): void {
-    this.finish(this.call.id, outcome);
+    // Out of the count first: an answer that cannot be written must not hold shutdown for its grace period.
     this.state.inFlight.delete(this);
+    this.finish(this.call.id, outcome);
   }
 
   cancel(reason: string): void {

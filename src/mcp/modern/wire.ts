@@ -8,11 +8,14 @@ import { ErrorCode } from "../../core/tool.ts";
 import { frozenResultBytes, frozenResultJson, responseBytes } from "../protocol/frozen-json.ts";
 import type { JsonRpcId, Reply } from "./core.ts";
 
-/** One JSON-RPC response; a result that cannot be serialized still answers its request, with an error. */
+/**
+ * One JSON-RPC response; a result (or an error's data) that cannot be serialized still answers its
+ * request, with an error saying so.
+ */
 export function replyJson(id: JsonRpcId | null, reply: Reply): string {
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},`;
-  if (!reply.ok) return `${head}"error":${JSON.stringify(reply.error)}}`;
   try {
+    if (!reply.ok) return `${head}"error":${JSON.stringify(reply.error)}}`;
     return `${head}"result":${frozenResultJson(reply.result) ?? JSON.stringify(reply.result)}}`;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
