@@ -90,8 +90,33 @@ const CLOCK_TICKS = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString
  * CPU time (user + system, ms) a server process has used so far, on Linux; undefined elsewhere.
  * The server's own cost per call, whatever the client and the other processes on the machine cost.
  */
-function cpuMs(pid: number): number | undefined {
-  return scheduledMs(pid) ?? tickedMs(pid);
+function cpuMs(pid: number): CpuSample | undefined {
+  const scheduled = scheduledMs(pid);
+  if (scheduled) return scheduled;
+  const ticked = tickedMs(pid);
+  return ticked === undefined ? undefined : { ms: ticked, source: "ticks" };
+}
+
+interface CpuSample {
+  ms: number;
+  /** "ticks", or the thread ids whose nanosecond counts were summed. */
+  source: string;
+}
+
+/**
+ * CPU ms between two samples. Nanosecond sums compare only over the same threads (a thread that
+ * ended took its time with it); otherwise the round falls back to ticks, which count every thread.
+ */
+function cpuBetween(
+  pid: number,
+  before: CpuSample | undefined,
+  after: CpuSample | undefined,
+  beforeTicks: number | undefined,
+): number | undefined {
+  if (!before || !after) return undefined;
+  if (before.source === after.source) return after.ms - before.ms;
+  const afterTicks = tickedMs(pid);
+  return beforeTicks === undefined || afterTicks === undefined ? undefined : afterTicks - beforeTicks;
 }
 
 /**
@@ -99,17 +124,19 @@ function cpuMs(pid: number): number | undefined {
  * process's threads): /proc/PID/stat counts in 10 ms ticks, 1.7 µs a call over a 6,000-call
  * round, too coarse to tell apart changes of a microsecond.
  */
-function scheduledMs(pid: number): number | undefined {
+function scheduledMs(pid: number): CpuSample | undefined {
   try {
     let ns = 0;
+    const counted: string[] = [];
     for (const thread of readdirSync(`/proc/${pid}/task`)) {
       try {
         ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+        counted.push(thread);
       } catch {
         // The thread ended between the listing and the read: its time is no longer counted anywhere.
       }
     }
-    return ns > 0 ? ns / 1e6 : undefined;
+    return ns > 0 ? { ms: ns / 1e6, source: counted.join(",") } : undefined;
   } catch {
     return undefined;
   }
@@ -337,15 +364,17 @@ interface Contender {
 }
 
 async function round(contender: Contender, index: number): Promise<void> {
-  const cpuBefore = cpuMs(contender.server.pid);
+  const pid = contender.server.pid;
+  const ticksBefore = tickedMs(pid);
+  const cpuBefore = cpuMs(pid);
   const { seconds, latencies } = await drive(contender.server.url, CALLS);
-  const cpuAfter = cpuMs(contender.server.pid);
+  const cpuMsUsed = cpuBetween(pid, cpuBefore, cpuMs(pid), ticksBefore);
   latencies.sort((a, b) => a - b);
   const summary: Summary = {
     throughput: CALLS / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / CALLS,
+    cpuUs: cpuMsUsed === undefined ? undefined : (cpuMsUsed * 1000) / CALLS,
   };
   contender.runs.push(summary);
   const cpu = summary.cpuUs === undefined ? "" : `   server CPU ${summary.cpuUs.toFixed(1).padStart(5)} µs/call`;
