@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CollectorConfig } from "../../src/toolsets/fs/collector.ts";
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { SEED_NAME, TOOL_NAME } from "../../src/toolsets/fs/search-by-time-tool.ts";
 import { openStatSink } from "../../src/toolsets/fs/stat-sink.ts";
@@ -16,7 +15,7 @@ import { isFsCall, prestartStatThread } from "../../src/toolsets/fs/stat-thread.
 import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
-import { walkRequest } from "./support.ts";
+import { collectorConfig, walkRequest } from "./support.ts";
 
 let tree: string;
 
@@ -137,15 +136,7 @@ describeProc("in a real process", () => {
 });
 
 test("with the thread ready, a walk hands over its first batch of more than 128 entries at once", async () => {
-  const config: CollectorConfig = {
-    timeField: "modified",
-    from: null,
-    to: null,
-    includeUnknownTime: false,
-    sort: "time_desc",
-    limit: 10,
-    resume: null,
-  };
+  const config = collectorConfig();
   // As main.ts does for a one-shot search: the thread starts before the search's StatWorker exists.
   prestartStatThread();
   const worker = new StatWorker();

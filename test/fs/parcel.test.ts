@@ -13,7 +13,7 @@ import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { ParcelBuilder, ParcelDirectory } from "../../src/toolsets/fs/parcel.ts";
 import { type StatJob, StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
 import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
-import { namesOf, walkRequest } from "./support.ts";
+import { collectorConfig, namesOf, walkRequest } from "./support.ts";
 
 let tree: string;
 const DIRECTORIES = 12;
@@ -35,15 +35,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(tree, { recursive: true, force: true }));
 
-const config: CollectorConfig = {
-  timeField: "modified",
-  from: Date.now() - 40 * 3600_000,
-  to: null,
-  includeUnknownTime: false,
-  sort: "time_desc",
-  limit: 25,
-  resume: null,
-};
+const config = collectorConfig({ from: Date.now() - 40 * 3600_000, limit: 25 });
 
 /** A walk of the test tree (directories included) through `access`, handing batches to `accept`. */
 const treeWalk = (access: DirectoryAccess, accept: WalkRequest["accept"]) =>
@@ -88,15 +80,12 @@ for (const [label, access] of [
   });
 }
 
-/** Starts the worker thread and its first job, waiting (up to 2 s) for the thread to be ready. */
+/** Starts the worker thread and, once it is ready, its first job. */
 async function beginWhenReady(worker: StatWorker, wanted: CollectorConfig): Promise<StatJob> {
-  worker.warm();
-  for (let i = 0; i < 200; i++) {
-    const job = worker.begin(wanted);
-    if (job) return job;
-    await Bun.sleep(10);
-  }
-  throw new Error("the stat worker did not start");
+  if (!(await worker.whenReady())) throw new Error("the stat worker did not start");
+  const job = worker.begin(wanted);
+  if (!job) throw new Error("the stat worker took no job once ready");
+  return job;
 }
 
 function ranked(collected: Collected | null): { paths: string[]; offered: number } {

@@ -13,7 +13,7 @@ import { type Collected, type CollectorConfig, createCollector } from "../../src
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { type EntryStat, entryStat, statxEntryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
-import { walkRequest } from "./support.ts";
+import { collectorConfig, walkRequest } from "./support.ts";
 
 let tree: string;
 /** A whole second a few days ago; files sit around it, some within the same second. */
@@ -105,15 +105,7 @@ describeStatx("raw listings with statx (glibc)", () => {
       { sort: "time_asc", resume: { position: { time: middle, path: "d2/f9.txt" }, since: Date.now() + 1 } },
     ],
   ];
-  const config: CollectorConfig = {
-    timeField: "modified",
-    from: null,
-    to: null,
-    includeUnknownTime: false,
-    sort: "time_desc",
-    limit: 17,
-    resume: null,
-  };
+  const config = collectorConfig({ limit: 17 });
   for (const [label, overrides] of configs) {
     test(`${label}: the flat loop ranks what the accessors rank`, async () => {
       const flat = await collect({ ...config, ...overrides }, entryStat());

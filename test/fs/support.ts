@@ -1,4 +1,5 @@
 /** Helpers shared by the in-process fs tests. */
+import type { CollectorConfig } from "../../src/toolsets/fs/collector.ts";
 import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
 import type { WalkRequest } from "../../src/toolsets/fs/walk.ts";
 
@@ -20,6 +21,20 @@ export function walkRequest(root: string, overrides: Partial<WalkRequest> = {}):
     deadline: performance.now() + 30_000,
     signal: new AbortController().signal,
     accept: () => {},
+    ...overrides,
+  };
+}
+
+/** A collector's configuration: every entry by modified time, newest first, `limit` 10, unless overridden. */
+export function collectorConfig(overrides: Partial<CollectorConfig> = {}): CollectorConfig {
+  return {
+    timeField: "modified",
+    from: null,
+    to: null,
+    includeUnknownTime: false,
+    sort: "time_desc",
+    limit: 10,
+    resume: null,
     ...overrides,
   };
 }
