@@ -161,3 +161,19 @@ test("with the thread ready, a walk hands over its first batch of more than 128 
     worker.close();
   }
 });
+
+test("a stat thread that cannot load costs only speed: whenReady says so, and a search stats on its own thread", async () => {
+  const config = collectorConfig({ limit: 600 });
+  const broken = new StatWorker(new URL("./no-such-stat-thread.js", import.meta.url).href);
+  try {
+    expect(await broken.whenReady()).toBe(false);
+    const sink = openStatSink(config, "", broken);
+    await walk(walkRequest(tree, { access: directoryAccess(), accept: (d, r, b) => sink.accept(d, r, b) }));
+    const collected = await sink.join();
+    expect(sink.workerBatches).toBe(0);
+    expect(collected?.offered).toBe(600);
+    expect(collected?.kept).toHaveLength(600);
+  } finally {
+    broken.close();
+  }
+});

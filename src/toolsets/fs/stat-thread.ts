@@ -23,9 +23,12 @@ export interface StatThread {
   failed: boolean;
 }
 
-/** Starts the thread (unreferenced: an idle thread must not keep the process alive) and sends it its counters. */
-export function startStatThread(): StatThread {
-  const worker = new Worker(workerUrl().href);
+/**
+ * Starts the thread (unreferenced: an idle thread must not keep the process alive) and sends it its
+ * counters. `moduleUrl` is the thread's program (tests give one that cannot load).
+ */
+export function startStatThread(moduleUrl: string = workerUrl().href): StatThread {
+  const worker = new Worker(moduleUrl);
   const thread: StatThread = { worker, shared: new Int32Array(new SharedArrayBuffer(8)), failed: false };
   worker.onerror = () => {
     thread.failed = true;

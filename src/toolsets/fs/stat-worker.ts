@@ -79,6 +79,9 @@ export class StatWorker {
    */
   startedEarly = false;
 
+  /** `moduleUrl`: the thread's program, where not the bundled one (tests give one that cannot load). */
+  constructor(private readonly moduleUrl?: string) {}
+
   /**
    * Starts the thread if it is not running: loading it takes longer (about 15 ms) than a small
    * walk, so a search that may be long calls this first and the walk goes on meanwhile.
@@ -193,9 +196,9 @@ export class StatWorker {
     if (this.worker || this.unavailable) return this.worker;
     let thread: StatThread;
     try {
-      const early = takePrestartedStatThread();
+      const early = this.moduleUrl === undefined ? takePrestartedStatThread() : undefined;
       this.startedEarly = early !== undefined;
-      thread = early ?? startStatThread();
+      thread = early ?? startStatThread(this.moduleUrl);
     } catch {
       this.unavailable = true;
       return undefined;
