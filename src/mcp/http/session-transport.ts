@@ -18,6 +18,7 @@
 import { ErrorCode } from "../../core/tool.ts";
 import { CONNECTION_CLOSED } from "../legacy/outgoing.ts";
 import type { Caller } from "../legacy/session.ts";
+import { ANONYMOUS } from "../modern/core.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { LEGACY_VERSIONS } from "../protocol/versions.ts";
 import { isRecord } from "../protocol/params.ts";
@@ -39,9 +40,6 @@ export interface SessionTransportOptions {
   /** Keep-alive spacing of its streams, and how long an answer may stay silent before it becomes one. */
   keepAliveMs?: number;
 }
-
-/** The caller of every message without authorization: one object, not one per message. */
-const NO_TOKEN: Caller = Object.freeze({ scopes: undefined });
 
 /** A 2025-era answer: its client leaving takes it off the session's record and stops its work. */
 class SessionAnswer extends Answer {
@@ -208,7 +206,7 @@ export class SessionTransport implements AnswerSettings {
     }
     const refusal = postHeaderRefusal(request, message) ?? this.admit(request, message);
     if (refusal) return refusal;
-    const caller: Caller = authInfo ? { scopes: authInfo.scopes } : NO_TOKEN;
+    const caller: Caller = authInfo ? { scopes: authInfo.scopes } : ANONYMOUS;
     if (!message.isRequest) {
       this.onmessage?.(message.body, caller);
       if (message.method === "notifications/cancelled") this.abandon(message);

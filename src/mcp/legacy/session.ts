@@ -13,6 +13,7 @@
 import type { Logger } from "../../core/log.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
 import { NAME, VERSION } from "../../version.ts";
+import { ANONYMOUS } from "../modern/core.ts";
 import { replyJson } from "../modern/wire.ts";
 import {
   type Dispatcher,
@@ -49,8 +50,6 @@ export interface Caller {
 
 type ErrorBody = Extract<Reply, { ok: false }>["error"];
 
-const LOCAL: Caller = { scopes: undefined };
-
 export class LegacySession {
   private readonly dispatcher: Dispatcher;
   private readonly log: Logger;
@@ -82,7 +81,7 @@ export class LegacySession {
   }
 
   /** One well-formed JSON-RPC message from the client (the transport has checked its shape). */
-  deliver(message: Record<string, unknown>, caller: Caller = LOCAL): void {
+  deliver(message: Record<string, unknown>, caller: Caller = ANONYMOUS): void {
     if (this.closed) return;
     if (typeof message.method !== "string") {
       if (!this.outgoing.respond(message)) {

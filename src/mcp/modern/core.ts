@@ -145,7 +145,11 @@ export interface Caller {
   principal: string | undefined;
 }
 
-const PUBLIC: Caller = { scopes: undefined, principal: undefined };
+/**
+ * The caller of every request without a token (stdio, or HTTP without authorization), in both
+ * eras: one frozen object, not one per request.
+ */
+export const ANONYMOUS: Caller = Object.freeze({ scopes: undefined, principal: undefined });
 
 export interface RequestIo {
   signal: AbortSignal;
@@ -169,7 +173,7 @@ export async function answer(
 ): Promise<Reply> {
   try {
     // The same for every caller, with or without a token.
-    if (method === "server/discover") return { ok: true, result: decorate(method, server.discover, PUBLIC) };
+    if (method === "server/discover") return { ok: true, result: decorate(method, server.discover, ANONYMOUS) };
     const handler = server.dispatcher.handlers.get(method);
     if (!handler) throw methodNotFound(method);
     // A retry's state is checked before anything runs, whether or not the call turns out to need it.

@@ -23,6 +23,7 @@ import { LazyAbort } from "../protocol/lazy-abort.ts";
 import { isRecord } from "../protocol/params.ts";
 import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
 import {
+  ANONYMOUS,
   type Caller,
   type Envelope,
   type JsonRpcId,
@@ -46,8 +47,6 @@ export interface ModernHttpState {
   readonly inFlight: InFlight;
   /** Open `subscriptions/listen` streams (shutdown ends them at once, gracefully). */
   readonly subscriptions: InFlight;
-  /** Keep-alive spacing of streams, and how long an answer may stay silent before it becomes one. */
-  readonly keepAliveMs: number;
   /** What every answer of the era shares (`http/answer.ts`). */
   readonly answers: AnswerSettings;
   /** Open subscriptions in all and per token owner, bounded like legacy sessions (--max-sessions…). */
@@ -69,7 +68,6 @@ export function modernHttpState(
     server: createModernServer({ dispatcher: dispatcherFor(options), log: options.log, transport: "http" }),
     inFlight: new InFlight(),
     subscriptions: new InFlight(),
-    keepAliveMs,
     // A stream is watched through request.signal too: the client leaving cancels the request.
     answers: { keepAliveMs, jsonHeaders: JSON_HEADERS, sessionId: undefined, watchStreams: true },
     listenLimits,
@@ -79,9 +77,6 @@ export function modernHttpState(
 
 /** A Response copies its Headers: one instance serves every answer, cheaper than a record each time. */
 const JSON_HEADERS = new Headers({ "content-type": "application/json" });
-
-/** The caller of every request without authorization: one object, not one per request. */
-const NO_TOKEN: Caller = Object.freeze({ scopes: undefined, principal: undefined });
 
 /** Methods whose target the Mcp-Name header mirrors, and the params field it mirrors. */
 const NAME_FIELD: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
@@ -184,7 +179,7 @@ export function answerModern(state: ModernHttpState): Middleware {
     const params = message.body.params as Record<string, unknown>;
     const caller: Caller = exchange.caller
       ? { scopes: exchange.caller.authInfo.scopes, principal: exchange.caller.owner }
-      : NO_TOKEN;
+      : ANONYMOUS;
     if (message.method === "subscriptions/listen") return listen(state, id, params, caller.principal);
     return respond(state, exchange.request, { id, method: message.method as string, params, envelope, caller });
   };
@@ -269,7 +264,7 @@ function listen(
     if (error instanceof ModernError) return errorResponse(id, error);
     throw error;
   }
-  const stream = new SseStream(() => untrack(), state.keepAliveMs);
+  const stream = new SseStream(() => untrack(), state.answers.keepAliveMs);
   stream.write(JSON.stringify(acknowledgement(id, honoured)));
   if (owner !== undefined) state.listensByOwner.set(owner, (state.listensByOwner.get(owner) ?? 0) + 1);
   const subscription = {

@@ -7,6 +7,7 @@
  */
 import { ErrorCode } from "../../core/tool.ts";
 import {
+  ANONYMOUS,
   type JsonRpcId,
   type ModernServer,
   type Reply,
@@ -23,7 +24,6 @@ import { DRAIN_MS, type StdioConnection } from "./connection.ts";
 import type { JsonRpcMessage, LineChannel } from "./lines.ts";
 
 /** The caller on stdio: the user who launched the process; no token, nothing hidden. */
-const LOCAL = { scopes: undefined, principal: undefined };
 
 export function connectModern(server: ModernServer, channel: LineChannel): StdioConnection {
   const running = new RunningRequests();
@@ -54,7 +54,7 @@ export function connectModern(server: ModernServer, channel: LineChannel): Stdio
     const { signal, finish } = running.start(id);
     const io = {
       signal,
-      caller: LOCAL,
+      caller: ANONYMOUS,
       notify: (name: string, body: Record<string, unknown>) => {
         if (!signal.aborted) void channel.sendJson(notificationJson(name, body));
       },
