@@ -8,7 +8,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { defineTool, textResult } from "../../src/core/tool.ts";
+import { PassThrough } from "node:stream";
+import { silentLogger } from "../../src/core/log.ts";
+import { createModernServer } from "../../src/mcp/modern/core.ts";
+import { dispatcherFor } from "../../src/mcp/protocol/dispatcher.ts";
 import { LazyAbort } from "../../src/mcp/protocol/lazy-abort.ts";
+import { LineChannel } from "../../src/mcp/stdio/lines.ts";
+import { connectModern } from "../../src/mcp/stdio/modern.ts";
 import { inProcessPipeline, inProcessPost as post, inProcessState, openInProcessSession } from "./in-process.ts";
 
 const MODERN_META = {
@@ -88,6 +94,28 @@ describe("a request's abort signal is made only when its work asks for it", () =
     expect(sawAbort).toBe(true);
     // A cancelled request is answered with nothing: its stream ends without a response.
     expect(await (await pending).text()).not.toContain('"id":2');
+  });
+
+  test("2026-07-28 on stdio: a call that never looks makes none", async () => {
+    const dispatcher = dispatcherFor({
+      toolsets: [{ name: "t", tools: [quick] }],
+      log: silentLogger,
+      toolNames: "portable",
+      outputBudget: 100_000,
+    });
+    const server = createModernServer({ dispatcher, log: silentLogger, transport: "stdio" });
+    const output = new PassThrough();
+    const connection = connectModern(server, new LineChannel(new PassThrough(), output));
+    const line = new Promise<string>((resolve) => output.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    countAbortControllers();
+    connection.deliver({
+      ...call(4, "quick"),
+      jsonrpc: "2.0",
+      params: { name: "quick", arguments: {}, _meta: MODERN_META },
+    });
+    expect(JSON.parse(await line)).toMatchObject({ id: 4, result: { content: [{ text: "quick" }] } });
+    expect(made).toBe(0);
+    await connection.close();
   });
 
   test("2026-07-28: a call that never looks makes none", async () => {

@@ -51,20 +51,23 @@ export function connectModern(server: ModernServer, channel: LineChannel): Stdio
     } catch (error) {
       return send(id, failure(server, method, error));
     }
-    const { signal, finish } = running.start(id);
+    const request = running.start(id);
     const io = {
-      signal,
+      // Read only if the work asks for it, so the signal is made only then (protocol/lazy-abort.ts).
+      get signal() {
+        return request.signal;
+      },
       caller: ANONYMOUS,
       notify: (name: string, body: Record<string, unknown>) => {
-        if (!signal.aborted) void channel.sendJson(notificationJson(name, body));
+        if (!request.aborted) void channel.sendJson(notificationJson(name, body));
       },
     };
     void answer(server, method, params, envelope, io).then(async (reply) => {
       // A cancelled request gets no answer (2026-07-28 cancellation). The request stays in flight
       // until its answer has left for the pipe, so the end of stdin cannot exit the process while
       // a large answer is still being written.
-      if (!signal.aborted) await channel.sendJson(replyJson(id, reply));
-      finish();
+      if (!request.aborted) await channel.sendJson(replyJson(id, reply));
+      request.finish();
     });
   };
 
