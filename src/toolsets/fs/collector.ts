@@ -11,10 +11,13 @@ import {
   DT_LNK,
   type EntryStat,
   type RawStatx,
+  S_IFLNK,
+  S_IFMT,
   STATX_BTIME,
   STATX_FLAGS,
   STATX_MASK,
   STATX_WORD,
+  statxWordsMs,
 } from "./entry-stat.ts";
 import { stayBelowFtl } from "./jit.ts";
 import type { StatBatch } from "./listing.ts";
@@ -141,14 +144,6 @@ function knownBirth(ms: number): number | null {
   return Number.isFinite(ms) && ms > 0 ? ms : null;
 }
 
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-
-/** The time at word `at` of a raw statx result in ms, as `EntryStat`'s accessors compute it. */
-function rawMs(words: Uint32Array, signedWords: Int32Array, at: number): number {
-  return (words[at] + signedWords[at + 1] * 2 ** 32) * 1000 + words[at + 2] / 1e6;
-}
-
 export function createCollector(config: CollectorConfig, stat: EntryStat): Collector {
   return new RankingCollector(config, stat);
 }
@@ -238,7 +233,9 @@ class RankingCollector implements Collector {
       if ((words[STATX_WORD.mode] & S_IFMT) === S_IFLNK) continue; // replaced by a link since the listing
       let time: number | null;
       if (wantsCreated) {
-        time = knownBirth(words[STATX_WORD.mask] & STATX_BTIME ? rawMs(words, signedWords, STATX_WORD.btime) : 0);
+        time = knownBirth(
+          words[STATX_WORD.mask] & STATX_BTIME ? statxWordsMs(words, signedWords, STATX_WORD.btime) : 0,
+        );
         if (time === null) {
           if (this.includeUnknownTime) this.consider(batch, i, relativePrefix, null);
           else this.unknownTimeSkipped++;
@@ -256,7 +253,7 @@ class RankingCollector implements Collector {
         // As in `consider`: behind everything kept, it only counts (unless it changed since paging began).
         const worst = heap[0].time;
         if (worst !== null && (descending ? time < worst : ascending && time > worst)) {
-          if (resume === null || rawMs(words, signedWords, STATX_WORD.ctime) < resume.since) best.offered++;
+          if (resume === null || statxWordsMs(words, signedWords, STATX_WORD.ctime) < resume.since) best.offered++;
           continue;
         }
       }

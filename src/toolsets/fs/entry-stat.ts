@@ -55,7 +55,9 @@ export interface EntryStat {
   readonly raw?: RawStatx;
 }
 
-const S_IFMT = 0o170000;
+/** The file type bits of a mode, and the type of a symbolic link. */
+export const S_IFMT = 0o170000;
+export const S_IFLNK = 0o120000;
 
 function typeOfMode(mode: number): number {
   switch (mode & S_IFMT) {
@@ -63,7 +65,7 @@ function typeOfMode(mode: number): number {
       return DT_DIR;
     case 0o100000:
       return DT_REG;
-    case 0o120000:
+    case S_IFLNK:
       return DT_LNK;
     default:
       return DT_OTHER;
@@ -114,6 +116,11 @@ const OFFSET = { mask: 0, uid: 20, gid: 24, mode: 28, ino: 32, size: 40, btime: 
  * half of its word; each time is seconds low, seconds high, nanoseconds).
  */
 export const STATX_WORD = { mask: 0, mode: 7, btime: 20, ctime: 24, mtime: 28 } as const;
+
+/** The time at word `at` of a raw statx result in ms, as the accessors below compute it. */
+export function statxWordsMs(words: Uint32Array, signedWords: Int32Array, at: number): number {
+  return (words[at] + signedWords[at + 1] * 2 ** 32) * 1000 + words[at + 2] / 1e6;
+}
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
