@@ -2,34 +2,46 @@
  * The one owner of requests in flight: each is added when it is received and removed exactly once,
  * when its answer has been handed to the transport (or it was cancelled). Shutdown asks it two
  * things: wait until nothing is in flight (`whenIdle`), and cancel whatever still is (`cancelAll`).
- * A request is its own entry (an object with `cancel`), added and deleted by identity: no closure
- * per request to take it off again.
+ * A request is its own entry (an object with `cancel`), added and deleted by identity, or by a key
+ * of its own (a session finds its answers by JSON-RPC id): no closure per request to take it off
+ * again.
  */
 export interface InFlightRequest {
   /** Ends the request now: abort its work and answer it with `reason` as an error, if it can still be answered. */
   cancel(reason: string): void;
 }
 
-export class InFlight<T extends InFlightRequest = InFlightRequest> {
-  private readonly requests = new Set<T>();
+export class InFlight<T extends InFlightRequest = InFlightRequest, K = T> {
+  private readonly requests = new Map<K, T>();
   private idle: PromiseWithResolvers<void> | undefined;
 
   get size(): number {
     return this.requests.size;
   }
 
-  /** Tracks a request until `delete`. */
-  add(request: T): void {
-    this.requests.add(request);
+  /** Tracks a request until `delete`, under `key` (the request itself unless given). */
+  add(request: T, key: K = request as unknown as K): void {
+    this.requests.set(key, request);
   }
 
-  /** Stops tracking a request (deleting it again does nothing). */
-  delete(request: T): void {
-    if (!this.requests.delete(request)) return;
+  /** The request tracked under `key`. */
+  get(key: K): T | undefined {
+    return this.requests.get(key);
+  }
+
+  /** The requests tracked now (a copy: ending one while iterating is fine). */
+  list(): T[] {
+    return [...this.requests.values()];
+  }
+
+  /** Stops tracking a request; false when it was not tracked (deleting it again does nothing). */
+  delete(key: K): boolean {
+    if (!this.requests.delete(key)) return false;
     if (this.requests.size === 0 && this.idle) {
       this.idle.resolve();
       this.idle = undefined;
     }
+    return true;
   }
 
   /** Resolves once no request is in flight (at once when none is). */
@@ -41,7 +53,7 @@ export class InFlight<T extends InFlightRequest = InFlightRequest> {
 
   /** Cancels every request still in flight. */
   cancelAll(reason: string): void {
-    for (const request of [...this.requests]) request.cancel(reason);
+    for (const request of this.list()) request.cancel(reason);
   }
 }
 

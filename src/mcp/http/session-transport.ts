@@ -25,6 +25,7 @@ import { isRecord } from "../protocol/params.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
+import { InFlight, type InFlightRequest } from "../in-flight.ts";
 import { Answer, type AnswerSettings } from "./answer.ts";
 
 /** What the transport reads of a request's verified token: the scopes each message is handled with. */
@@ -41,18 +42,29 @@ export interface SessionTransportOptions {
   keepAliveMs?: number;
 }
 
-/** A 2025-era answer: its client leaving takes it off the session's record and stops its work. */
-class SessionAnswer extends Answer {
+/**
+ * A 2025-era answer, and its entry in the session's record of requests in flight: its client
+ * leaving takes it off the record and stops its work; shutdown answers it with an error.
+ */
+class SessionAnswer extends Answer implements InFlightRequest {
   constructor(
     private readonly transport: SessionTransport,
     request: Request,
-    private readonly id: JsonRpcId,
+    readonly id: JsonRpcId,
   ) {
     super(transport, request);
   }
 
+  cancel(reason: string): void {
+    this.transport.answerWith(this, {
+      ok: false,
+      error: { code: ErrorCode.InternalError, message: reason },
+      status: 200,
+    });
+  }
+
   protected override gone(): void {
-    this.transport.answerGone(this.id, this);
+    this.transport.answerGone(this);
   }
 }
 
@@ -71,9 +83,7 @@ export class SessionTransport implements AnswerSettings {
    * on this session (idle expiry, shutdown and `--stateless` all ask it). A request leaves it when
    * its response is handed over, when the client cancels it, or when the client goes away.
    */
-  private readonly answers = new Map<JsonRpcId, Answer>();
-  /** Resolved when the record empties, for `whenIdle` (made only while someone waits). */
-  private idle: PromiseWithResolvers<void> | undefined;
+  private readonly answers = new InFlight<SessionAnswer, JsonRpcId>();
   /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
   onsettled?: () => void;
   /**
@@ -132,8 +142,7 @@ export class SessionTransport implements AnswerSettings {
   reply(id: JsonRpcId, reply: Reply): void {
     const answer = this.answers.get(id);
     if (!answer) throw new Error(`No connection established for request ID: ${String(id)}`);
-    this.forget(id);
-    answer.finish(id, reply);
+    this.answerWith(answer, reply);
   }
 
   /** Requests received and not answered yet. */
@@ -143,14 +152,12 @@ export class SessionTransport implements AnswerSettings {
 
   /** Resolves once no request is in flight on this session. */
   whenIdle(): Promise<void> {
-    if (this.answers.size === 0) return Promise.resolve();
-    this.idle ??= Promise.withResolvers<void>();
-    return this.idle.promise;
+    return this.answers.whenIdle();
   }
 
   /** Answers every request still in flight with an error saying `reason` (the session stays open). */
   cancelAll(reason: string): void {
-    this.endAll({ ok: false, error: { code: ErrorCode.InternalError, message: reason }, status: 200 });
+    this.answers.cancelAll(reason);
   }
 
   /** Ends the session: open streams end, and requests still unanswered get a "connection closed" error. */
@@ -159,37 +166,31 @@ export class SessionTransport implements AnswerSettings {
     this.closed = true;
     this.standalone?.close();
     this.standalone = undefined;
-    this.endAll({
+    const closed: Reply = {
       ok: false,
       error: { code: CONNECTION_CLOSED, message: "The session ended before this request was answered." },
       status: 200,
-    });
+    };
+    for (const answer of this.answers.list()) this.answerWith(answer, closed);
     this.onclose?.();
   }
 
-  /** Answers every request still in flight with `reply`. */
-  private endAll(reply: Reply): void {
-    for (const [id, answer] of [...this.answers]) {
-      this.forget(id);
-      answer.finish(id, reply);
-    }
+  /** Request `answer.id` is answered with `reply`: it leaves the record, then its POST ends. */
+  answerWith(answer: SessionAnswer, reply: Reply): void {
+    this.forget(answer.id);
+    answer.finish(answer.id, reply);
   }
 
-  /** The client left before request `id`'s answer: it leaves the record, and the engine stops its work. */
-  answerGone(id: JsonRpcId, answer: Answer): void {
-    if (this.answers.get(id) !== answer) return;
-    this.forget(id);
-    this.onclientgone?.(id);
+  /** The client left before the answer: it leaves the record, and the engine stops its work. */
+  answerGone(answer: SessionAnswer): void {
+    if (this.answers.get(answer.id) !== answer) return;
+    this.forget(answer.id);
+    this.onclientgone?.(answer.id);
   }
 
   /** A request leaves the record: answered, cancelled, or its client gone. */
   private forget(id: JsonRpcId): void {
-    if (!this.answers.delete(id)) return;
-    if (this.answers.size === 0 && this.idle) {
-      this.idle.resolve();
-      this.idle = undefined;
-    }
-    this.onsettled?.();
+    if (this.answers.delete(id)) this.onsettled?.();
   }
 
   private post(
@@ -213,7 +214,7 @@ export class SessionTransport implements AnswerSettings {
       return new Response(null, { status: 202 });
     }
     const id = message.id as JsonRpcId;
-    if (this.answers.has(id)) {
+    if (this.answers.get(id)) {
       return jsonRpcErrorResponse(
         400,
         ErrorCode.InvalidRequest,
@@ -223,7 +224,7 @@ export class SessionTransport implements AnswerSettings {
     }
     if (message.method === "ping" && noParams(message.body.params)) return pong(id, this.jsonHeaders);
     const answer = new SessionAnswer(this, request, id);
-    this.answers.set(id, answer);
+    this.answers.add(answer, id);
     this.onmessage?.(message.body, caller);
     return answer.response;
   }
