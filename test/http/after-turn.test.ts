@@ -6,6 +6,7 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import * as v from "valibot";
+import { meta } from "../modern/support.ts";
 import { defineTool } from "../../src/core/tool.ts";
 import {
   IN_PROCESS_HEADERS,
@@ -14,10 +15,7 @@ import {
   inProcessState,
   openInProcessSession,
 } from "./in-process.ts";
-const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
+const MODERN_META = meta();
 
 /** A tool that answers when the test says so, and reports its signal. */
 let release: () => void = () => {};

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import * as v from "valibot";
+import { meta } from "../modern/support.ts";
 import { defineTool, textResult } from "../../src/core/tool.ts";
 import { PassThrough } from "node:stream";
 import { silentLogger } from "../../src/core/log.ts";
@@ -17,10 +18,7 @@ import { LineChannel } from "../../src/mcp/stdio/lines.ts";
 import { connectModern } from "../../src/mcp/stdio/modern.ts";
 import { inProcessPipeline, inProcessPost as post, inProcessState, openInProcessSession } from "./in-process.ts";
 
-const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
+const MODERN_META = meta();
 
 const quick = defineTool({
   name: "quick",
