@@ -13,7 +13,8 @@
  * interleaved rounds, so before/after ratios come from one run on the same machine load.
  *
  * Peers: `find` (findutils) and `fdfind`/`fd` (Debian/Ubuntu: `apt-get install -y fd-find`;
- * macOS: `brew install fd`). A missing peer is skipped. `--million` also builds a 1,000,000-file
+ * macOS: `brew install fd`). A missing peer is skipped. The floor is `fs-floor.c`, the same kernel work in
+ * compiled C on two threads, built with the system's C compiler when there is one (`apt-get install -y gcc`). `--million` also builds a 1,000,000-file
  * tree (one-off, a minute or more; about 1 GB of inodes) to compare peak memory and times at 1M.
  *
  * `--server` adds searches inside one running stdio server (spawned once per mcpkit binary, as an MCP
@@ -25,8 +26,8 @@
  * binaries included) `sync` and `echo 3 > /proc/sys/vm/drop_caches`, which needs root; without it
  * the cold rounds are skipped with a line saying so. Each cold round costs a second or more per contender.
  */
-import { existsSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureProjectTree } from "./fs-project-tree.ts";
@@ -98,6 +99,26 @@ const baseline = flags.baseline ? resolve(flags.baseline) : undefined;
 function mcpkitCall(tree: string, args: Record<string, unknown>, binary = bin): string[] {
   return [binary, "call", "fs.search_by_time", JSON.stringify(args), "--root", tree];
 }
+
+/**
+ * The floor (`fs-floor.c`): the same kernel work in compiled C on two threads, built here with the
+ * system's C compiler (Debian: `apt-get install -y gcc`); skipped with a line when there is none.
+ */
+function buildFloor(): string | undefined {
+  const compiler = Bun.which("cc") ?? Bun.which("gcc");
+  if (!compiler) {
+    console.error("no C compiler: skipping the C floor (install with 'apt-get install -y gcc').");
+    return undefined;
+  }
+  const output = join(mkdtempSync(join(tmpdir(), "mcpkit-floor-")), "fs-floor");
+  const built = Bun.spawnSync([compiler, "-O2", "-pthread", "-o", output, join(import.meta.dir, "fs-floor.c")], {
+    stderr: "pipe",
+  });
+  if (built.exitCode === 0) return output;
+  console.error(`could not build the C floor: ${built.stderr.toString().slice(0, 300)}`);
+  return undefined;
+}
+const floorBinary = buildFloor();
 
 const fdBinary = Bun.which("fdfind") ?? Bun.which("fd");
 const findBinary = Bun.which("find");
@@ -212,7 +233,7 @@ function benchProject(tree: string): void {
 function benchTree(
   tree: string,
   label: string,
-): { firstPageMs: number; nextPageMs: number; findMs?: number; fdMs?: number; peakRssMb?: number } {
+): { firstPageMs: number; nextPageMs: number; findMs?: number; fdMs?: number; floorMs?: number; peakRssMb?: number } {
   const from = new Date(Date.now() - 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
   const firstArgs = { timeField: "modified", from };
   // One call to learn the cursor of page 2 (the cursor is bound to these exact arguments).
@@ -230,6 +251,8 @@ function benchTree(
   }
   if (findBinary) commands.find = [findBinary, tree, "-type", "f", "-newermt", "-30 days"];
   if (fdBinary) commands.fd = [fdBinary, "-t", "f", "--changed-within", "30d", ".", tree];
+  if (floorBinary)
+    commands["floor (C, 2 threads)"] = [floorBinary, tree, String(Math.floor(Date.parse(from) / 1000)), "2"];
 
   const loadBefore = loadavg()[0];
   const times = timeRounds(commands);
@@ -263,6 +286,7 @@ function benchTree(
     nextPageMs: median(times["mcpkit (page 2, cursor)"]),
     findMs,
     fdMs: times.fd ? median(times.fd) : undefined,
+    floorMs: floorBinary ? median(times["floor (C, 2 threads)"]) : undefined,
     peakRssMb: rss["mcpkit (page 1)"],
   };
 }
@@ -396,6 +420,11 @@ function printVerdict(label: string, result: ReturnType<typeof benchTree>): void
       `${label}: target <= ${target}x ${peer}: page 1 ${verdict(result.firstPageMs, peerMs, target)}, page 2 ${verdict(result.nextPageMs, peerMs, target)}`,
     );
   }
+  const { floorMs, findMs } = result;
+  if (floorMs !== undefined)
+    console.log(
+      `${label}: the C floor on 2 threads is ${floorMs.toFixed(0)} ms${findMs ? ` (${(floorMs / findMs).toFixed(2)}x find)` : ""}; mcpkit page 1 is ${(result.firstPageMs - floorMs).toFixed(0)} ms above it (${(result.firstPageMs / floorMs).toFixed(2)}x)`,
+    );
 }
 
 const small = benchTree(
