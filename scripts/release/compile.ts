@@ -20,7 +20,22 @@ export const TARGETS = {
 export type TargetName = keyof typeof TARGETS;
 export const TARGET_NAMES = Object.keys(TARGETS) as TargetName[];
 
-export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm"] as const;
+/**
+ * A compiled Bun binary by default reads `.env` files and `bunfig.toml` from the directory it is
+ * started in, and runs a bunfig's `preload` scripts before main. MCP clients start mcpkit in the
+ * user's workspace, which may be a repository nobody has reviewed: its `.env` could widen
+ * `MCPKIT_ROOTS` or set the cursor secret, its bunfig run code inside the server. The binary reads
+ * only its command line and the environment its client gives it, so every autoload is off (the
+ * tsconfig and package.json ones are off by default; named so a changed default cannot turn them on).
+ */
+export const NO_AUTOLOAD_FLAGS = [
+  "--no-compile-autoload-dotenv",
+  "--no-compile-autoload-bunfig",
+  "--no-compile-autoload-tsconfig",
+  "--no-compile-autoload-package-json",
+] as const;
+
+export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm", ...NO_AUTOLOAD_FLAGS] as const;
 
 /**
  * Files mcpkit loads as separate modules at run time, which `bun build --compile` embeds only when
