@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { SEED_NAME, TOOL_NAME } from "../../src/toolsets/fs/search-by-time-tool.ts";
-import { openStatSink } from "../../src/toolsets/fs/stat-sink.ts";
+import { openStatSink, WORKER_MIN_BATCH } from "../../src/toolsets/fs/stat-sink.ts";
 import { isFsCall, prestartStatThread } from "../../src/toolsets/fs/stat-thread.ts";
 import { StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
@@ -159,6 +159,33 @@ test("with the thread ready, a walk hands over its first batch of more than 128 
     expect(collected?.offered).toBe(600);
   } finally {
     worker.close();
+  }
+});
+
+test("batches too small to pay for a hand-over are stat'ed on the walk's thread, the worker ready or not", async () => {
+  // 100 directories of 3 files (a glob's typical batches) and one of 200: only the large batch travels.
+  const small = mkdtempSync(join(tmpdir(), "mcpkit-fs-small-batches-"));
+  try {
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(join(small, `s${d}`));
+      for (let f = 0; f < WORKER_MIN_BATCH - 5; f++) writeFileSync(join(small, `s${d}`, `f${f}`), "");
+    }
+    mkdirSync(join(small, "large"));
+    for (let f = 0; f < 200; f++) writeFileSync(join(small, "large", `f${f}`), "");
+    prestartStatThread();
+    const worker = new StatWorker();
+    try {
+      expect(await worker.whenReady()).toBe(true);
+      const sink = openStatSink(collectorConfig({ limit: 1000 }), "", worker);
+      await walk(walkRequest(small, { access: directoryAccess(), accept: (d, r, b) => sink.accept(d, r, b) }));
+      const collected = await sink.join();
+      expect(collected?.offered).toBe(100 * (WORKER_MIN_BATCH - 5) + 200);
+      expect(sink.workerBatches).toBe(1);
+    } finally {
+      worker.close();
+    }
+  } finally {
+    rmSync(small, { recursive: true, force: true });
   }
 });
 
