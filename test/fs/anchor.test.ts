@@ -64,13 +64,62 @@ for (const [label, access] of [
       const anchored = await namesFrom(access, openingPath(client, ""));
       expect(anchored.names).toEqual([]);
       expect(anchored.startUnreadable).toBe(true);
-      // Control: opening the checked real path, as client roots were opened before, follows the link.
+      // Opening the checked real path itself is refused as well: a part above a root must not be a link.
       const byRealPath = await namesFrom(access, { root: client.real, start: "" });
-      expect(byRealPath.names).toContain("secret-below.txt");
+      expect(byRealPath.names).toEqual([]);
+      expect(byRealPath.startUnreadable).toBe(true);
     } finally {
       rmSync(join(root, "a"));
       renameSync(join(root, "parked"), join(root, "a"));
       rmSync(join(outside, "b"), { recursive: true });
+    }
+  });
+}
+
+/**
+ * A configured root is resolved once (its real path); a search opens it later. Whoever can write
+ * next to it or above it could meanwhile swap it, or a directory above it, for a link to a tree
+ * that looks alike: the walk must refuse that root rather than list the link's target.
+ */
+for (const [label, access] of [
+  ["descriptor walk", directoryAccess()],
+  ["by-path walk", pathAccess()],
+] as const) {
+  test(`${label}: a root swapped for a link after it was resolved is refused, not followed`, async () => {
+    const swapped = join(base, `swapped-${label.split(" ")[0]}`);
+    mkdirSync(swapped);
+    writeFileSync(join(swapped, "inside.txt"), "x");
+    const configured = resolveRoot(swapped, "/") as AllowedRoot;
+    expect((await namesFrom(access, openingPath(configured, ""))).names).toEqual(["inside.txt"]);
+    renameSync(swapped, `${swapped}-parked`);
+    symlinkSync(outside, swapped);
+    try {
+      const after = await namesFrom(access, openingPath(configured, ""));
+      expect(after.names).toEqual([]);
+      expect(after.startUnreadable).toBe(true);
+    } finally {
+      rmSync(swapped);
+      renameSync(`${swapped}-parked`, swapped);
+    }
+  });
+
+  test(`${label}: a root whose parent was swapped for a link to a look-alike tree is refused`, async () => {
+    const parent = join(base, `parent-${label.split(" ")[0]}`);
+    const lookAlike = join(base, `look-alike-${label.split(" ")[0]}`);
+    mkdirSync(join(parent, "project"), { recursive: true });
+    writeFileSync(join(parent, "project", "inside.txt"), "x");
+    mkdirSync(join(lookAlike, "project"), { recursive: true });
+    writeFileSync(join(lookAlike, "project", "secret.txt"), "x");
+    const configured = resolveRoot(join(parent, "project"), "/") as AllowedRoot;
+    renameSync(parent, `${parent}-parked`);
+    symlinkSync(lookAlike, parent);
+    try {
+      const after = await namesFrom(access, openingPath(configured, ""));
+      expect(after.names).toEqual([]);
+      expect(after.startUnreadable).toBe(true);
+    } finally {
+      rmSync(parent);
+      renameSync(`${parent}-parked`, parent);
     }
   });
 }

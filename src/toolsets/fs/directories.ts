@@ -20,7 +20,8 @@
  * Descriptors are reference-counted: a directory stays open while children waiting on the walk's
  * stack or stat batches still in flight refer to it, so the walk holds O(depth) descriptors.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { join, parse } from "node:path";
 import { DT_UNKNOWN, entryStat, statxEntryStat } from "./entry-stat.ts";
 import { stayBelowFtl } from "./jit.ts";
 import { type Libc, libc } from "./libc.ts";
@@ -207,7 +208,7 @@ class DescriptorAccess implements DirectoryAccess {
   ) {}
 
   openStart(root: string, relative: string): DirectoryHandle {
-    let current: DirectoryHandle = this.wrap(openSync(root, OPEN_DIRECTORY));
+    let current: DirectoryHandle = this.openRoot(root);
     for (const segment of relative.split("/").filter((part) => part !== "")) {
       const next = this.openChild(current, segment);
       current.release();
@@ -215,6 +216,38 @@ class DescriptorAccess implements DirectoryAccess {
       current = next;
     }
     return current;
+  }
+
+  /**
+   * The root (a real path, so no part of it is a link) as it is now, or a throw when it moved: it
+   * is opened without following a link in its last part, and where the descriptor directory names
+   * an open directory by its path (Linux's `/proc/<pid>/fd/<fd>` is a link to it), that path must
+   * still be the root's, so a part above it swapped for a link since the root was resolved is
+   * refused too. Elsewhere each part above it is checked with lstat first, which narrows that
+   * swap to the moment between the check and the open. Only search permission is needed above
+   * the root, as before (opening each part from "/" would need read permission on each).
+   */
+  private openRoot(root: string): DirectoryHandle {
+    if (!this.namesOpenDirectories) checkNoLinkAbove(root);
+    const directory = this.wrap(openSync(root, OPEN_CHILD));
+    if (this.namesOpenDirectories && !this.isAt(directory, root)) {
+      directory.release();
+      throw new Error("the root has moved since it was resolved");
+    }
+    return directory;
+  }
+
+  private isAt(directory: DescriptorDirectory, path: string): boolean {
+    try {
+      return readlinkSync(`${this.fdDirectory}/${directory.fd}`) === path;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Linux's /proc descriptor directory: each entry is a link to the open file's current path. */
+  private get namesOpenDirectories(): boolean {
+    return this.fdDirectory.startsWith("/proc/");
   }
 
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined {
@@ -267,7 +300,10 @@ class PathAccess implements DirectoryAccess {
   readonly openCount = 0;
 
   openStart(root: string, relative: string): DirectoryHandle {
-    if (!statSync(root).isDirectory()) throw new Error("the root is not a directory");
+    // Every part of the root's real path must still be a directory, not a link to one (a swap
+    // after this check is not excluded by path).
+    checkNoLinkAbove(root);
+    if (!lstatSync(root).isDirectory()) throw new Error("the root is not a directory");
     let path = root.replace(/[\\/]$/, "");
     // Each segment below the root is checked with lstat, as the descriptor walk opens each with
     // O_NOFOLLOW: a segment swapped for a link since the start was checked is refused, not followed.
@@ -295,6 +331,23 @@ class PathAccess implements DirectoryAccess {
 
   read(directory: DirectoryHandle, listing: Listing): DirectoryReader {
     return new DirentReader(directory.prefix, listing);
+  }
+}
+
+/**
+ * Throws unless every directory above `root` (a real path, which has no links) is still a
+ * directory and not a link to one: a part swapped since the root was resolved.
+ */
+function checkNoLinkAbove(root: string): void {
+  const top = parse(root).root;
+  const parts = root
+    .slice(top.length)
+    .split(/[\\/]/)
+    .filter((part) => part !== "");
+  let path = top;
+  for (const part of parts.slice(0, -1)) {
+    path = join(path, part);
+    if (!lstatSync(path).isDirectory()) throw new Error("a directory above the root has changed");
   }
 }
 
