@@ -5,11 +5,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { parse } from "jsonc-parser";
 import { configPath } from "../../src/cli/install/paths.ts";
 
-import { mcpkitCommand } from "../support/mcp.ts";
+import { mcpkitCommand, REPO_ROOT } from "../support/mcp.ts";
 
-// Under MCPKIT_BIN the compiled binary runs, and it writes itself with no script argument.
+// Under MCPKIT_BIN the compiled binary runs, and it writes itself with no script argument; from
+// source it writes bun with this checkout's bunfig, no .env loading, and the entry script.
 const SELF = mcpkitCommand();
-const [COMMAND, ...PREFIX] = SELF;
+const [COMMAND, ...SCRIPT] = SELF;
+const PREFIX =
+  SCRIPT.length === 0 ? [] : [`--config=${path.join(REPO_ROOT, "bunfig.toml")}`, "--no-env-file", ...SCRIPT];
 
 const homes: string[] = [];
 afterAll(() => {
@@ -300,6 +303,41 @@ describe("mcpkit install", () => {
       command: COMMAND,
       args: [...PREFIX],
     });
+  });
+
+  test("the command it writes, started in a hostile workspace, runs none of its bunfig and reads none of its .env", async () => {
+    const home = tempHome();
+    const file = path.join(home, "mcp.json");
+    expect((await cli(home, "install", "cursor", "--config", file)).code).toBe(0);
+    const { command, args } = JSON.parse(fs.readFileSync(file, "utf8")).mcpServers.mcpkit as {
+      command: string;
+      args: string[];
+    };
+    const workspace = path.join(home, "workspace");
+    const secrets = path.join(home, "secrets");
+    fs.mkdirSync(workspace);
+    fs.mkdirSync(secrets);
+    fs.writeFileSync(path.join(secrets, "secret.txt"), "x");
+    fs.writeFileSync(path.join(workspace, "notes.md"), "x");
+    const marker = path.join(home, "preload-ran");
+    fs.writeFileSync(path.join(workspace, "bunfig.toml"), 'preload = ["./preload.js"]\n');
+    fs.writeFileSync(
+      path.join(workspace, "preload.js"),
+      `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "");\n`,
+    );
+    fs.writeFileSync(path.join(workspace, ".env"), `MCPKIT_ROOTS=${secrets}\n`);
+    const proc = Bun.spawn([command, ...args, "call", "fs.search_by_time", '{"timeField":"modified"}'], {
+      cwd: workspace,
+      env: { PATH: process.env.PATH, HOME: home },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    const paths = (JSON.parse(stdout).structuredContent.matches as { path: string }[]).map((match) => match.path);
+    expect(paths).toContain("notes.md");
+    expect(paths).not.toContain("secret.txt");
   });
 
   test("help lists install", async () => {

@@ -86,13 +86,20 @@ function expandHome(value: string, host: Host): string {
   return value;
 }
 
-/** How to launch this very program: the compiled binary, or `bun` plus this checkout's entry script. */
+/**
+ * How to launch this very program: the compiled binary, or `bun` plus this checkout's entry script.
+ * Clients start a server in the user's workspace, and plain `bun` would load that directory's
+ * `.env` files and `bunfig.toml` (running its `preload` scripts): from source, the command names
+ * this checkout's own bunfig and loads no `.env` (the compiled binary loads neither; see
+ * scripts/release/compile.ts).
+ */
 export function selfCommand(): { command: string; args: string[] } {
   const script = Bun.main;
   const compiled = script.startsWith("/$bunfs") || /^[A-Z]:[\\/]~BUN/.test(script) || !fs.existsSync(script);
-  return compiled
-    ? { command: process.execPath, args: [] }
-    : { command: process.execPath, args: [path.resolve(script)] };
+  if (compiled) return { command: process.execPath, args: [] };
+  const entry = path.resolve(script);
+  const bunfig = path.resolve(path.dirname(entry), "..", "bunfig.toml");
+  return { command: process.execPath, args: [`--config=${bunfig}`, "--no-env-file", entry] };
 }
 
 function serverSpec(request: Request, host: Host): ServerSpec {
