@@ -333,7 +333,11 @@ describe("errors are isError results whose text names the argument", () => {
       ["symlinked dir pointing outside", { timeField: "modified", path: "link-out" }, /outside the root/],
       ["symlinked dir pointing into the sibling", { timeField: "modified", path: "link-sibling" }, /outside the root/],
       ["path below a link out", { timeField: "modified", path: "link-out/." }, /outside the root/],
-      ["missing path", { timeField: "modified", path: "nope" }, /'path' "nope" does not exist/],
+      [
+        "missing path",
+        { timeField: "modified", path: "nope" },
+        /'path' "nope" is not a directory inside the root.*does not exist there/,
+      ],
       ["file as path", { timeField: "modified", path: "a.md" }, /not a directory/],
       ["absolute glob", { timeField: "modified", glob: "/etc/**" }, /'glob' must be relative/],
       ["glob with ..", { timeField: "modified", glob: "../**" }, /'glob' must not contain '\.\.'/],
@@ -349,6 +353,15 @@ describe("errors are isError results whose text names the argument", () => {
       expect(result.content[0].text).toMatch(pattern);
     });
   }
+
+  test("through a link out of the root, what exists outside answers like what does not (no existence probe)", async () => {
+    const existing = await search({ timeField: "modified", path: "link-out/leak.md" });
+    const missing = await search({ timeField: "modified", path: "link-out/no-such-file" });
+    expect(existing.isError).toBe(true);
+    expect(missing.isError).toBe(true);
+    const text = (result: typeof existing, path: string) => result.content[0].text.replace(path, "PATH");
+    expect(text(existing, "link-out/leak.md")).toBe(text(missing, "link-out/no-such-file"));
+  });
 
   test("a cursor is bound to its query and tamper-evident", async () => {
     const first = await search({ timeField: "modified", limit: 2 });

@@ -93,15 +93,16 @@ export function resolveStart(root: AllowedRoot, path: string | undefined): Start
     return `'path' must stay inside the root: ".." segments are not allowed (got "${requested}"). Pass a path below the root, or "" for the root itself.`;
   }
   const joined = join(root.real, ...segments);
+  // One answer for "missing" and "outside": told apart, they would let a caller probe whether any
+  // path exists outside the root through a link inside it.
+  const notInside = `'path' "${requested}" is not a directory inside the root ${root.given}: it does not exist there, or a symbolic link on the way leads outside the root. Pass an existing directory below the root, or "" for the root itself.`;
   let real: string;
   try {
     real = realpathSync(joined);
   } catch {
-    return `'path' "${requested}" does not exist under the root ${root.given}. Pass an existing directory below the root, or "" for the root itself.`;
+    return notInside;
   }
-  if (!isInside(root.real, real)) {
-    return `'path' "${requested}" resolves (through a symbolic link) to a location outside the root ${root.given}; only directories inside an allowed root can be searched.`;
-  }
+  if (!isInside(root.real, real)) return notInside;
   try {
     if (!statSync(real).isDirectory())
       return `'path' "${requested}" is not a directory. Pass the directory to search in, and use 'glob' to select files.`;
