@@ -13,7 +13,25 @@ import type { Query, SearchLimits } from "./search.ts";
 import { formatIso } from "./time.ts";
 import type { WalkOutcome } from "./walk.ts";
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Characters a name may hold that change how the line reads rather than what it says: controls
+ * (tab, newline, escape sequences), format characters (bidi overrides such as U+202E, which can
+ * turn "txt.md" around, zero-width joiners) and the line and paragraph separators.
+ */
+const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+/** The ones JSON.stringify leaves as they are. */
+const UNSAFE_AFTER_JSON = /[\p{Cf}\u2028\u2029]/gu;
+
+/** `path` as one readable token: quoted and escaped (JSON) when it holds an unsafe character. */
+function shownPath(path: string): string {
+  if (!UNSAFE.test(path)) return path;
+  return JSON.stringify(path).replace(UNSAFE_AFTER_JSON, (character) =>
+    Array.from(
+      { length: character.length },
+      (_, unit) => `\\u${character.charCodeAt(unit).toString(16).padStart(4, "0")}`,
+    ).join(""),
+  );
+}
 
 export interface Presentation {
   query: Query;
@@ -103,8 +121,8 @@ function timeFieldOf({ query }: Presentation): "createdAt" | "modifiedAt" {
 }
 
 function matchLine(match: SearchMatch, field: "createdAt" | "modifiedAt"): string {
-  // Names are bytes on disk: control characters (tab, newline, escape sequences) are shown escaped.
-  const path = CONTROL.test(match.path) ? JSON.stringify(match.path) : match.path;
+  // Names are bytes on disk: what could disguise one (see UNSAFE) is shown escaped.
+  const path = shownPath(match.path);
   return `${path}${match.isDirectory ? "/" : ""}\t${match[field] ?? "-"}\t${match.sizeBytes ?? "-"}`;
 }
 
