@@ -241,6 +241,8 @@ describe("token endpoint", () => {
       code_verifier: pkce().verifier,
     });
     expect(response.body.error).toBe("invalid_grant");
+    // The lifetime it names is the configured one (120 s by default), not a fixed figure.
+    expect(String(response.body.error_description)).toContain("codes live 120 seconds here");
     const client = await registerClient(h.base);
     const { verifier, response: wrong } = await redeemFreshCode(client.client_id, { code_verifier: pkce().verifier });
     expect(wrong.status).toBe(400);

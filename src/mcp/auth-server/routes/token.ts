@@ -77,7 +77,7 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
   }
   if (taken.status === "unknown")
     throw badGrant(
-      "the authorization code is unknown or expired (codes live at most 5 minutes); start a new authorization.",
+      `the authorization code is unknown or expired (codes live ${deps.config.codeTtl} seconds here); start a new authorization.`,
     );
   const granted = taken.code;
   if (granted.clientId !== clientId) throw badGrant("the authorization code was issued to another client.");
