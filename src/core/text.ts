@@ -1,7 +1,8 @@
 /**
  * Text that came from elsewhere (an upstream's error body, a file name) on its way to a client or
  * a terminal: escape sequences in it could repaint or retitle the terminal that `mcpkit call`
- * prints to, so they are removed before the text is shown anywhere.
+ * prints to, and bidi or zero-width characters could make it read as something else, so they are
+ * removed before the text is shown anywhere.
  */
 
 // ESC-introduced sequences first (CSI `ESC [ … final`, OSC `ESC ] … BEL|ESC \`, two-byte ESC x),
@@ -9,10 +10,25 @@
 const ESCAPE_SEQUENCES =
   /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*[\u0007\u009c]?/g;
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/**
+ * Unicode format characters: bidi embeddings, overrides and isolates (U+202E can turn "gnp.exe"
+ * into what reads as "exe.png"), zero-width spaces and joiners, the BOM. Invisible, yet they change
+ * what a reader sees, so they go too; the line and paragraph separators become newlines.
+ */
+const FORMAT_CHARACTERS = /\p{Cf}/gu;
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
-/** Removes terminal escape sequences and control characters; keeps tabs and newlines (CR too, as part of CRLF). */
+/**
+ * Removes terminal escape sequences, control characters and invisible format characters; keeps
+ * tabs and newlines (CR too, as part of CRLF).
+ */
 export function stripControl(text: string): string {
-  return text.replace(/\r\n/g, "\n").replace(ESCAPE_SEQUENCES, "").replace(CONTROL_CHARACTERS, "");
+  return text
+    .replace(/\r\n/g, "\n")
+    .replace(ESCAPE_SEQUENCES, "")
+    .replace(CONTROL_CHARACTERS, "")
+    .replace(FORMAT_CHARACTERS, "")
+    .replace(LINE_SEPARATORS, "\n");
 }
 
 const encoder = new TextEncoder();

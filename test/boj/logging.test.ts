@@ -19,8 +19,11 @@ beforeEach(() => fake.reset());
 const CO = { db: "CO", codes: ["TK99F1000601GCQ01000"] };
 const ESC = "\u001b";
 const BEL = "\u0007";
-/** A colour change, an OSC window title, and a C1 CSI: all must vanish, the words must stay. */
-const HOSTILE = `\u001b[31mDB down\u001b[0m\u001b]0;pwned-title\u0007 now\u009b2J`;
+/**
+ * A colour change, an OSC window title, a C1 CSI, a bidi override and isolate and a zero-width
+ * space: all must vanish, the words must stay.
+ */
+const HOSTILE = `\u001b[31mDB down\u001b[0m\u001b]0;pwned-title\u0007 no\u202e\u2066w\u2069\u200b\u009b2J`;
 
 const bojArgs = (...extra: string[]) => bojTestArgs(fake.url, "--boj-retry-backoff-ms", "5", ...extra);
 
@@ -57,6 +60,7 @@ function expectClean(text: string): void {
   expect(text).not.toContain(BEL);
   expect(text).not.toContain("\u009b");
   expect(text).not.toContain("pwned-title");
+  expect(text).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
 }
 
 /** Notifications are sent before the result, but give the client's reader a moment. */

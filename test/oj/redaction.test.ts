@@ -49,7 +49,8 @@ function leaks(text: string): string[] {
 }
 
 // C0 controls other than tab and newline, DEL, and C1 (as UTF-8 characters U+0080–U+009F).
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** Control bytes, and the invisible format characters (bidi, zero-width) and line separators. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/u;
 
 describe("the sanitizer (pure)", () => {
   const printableToken = fc.string({
@@ -107,6 +108,13 @@ describe("the sanitizer (pure)", () => {
     const shown = sanitize.text(`a ${TOKEN.slice(0, 10)}\u001b[31m${TOKEN.slice(10)} \u001b]0;title\u0007 \u009b2J b`);
     expect(shown).toBe(`a ${REDACTED}   b`);
     expect(createSanitizer(undefined).text("\u001b[2Jred\u0007\u0085")).toBe("red");
+  });
+
+  test("bidi and zero-width characters are stripped before redacting too; line separators become newlines", () => {
+    const sanitize = createSanitizer(TOKEN);
+    expect(sanitize.text(`a ${TOKEN.slice(0, 10)}\u200b\u202e${TOKEN.slice(10)} b`)).toBe(`a ${REDACTED} b`);
+    expect(createSanitizer(undefined).text("Big Red \u202egnp.exe\u202c\u2066!\u2069\ufeff")).toBe("Big Red gnp.exe!");
+    expect(createSanitizer(undefined).text("one\u2028two\u2029three")).toBe("one\ntwo\nthree");
   });
 });
 

@@ -21,16 +21,11 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Unicode format characters (bidi embeddings, overrides and isolates, zero-width spaces and
- * joiners, the BOM) and line/paragraph separators: invisible, yet they can reorder what the page
- * shows, e.g. reverse the consent heading (issue 18 G11).
+ * `stripControl` also drops Unicode format characters (bidi overrides, zero-width characters),
+ * which could otherwise reorder what the page shows, e.g. reverse the consent heading (issue 18 G11).
  */
-const INVISIBLE = /[\p{Cf}\u2028\u2029]/gu;
-
 export function escapeHtml(text: string): string {
-  return stripControl(text)
-    .replace(INVISIBLE, "")
-    .replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return stripControl(text).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}

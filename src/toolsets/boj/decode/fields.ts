@@ -6,8 +6,11 @@
 import { stripControl } from "../../../core/text.ts";
 import { decodeError } from "../errors.ts";
 
-/** C0/C1 controls (tab and newline included: a name or a message is one line). */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * C0/C1 controls (tab and newline included: a name or a message is one line), and what else
+ * `stripControl` removes or rewrites (format characters, line separators).
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/u;
 
 /** Words BOJ and its search screen use for a missing value. */
 function isMissingWord(text: string): boolean {
