@@ -31,6 +31,17 @@ export function listTools(toolsets: readonly Toolset[], off: readonly OffToolset
   return lines.join("");
 }
 
+/**
+ * For a server: which toolset that is off a tool name belongs to and how to enable it, as a
+ * sentence for the caller (the toolsets that are off are described only now); undefined when no
+ * toolset has that tool.
+ */
+export function offToolNote(name: string, dormantLookup: DormantLookup): string | undefined {
+  const matches = (tool: ToolDefinition) => tool.name === name || tool.seedName === name;
+  const off = dormantLookup().find((dormant) => dormant.toolset.tools.some(matches));
+  return off && `it belongs to the ${off.toolset.name} toolset, which is off on this server (${off.howToEnable}).`;
+}
+
 export function findTool(
   toolsets: readonly Toolset[],
   name: string,

@@ -8,7 +8,7 @@ import { httpOptions, readHttpConfig } from "../mcp/http/config.ts";
 import type { DispatcherOptions as McpServerOptions } from "../mcp/protocol/dispatcher.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
-import { EXIT_OK, EXIT_USAGE, callTool, listTools, toolHelp } from "./call.ts";
+import { EXIT_OK, EXIT_USAGE, callTool, listTools, offToolNote, toolHelp } from "./call.ts";
 import { callUsage, helpText } from "./help.ts";
 import {
   chartOption,
@@ -105,6 +105,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       log,
       toolNames: core[toolNamesOption.name],
       outputBudget: core[maxOutputBytesOption.name],
+      offTool: (name) => offToolNote(name, dormantLookup),
     };
     if (http) {
       // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.

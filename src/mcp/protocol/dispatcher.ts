@@ -41,6 +41,11 @@ export interface DispatcherOptions {
   toolNames: ToolNaming;
   /** Bytes of text content per tool result (--max-output-bytes). */
   outputBudget: number;
+  /**
+   * For a name that is no enabled tool: which toolset that is off has it and how to enable it (a
+   * sentence), or undefined. Asked only then, so a server never describes its off toolsets otherwise.
+   */
+  offTool?(name: string): string | undefined;
 }
 
 /** A tool as `tools/list` shows it (MCP `Tool`). */
@@ -194,7 +199,7 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
   handlers.set("tools/call", (params, context) => {
     try {
       const name = requireString(params, "name", "tools/call");
-      const entry = callableTool(registry, name, context.scopes);
+      const entry = callableTool(registry, name, context.scopes, options.offTool);
       options.log.debug("tools/call", { tool: name });
       return invokeTool(entry.toolset, entry.tool, params.arguments, toolContext(options, name, params, context));
     } catch (error) {
@@ -226,9 +231,21 @@ export function rendersApps(clientCapabilities: Record<string, unknown> | undefi
 }
 
 /** The tool a name stands for, when the caller may use it; otherwise the protocol error that says why. */
-function callableTool(registry: Registry, name: string, scopes: readonly string[] | undefined): RegisteredTool {
+function callableTool(
+  registry: Registry,
+  name: string,
+  scopes: readonly string[] | undefined,
+  offTool: DispatcherOptions["offTool"],
+): RegisteredTool {
   const entry = registry.byName.get(name);
   if (!entry) {
+    const off = offTool?.(name);
+    if (off) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Tool "${name}" is not enabled here: ${off} Tell the user, or call tools/list to see the tools this server offers.`,
+      );
+    }
     // Only a tool the caller may see is suggested: a near miss must not name one its token hides.
     const visible = [...registry.byName].filter(([, known]) => permitted(known.tool, scopes)).map(([known]) => known);
     const near = closestName(name, visible);
