@@ -10,7 +10,7 @@ import { FakeClock } from "../support/fake-clock.ts";
 import { decodeDataBody } from "../../src/toolsets/boj/decode/index.ts";
 import { BojError } from "../../src/toolsets/boj/errors.ts";
 import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
-import { buildCodeRequest } from "../../src/toolsets/boj/validation.ts";
+import { buildCodeRequest, requestPath } from "../../src/toolsets/boj/validation.ts";
 
 const fake = startFakeBoj();
 afterAll(() => fake.stop());
@@ -157,6 +157,48 @@ describe('retries (docs/contracts/boj.md "Retries")', () => {
     // The host and the flag to check, like oj's network errors (issue 19).
     expect(error.message).toContain("cannot reach BOJ at 127.0.0.1:9 (connection refused): check --boj-base-url");
     expect(error.details.attempts).toBe(3);
+  });
+});
+
+describe("redirects", () => {
+  test("a redirect to another host is refused, naming that host, and its answer never comes back", async () => {
+    // A second fake on another local port: it would answer valid BOJ data for the same request.
+    const elsewhere = startFakeBoj();
+    try {
+      const path = `/api/v1/getDataCode?db=CO&code=TK99F1000601GCQ01000`;
+      fake.enqueue({ kind: "raw", status: 302, body: "", headers: { location: `${elsewhere.url}${path}` } });
+      const error = await failure(fetchCo(client()));
+      expect(error.type).toBe("TRANSPORT_ERROR");
+      const host = new URL(elsewhere.url).host;
+      expect(error.message).toContain(`answered HTTP 302, a redirect to another host, ${host}`);
+      expect(error.message).toContain("--boj-base-url (BOJ_BASE_URL)");
+      expect(elsewhere.requests).toHaveLength(0);
+      expect(fake.requests).toHaveLength(1); // not retried: the same request gets the same redirect
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
+  test("a redirect to a host that does not resolve names that host, not BOJ's", async () => {
+    fake.enqueue({ kind: "raw", status: 302, body: "", headers: { location: "http://example.invalid/x" } });
+    const error = await failure(fetchCo(client()));
+    expect(error.message).toContain("a redirect to another host, example.invalid (http://example.invalid)");
+    expect(error.message).not.toContain("cannot reach");
+    expect(error.details.attempts).toBe(1);
+  });
+
+  test("a redirect within the configured origin is followed, a few times at most", async () => {
+    const { pathname, search } = new URL(`${fake.url}${requestPath(request)}`);
+    fake.enqueue({ kind: "raw", status: 301, body: "", headers: { location: `${pathname}${search}` } });
+    expect((await fetchCo(client())).series_count).toBe(1);
+    expect(fake.requests).toHaveLength(2);
+
+    fake.reset();
+    const loop = { kind: "raw", status: 307, body: "", headers: { location: `${pathname}${search}` } } as const;
+    fake.enqueue(loop, loop, loop, loop, loop);
+    const error = await failure(fetchCo(client()));
+    expect(error.message).toContain("a redirect again after 3 redirects");
+    expect(fake.requests).toHaveLength(4);
   });
 });
 

@@ -24,6 +24,9 @@ const BASE_URL_HINT = "check --boj-base-url (BOJ_BASE_URL)";
 /** What the client tells the user while it works: ToolContext.notify with the logger name bound. */
 export type BojNotify = (level: ClientLogLevel, message: string, data?: Record<string, unknown>) => void;
 
+/** Redirects within the configured origin followed per attempt (a path moved); more is a loop. */
+const MAX_REDIRECTS = 3;
+
 /** Waits shorter than this are not worth a message. */
 const PACING_NOTICE_MS = 50;
 
@@ -112,24 +115,33 @@ export class BojClient {
     const signal = AbortSignal.any([callerSignal, timeout]);
     const timedOut = () => transportError(`BOJ did not answer within ${this.config.timeoutMs} ms (--boj-timeout-ms).`);
     let response: Response;
-    try {
-      response = await fetch(url, {
-        signal,
-        headers: {
-          "Accept-Encoding": "gzip",
-          Accept: "application/json, text/csv;q=0.9, */*;q=0.1",
-          "User-Agent": this.config.userAgent,
-        },
-      });
-    } catch (error) {
-      if (callerSignal.aborted) throw callerSignal.reason;
-      if (timeout.aborted) throw timedOut();
-      const code = String((error as { code?: unknown } | null)?.code ?? "");
-      const [why, hint] = networkFailure(code, BASE_URL_HINT);
-      const failure = transportError(`cannot reach BOJ at ${new URL(this.origin).host} (${why}): ${hint}.`);
-      // A name that does not resolve will not resolve on a retry either (issue 19).
-      if (isNameNotFound(code)) failure.final = true;
-      throw failure;
+    let current = new URL(url);
+    for (let redirects = 0; ; redirects++) {
+      try {
+        // Redirects are read here, not followed by fetch: one to another host would be asked in
+        // BOJ's name, its answer taken for BOJ's data, and its failures blamed on BOJ's host.
+        response = await fetch(current, {
+          signal,
+          redirect: "manual",
+          headers: {
+            "Accept-Encoding": "gzip",
+            Accept: "application/json, text/csv;q=0.9, */*;q=0.1",
+            "User-Agent": this.config.userAgent,
+          },
+        });
+      } catch (error) {
+        if (callerSignal.aborted) throw callerSignal.reason;
+        if (timeout.aborted) throw timedOut();
+        const code = String((error as { code?: unknown } | null)?.code ?? "");
+        const [why, hint] = networkFailure(code, BASE_URL_HINT);
+        const failure = transportError(`cannot reach BOJ at ${current.host} (${why}): ${hint}.`);
+        // A name that does not resolve will not resolve on a retry either (issue 19).
+        if (isNameNotFound(code)) failure.final = true;
+        throw failure;
+      }
+      if (response.status < 300 || response.status > 399) break;
+      await response.body?.cancel().catch(() => {});
+      current = this.redirectTarget(current, response, redirects);
     }
     this.log.debug("BOJ response", { url, status: response.status });
     try {
@@ -144,6 +156,42 @@ export class BojClient {
         throw decodeError(`the gzip body could not be inflated: ${message}`);
       throw transportError(`the connection failed while reading the body: ${message}`);
     }
+  }
+
+  /**
+   * Where a 3xx answer leads, when it may be followed: only within the configured origin, at most
+   * MAX_REDIRECTS times. Anything else is a final TRANSPORT_ERROR naming where it led.
+   */
+  private redirectTarget(from: URL, response: Response, redirects: number): URL {
+    const refuse = (what: string) => {
+      const failure = transportError(`BOJ at ${from.host} answered HTTP ${response.status}, ${what}`);
+      failure.final = true; // the same request gets the same redirect
+      return failure;
+    };
+    const location = response.headers.get("location");
+    let target: URL | undefined;
+    try {
+      target = location === null ? undefined : new URL(location, from);
+    } catch {
+      target = undefined;
+    }
+    if (target === undefined) {
+      throw refuse(`a redirect without a usable Location, which is not BOJ's API: ${BASE_URL_HINT}.`);
+    }
+    if (target.origin !== this.origin) {
+      const web = target.protocol === "http:" || target.protocol === "https:";
+      throw refuse(
+        web
+          ? `a redirect to another host, ${target.host} (${target.origin}), which is not followed: its answer would be taken for BOJ's. Check --boj-base-url (BOJ_BASE_URL): if BOJ has moved to ${target.origin}, set it to that.`
+          : `a redirect to a ${target.protocol} URL, which is not followed: ${BASE_URL_HINT}.`,
+      );
+    }
+    if (redirects >= MAX_REDIRECTS) {
+      throw refuse(
+        `a redirect again after ${MAX_REDIRECTS} redirects within ${this.origin} (a loop): ${BASE_URL_HINT}.`,
+      );
+    }
+    return target;
   }
 }
 
