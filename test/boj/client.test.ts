@@ -6,9 +6,9 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
 import { BojClient, type BojClientConfig } from "../../src/toolsets/boj/client.ts";
 import { type Pacer, createPacer } from "../../src/toolsets/boj/pacer.ts";
-import { FakeClock } from "../support/fake-clock.ts";
+import { FakeClock, recordingSleep } from "../support/fake-clock.ts";
 import { decodeDataBody } from "../../src/toolsets/boj/decode/index.ts";
-import { BojError } from "../../src/toolsets/boj/errors.ts";
+import { BojError, toProtocolError } from "../../src/toolsets/boj/errors.ts";
 import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { buildCodeRequest, requestPath } from "../../src/toolsets/boj/validation.ts";
 
@@ -18,7 +18,7 @@ beforeEach(() => fake.reset());
 
 function client(
   overrides: Partial<BojClientConfig> = {},
-  clock: { pace?: Pacer; wait?: (ms: number, signal: AbortSignal) => Promise<void> } = {},
+  clock: { pace?: Pacer; wait?: (ms: number, signal: AbortSignal) => Promise<void>; now?: () => number } = {},
 ): BojClient {
   return new BojClient(
     {
@@ -34,6 +34,7 @@ function client(
     silentLogger,
     clock.pace,
     clock.wait,
+    clock.now,
   );
 }
 
@@ -157,6 +158,65 @@ describe('retries (docs/contracts/boj.md "Retries")', () => {
     // The host and the flag to check, like oj's network errors (issue 19).
     expect(error.message).toContain("cannot reach BOJ at 127.0.0.1:9 (connection refused): check --boj-base-url");
     expect(error.details.attempts).toBe(3);
+  });
+});
+
+describe("Retry-After", () => {
+  test("503 with Retry-After: 3600 is not retried, and the error says to retry after about an hour", async () => {
+    fake.enqueue({ kind: "status", status: 503, headers: { "retry-after": "3600" } });
+    const waits: number[] = [];
+    const error = await failure(fetchCo(client({}, { wait: recordingSleep(waits) })));
+    expect(fake.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+    expect(error.details).toMatchObject({ status: 503, attempts: 1, retry_after_s: 3600 });
+    const shown = toProtocolError(error, "boj_get_data_code");
+    expect(shown.message).toContain(
+      "BOJ asked to retry after 3600 s (about 1 h) (Retry-After): do not call boj_get_data_code again before then",
+    );
+    expect(shown.data).toMatchObject({ retry_after_s: 3600 });
+  });
+
+  test("a short Retry-After is waited out in full before the retry, not just the backoff", async () => {
+    fake.enqueue({ kind: "status", status: 503, headers: { "retry-after": "3" } });
+    const clock = new FakeClock();
+    const firstWait = clock.nextSleep();
+    const answer = fetchCo(client({}, { wait: clock.sleep }));
+    expect(await firstWait).toBe(3000); // not the 40 ms backoff
+    clock.advance(2999);
+    expect(fake.requests).toHaveLength(1);
+    clock.advance(1);
+    expect((await answer).meta.status).toBe(200);
+    expect(fake.requests).toHaveLength(2);
+    expect(clock.waits).toEqual([3000]);
+  });
+
+  test("an HTTP-date Retry-After is measured from the injected clock", async () => {
+    const now = Date.parse("Wed, 21 Oct 2026 07:28:00 GMT");
+    fake.enqueue({ kind: "status", status: 503, headers: { "retry-after": "Wed, 21 Oct 2026 07:28:02 GMT" } });
+    const waits: number[] = [];
+    expect((await fetchCo(client({}, { wait: recordingSleep(waits), now: () => now }))).series_count).toBe(1);
+    expect(waits).toEqual([2000]);
+
+    fake.reset();
+    fake.enqueue({ kind: "status", status: 503, headers: { "retry-after": "Wed, 21 Oct 2026 09:28:00 GMT" } });
+    const error = await failure(fetchCo(client({}, { wait: recordingSleep(waits), now: () => now })));
+    expect(error.details.retry_after_s).toBe(7200);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("429 with Retry-After: the error gives the wait and what to do", async () => {
+    fake.enqueue({
+      kind: "raw",
+      status: 429,
+      body: "<html><body>Too Many Requests</body></html>",
+      contentType: "text/html",
+      headers: { "retry-after": "120" },
+    });
+    const error = await failure(fetchCo(client()));
+    expect(fake.requests).toHaveLength(1);
+    const shown = toProtocolError(error, "boj_get_data_code");
+    expect(shown.message).toContain("The BOJ API answered HTTP 429: Too Many Requests (too many requests:");
+    expect(shown.message).toContain("retry after 120 s (about 2 min) (Retry-After)");
   });
 });
 

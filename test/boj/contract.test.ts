@@ -86,6 +86,17 @@ describe('retries through the process (docs/contracts/boj.md "Retries")', () => 
     }
   });
 
+  test("503 with Retry-After: 3600 gets one request, and the error tells the model to come back in an hour", async () => {
+    fake.enqueue({ kind: "status", status: 503, headers: { "retry-after": "3600" } });
+    const error = await rpcError(server, "boj_get_data_code", CO);
+    expect(fake.requests).toHaveLength(1);
+    expect(error.code).toBe(-32603);
+    expect(error.message).toContain(
+      "BOJ asked to retry after 3600 s (about 1 h) (Retry-After): do not call boj_get_data_code again before then",
+    );
+    expect(error.data).toMatchObject({ error_type: "API_ERROR", status: 503, retry_after_s: 3600 });
+  });
+
   test("a retry still keeps --boj-min-interval-ms from the previous attempt when that is longer than the backoff", async () => {
     const paced = await startStdioServer({
       args: [

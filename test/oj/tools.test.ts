@@ -662,6 +662,22 @@ describe("error classification (contract §5)", () => {
     }
   });
 
+  test("429 with Retry-After: the message gives the wait and says not to call again before then", async () => {
+    fake.override(
+      "GET",
+      "/api/v1/problems/leetcode/busy",
+      () => new Response('{"error":"slow down"}', { status: 429, headers: { "retry-after": "30" } }),
+    );
+    try {
+      expect(await call("get_problem", { source: "leetcode", id: "busy" })).toMatchObject({
+        isError: true,
+        text: '[429] {"error":"slow down"} — the craboj server asked to retry after 30 s (Retry-After): do not call this tool again before then.',
+      });
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
   test("for any 4xx/5xx response: an isError result, never a JSON-RPC error", async () => {
     const bodies = fc.oneof(
       fc

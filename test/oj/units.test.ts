@@ -239,6 +239,18 @@ describe("non-RFC fallback (contract §5)", () => {
     expect(formatApiError(response(404, rfc, false))).toBe(`[404] ${rfc}`);
     expect(formatApiError(response(502, '{"detail":"no title"}', true))).toBe('[502] {"detail":"no title"}');
   });
+
+  test("a 503 or 429 with Retry-After gives the wait; other statuses and no header add nothing", () => {
+    const rfc = '{"status":503,"title":"Service Unavailable","detail":"reindexing"}';
+    expect(formatApiError({ ...response(503, rfc, true), retryAfterSeconds: 3600 })).toBe(
+      "[503] Service Unavailable: reindexing — the craboj server asked to retry after 3600 s (about 1 h) (Retry-After): do not call this tool again before then.",
+    );
+    expect(formatApiError({ ...response(429, "slow down", false), retryAfterSeconds: 90 })).toBe(
+      "[429] slow down — the craboj server asked to retry after 90 s (about 2 min) (Retry-After): do not call this tool again before then.",
+    );
+    expect(formatApiError({ ...response(404, "gone", false), retryAfterSeconds: 90 })).toBe("[404] gone");
+    expect(formatApiError(response(429, "slow down", false))).toBe("[429] slow down");
+  });
 });
 
 describe("format_number", () => {

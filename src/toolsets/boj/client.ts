@@ -15,6 +15,7 @@ import type { RawBody } from "./decode/body.ts";
 import { BojError, decodeError, isRetryable, transportError } from "./errors.ts";
 import { isNameNotFound, networkFailure } from "../../core/network-failure.ts";
 import { type Pacer, awaitTurn } from "./pacer.ts";
+import { describeWait, parseRetryAfter, retryAfterSeconds } from "../../core/retry-after.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
 
@@ -23,6 +24,13 @@ const BASE_URL_HINT = "check --boj-base-url (BOJ_BASE_URL)";
 
 /** What the client tells the user while it works: ToolContext.notify with the logger name bound. */
 export type BojNotify = (level: ClientLogLevel, message: string, data?: Record<string, unknown>) => void;
+
+/**
+ * The longest `Retry-After` a retry waits out (unless a backoff step is longer still): a tool call
+ * may wait a few seconds for BOJ, but a longer wait is better decided by the caller, to whom the
+ * error says how long BOJ asked for. Retrying sooner than asked is what BOJ's terms forbid.
+ */
+const MAX_RETRY_AFTER_WAIT_MS = 5_000;
 
 /** Redirects within the configured origin followed per attempt (a path moved); more is a loop. */
 const MAX_REDIRECTS = 3;
@@ -50,6 +58,8 @@ export class BojClient {
     private readonly pace: Pacer = awaitTurn,
     /** The wait between attempts; tests pass one that records the backoff instead of waiting it out. */
     private readonly wait: (ms: number, signal: AbortSignal) => Promise<void> = sleep,
+    /** The time an HTTP-date `Retry-After` is measured from; tests pass a fixed one. */
+    private readonly now: () => number = Date.now,
   ) {
     this.origin = new URL(config.baseUrl).origin;
   }
@@ -77,29 +87,38 @@ export class BojClient {
           );
         }
       });
+      let retryAfterMs: number | undefined;
       try {
-        return decode(await this.fetchOnce(url, signal));
+        const answer = await this.fetchOnce(url, signal);
+        retryAfterMs = answer.retryAfterMs;
+        return decode(answer.body);
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (!(error instanceof BojError)) throw error;
+        if (retryAfterMs !== undefined) error.details.retry_after_s = retryAfterSeconds(retryAfterMs);
         const reason = describeFailure(error);
-        if (!isRetryable(error) || attempt >= attempts) {
+        const backoffMs = this.config.retryBackoffMs * 2 ** (attempt - 1);
+        // BOJ asked for a longer pause than this call should sit through: give up now and say so.
+        const waitTooLong = retryAfterMs !== undefined && retryAfterMs > this.longestRetryAfterWaitMs();
+        if (!isRetryable(error) || attempt >= attempts || waitTooLong) {
           error.details.attempts = attempt;
           if (error.type !== "VALIDATION_ERROR") {
             // BOJ refusing the arguments (4xx) is the caller's to fix, not a fault of the service.
             const clientSide = error.type === "API_ERROR" && (error.details.status ?? 500) < 500;
             tell(
               clientSide ? "notice" : "error",
-              `BOJ ${request.endpoint} failed after ${attempt} attempt${attempt > 1 ? "s" : ""}: ${reason}`,
+              `BOJ ${request.endpoint} failed after ${attempt} attempt${attempt > 1 ? "s" : ""}: ${reason}${retryAfterNote(error)}`,
               failureFields(request, error, attempt, attempts),
             );
           }
           throw error;
         }
-        const waitMs = this.config.retryBackoffMs * 2 ** (attempt - 1);
+        // Never sooner than BOJ asked (Retry-After), never sooner than the backoff.
+        const waitMs = Math.max(backoffMs, retryAfterMs ?? 0);
+        const asked = waitMs > backoffMs ? " (as BOJ asked in Retry-After)" : "";
         tell(
           "warning",
-          `BOJ ${request.endpoint} attempt ${attempt} of ${attempts} failed (${reason}); retrying in ${waitMs} ms`,
+          `BOJ ${request.endpoint} attempt ${attempt} of ${attempts} failed (${reason}); retrying in ${waitMs} ms${asked}`,
           {
             ...failureFields(request, error, attempt, attempts),
             wait_ms: waitMs,
@@ -110,7 +129,15 @@ export class BojClient {
     }
   }
 
-  private async fetchOnce(url: string, callerSignal: AbortSignal): Promise<RawBody> {
+  /** MAX_RETRY_AFTER_WAIT_MS, or the longest backoff step when the configuration makes that longer. */
+  private longestRetryAfterWaitMs(): number {
+    return Math.max(MAX_RETRY_AFTER_WAIT_MS, this.config.retryBackoffMs * 2 ** Math.max(0, this.config.retryMax - 1));
+  }
+
+  private async fetchOnce(
+    url: string,
+    callerSignal: AbortSignal,
+  ): Promise<{ body: RawBody; retryAfterMs: number | undefined }> {
     const timeout = AbortSignal.timeout(this.config.timeoutMs);
     const signal = AbortSignal.any([callerSignal, timeout]);
     const timedOut = () => transportError(`BOJ did not answer within ${this.config.timeoutMs} ms (--boj-timeout-ms).`);
@@ -146,7 +173,10 @@ export class BojClient {
     this.log.debug("BOJ response", { url, status: response.status });
     try {
       const bytes = await readWholeBodyOrRefuse(response, this.config.maxBodyBytes, signal);
-      return { bytes, httpStatus: response.status, contentType: response.headers.get("content-type") ?? "" };
+      return {
+        body: { bytes, httpStatus: response.status, contentType: response.headers.get("content-type") ?? "" },
+        retryAfterMs: parseRetryAfter(response.headers.get("retry-after"), this.now()),
+      };
     } catch (error) {
       if (error instanceof BojError) throw error;
       if (callerSignal.aborted) throw callerSignal.reason;
@@ -202,6 +232,12 @@ function describeFailure(error: BojError): string {
   return `${error.type}${status}${id}: ${stripControl(error.message)}`;
 }
 
+/** "; BOJ asked to retry after 3600 s (about 1 h)" when it sent Retry-After. */
+function retryAfterNote(error: BojError): string {
+  const seconds = error.details.retry_after_s;
+  return seconds === undefined ? "" : `; BOJ asked to retry after ${describeWait(seconds)} (Retry-After)`;
+}
+
 /** Log fields with no `undefined` in them (a log line must never read `status=undefined`). */
 function failureFields(
   request: BojRequest,
@@ -212,6 +248,7 @@ function failureFields(
   const fields: Record<string, unknown> = { endpoint: request.endpoint, attempt, of: attempts, error_type: error.type };
   if (error.details.status !== undefined) fields.status = error.details.status;
   if (error.details.message_id) fields.message_id = error.details.message_id;
+  if (error.details.retry_after_s !== undefined) fields.retry_after_s = error.details.retry_after_s;
   return fields;
 }
 

@@ -6,6 +6,7 @@
  */
 import { stripControl } from "../../core/text.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
+import { describeWait } from "../../core/retry-after.ts";
 import { findMessage } from "./catalog.ts";
 
 export type BojErrorType = "VALIDATION_ERROR" | "TRANSPORT_ERROR" | "DECODE_ERROR" | "API_ERROR";
@@ -17,7 +18,14 @@ export class BojError extends Error {
   constructor(
     readonly type: BojErrorType,
     message: string,
-    readonly details: { status?: number; message_id?: string | null; field?: string; attempts?: number } = {},
+    readonly details: {
+      status?: number;
+      message_id?: string | null;
+      field?: string;
+      attempts?: number;
+      /** BOJ's (or a gateway's) Retry-After on the last answer, in whole seconds. */
+      retry_after_s?: number;
+    } = {},
   ) {
     super(message);
     this.name = "BojError";
@@ -59,11 +67,12 @@ function protocolErrorOf(error: BojError, tool: string): ProtocolError {
     case "TRANSPORT_ERROR":
       return new ProtocolError(
         ErrorCode.InternalError,
-        `Transport error while calling the BOJ API${attemptsText(error)}: ${error.message}`,
+        `Transport error while calling the BOJ API${attemptsText(error)}: ${error.message}${retryAfterText(error, tool)}`,
         {
           error_type: error.type,
           message: error.message,
           attempts: error.details.attempts ?? null,
+          ...retryAfterData(error),
         },
       );
     case "DECODE_ERROR":
@@ -79,17 +88,35 @@ function protocolErrorOf(error: BojError, tool: string): ProtocolError {
         // A 400/414 without BOJ's JSON comes from in front of the API; over-long URLs are the known cause.
         (!messageId && (status === 400 || status === 414)
           ? "not a BOJ message: the request URL may be too long; send fewer or shorter codes per call, e.g. batches of 100"
-          : undefined);
+          : status === 429
+            ? "too many requests: BOJ forbids high-frequency access; wait before calling again, and raise --boj-min-interval-ms if this repeats"
+            : undefined);
       const label = messageId ? `${status} ${messageId}` : `HTTP ${status}`;
-      const text = `The BOJ API answered ${label}: ${error.message}${hint ? ` (${hint})` : ""}`;
+      const text = `The BOJ API answered ${label}: ${error.message}${hint ? ` (${hint})` : ""}${retryAfterText(error, tool)}`;
       return new ProtocolError(status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError, text, {
         error_type: error.type,
         status,
         message_id: messageId,
         message: error.message,
+        ...retryAfterData(error),
       });
     }
   }
+}
+
+/**
+ * What to do about a Retry-After: " — BOJ asked to retry after 3600 s (about 1 h) (Retry-After):
+ * do not call boj_get_data_code again before then; BOJ forbids high-frequency access."
+ */
+function retryAfterText(error: BojError, tool: string): string {
+  const seconds = error.details.retry_after_s;
+  if (seconds === undefined) return "";
+  return ` — BOJ asked to retry after ${describeWait(seconds)} (Retry-After): do not call ${tool} again before then; BOJ forbids high-frequency access.`;
+}
+
+function retryAfterData(error: BojError): { retry_after_s?: number } {
+  const seconds = error.details.retry_after_s;
+  return seconds === undefined ? {} : { retry_after_s: seconds };
 }
 
 function attemptsText(error: BojError): string {

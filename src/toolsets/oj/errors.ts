@@ -2,6 +2,7 @@
  * How an HTTP error status from the craboj server becomes the text of an `isError` result
  * (docs/contracts/oj.md §5).
  */
+import { describeWait } from "../../core/retry-after.ts";
 import { type UpstreamResponse, bodyText, rawBodyText } from "./http.ts";
 
 /** The fallback message keeps at most this many Unicode scalar values of the body. */
@@ -14,6 +15,10 @@ export const MAX_FALLBACK_SCALARS = 500;
  * the token behind (§7).
  */
 export function formatApiError(response: UpstreamResponse): string {
+  return `${upstreamMessage(response)}${retryAfterText(response)}`;
+}
+
+function upstreamMessage(response: UpstreamResponse): string {
   if (response.isJson) {
     const problem = parseProblemDetails(rawBodyText(response));
     if (problem) {
@@ -22,6 +27,16 @@ export function formatApiError(response: UpstreamResponse): string {
     }
   }
   return `[${response.status}] ${takeScalars(bodyText(response), MAX_FALLBACK_SCALARS)}`;
+}
+
+/**
+ * For a 429 or 503 that carried `Retry-After`, the wait it asked for and what to do: without it
+ * a model calls again at once, which is what the server asked it not to do.
+ */
+function retryAfterText(response: UpstreamResponse): string {
+  const seconds = response.retryAfterSeconds;
+  if (seconds === undefined || (response.status !== 429 && response.status !== 503)) return "";
+  return ` — the craboj server asked to retry after ${describeWait(seconds)} (Retry-After): do not call this tool again before then.`;
 }
 
 interface ProblemDetails {

@@ -10,6 +10,7 @@
  * before any cut is made.
  */
 import { networkFailure } from "../../core/network-failure.ts";
+import { parseRetryAfter, retryAfterSeconds } from "../../core/retry-after.ts";
 import type { Logger } from "../../core/log.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
@@ -37,6 +38,8 @@ export interface UpstreamResponse {
   truncated: boolean;
   /** `Content-Type` starts with `application/json` or `application/problem+json`. */
   isJson: boolean;
+  /** The wait a `Retry-After` header asked for, in whole seconds; absent without a readable one. */
+  retryAfterSeconds?: number;
   sanitize: Sanitizer;
 }
 
@@ -109,6 +112,8 @@ export class OjHttpClient {
           isJson: isJsonContentType(response.headers.get("content-type")),
           sanitize: this.sanitize,
         };
+        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
+        if (retryAfterMs !== undefined) result.retryAfterSeconds = retryAfterSeconds(retryAfterMs);
         this.log.debug("oj upstream response", {
           method,
           path: shownPath,
