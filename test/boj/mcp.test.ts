@@ -260,6 +260,20 @@ describe('errors (docs/contracts/boj.md "Errors")', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  test("an overlong series code is -32602 naming codes[i] and the limit, and BOJ is not called", async () => {
+    fake.reset();
+    const error = await rpcError("boj_get_data_code", {
+      db: "CO",
+      codes: ["TK99F1000601GCQ01000", "x".repeat(100_000)],
+    });
+    expect(error.code).toBe(-32602);
+    expect(error.data).toMatchObject({ error_type: "VALIDATION_ERROR", field: "codes[1]" });
+    expect(error.message).toContain('"codes[1]" is 100000 characters long');
+    expect(error.message).toContain("at most 64 characters");
+    expect(error.message.length).toBeLessThan(500); // the value is not echoed back
+    expect(fake.requests).toHaveLength(0);
+  });
+
   test("a database code outside BOJ's catalogue is refused before any request, with the closest code (issue 19)", async () => {
     fake.reset();
     const error = await rpcError("boj_get_metadata", { db: "FM8" });

@@ -107,6 +107,29 @@ describe("boj_get_data_code arguments", () => {
   }
 });
 
+describe("code lengths", () => {
+  test("a code over 64 characters is refused naming codes[i], quoting only its start; 64 passes", () => {
+    const error = rejection(() => buildCodeRequest({ db: "CO", codes: ["A", "B".repeat(65)] }));
+    expect(error.type).toBe("VALIDATION_ERROR");
+    expect(error.details.field).toBe("codes[1]");
+    expect(error.message).toBe(
+      `"codes[1]" is 65 characters long (starts "${"B".repeat(24)}"…); a BOJ series code is at most 64 characters, e.g. "TK99F1000601GCQ01000". Pass one bare series code per item, as boj_get_metadata lists them.`,
+    );
+    expect(requestPath(buildCodeRequest({ db: "CO", codes: ["B".repeat(64)] }))).toContain(`code=${"B".repeat(64)}`);
+  });
+
+  test("codes that together pass 32,768 characters of URL are refused at the first code past it, with where to split", () => {
+    // 600 codes of 60 characters: 36,599 characters joined; code 537 is the first past it (61·537 + 60 > 32,768).
+    const codes = Array.from({ length: 600 }, (_, i) => `${String(i).padStart(4, "0")}${"C".repeat(56)}`);
+    const error = rejection(() => buildCodeRequest({ db: "CO", codes }));
+    expect(error.details.field).toBe("codes[537]");
+    expect(error.message).toContain("send codes[0] to codes[536] in this call and the remaining 63 in another");
+    // 1,250 codes of 25 characters (BOJ's most per call) still go through.
+    const many = Array.from({ length: 1250 }, (_, i) => `${String(i).padStart(5, "0")}${"D".repeat(20)}`);
+    expect(buildCodeRequest({ db: "CO", codes: many }).params).toContainEqual(["code", many.join(",")]);
+  });
+});
+
 describe("boj_get_data_layer arguments", () => {
   test("joins the layers into one `layer` parameter and keeps the wildcard", () => {
     const request = buildLayerRequest({ db: "md10", frequency: "q", layers: ["1", "*", 2, " 03 "] });

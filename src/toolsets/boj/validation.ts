@@ -64,11 +64,34 @@ function checkDb(raw: string): string {
   return value.toUpperCase();
 }
 
+/**
+ * The longest series code sent. BOJ's manual gives no maximum, but its codes are short: the
+ * longest in the fixtures taken from live catalogues is 23 characters (DLDDLKY45090_DLDD3DBTTL),
+ * TANKAN's are 20. 64 leaves room for any real code and stops a pasted blob before it becomes a
+ * URL that BOJ, or the proxy in front of it, refuses with an opaque 414/431.
+ */
+export const MAX_CODE_LENGTH = 64;
+
+/**
+ * The longest `code` parameter sent, percent-encoded, all codes and commas together. BOJ takes up
+ * to 1,250 codes per call (the schema's cap), and 1,250 codes of 25 characters fit well within it;
+ * no list of real codes reaches it, while 1,250 codes at the per-code maximum would send 80 KB.
+ */
+export const MAX_CODE_PARAM_LENGTH = 32_768;
+
 /** `IR01'MADR1Z@D` (the site's "data code") → the DB prefix and bare code, so the message can show the fix. */
 const DATA_CODE_FORM = /^([A-Za-z0-9]{2,5})['’](.+)$/;
 
 function checkCode(raw: string, index: number): string {
   const field = `codes[${index}]`;
+  const length = raw.trim().length;
+  if (length > MAX_CODE_LENGTH) {
+    // Only the start is quoted: the value may be megabytes.
+    throw validationError(
+      field,
+      `"${field}" is ${length} characters long (starts ${JSON.stringify(raw.trim().slice(0, 24))}…); a BOJ series code is at most ${MAX_CODE_LENGTH} characters, e.g. "TK99F1000601GCQ01000". Pass one bare series code per item, as boj_get_metadata lists them.`,
+    );
+  }
   const prefixed = DATA_CODE_FORM.exec(raw.trim());
   if (prefixed) {
     throw validationError(
@@ -200,9 +223,24 @@ function trailingParams(
   return params;
 }
 
+/** Refuses a code list whose `code` parameter would pass MAX_CODE_PARAM_LENGTH, naming the first code past it. */
+function checkCodeParamLength(codes: string[]): void {
+  let total = 0;
+  for (const [index, code] of codes.entries()) {
+    total += (index > 0 ? 1 : 0) + encodeURIComponent(code).length;
+    if (total > MAX_CODE_PARAM_LENGTH) {
+      throw validationError(
+        `codes[${index}]`,
+        `"codes" is too long for one request: up to "codes[${index}]" the codes take more than ${MAX_CODE_PARAM_LENGTH} characters of URL; send codes[0] to codes[${index - 1}] in this call and the remaining ${codes.length - index} in another.`,
+      );
+    }
+  }
+}
+
 export function buildCodeRequest(args: CodeArgs): BojRequest {
   const db = checkDb(args.db);
   const codes = args.codes.map(checkCode);
+  checkCodeParamLength(codes);
   const range = checkRange(args);
   return {
     endpoint: "getDataCode",
