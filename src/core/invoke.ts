@@ -3,7 +3,7 @@
  * Shared by the MCP server and `mcpkit call`, so both behave the same way.
  */
 import * as v from "valibot";
-import { fitResult } from "./output-budget.ts";
+import { type ToolShape, fitResult } from "./output-budget.ts";
 import {
   ErrorCode,
   InputRequired,
@@ -34,7 +34,12 @@ export async function invokeTool(
     return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);
   }
   try {
-    return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs);
+    return fitResult(
+      await tool.handler(parsed.output, context),
+      context.outputBudget,
+      context.calledAs,
+      toolShape(tool),
+    );
   } catch (error) {
     if (error instanceof ProtocolError || error instanceof InputRequired) throw error;
     if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${context.calledAs} was cancelled.`);
@@ -72,6 +77,20 @@ export function describeArgumentIssues(
     return path ? `"${path}": ${lowerFirst(issue.message)}${got}` : `${lowerFirst(issue.message)}${got}`;
   });
   return `Invalid arguments for ${calledAs}: ${sentences.join("; ")}. Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
+}
+
+/** What the output budget's last resort needs to know of a tool (its arguments, where a marker may go). */
+function toolShape(tool: ToolDefinition): ToolShape {
+  const output = unwrap(tool.output);
+  return {
+    argumentNames: allowedKeys(tool.input),
+    truncatedAllowed: !(output?.type === "strict_object" && !output.entries?.truncated),
+  };
+}
+
+function unwrap(schema: unknown): { type?: string; entries?: Record<string, unknown> } | undefined {
+  const current = schema as { type?: string; entries?: Record<string, unknown>; pipe?: unknown[] } | undefined;
+  return current?.pipe ? (current.pipe[0] as typeof current) : current;
 }
 
 function allowedKeys(schema: unknown): string[] | undefined {

@@ -29,30 +29,78 @@ export function fitText(
   return { text: `${kept}${kept.endsWith("\n") ? "" : "\n"}${note(byteLength(kept), total)}`, cut: true };
 }
 
-/**
- * The last resort for every result: its text content fits `maxBytes` in total (the blocks kept in
- * order, the first that does not fit cut at a line with a note, the rest dropped), and so does its
- * serialized `structuredContent` (its longest strings cut at a line with the same kind of note;
- * Claude Code and VS Code show a model only that half). Tools shorten their own pages first, where
- * they know the clean boundary and the argument for the rest; this only catches what they did not.
- */
-export function fitResult(result: ToolResult, maxBytes: number, toolName: string): ToolResult {
-  const fitted = fitTextContent(result, maxBytes, toolName);
-  if (!fitted.structuredContent) return fitted;
-  const structuredContent = fitStructured(
-    fitted.structuredContent,
-    maxBytes,
-    (shown, total) =>
-      `[${toolName}: cut at ${shown} of ${total} bytes to fit the server's output budget of ${maxBytes} bytes (--max-output-bytes); narrow the request to see the rest.]`,
-  );
-  return structuredContent === fitted.structuredContent ? fitted : { ...fitted, structuredContent };
+/** What `fitResult` knows of the tool, to say truthfully what a caller can do about a cut. */
+export interface ToolShape {
+  /** The tool's argument names ([] for a tool without arguments); undefined when unknown. */
+  argumentNames?: readonly string[];
+  /**
+   * Whether structuredContent may carry a top-level `truncated` field (false when the tool's
+   * outputSchema is a strict object without one: the SDK client would refuse the result).
+   */
+  truncatedAllowed?: boolean;
 }
 
-function fitTextContent(result: ToolResult, maxBytes: number, toolName: string): ToolResult {
+/**
+ * What a caller can do to see what a cut result left out, from what is known of the tool: a tool
+ * without arguments cannot be narrowed, so only a larger budget shows the rest.
+ */
+export function restAdvice(argumentNames: readonly string[] | undefined, short = false): string {
+  if (argumentNames && argumentNames.length === 0)
+    return "this tool has no arguments to narrow it: ask the user to raise --max-output-bytes to see the rest";
+  if (argumentNames && !short)
+    return `narrow the request (its arguments: ${argumentNames.join(", ")}) or ask the user to raise --max-output-bytes to see the rest`;
+  return "narrow the request or ask the user to raise --max-output-bytes to see the rest";
+}
+
+/**
+ * The last resort for every result: its serialized `structuredContent` fits `maxBytes` (its
+ * longest strings cut at a line with a note, or its longest list keeping its first items, recorded
+ * in a top-level `truncated` field; Claude Code and VS Code show a model only that half), and so
+ * does its text content (the blocks kept in order, the first that does not fit cut at a line with
+ * a note, the rest dropped). Tools shorten their own pages first, where they know the clean
+ * boundary and the argument for the rest; this only catches what they did not.
+ */
+export function fitResult(result: ToolResult, maxBytes: number, toolName: string, tool: ToolShape = {}): ToolResult {
+  const advice = restAdvice(tool.argumentNames);
+  const before = result.structuredContent;
+  const structuredContent =
+    before &&
+    fitStructured(
+      before,
+      maxBytes,
+      (shown, total) =>
+        `[${toolName}: cut at ${shown} of ${total} bytes to fit the server's output budget of ${maxBytes} bytes (--max-output-bytes); ${restAdvice(tool.argumentNames, true)}.]`,
+      { advice, marker: tool.truncatedAllowed !== false },
+    );
+  const structured =
+    structuredContent === undefined
+      ? "none"
+      : structuredContent !== before
+        ? "cut"
+        : "truncated" in structuredContent
+          ? "cut" // the tool shortened it itself and says so
+          : "complete";
+  const fitted = fitTextContent(result, maxBytes, toolName, advice, structured);
+  return structuredContent === before ? fitted : { ...fitted, structuredContent };
+}
+
+function fitTextContent(
+  result: ToolResult,
+  maxBytes: number,
+  toolName: string,
+  advice: string,
+  structured: "none" | "cut" | "complete",
+): ToolResult {
   let used = 0;
   let overflow = false;
   for (const block of result.content) if (block.type === "text") used += byteLength(block.text);
   if (used <= maxBytes) return result;
+  const other =
+    structured === "complete"
+      ? "; structuredContent holds the complete result"
+      : structured === "cut"
+        ? "; structuredContent is shortened too"
+        : "";
   used = 0;
   const content: ToolResult["content"] = [];
   for (const block of result.content) {
@@ -66,7 +114,7 @@ function fitTextContent(result: ToolResult, maxBytes: number, toolName: string):
       block.text,
       room,
       (shown, total) =>
-        `[${toolName}: output cut at ${shown} of ${total} bytes to fit the server's output budget of ${maxBytes} bytes (--max-output-bytes). Narrow the request (a smaller limit, a filter or a shorter range) to see the rest${result.structuredContent ? "; structuredContent holds the complete result" : ""}.]`,
+        `[${toolName}: output cut at ${shown} of ${total} bytes to fit the server's output budget of ${maxBytes} bytes (--max-output-bytes); ${advice}${other}.]`,
     );
     content.push({ type: "text", text: fitted.text });
     used += byteLength(fitted.text);
@@ -75,42 +123,100 @@ function fitTextContent(result: ToolResult, maxBytes: number, toolName: string):
   return { ...result, content };
 }
 
+interface FitOptions {
+  /** What to do about items a cut list left out (default: `restAdvice(undefined)`). */
+  advice?: string;
+  /** Record a cut list in a top-level `truncated` field (default true; false when the outputSchema forbids it). */
+  marker?: boolean;
+}
+
+/** A list `fitStructured` shortened: where it is and how many items it had. */
+interface CutList {
+  path: string;
+  total: number;
+  items: unknown[];
+}
+
 /**
  * `structured` with its longest strings cut (at a line, each ending with `note`) until its JSON
- * fits `maxBytes`; the same object when it already fits. Only strings shrink, so the shape still
- * matches the tool's outputSchema; when that is not enough (many small items), the longest list
- * keeps its first items. Tools page their own results where they can say exactly how to continue;
- * this is the bound for everything else.
+ * fits `maxBytes`; the same object when it already fits. When strings are not enough (many small
+ * items), the longest list keeps its first items, and a top-level `truncated` field (the shape of
+ * BOJ data pages: `{list, shown_items, total_items, continuation}`) says which list was cut, how
+ * many of its items are left and what to do for the rest; its room is reserved before the fit is
+ * checked. Tools page their own results where they can say exactly how to continue; this is the
+ * bound for everything else.
  */
 export function fitStructured(
   structured: Record<string, unknown>,
   maxBytes: number,
   note: (shownBytes: number, totalBytes: number) => string,
+  options: FitOptions = {},
 ): Record<string, unknown> {
   let size = serializedBytes(structured);
   if (size <= maxBytes) return structured;
   const copy = structuredClone(structured);
+  const advice = options.advice ?? restAdvice(undefined);
+  const marker = options.marker !== false;
+  const existing = copy.truncated;
+  const cut: CutList[] = [];
   // The longest string is cut at a line (with the note) or, when a list weighs more, the longest
   // list keeps its first items (many small items: a catalog under a tiny budget).
   for (let round = 0; round < 64 && size > maxBytes; round++) {
-    const longest = longestString(copy);
-    const list = largestArray(copy);
+    // Once this function has written `truncated`, that record of what was cut is never cut itself.
+    const skip = marker && cut.length > 0;
+    const longest = longestString(copy, skip);
+    const list = largestArray(copy, skip);
     if (longest && longest.bytes >= 120 && (!list || longest.bytes * 2 >= list.bytes)) {
       const excess = size - maxBytes;
       // JSON escapes can make a string's serialized form longer than its bytes: cut a little more.
       const keep = Math.max(0, longest.bytes - Math.ceil(excess * 1.1) - NOTE_ROOM);
       const kept = cutToBytes(longest.value, keep, "\n");
-      longest.set(`${kept}${kept.endsWith("\n") || kept === "" ? "" : "\n"}${note(byteLength(kept), longest.bytes)}`);
+      const cutString = `${kept}${kept.endsWith("\n") || kept === "" ? "" : "\n"}${note(byteLength(kept), longest.bytes)}`;
+      // A note longer than what it replaces saves nothing: halve the string instead.
+      longest.set(
+        byteLength(cutString) < longest.bytes
+          ? cutString
+          : `${cutToBytes(longest.value, Math.floor(longest.bytes / 2), " ")}…`,
+      );
     } else if (list) {
+      if (!cut.some((entry) => entry.items === list.items))
+        cut.push({ path: list.path, total: list.items.length, items: list.items });
       const share = Math.min(0.9, (size - maxBytes) / list.bytes + 0.05);
       list.items.splice(Math.max(1, Math.floor(list.items.length * (1 - share))));
+      if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice);
     } else if (longest && longest.bytes > 40) {
       // Only short strings left: halve the longest (a note would be longer than what it saves).
       longest.set(`${cutToBytes(longest.value, Math.floor(longest.bytes / 2), " ")}…`);
     } else break;
     size = byteLength(JSON.stringify(copy));
   }
+  // Nothing left to cut (a tiny budget): the record of the cut says the same in fewer words.
+  if (size > maxBytes && marker && cut.length > 0) copy.truncated = truncation(cut, existing, maxBytes, advice, true);
   return copy;
+}
+
+/** The `truncated` field for the lists cut so far (added to what the tool itself said, if anything). */
+function truncation(
+  cut: CutList[],
+  existing: unknown,
+  maxBytes: number,
+  advice: string,
+  compact = false,
+): Record<string, unknown> {
+  const [first] = cut;
+  const more = cut.length - 1;
+  const continuation = compact
+    ? `${first.path}: first ${first.items.length} of ${first.total} items${more ? ` (+${more} lists cut)` : ""} for --max-output-bytes ${maxBytes}; raise it to see the rest.`
+    : `${first.path} keeps its first ${first.items.length} of ${first.total} items${more ? ` (${more} more list${more > 1 ? "s" : ""} shortened too)` : ""} to fit the output budget of ${maxBytes} bytes (--max-output-bytes); ${advice}.`;
+  const own = existing && typeof existing === "object" && !Array.isArray(existing) ? existing : undefined;
+  const before = own && typeof (own as { continuation?: unknown }).continuation === "string";
+  return {
+    ...own,
+    list: first.path,
+    shown_items: first.items.length,
+    total_items: first.total,
+    continuation: before ? `${(own as { continuation: string }).continuation} ${continuation}` : continuation,
+  };
 }
 
 /**
@@ -133,17 +239,25 @@ function serializedBytes(structured: Record<string, unknown>): number {
   return size;
 }
 
-function largestArray(value: unknown): { items: unknown[]; bytes: number } | undefined {
-  let best: { items: unknown[]; bytes: number } | undefined;
-  const visit = (item: unknown) => {
+function largestArray(
+  value: unknown,
+  skipTruncated: boolean,
+): { items: unknown[]; bytes: number; path: string } | undefined {
+  let best: { items: unknown[]; bytes: number; path: string } | undefined;
+  const visit = (item: unknown, path: string) => {
     if (!item || typeof item !== "object") return;
     if (Array.isArray(item)) {
       const bytes = byteLength(JSON.stringify(item));
-      if (item.length > 1 && (!best || bytes > best.bytes)) best = { items: item, bytes };
+      if (item.length > 1 && (!best || bytes > best.bytes)) best = { items: item, bytes, path };
+      for (const [index, child] of item.entries()) visit(child, `${path}[${index}]`);
+      return;
     }
-    for (const child of Object.values(item)) visit(child);
+    for (const [key, child] of Object.entries(item)) {
+      if (skipTruncated && path === "" && key === "truncated") continue;
+      visit(child, path === "" ? key : `${path}.${key}`);
+    }
   };
-  visit(value);
+  visit(value, "");
   return best;
 }
 
@@ -153,10 +267,11 @@ interface StringSlot {
   set(value: string): void;
 }
 
-function longestString(value: unknown): StringSlot | undefined {
+function longestString(value: unknown, skipTruncated: boolean): StringSlot | undefined {
   let best: StringSlot | undefined;
-  const visit = (container: Record<string, unknown> | unknown[]) => {
+  const visit = (container: Record<string, unknown> | unknown[], top = false) => {
     for (const [key, item] of Object.entries(container)) {
+      if (top && skipTruncated && key === "truncated") continue;
       if (typeof item === "string") {
         const bytes = byteLength(item);
         if (!best || bytes > best.bytes)
@@ -164,6 +279,6 @@ function longestString(value: unknown): StringSlot | undefined {
       } else if (item && typeof item === "object") visit(item as Record<string, unknown>);
     }
   };
-  if (value && typeof value === "object") visit(value as Record<string, unknown>);
+  if (value && typeof value === "object") visit(value as Record<string, unknown>, !Array.isArray(value));
   return best;
 }

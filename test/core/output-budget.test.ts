@@ -113,3 +113,116 @@ describe("every result of every tool fits the budget in both halves", () => {
     }, 60_000);
   }
 });
+
+/**
+ * The last resort's cuts are said, in the half each client shows: a list it shortened is named in
+ * structuredContent's `truncated` (which list, how many items of how many, what to do next), and
+ * neither note promises an argument the tool does not take or a structuredContent that was cut.
+ */
+describe("a list the last resort shortens is recorded in structuredContent, and the notes are true", () => {
+  const BUDGET = 2_000;
+  type Cut = {
+    text: string;
+    structured: Record<string, any>;
+  };
+  let server: RunningServer;
+  beforeAll(async () => {
+    oj.override("GET", "/status", () =>
+      Response.json({
+        version: "9.9.9",
+        platforms: Array.from({ length: 60 }, (_, i) => ({
+          source: `platform-${i}`,
+          total: 1000 + i,
+          missing_content: i,
+          not_embedded: i,
+        })),
+      }),
+    );
+    oj.override("GET", "/api/v1/similar/leetcode/3", () =>
+      Response.json({
+        rewritten_query: null,
+        results: Array.from({ length: 50 }, (_, i) => ({
+          source: "codeforces",
+          id: `${i + 1}A`,
+          title: `Problem ${i + 1}`,
+          difficulty: null,
+          link: `https://codeforces.com/problemset/problem/${i + 1}/A`,
+          similarity: 1 - i / 100,
+        })),
+      }),
+    );
+    server = await startStdioServer({
+      args: [
+        ...["--toolsets", "boj,oj", "--boj-base-url", boj.url, "--boj-min-interval-ms", "0"],
+        ...["--oj-base-url", oj.url, "--oj-token", "a-test-token-1234", "--max-output-bytes", String(BUDGET)],
+      ],
+    });
+    await server.client.listTools(); // the SDK client validates each structuredContent against its outputSchema
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  async function call(name: string, args: Record<string, unknown>): Promise<Cut> {
+    const result = (await server.client.callTool({ name, arguments: args })) as {
+      content: { type: string; text: string }[];
+      structuredContent: Record<string, any>;
+      isError?: boolean;
+    };
+    expect(result.isError).toBeFalsy();
+    const text = result.content.map((block) => block.text).join("");
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(BUDGET);
+    expect(Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(BUDGET);
+    return { text, structured: result.structuredContent };
+  }
+
+  test("boj_list_databases (no arguments): databases keeps N of 50, both notes say only a larger budget shows the rest", async () => {
+    const { text, structured } = await call("boj_list_databases", {});
+    expect(structured.count).toBe(50);
+    expect(structured.truncated).toMatchObject({
+      list: "databases",
+      shown_items: structured.databases.length,
+      total_items: 50,
+    });
+    expect(structured.databases.length).toBeLessThan(50);
+    expect(structured.truncated.continuation).toContain(
+      `databases keeps its first ${structured.databases.length} of 50 items`,
+    );
+    for (const note of [structured.truncated.continuation, text]) {
+      expect(note).toContain("no arguments to narrow it: ask the user to raise --max-output-bytes");
+      expect(note).not.toContain("a smaller limit");
+    }
+    expect(text).not.toContain("holds the complete result");
+    expect(text).toContain("structuredContent is shortened too");
+  });
+
+  test("find_similar_problems with limit 50: results keeps N of 50 and the note names the tool's own arguments", async () => {
+    const { text, structured } = await call("find_similar_problems", { source: "leetcode", id: "3", limit: 50 });
+    expect(structured.results.length).toBeLessThan(50);
+    expect(structured.results.map((r: { rank: number }) => r.rank)).toEqual(
+      Array.from({ length: structured.results.length }, (_, i) => i + 1),
+    );
+    expect(structured.truncated).toMatchObject({
+      list: "results",
+      shown_items: structured.results.length,
+      total_items: 50,
+    });
+    expect(structured.truncated.continuation).toContain(
+      "narrow the request (its arguments: source, id, query, limit, threshold, source_filter) or ask the user to raise --max-output-bytes",
+    );
+    expect(text).not.toContain("holds the complete result");
+  });
+
+  test("get_platform_status (no arguments): platforms keeps N of 60, and says so", async () => {
+    const { text, structured } = await call("get_platform_status", {});
+    expect(structured.version).toBe("9.9.9");
+    expect(structured.truncated).toMatchObject({
+      list: "platforms",
+      shown_items: structured.platforms.length,
+      total_items: 60,
+    });
+    expect(structured.platforms.length).toBeLessThan(60);
+    expect(structured.truncated.continuation).toContain("no arguments to narrow it");
+    expect(text).toContain("no arguments to narrow it");
+    expect(text).not.toContain("holds the complete result");
+  });
+});

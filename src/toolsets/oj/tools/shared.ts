@@ -37,6 +37,9 @@ export function success(
   structured: Record<string, unknown>,
   rest?: string,
 ): ToolResult {
+  // Without a statement's link to point to, the output budget's last resort (which knows the
+  // tool's arguments) cuts both halves and says what can be done about the rest.
+  if (rest === undefined) return textResult(truncateOutput(markdown), structured);
   const note = (shown: number, total: number) =>
     `[${context.calledAs}: cut at ${shown} of ${total} bytes to fit the output budget of ${context.outputBudget} bytes (--max-output-bytes)${rest ? `; ${rest}` : ""}.]`;
   return textResult(
