@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { buildDataset } from "../fixtures/boj/dataset.ts";
 import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 import { bojTestArgs } from "./support.ts";
@@ -167,6 +168,60 @@ describe("data pages: a page is what fits, in both halves (issue 19)", () => {
     expect(seen).toHaveLength(250);
     expect(new Set(seen).size).toBe(250);
   });
+
+  for (const budget of [2_000, 3_000, 4_000]) {
+    test(`at --max-output-bytes ${budget}, a layer page whose list of remaining codes does not fit names a continuation that fits, and following it reaches every series`, async () => {
+      const on = await startStdioServer({ args: bojArgs("--max-output-bytes", String(budget)) });
+      try {
+        await on.client.listTools(); // the SDK client validates each structuredContent against its outputSchema
+        const layer = { db: "MD10", frequency: "Q", layers: ["*"], lang: "en" };
+        const expected = buildDataset()
+          .get("MD10")!
+          .series.filter((s) => s.frequencyCode === "Q")
+          .map((s) => s.code);
+        const seen = new Set<string>();
+        const pending: [string, Record<string, unknown>][] = [["boj_get_data_layer", layer]];
+        let calls = 0;
+        while (pending.length > 0) {
+          const [name, args] = pending.shift()!;
+          expect(++calls).toBeLessThan(1_000);
+          const page = await call(name, args, on);
+          within(page, budget);
+          for (const series of page.structured.series) {
+            expect(series.points).toHaveLength(8); // whole series: nothing to resume by date
+            seen.add(series.series_code);
+          }
+          const next: [string, Record<string, unknown>][] = [];
+          const continuation: string | undefined = page.structured.truncated?.continuation;
+          let position: RegExpExecArray | null = null;
+          if (continuation !== undefined) {
+            // Both halves name the same continuation, whole (not cut by the output budget's last resort).
+            expect(page.text).toContain(`${continuation}]`);
+            expect(continuation).not.toContain("cut at");
+            // The header does not offer BOJ's next position as if it continued this shortened page.
+            expect(page.text).not.toContain("More series follow");
+            const codes =
+              /call boj_get_data_code with db "MD10", the same start_date\/end_date and codes (\[[^\]]*\])/.exec(
+                continuation,
+              );
+            if (codes) next.push(["boj_get_data_code", { db: "MD10", codes: JSON.parse(codes[1]), lang: "en" }]);
+            position = /call (boj_get_data_\w+) again with the same arguments and start_position (\d+)/.exec(
+              continuation,
+            );
+            if (position) next.push([position[1], { ...args, start_position: Number(position[2]) }]);
+            expect(codes !== null || position !== null).toBe(true);
+          }
+          // BOJ's own next page, unless the continuation's own call at a position goes on from there.
+          if (position === null && page.structured.next_position !== null)
+            next.push([name, { ...args, start_position: page.structured.next_position }]);
+          pending.unshift(...next);
+        }
+        expect([...seen].sort()).toEqual([...expected].sort());
+      } finally {
+        await on.close();
+      }
+    }, 60_000);
+  }
 
   test("over a small budget, a code page says which start_position continues it, and that call does", async () => {
     const codes = Array.from({ length: 600 }, (_, i) =>

@@ -12,6 +12,7 @@ import type { DecodedData } from "./decode/json.ts";
 import {
   type DataContinuation,
   type MetadataView,
+  noteBytes,
   pointsRest,
   renderDataPage,
   renderMetadata,
@@ -41,13 +42,49 @@ export function fitDataPage(page: PageParts, continuation: DataContinuation, bud
   if (fits(lean, budget)) return lean;
 
   const series = page.output.series;
-  for (let shown = wholeSeriesThatFit(page.output, budget); shown >= 1; shown--) {
-    const short = { ...page.output, series: series.slice(0, shown), series_count: shown };
-    const note = `${restOfPage(series, shown, continuation)}${rawNote}`.trim();
-    const fitted = assemble(withoutRaw, short, continuation, budget, { shown, total: series.length, note });
-    if (fits(fitted, budget)) return fitted;
+  const most = wholeSeriesThatFit(page.output, budget);
+  // First with the whole call for the rest; when that alone is too long for the budget, with the
+  // longest exact continuation that fits beside the series (restOfPage's room), never a cut one.
+  for (const whole of [true, false]) {
+    for (let shown = most; shown >= 1; shown--) {
+      const short = { ...page.output, series: series.slice(0, shown), series_count: shown };
+      const fitted = withNote(withoutRaw, short, continuation, budget, { shown, total: series.length }, (room) =>
+        `${restOfPage(series, shown, continuation, whole ? Number.POSITIVE_INFINITY : room - noteBytes(rawNote))}${rawNote}`.trim(),
+      );
+      if (fitted) return fitted;
+    }
   }
   return firstSeriesCut(withoutRaw, continuation, budget, rawNote);
+}
+
+/**
+ * The page with a note made by `note(room)`, where `room` is how many bytes (noteBytes) the note
+ * may take for the page to fit: first unbounded, then from what the last attempt passed the budget
+ * by. Undefined when no note `note` makes fits.
+ */
+function withNote(
+  page: PageParts,
+  output: DecodedData,
+  continuation: DataContinuation,
+  budget: number,
+  counts: { shown: number; total: number },
+  note: (room: number) => string,
+  last = false,
+): FittedPage | undefined {
+  let room = Number.POSITIVE_INFINITY;
+  let previous: string | undefined;
+  let fitted: FittedPage | undefined;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const text = note(room);
+    if (text === previous) break;
+    previous = text;
+    fitted = assemble(page, output, continuation, budget, { ...counts, note: text });
+    if (fits(fitted, budget)) return fitted;
+    const over = Math.max(byteLength(fitted.text), byteLength(JSON.stringify(fitted.structured))) - budget;
+    room = Math.min(room, noteBytes(text)) - over - 8;
+    if (room <= 0) break;
+  }
+  return last ? fitted : undefined;
 }
 
 /** Not even one series fits: its first points, cut where a request period ends so start_date resumes exactly. */
@@ -59,9 +96,18 @@ function firstSeriesCut(page: PageParts, continuation: DataContinuation, budget:
     points = periodBoundary(first, points);
     const cut: Series = { ...first, points: first.points.slice(0, points) };
     const short = { ...page.output, series: [cut], series_count: 1 };
-    const note = `${pointsRest(first, points, continuation)} ${restOfPage(series, 1, continuation)}${rawNote}`.trim();
-    const fitted = assemble(page, short, continuation, budget, { shown: 1, total: series.length, note });
-    if (fits(fitted, budget) || points <= 1) return fitted;
+    const rest = pointsRest(first, points, continuation);
+    const fitted = withNote(
+      page,
+      short,
+      continuation,
+      budget,
+      { shown: 1, total: series.length },
+      (room) =>
+        `${rest} ${restOfPage(series, 1, continuation, room - noteBytes(rest) - noteBytes(rawNote))}${rawNote}`.trim(),
+      points <= 1,
+    );
+    if (fitted) return fitted;
     points = Math.max(1, Math.floor(points * 0.9));
   }
 }
@@ -102,7 +148,7 @@ function assemble(
   budget: number,
   truncation: Truncation | undefined,
 ): FittedPage {
-  let text = renderDataPage(output, continuation, page.cached);
+  let text = renderDataPage(output, continuation, page.cached, truncation?.shown !== undefined);
   const structured: Record<string, unknown> = {
     ...output,
     ...(page.raw !== undefined ? { raw: page.raw } : {}),

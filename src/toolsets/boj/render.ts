@@ -5,6 +5,7 @@
  * printed when it changes instead of on every row. Fitting a page to the output budget, in both
  * halves, is `fit-page.ts`'s job (docs/contracts/boj.md "Output budget"): this renders what it keeps.
  */
+import { byteLength } from "../../core/text.ts";
 import { LONG_FREQUENCY_NAMES } from "./catalog.ts";
 import type { Cached, MetadataEntry, MetadataOutput, Series } from "./schemas.ts";
 import type { DecodedData } from "./decode/json.ts";
@@ -53,10 +54,14 @@ function seriesBlock(series: Series, previousCategory: string | null): { text: s
   return { text: lines, category: category ?? previousCategory };
 }
 
-function dataSummary(output: DecodedData, continuation: DataContinuation): string {
+function dataSummary(output: DecodedData, continuation: DataContinuation, shortened: boolean): string {
   const { meta } = output;
-  const more =
-    output.next_position === null
+  // A shortened page's own rest comes first (the last line says how): BOJ's next_position is after it.
+  const more = shortened
+    ? output.next_position === null
+      ? "This page is shortened to fit the output budget: the last line says how to get the series it leaves out; then BOJ has no more."
+      : `This page is shortened to fit the output budget: the last line says how to get the series it leaves out; BOJ's next page after them is the same arguments with start_position ${output.next_position}.`
+    : output.next_position === null
       ? "This is the last page."
       : `More series follow: call again with the same arguments and start_position ${output.next_position}.`;
   return (
@@ -70,14 +75,49 @@ export function requestPeriod(date: string): string {
   return date.length === 8 ? date.slice(0, 6) : date;
 }
 
-export function restOfPage(series: readonly Series[], shown: number, continuation: DataContinuation): string {
+/** Bytes a note takes in the larger half: its JSON-escaped form in structuredContent. */
+export function noteBytes(note: string): number {
+  return byteLength(JSON.stringify(note));
+}
+
+/**
+ * The call (or calls) that return the series of this page after the first `shown`, in at most
+ * `room` bytes (noteBytes) when it can. A code page continues at start_position + shown. A layer
+ * page names the codes left out (boj_get_data_code); when that list does not fit, it names the
+ * first codes that do and then the layer call at start_position + shown + named: a layer
+ * position is the series' ordinal in the whole database, and the page's ordinals grow by at least
+ * one per series, so that position is at or before the first series not named (nothing skipped;
+ * the series it repeats are named, to leave out).
+ */
+export function restOfPage(
+  series: readonly Series[],
+  shown: number,
+  continuation: DataContinuation,
+  room = Number.POSITIVE_INFINITY,
+): string {
   const left = series.length - shown;
   if (left <= 0) return "";
   if (continuation.kind === "code") {
     return `The other ${left} series of this page: call ${continuation.tool} again with the same arguments and start_position ${continuation.startPosition + shown}.`;
   }
   const codes = series.slice(shown).map((s) => s.series_code);
-  return `The other ${left} series of this page: call boj_get_data_code with db "${continuation.db}", the same start_date/end_date and codes ${JSON.stringify(codes)}.`;
+  const byCode = (named: readonly string[]) =>
+    `call boj_get_data_code with db "${continuation.db}", the same start_date/end_date and codes ${JSON.stringify(named)}`;
+  const whole = `The other ${left} series of this page: ${byCode(codes)}.`;
+  if (noteBytes(whole) <= room) return whole;
+  const byPosition = (named: number) => {
+    const last = series[shown + named - 1].series_code;
+    return `call ${continuation.tool} again with the same arguments and start_position ${continuation.startPosition + shown + named}, which starts at or before ${codes[named]} and skips nothing; leave out the series it repeats, up to ${last}`;
+  };
+  const inSteps = (named: number) =>
+    named === 0
+      ? `The other ${left} series of this page: ${byPosition(0)}.`
+      : `The other ${left} series of this page, in two steps: the next ${named}: ${byCode(codes.slice(0, named))}; then ${byPosition(named)}.`;
+  // The most codes that fit (each adds the same few bytes, so estimate, then step down).
+  const perCode = noteBytes(JSON.stringify(codes)) / codes.length;
+  let named = Math.min(left - 1, Math.max(0, Math.floor((room - noteBytes(inSteps(0)) - 200) / perCode) + 8));
+  while (named > 0 && noteBytes(inSteps(named)) > room) named--;
+  return inSteps(named);
 }
 
 /** The page as text: a summary, then each series' header line and `survey_date,value` lines. */
@@ -85,8 +125,9 @@ export function renderDataPage(
   output: DecodedData,
   continuation: DataContinuation,
   cached: Cached | undefined,
+  shortened = false,
 ): string {
-  let text = `${dataSummary(output, continuation)}${cacheLine(cached)}`;
+  let text = `${dataSummary(output, continuation, shortened)}${cacheLine(cached)}`;
   let category: string | null = null;
   for (const series of output.series) {
     const block = seriesBlock(series, category);
