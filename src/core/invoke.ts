@@ -34,10 +34,7 @@ export async function invokeTool(
     return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);
   }
   try {
-    return fitResult(
-      await tool.handler(parsed.output, context),
-      context.outputBudget,
-      context.calledAs,
+    return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs, () =>
       toolShape(tool),
     );
   } catch (error) {

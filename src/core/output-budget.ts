@@ -60,9 +60,17 @@ export function restAdvice(argumentNames: readonly string[] | undefined, short =
  * a note, the rest dropped). Tools shorten their own pages first, where they know the clean
  * boundary and the argument for the rest; this only catches what they did not.
  */
-export function fitResult(result: ToolResult, maxBytes: number, toolName: string, tool: ToolShape = {}): ToolResult {
-  const advice = restAdvice(tool.argumentNames);
+export function fitResult(
+  result: ToolResult,
+  maxBytes: number,
+  toolName: string,
+  shapeOf: () => ToolShape = () => ({}),
+): ToolResult {
   const before = result.structuredContent;
+  // Most results fit: what is known of the tool is looked at only for one that does not.
+  if (textBytes(result) <= maxBytes && (!before || serializedBytes(before) <= maxBytes)) return result;
+  const tool = shapeOf();
+  const advice = restAdvice(tool.argumentNames);
   const structuredContent =
     before &&
     fitStructured(
@@ -82,6 +90,12 @@ export function fitResult(result: ToolResult, maxBytes: number, toolName: string
           : "complete";
   const fitted = fitTextContent(result, maxBytes, toolName, advice, structured);
   return structuredContent === before ? fitted : { ...fitted, structuredContent };
+}
+
+function textBytes(result: ToolResult): number {
+  let used = 0;
+  for (const block of result.content) if (block.type === "text") used += byteLength(block.text);
+  return used;
 }
 
 function fitTextContent(
