@@ -81,6 +81,28 @@ for (const [label, access] of [
  * next to it or above it could meanwhile swap it, or a directory above it, for a link to a tree
  * that looks alike: the walk must refuse that root rather than list the link's target.
  */
+/**
+ * What a walk of `configured` sees while `directory` (the root or a directory above it) is
+ * swapped for a link to `target`: it must see nothing and say its start could not be opened.
+ */
+async function expectRefusedWhileSwapped(
+  access: DirectoryAccess,
+  configured: AllowedRoot,
+  directory: string,
+  target: string,
+): Promise<void> {
+  renameSync(directory, `${directory}-parked`);
+  symlinkSync(target, directory);
+  try {
+    const after = await namesFrom(access, openingPath(configured, ""));
+    expect(after.names).toEqual([]);
+    expect(after.startUnreadable).toBe(true);
+  } finally {
+    rmSync(directory);
+    renameSync(`${directory}-parked`, directory);
+  }
+}
+
 for (const [label, access] of [
   ["descriptor walk", directoryAccess()],
   ["by-path walk", pathAccess()],
@@ -91,16 +113,7 @@ for (const [label, access] of [
     writeFileSync(join(swapped, "inside.txt"), "x");
     const configured = resolveRoot(swapped, "/") as AllowedRoot;
     expect((await namesFrom(access, openingPath(configured, ""))).names).toEqual(["inside.txt"]);
-    renameSync(swapped, `${swapped}-parked`);
-    symlinkSync(outside, swapped);
-    try {
-      const after = await namesFrom(access, openingPath(configured, ""));
-      expect(after.names).toEqual([]);
-      expect(after.startUnreadable).toBe(true);
-    } finally {
-      rmSync(swapped);
-      renameSync(`${swapped}-parked`, swapped);
-    }
+    await expectRefusedWhileSwapped(access, configured, swapped, outside);
   });
 
   test(`${label}: a root whose parent was swapped for a link to a look-alike tree is refused`, async () => {
@@ -111,15 +124,6 @@ for (const [label, access] of [
     mkdirSync(join(lookAlike, "project"), { recursive: true });
     writeFileSync(join(lookAlike, "project", "secret.txt"), "x");
     const configured = resolveRoot(join(parent, "project"), "/") as AllowedRoot;
-    renameSync(parent, `${parent}-parked`);
-    symlinkSync(lookAlike, parent);
-    try {
-      const after = await namesFrom(access, openingPath(configured, ""));
-      expect(after.names).toEqual([]);
-      expect(after.startUnreadable).toBe(true);
-    } finally {
-      rmSync(parent);
-      renameSync(`${parent}-parked`, parent);
-    }
+    await expectRefusedWhileSwapped(access, configured, parent, lookAlike);
   });
 }
