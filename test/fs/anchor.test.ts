@@ -6,7 +6,7 @@
  * path as before lists the link's target.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
@@ -127,3 +127,16 @@ for (const [label, access] of [
     await expectRefusedWhileSwapped(access, configured, parent, lookAlike);
   });
 }
+
+test("descriptor walk: a root below a directory that may be searched but not read still opens (only search permission is needed above it)", async () => {
+  const locked = join(base, "search-only");
+  mkdirSync(join(locked, "project"), { recursive: true });
+  writeFileSync(join(locked, "project", "inside.txt"), "x");
+  const configured = resolveRoot(join(locked, "project"), "/") as AllowedRoot;
+  chmodSync(locked, 0o111);
+  try {
+    expect((await namesFrom(directoryAccess(), openingPath(configured, ""))).names).toEqual(["inside.txt"]);
+  } finally {
+    chmodSync(locked, 0o755);
+  }
+});

@@ -20,7 +20,7 @@
  * Descriptors are reference-counted: a directory stays open while children waiting on the walk's
  * stack or stat batches still in flight refer to it, so the walk holds O(depth) descriptors.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
 import { join, parse } from "node:path";
 import { DT_UNKNOWN, entryStat, statxEntryStat } from "./entry-stat.ts";
 import { stayBelowFtl } from "./jit.ts";
@@ -66,6 +66,8 @@ const OPEN_DIRECTORY = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
 const OPEN_CHILD = OPEN_DIRECTORY | (constants.O_NOFOLLOW ?? 0);
 /** Linux's O_CLOEXEC (the same on every architecture); fs.constants does not export it. */
 const O_CLOEXEC = 0o2000000;
+/** Linux's O_PATH (x64 and arm64, the architectures mcpkit ships for); fs.constants does not export it. */
+const O_PATH = 0o10000000;
 /** Bytes per getdents64 call: about 2,700 short names; a walk owns one such buffer. */
 const LISTING_BYTES = 64 * 1024;
 /** The smallest getdents64 record (19 header bytes, a one-byte name and its NUL, 8-aligned). */
@@ -219,35 +221,48 @@ class DescriptorAccess implements DirectoryAccess {
   }
 
   /**
-   * The root (a real path, so no part of it is a link) as it is now, or a throw when it moved: it
-   * is opened without following a link in its last part, and where the descriptor directory names
-   * an open directory by its path (Linux's `/proc/<pid>/fd/<fd>` is a link to it), that path must
-   * still be the root's, so a part above it swapped for a link since the root was resolved is
-   * refused too. Elsewhere each part above it is checked with lstat first, which narrows that
-   * swap to the moment between the check and the open. Only search permission is needed above
-   * the root, as before (opening each part from "/" would need read permission on each).
+   * The root (a real path, so no part of it is a link) as it is now, or a throw when a part of its
+   * path has become a link since it was resolved. On Linux every directory above it is opened with
+   * O_PATH relative to the one before, without following a link (O_PATH needs only the search
+   * permission that resolving the path needed), and the root itself relative to its parent: no
+   * part of the path can be followed as a link, and names are looked up as the file system looks
+   * them up (a case-insensitive one included). Elsewhere each part above the root is checked with
+   * lstat first, which narrows that swap to the moment between the check and the open.
    */
   private openRoot(root: string): DirectoryHandle {
-    if (!this.namesOpenDirectories) checkNoLinkAbove(root);
-    const directory = this.wrap(openSync(root, OPEN_CHILD));
-    if (this.namesOpenDirectories && !this.isAt(directory, root)) {
-      directory.release();
-      throw new Error("the root has moved since it was resolved");
+    if (process.platform !== "linux") {
+      checkNoLinkAbove(root);
+      return this.wrap(openSync(root, OPEN_CHILD));
     }
-    return directory;
-  }
-
-  private isAt(directory: DescriptorDirectory, path: string): boolean {
+    const parts = pathParts(root);
+    const last = parts.pop();
+    if (last === undefined) return this.wrap(openSync(root, OPEN_DIRECTORY));
+    let parent = openSync(parse(root).root, O_PATH | OPEN_DIRECTORY);
     try {
-      return readlinkSync(`${this.fdDirectory}/${directory.fd}`) === path;
-    } catch {
-      return false;
+      for (const part of parts) {
+        const next = this.openBelow(parent, part, O_PATH | OPEN_CHILD);
+        this.closeRaw(parent);
+        parent = next;
+      }
+      return this.wrap(this.openBelow(parent, last, OPEN_CHILD));
+    } finally {
+      this.closeRaw(parent);
     }
   }
 
-  /** Linux's /proc descriptor directory: each entry is a link to the open file's current path. */
-  private get namesOpenDirectories(): boolean {
-    return this.fdDirectory.startsWith("/proc/");
+  /** `name` opened relative to the open `parent` (close-on-exec); throws when it cannot be. */
+  private openBelow(parent: number, name: string, flags: number): number {
+    if (this.calls) {
+      const fd = this.calls.openat(parent, this.calls.name(name), flags | O_CLOEXEC);
+      if (fd < 0) throw new Error(`"${name}" cannot be opened without following a link`);
+      return fd;
+    }
+    return openSync(`${this.fdDirectory}/${parent}/${name}`, flags);
+  }
+
+  private closeRaw(fd: number): void {
+    if (this.calls) this.calls.close(fd);
+    else closeSync(fd);
   }
 
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined {
@@ -334,18 +349,21 @@ class PathAccess implements DirectoryAccess {
   }
 }
 
+/** The names along an absolute path below its file system root ("/" or "C:\\"), in order. */
+function pathParts(absolute: string): string[] {
+  return absolute
+    .slice(parse(absolute).root.length)
+    .split(/[\\/]/)
+    .filter((part) => part !== "");
+}
+
 /**
  * Throws unless every directory above `root` (a real path, which has no links) is still a
  * directory and not a link to one: a part swapped since the root was resolved.
  */
 function checkNoLinkAbove(root: string): void {
-  const top = parse(root).root;
-  const parts = root
-    .slice(top.length)
-    .split(/[\\/]/)
-    .filter((part) => part !== "");
-  let path = top;
-  for (const part of parts.slice(0, -1)) {
+  let path = parse(root).root;
+  for (const part of pathParts(root).slice(0, -1)) {
     path = join(path, part);
     if (!lstatSync(path).isDirectory()) throw new Error("a directory above the root has changed");
   }
