@@ -18,6 +18,12 @@ import { collectorConfig, walkRequest } from "./support.ts";
 let tree: string;
 /** A whole second a few days ago; files sit around it, some within the same second. */
 const base = Math.floor(Date.now() / 1000) - 3 * 86_400;
+/**
+ * A paging start after every change the tree sees (a week after `base`, days from now): set from
+ * `Date.now()` when this module loads, it raced the files created after it, whose ctime the
+ * kernel's coarse clock can put on either side of it.
+ */
+const AFTER_EVERY_CHANGE = (base + 7 * 86_400) * 1000;
 
 beforeAll(() => {
   tree = mkdtempSync(join(tmpdir(), "mcpkit-fs-raw-"));
@@ -93,7 +99,7 @@ describeStatx("raw listings with statx (glibc)", () => {
       "modified, resumed after a position",
       {
         from: middle - 40 * 3600_000,
-        resume: { position: { time: middle, path: "d1/f3.txt" }, since: Date.now() + 1 },
+        resume: { position: { time: middle, path: "d1/f3.txt" }, since: AFTER_EVERY_CHANGE },
       },
     ],
     [
@@ -102,7 +108,7 @@ describeStatx("raw listings with statx (glibc)", () => {
     ],
     [
       "modified, oldest first, resumed",
-      { sort: "time_asc", resume: { position: { time: middle, path: "d2/f9.txt" }, since: Date.now() + 1 } },
+      { sort: "time_asc", resume: { position: { time: middle, path: "d2/f9.txt" }, since: AFTER_EVERY_CHANGE } },
     ],
   ];
   const config = collectorConfig({ limit: 17 });
