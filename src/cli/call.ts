@@ -37,9 +37,31 @@ export function listTools(toolsets: readonly Toolset[], off: readonly OffToolset
  * toolset has that tool.
  */
 export function offToolNote(name: string, dormantLookup: DormantLookup): string | undefined {
-  const matches = (tool: ToolDefinition) => tool.name === name || tool.seedName === name;
-  const off = dormantLookup().find((dormant) => dormant.toolset.tools.some(matches));
-  return off && `it belongs to the ${off.toolset.name} toolset, which is off on this server (${off.howToEnable}).`;
+  const found = offToolNamed(dormantLookup(), name);
+  return (
+    found && `it belongs to the ${found.toolset.name} toolset, which is off on this server (${found.off.howToEnable}).`
+  );
+}
+
+/** A tool called `name` (or by its seed name), with where it is, among `toolsets`. */
+function toolNamed(toolsets: readonly Toolset[], name: string): { toolset: Toolset; tool: ToolDefinition } | undefined {
+  for (const toolset of toolsets) {
+    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
+    if (tool) return { toolset, tool };
+  }
+  return undefined;
+}
+
+/** The same among the toolsets that are off, with what turns its toolset on. */
+function offToolNamed(
+  dormant: readonly DormantToolset[],
+  name: string,
+): { toolset: Toolset; tool: ToolDefinition; off: DormantToolset } | undefined {
+  for (const off of dormant) {
+    const found = toolNamed([off.toolset], name);
+    if (found) return { ...found, off };
+  }
+  return undefined;
 }
 
 export function findTool(
@@ -66,16 +88,11 @@ function lookUpTool(
   dormantLookup: DormantLookup,
   name: string,
 ): { toolset: Toolset; tool: ToolDefinition; off?: DormantToolset } {
-  const matches = (tool: ToolDefinition) => tool.name === name || tool.seedName === name;
-  for (const toolset of toolsets) {
-    const tool = toolset.tools.find(matches);
-    if (tool) return { toolset, tool };
-  }
+  const enabled = toolNamed(toolsets, name);
+  if (enabled) return enabled;
   const dormant = dormantLookup();
-  for (const off of dormant) {
-    const tool = off.toolset.tools.find(matches);
-    if (tool) return { toolset: off.toolset, tool, off };
-  }
+  const off = offToolNamed(dormant, name);
+  if (off) return off;
   const near = closestName(
     name,
     [...toolsets, ...dormant.map((off) => off.toolset)].flatMap((toolset) => toolset.tools.map((tool) => tool.name)),

@@ -91,9 +91,8 @@ function unwrap(schema: unknown): { type?: string; entries?: Record<string, unkn
 }
 
 function allowedKeys(schema: unknown): string[] | undefined {
-  let current = schema as { type?: string; entries?: Record<string, unknown>; pipe?: unknown[] } | undefined;
-  if (current?.pipe) current = current.pipe[0] as typeof current;
-  return current?.entries ? Object.keys(current.entries) : undefined;
+  const entries = unwrap(schema)?.entries;
+  return entries ? Object.keys(entries) : undefined;
 }
 
 function short(value: unknown): string {

@@ -105,10 +105,9 @@ function fitTextContent(
   advice: string,
   structured: "none" | "cut" | "complete",
 ): ToolResult {
+  if (textBytes(result) <= maxBytes) return result;
   let used = 0;
   let overflow = false;
-  for (const block of result.content) if (block.type === "text") used += byteLength(block.text);
-  if (used <= maxBytes) return result;
   const other =
     structured === "complete"
       ? "; structuredContent holds the complete result"
@@ -187,11 +186,7 @@ export function fitStructured(
       const kept = cutToBytes(longest.value, keep, "\n");
       const cutString = `${kept}${kept.endsWith("\n") || kept === "" ? "" : "\n"}${note(byteLength(kept), longest.bytes)}`;
       // A note longer than what it replaces saves nothing: halve the string instead.
-      longest.set(
-        byteLength(cutString) < longest.bytes
-          ? cutString
-          : `${cutToBytes(longest.value, Math.floor(longest.bytes / 2), " ")}…`,
-      );
+      longest.set(byteLength(cutString) < longest.bytes ? cutString : halved(longest));
     } else if (list) {
       if (!cut.some((entry) => entry.items === list.items))
         cut.push({ path: list.path, total: list.items.length, items: list.items });
@@ -200,13 +195,18 @@ export function fitStructured(
       if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice);
     } else if (longest && longest.bytes > 40) {
       // Only short strings left: halve the longest (a note would be longer than what it saves).
-      longest.set(`${cutToBytes(longest.value, Math.floor(longest.bytes / 2), " ")}…`);
+      longest.set(halved(longest));
     } else break;
     size = byteLength(JSON.stringify(copy));
   }
   // Nothing left to cut (a tiny budget): the record of the cut says the same in fewer words.
   if (size > maxBytes && marker && cut.length > 0) copy.truncated = truncation(cut, existing, maxBytes, advice, true);
   return copy;
+}
+
+/** A string's first half (cut at a space when one is near), marked as cut. */
+function halved(slot: StringSlot): string {
+  return `${cutToBytes(slot.value, Math.floor(slot.bytes / 2), " ")}…`;
 }
 
 /** The `truncated` field for the lists cut so far (added to what the tool itself said, if anything). */

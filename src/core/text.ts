@@ -9,13 +9,13 @@
 // then the 8-bit C1 forms of CSI/OSC, then any remaining C0/C1 control except tab and newline.
 const ESCAPE_SEQUENCES =
   /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*[\u0007\u009c]?/g;
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /**
- * Unicode format characters: bidi embeddings, overrides and isolates (U+202E can turn "gnp.exe"
- * into what reads as "exe.png"), zero-width spaces and joiners, the BOM. Invisible, yet they change
- * what a reader sees, so they go too; the line and paragraph separators become newlines.
+ * C0/C1 controls but tab and newline, and the Unicode format characters (\p{Cf}): bidi embeddings,
+ * overrides and isolates (U+202E can turn "gnp.exe" into what reads as "exe.png"), zero-width
+ * spaces and joiners, the BOM. Invisible, yet they change what a reader sees, so they go; the
+ * line and paragraph separators become newlines.
  */
-const FORMAT_CHARACTERS = /\p{Cf}/gu;
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}]/gu;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
 /**
@@ -27,7 +27,6 @@ export function stripControl(text: string): string {
     .replace(/\r\n/g, "\n")
     .replace(ESCAPE_SEQUENCES, "")
     .replace(CONTROL_CHARACTERS, "")
-    .replace(FORMAT_CHARACTERS, "")
     .replace(LINE_SEPARATORS, "\n");
 }
 

@@ -235,29 +235,35 @@ class DescriptorAccess implements DirectoryAccess {
       return this.wrap(openSync(root, OPEN_CHILD));
     }
     const parts = pathParts(root);
-    const last = parts.pop();
-    if (last === undefined) return this.wrap(openSync(root, OPEN_DIRECTORY));
-    let parent = openSync(parse(root).root, O_PATH | OPEN_DIRECTORY);
+    if (parts.length === 0) return this.wrap(openSync(root, OPEN_DIRECTORY));
+    let current = openSync(parse(root).root, O_PATH | OPEN_DIRECTORY);
     try {
-      for (const part of parts) {
-        const next = this.openBelow(parent, part, O_PATH | OPEN_CHILD);
-        this.closeRaw(parent);
-        parent = next;
+      for (const [index, part] of parts.entries()) {
+        // O_PATH above the root (search permission only); the root itself is opened for reading.
+        const next = this.openBelow(current, part, index < parts.length - 1 ? O_PATH | OPEN_CHILD : OPEN_CHILD);
+        if (next < 0) throw new Error(`"${part}" cannot be opened without following a link`);
+        this.closeRaw(current);
+        current = next;
       }
-      return this.wrap(this.openBelow(parent, last, OPEN_CHILD));
-    } finally {
-      this.closeRaw(parent);
+      return this.wrap(current);
+    } catch (error) {
+      this.closeRaw(current);
+      throw error;
     }
   }
 
-  /** `name` opened relative to the open `parent` (close-on-exec); throws when it cannot be. */
+  /**
+   * `name` opened relative to the open `parent` (close-on-exec, through the descriptor directory
+   * without glibc), or -1 when it cannot be: a link now (ELOOP/ENOTDIR), gone, unreadable, or out
+   * of descriptors.
+   */
   private openBelow(parent: number, name: string, flags: number): number {
-    if (this.calls) {
-      const fd = this.calls.openat(parent, this.calls.name(name), flags | O_CLOEXEC);
-      if (fd < 0) throw new Error(`"${name}" cannot be opened without following a link`);
-      return fd;
+    if (this.calls) return this.calls.openat(parent, this.calls.name(name), flags | O_CLOEXEC);
+    try {
+      return openSync(`${this.fdDirectory}/${parent}/${name}`, flags);
+    } catch {
+      return -1;
     }
-    return openSync(`${this.fdDirectory}/${parent}/${name}`, flags);
   }
 
   private closeRaw(fd: number): void {
@@ -266,15 +272,8 @@ class DescriptorAccess implements DirectoryAccess {
   }
 
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined {
-    if (this.calls) {
-      const fd = this.calls.openat(parent.fd, this.calls.name(name), OPEN_CHILD | O_CLOEXEC);
-      return fd >= 0 ? this.wrap(fd) : undefined; // a link now (ELOOP/ENOTDIR), gone, unreadable, or out of descriptors
-    }
-    try {
-      return this.wrap(openSync(parent.prefix + name, OPEN_CHILD));
-    } catch {
-      return undefined; // a link now (ELOOP/ENOTDIR), gone, unreadable, or out of descriptors: skipped
-    }
+    const fd = this.openBelow(parent.fd, name, OPEN_CHILD);
+    return fd >= 0 ? this.wrap(fd) : undefined; // skipped (see openBelow)
   }
 
   newListing(): Listing {
@@ -297,8 +296,7 @@ class DescriptorAccess implements DirectoryAccess {
   }
 
   private readonly closeDescriptor = (fd: number): void => {
-    if (this.calls) this.calls.close(fd);
-    else closeSync(fd);
+    this.closeRaw(fd);
     this.openCount--;
   };
 }

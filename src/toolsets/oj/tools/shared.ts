@@ -41,7 +41,7 @@ export function success(
   // tool's arguments) cuts both halves and says what can be done about the rest.
   if (rest === undefined) return textResult(truncateOutput(markdown), structured);
   const note = (shown: number, total: number) =>
-    `[${context.calledAs}: cut at ${shown} of ${total} bytes to fit the output budget of ${context.outputBudget} bytes (--max-output-bytes)${rest ? `; ${rest}` : ""}.]`;
+    `[${context.calledAs}: cut at ${shown} of ${total} bytes to fit the output budget of ${context.outputBudget} bytes (--max-output-bytes); ${rest}.]`;
   return textResult(
     fitOutput(markdown, context.outputBudget, context.calledAs, rest),
     // Claude Code and VS Code show a model only structuredContent: the statement there is cut too.
