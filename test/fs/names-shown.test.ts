@@ -14,6 +14,7 @@ const NAMES = {
   plain: "plain.md",
   newline: "forged\nline.md",
   escape: "red\u001b[31m.md",
+  c1: "c1\u009b31m.md",
   bidi: "invoice\u202etxt.md",
   lineSeparator: "two\u2028lines.md",
   zeroWidth: "zero\u200bwidth.md",
@@ -38,9 +39,10 @@ test("names that could disguise a line are shown escaped in the text, exact in s
   expect(lines.some((line) => line.startsWith("plain.md\t"))).toBe(true);
   expect(lines.some((line) => line.startsWith('"forged\\nline.md"\t'))).toBe(true);
   expect(lines.some((line) => line.startsWith('"red\\u001b[31m.md"\t'))).toBe(true);
+  expect(lines.some((line) => line.startsWith('"c1\\u009b31m.md"\t'))).toBe(true);
   expect(lines.some((line) => line.startsWith('"invoice\\u202etxt.md"\t'))).toBe(true);
   expect(lines.some((line) => line.startsWith('"two\\u2028lines.md"\t'))).toBe(true);
   expect(lines.some((line) => line.startsWith('"zero\\u200bwidth.md"\t'))).toBe(true);
-  for (const character of ["\u001b", "\u202e", "\u2028", "\u200b"]) expect(text).not.toContain(character);
+  for (const character of ["\u001b", "\u009b", "\u202e", "\u2028", "\u200b"]) expect(text).not.toContain(character);
   expect(output.structuredContent.matches.map((match) => match.path).sort()).toEqual(Object.values(NAMES).sort());
 });

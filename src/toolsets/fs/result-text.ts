@@ -19,8 +19,8 @@ import type { WalkOutcome } from "./walk.ts";
  * turn "txt.md" around, zero-width joiners) and the line and paragraph separators.
  */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
-/** The ones JSON.stringify leaves as they are. */
-const UNSAFE_AFTER_JSON = /[\p{Cf}\u2028\u2029]/gu;
+/** The ones JSON.stringify leaves as they are: DEL and the C1 controls (a C1 CSI is an escape), format, separators. */
+const UNSAFE_AFTER_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
 
 /** `path` as one readable token: quoted and escaped (JSON) when it holds an unsafe character. */
 function shownPath(path: string): string {
