@@ -9,6 +9,9 @@
  * project searched with a glob for every `.ts` file at any depth (against `find -name '*.ts'` and `fd -e ts`) and by
  * `created` time (against `find -newerBt` where findutils supports it).
  *
+ * Every tree also times the same binary on its JavaScript walk (`--fs-native-walk off`), beside the
+ * native walk a search without a glob takes (`src/toolsets/fs/native-walk.ts`): what that bypass buys.
+ *
  * `--baseline` adds another mcpkit binary (e.g. one built from the previous commit) to the same
  * interleaved rounds, so before/after ratios come from one run on the same machine load.
  *
@@ -243,6 +246,8 @@ function benchTree(
     "mcpkit (page 1)": mcpkitCall(tree, firstArgs),
     "mcpkit (page 2, cursor)": mcpkitCall(tree, { ...firstArgs, cursor }),
   };
+  // What the native walk buys (native-walk.ts): the same binary on its JavaScript walk (`env` adds about 1 ms).
+  commands["mcpkit JS walk (page 1)"] = ["env", "MCPKIT_FS_NATIVE_WALK=off", ...mcpkitCall(tree, firstArgs)];
   if (baseline) {
     const baselineCursor = JSON.parse(run(mcpkitCall(tree, firstArgs, baseline)).stdout).structuredContent
       .nextCursor as string;

@@ -59,12 +59,23 @@ export interface Collected {
   undecodableSkipped: number;
 }
 
+/** What ranking reads of an entry already stat'ed. */
+export type StatFields = Pick<EntryStat, "type" | "size" | "mtimeMs" | "birthtimeMs" | "ctimeMs">;
+
+/** Entries stat'ed before they reach the collector (the native walk, `native-walk.ts`). */
+export interface StatedBatch extends Pick<StatBatch, "count" | "exactName" | "isDirectory"> {
+  /** The fields of entry `index` (valid until the next call). */
+  select(index: number): StatFields;
+}
+
 export interface Collector {
   /**
    * Entries of one directory. The directory is open as `fd` (-1 on path walks) and reachable as
    * `directoryPrefix` without resolving it again from the root (see `directories.ts`).
    */
   add(fd: number, directoryPrefix: string, relativePrefix: string, batch: StatBatch): void;
+  /** Entries already stat'ed, each path (`exactName`) relative to the root. */
+  addStated(batch: StatedBatch): void;
   merge(other: Collected): void;
   result(): Collected;
 }
@@ -200,6 +211,14 @@ class RankingCollector implements Collector {
     }
   }
 
+  addStated(batch: StatedBatch): void {
+    for (let i = 0; i < batch.count; i++) {
+      const fields = batch.select(i);
+      const time = this.qualifyingTime(fields);
+      if (time !== undefined) this.consider(batch, i, "", time, fields);
+    }
+  }
+
   merge(other: Collected): void {
     const { best } = this;
     for (const candidate of other.kept) best.offer(candidate);
@@ -262,8 +281,8 @@ class RankingCollector implements Collector {
   }
 
   /** The entry just stat'ed, if it passes the filters: its sort time, else undefined. */
-  private qualifyingTime(): number | null | undefined {
-    const { stat, from, to } = this;
+  private qualifyingTime(stat: StatFields = this.stat): number | null | undefined {
+    const { from, to } = this;
     if (stat.type() === DT_LNK) return undefined; // replaced by a link since the listing
     const time = this.wantsCreated ? knownBirth(stat.birthtimeMs()) : stat.mtimeMs();
     if (time === null) {
@@ -276,8 +295,14 @@ class RankingCollector implements Collector {
   }
 
   /** Ranks entry `i` of `batch`, just stat'ed, whose sort time `time` passed the filters. */
-  private consider(batch: StatBatch, i: number, relativePrefix: string, time: number | null): void {
-    const { best, resume, sort, stat } = this;
+  private consider(
+    batch: Pick<StatBatch, "exactName" | "isDirectory">,
+    i: number,
+    relativePrefix: string,
+    time: number | null,
+    stat: StatFields = this.stat,
+  ): void {
+    const { best, resume, sort } = this;
     // On an earlier page, or behind everything kept so far: settled without building the entry.
     if (resume && laterInTime(sort, resume.position.time, time)) return;
     if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {

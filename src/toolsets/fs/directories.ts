@@ -68,6 +68,8 @@ const OPEN_CHILD = OPEN_DIRECTORY | (constants.O_NOFOLLOW ?? 0);
 const O_CLOEXEC = 0o2000000;
 /** Linux's O_PATH (x64 and arm64, the architectures mcpkit ships for); fs.constants does not export it. */
 const O_PATH = 0o10000000;
+/** How a child directory is opened: O_NOFOLLOW|O_DIRECTORY, close-on-exec (also by `native-walk.c`). */
+export const OPEN_CHILD_CLOEXEC = OPEN_CHILD | O_CLOEXEC;
 /** Bytes per getdents64 call: about 2,700 short names; a walk owns one such buffer. */
 const LISTING_BYTES = 64 * 1024;
 /** The smallest getdents64 record (19 header bytes, a one-byte name and its NUL, 8-aligned). */

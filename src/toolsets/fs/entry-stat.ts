@@ -124,6 +124,38 @@ export function statxWordsMs(words: Uint32Array, signedWords: Int32Array, at: nu
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/** The fields of a statx result at byte `base` of `view` (little-endian), as EntryStat reads them. */
+export class StatxFields {
+  base = 0;
+  constructor(private readonly view: DataView) {}
+
+  private time(offset: number): number {
+    const view = this.view;
+    const at = this.base + offset;
+    return (
+      (view.getUint32(at, true) + view.getInt32(at + 4, true) * 2 ** 32) * 1000 + view.getUint32(at + 8, true) / 1e6
+    );
+  }
+
+  type(): number {
+    return typeOfMode(this.view.getUint16(this.base + OFFSET.mode, true));
+  }
+  size(): number {
+    const at = this.base + OFFSET.size;
+    return this.view.getUint32(at, true) + this.view.getUint32(at + 4, true) * 2 ** 32;
+  }
+  mtimeMs(): number {
+    return this.time(OFFSET.mtime);
+  }
+  /** 0 when the file system records no birth time. */
+  birthtimeMs(): number {
+    return this.view.getUint32(this.base + OFFSET.mask, true) & STATX_BTIME ? this.time(OFFSET.btime) : 0;
+  }
+  ctimeMs(): number {
+    return this.time(OFFSET.ctime);
+  }
+}
+
 class StatxEntryStat implements EntryStat {
   private readonly buffer = new Uint8Array(256);
   // The view before the pointer: taking `.buffer` of a small typed array after `ptr()` can move its storage.
@@ -131,6 +163,7 @@ class StatxEntryStat implements EntryStat {
   private readonly words = new Uint32Array(this.buffer.buffer);
   private readonly signedWords = new Int32Array(this.buffer.buffer);
   private readonly bufferPointer: number;
+  private readonly fields = new StatxFields(this.view);
   private readonly lstat = new LstatEntryStat();
   private viaLstat = false;
   readonly raw: RawStatx | undefined;
@@ -161,30 +194,20 @@ class StatxEntryStat implements EntryStat {
     return this.atPointer(fd, this.calls.name(name));
   }
 
-  private time(offset: number): number {
-    const view = this.view;
-    return (
-      (view.getUint32(offset, true) + view.getInt32(offset + 4, true) * 2 ** 32) * 1000 +
-      view.getUint32(offset + 8, true) / 1e6
-    );
-  }
-
   type(): number {
-    return this.viaLstat ? this.lstat.type() : typeOfMode(this.view.getUint16(OFFSET.mode, true));
+    return this.viaLstat ? this.lstat.type() : this.fields.type();
   }
   size(): number {
-    if (this.viaLstat) return this.lstat.size();
-    return this.view.getUint32(OFFSET.size, true) + this.view.getUint32(OFFSET.size + 4, true) * 2 ** 32;
+    return this.viaLstat ? this.lstat.size() : this.fields.size();
   }
   mtimeMs(): number {
-    return this.viaLstat ? this.lstat.mtimeMs() : this.time(OFFSET.mtime);
+    return this.viaLstat ? this.lstat.mtimeMs() : this.fields.mtimeMs();
   }
   birthtimeMs(): number {
-    if (this.viaLstat) return this.lstat.birthtimeMs();
-    return this.view.getUint32(OFFSET.mask, true) & STATX_BTIME ? this.time(OFFSET.btime) : 0;
+    return this.viaLstat ? this.lstat.birthtimeMs() : this.fields.birthtimeMs();
   }
   ctimeMs(): number {
-    return this.viaLstat ? this.lstat.ctimeMs() : this.time(OFFSET.ctime);
+    return this.viaLstat ? this.lstat.ctimeMs() : this.fields.ctimeMs();
   }
 
   /**

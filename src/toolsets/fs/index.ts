@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { ConfigError, describeOption, integerOption, type OptionSpec, readDeclared } from "../../core/options.ts";
 import { defineToolsetModule, type Runtime } from "../../core/toolset-module.ts";
 import { CursorCodec, cursorKey } from "./cursor.ts";
+import type { NativeWalkSetting } from "./native-walk.ts";
 import { type AllowedRoot, resolveRoot } from "./roots.ts";
 import { searchByTimeTool } from "./search-by-time-tool.ts";
 import type { SearchLimits } from "./search.ts";
@@ -43,6 +44,22 @@ const options = [
     schema: integerOption(100, 3_600_000, DEFAULT_TIME_BUDGET_MS, "milliseconds"),
   },
   {
+    name: "fs-native-walk",
+    env: "MCPKIT_FS_NATIVE_WALK",
+    kind: "string",
+    valueName: "WHEN",
+    help: "when a search without a glob hands its walk to native threads (Linux with glibc): auto (after 10 ms, at once once compiled), off, or a number of ms",
+    schema: v.optional(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.regex(/^(auto|off|\d{1,7})$/, "expected auto, off, or a whole number of milliseconds"),
+        v.transform((text): NativeWalkSetting => (text === "auto" || text === "off" ? text : Number(text))),
+      ),
+      "auto",
+    ),
+  },
+  {
     name: "fs-cursor-secret",
     env: "MCPKIT_FS_CURSOR_SECRET",
     kind: "string",
@@ -55,6 +72,7 @@ const options = [
 export interface FsConfig {
   roots: AllowedRoot[];
   limits: SearchLimits;
+  nativeWalk: NativeWalkSetting;
   cursorSecret: string | undefined;
 }
 
@@ -83,6 +101,7 @@ export const fs = defineToolsetModule<FsConfig>({
     return {
       roots,
       limits: { maxDepth: read["fs-max-depth"], budgetMs: read["fs-time-budget-ms"] },
+      nativeWalk: read["fs-native-walk"],
       cursorSecret: read["fs-cursor-secret"],
     };
   },
@@ -93,7 +112,14 @@ export const fs = defineToolsetModule<FsConfig>({
     return {
       name: "fs",
       tools: [
-        searchByTimeTool({ roots: config.roots, mode: runtime.mode, limits: config.limits, cursors, statWorker }),
+        searchByTimeTool({
+          roots: config.roots,
+          mode: runtime.mode,
+          limits: config.limits,
+          nativeWalk: config.nativeWalk,
+          cursors,
+          statWorker,
+        }),
       ],
       close: () => statWorker.close(),
       // Without configured roots the tool stays listed and uses the client's roots, or says how to configure one.

@@ -3,17 +3,18 @@
  * the walk, ranking, paging and the result docs/contracts/fs-search-by-time.md describes.
  */
 import { argumentErrorResult, errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
-import { type Candidate, type Collected, type CollectorConfig, comparatorFor } from "./collector.ts";
+import { type Candidate, type Collected, type CollectorConfig, comparatorFor, type StatedBatch } from "./collector.ts";
 import type { CursorCodec, CursorState } from "./cursor.ts";
-import { reportUnanchoredWalk } from "./directories.ts";
+import { type DirectoryAccess, directoryAccess, reportUnanchoredWalk } from "./directories.ts";
 import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
 import { type StartPoint, openingPath } from "./roots.ts";
 import type { SearchArguments, SearchMatch, SearchOutput } from "./schema.ts";
+import { type NativeWalkSetting, nativeHandOffMs, nativeWalk } from "./native-walk.ts";
 import { openStatSink, type StatSink } from "./stat-sink.ts";
 import type { StatWorker } from "./stat-worker.ts";
 import { formatIso, parseDateTime } from "./time.ts";
-import { type WalkOutcome, type WalkRequest, walk } from "./walk.ts";
+import { type HandOff, type WalkOutcome, type WalkRequest, walk } from "./walk.ts";
 
 /** Longest lag of the kernel's coarse clock behind the real time (one tick at HZ=100), plus margin. */
 const CLOCK_TICK_MS = 12;
@@ -32,6 +33,8 @@ export interface SearchDependencies {
   cursors: CursorCodec;
   /** Shares the stat calls of long searches; undefined to stat on the calling thread only. */
   statWorker: StatWorker | undefined;
+  /** When a long search hands over to the native walk (`--fs-native-walk`). */
+  nativeWalk: NativeWalkSetting;
 }
 
 /** Everything a call's arguments decide, checked and parsed. */
@@ -61,7 +64,7 @@ export async function searchByTime(
 ): Promise<ToolResult> {
   const query = readQuery(args, start, dependencies, startedAt);
   if (typeof query === "string") return argumentErrorResult(query);
-  const { outcome, collected } = await collect(query, dependencies.statWorker, context);
+  const { outcome, collected } = await collect(query, dependencies, context);
   if (outcome.startUnreadable) {
     return errorResult(
       `'path' "${args.path ?? ""}" could not be opened under the root ${start.root.given} (it changed or is unreadable); check it and call again.`,
@@ -167,11 +170,13 @@ function queryKey({ args, start, from, to }: Query, limit: number): string {
 
 /**
  * Walks and ranks, as build -> run -> join: the walk feeds one sink (`stat-sink.ts`), which stats
- * on this thread or shares the work with the worker thread; joining it merges both shares.
+ * on this thread or shares the work with the worker thread; joining it merges both shares. A long
+ * walk without a glob hands the rest over to the native walk (`native-walk.ts`), whose records go
+ * to the same sink.
  */
 async function collect(
   query: Query,
-  statWorker: StatWorker | undefined,
+  { statWorker, nativeWalk: nativeWalkSetting }: SearchDependencies,
   context: ToolContext,
 ): Promise<{ outcome: WalkOutcome; collected: Collected }> {
   const { start } = query;
@@ -182,14 +187,48 @@ async function collect(
     query.maxDepth > 1 ? statWorker : undefined,
   );
   const walkStarted = performance.now();
-  const walked = await walk(walkRequest(query, context, sink)).catch((failure: unknown) => ({ failure }));
+  const request = walkRequest(query, context, sink);
+  const native = { handedOff: false };
+  request.handOff = nativeHandOff(query, request, sink, nativeWalkSetting, native);
+  const walked = await walk(request).catch((failure: unknown) => ({ failure }));
   // Also after a failure (see `StatSink.join`).
   const collected = await sink.join();
   if ("failure" in walked) throw walked.failure;
   if (!collected) throw new Error("the stat worker stopped unexpectedly");
-  logWalk(context, walked, sink, performance.now() - walkStarted);
+  logWalk(context, walked, sink, native.handedOff, performance.now() - walkStarted);
   if (walked.cancelled) throw new Error("search cancelled by the client");
   return { outcome: walked, collected };
+}
+
+/**
+ * How a long walk hands the directories still to visit to the native walk, whose records go to
+ * `sink`; undefined where it cannot (`nativeHandOffMs`). `taken.handedOff` records that it did.
+ */
+function nativeHandOff(
+  query: Query,
+  request: WalkRequest & { access: DirectoryAccess },
+  sink: StatSink,
+  setting: NativeWalkSetting,
+  taken: { handedOff: boolean },
+): HandOff | undefined {
+  const afterMs = nativeHandOffMs(request, request.access, setting);
+  if (afterMs === undefined) return undefined;
+  const startPrefix = query.start.relative === "" ? "" : `${query.start.relative}/`;
+  const rank = (batch: StatedBatch) => sink.acceptStated(batch);
+  return {
+    afterMs,
+    async run(pending, scannedSoFar) {
+      const starts = pending.map(({ parent, relative, level }) => ({
+        fd: parent.fd,
+        direct: false,
+        relative,
+        depth: level + 1,
+      }));
+      const outcome = await nativeWalk(request, starts, rank, startPrefix, query.args.timeField, query, scannedSoFar);
+      taken.handedOff = outcome !== undefined;
+      return outcome;
+    },
+  };
 }
 
 function collectorConfig({ args, from, to, resume }: Query): CollectorConfig {
@@ -205,11 +244,12 @@ function collectorConfig({ args, from, to, resume }: Query): CollectorConfig {
 }
 
 /** What to walk and which entries to hand to `sink`: the query's start, depth, glob, types and deadline. */
-function walkRequest(query: Query, context: ToolContext, sink: StatSink): WalkRequest {
+function walkRequest(query: Query, context: ToolContext, sink: StatSink): WalkRequest & { access: DirectoryAccess } {
   const { args, start } = query;
   reportUnanchoredWalk((message) => context.log.warn(message));
   return {
     ...openingPath(start.root, start.relative),
+    access: directoryAccess(),
     maxDepth: query.maxDepth,
     maxDepthIsServerLimit: query.depthCappedByServer,
     glob: query.glob,
@@ -223,11 +263,13 @@ function walkRequest(query: Query, context: ToolContext, sink: StatSink): WalkRe
   };
 }
 
-function logWalk(context: ToolContext, outcome: WalkOutcome, sink: StatSink, ms: number): void {
+function logWalk(context: ToolContext, outcome: WalkOutcome, sink: StatSink, handedOff: boolean, ms: number): void {
   const scanned = { scannedFiles: outcome.scannedFiles, scannedDirectories: outcome.scannedDirectories };
   context.log.debug(`${context.calledAs} walked`, {
     ms: Math.round(ms),
     ...scanned,
+    // Tests read it: the native walk took over (the fast path).
+    walker: handedOff ? "javascript+native" : "javascript",
     workerBatches: sink.workerBatches,
     workerParcels: sink.workerParcels,
   });

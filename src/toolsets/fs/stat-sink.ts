@@ -5,7 +5,7 @@
  * stats them, and how long their directories must stay open for it, is settled here and in the
  * worker's job, so a walk rule never deals with descriptors in flight.
  */
-import { type Collected, type CollectorConfig, createCollector } from "./collector.ts";
+import { type Collected, type CollectorConfig, createCollector, type StatedBatch } from "./collector.ts";
 import type { DirectoryHandle } from "./directories.ts";
 import { entryStat } from "./entry-stat.ts";
 import type { EntryBatch } from "./listing.ts";
@@ -34,6 +34,8 @@ export const WORKER_MIN_BATCH = 8;
 export interface StatSink {
   /** The walk's `accept`: stats and ranks one batch (here or in the worker). */
   accept(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
+  /** Ranks entries stat'ed already (the native walk's records), on this thread. */
+  acceptStated(batch: StatedBatch): void;
   /**
    * Waits for the worker's share and returns everything ranked, merged; undefined when the worker
    * stopped mid-job. Call it also after a failed walk: the worker's batches hold their directories
@@ -74,6 +76,9 @@ export function openStatSink(
       if (job && batch.count >= WORKER_MIN_BATCH && job.hasRoom(1))
         job.post(directory, startPrefix + relativePrefix, batch);
       else local.add(directory.fd, directory.prefix, startPrefix + relativePrefix, batch);
+    },
+    acceptStated(batch) {
+      local.addStated(batch);
     },
     async join() {
       if (!job) return local.result();

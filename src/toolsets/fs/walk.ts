@@ -46,6 +46,18 @@ export interface WalkRequest {
    * and so is the directory: `retain()` it to use it later (then `release()` it).
    */
   accept(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
+  /**
+   * Hands the rest of a long walk over (the native walk, `native-walk.ts`): once this walk has run
+   * `afterMs`, at the next directory boundary, the directories still to visit go to `run`, their
+   * parents open until it returns. Its outcome is added to this one; undefined when it could not
+   * take them (then this walk goes on).
+   */
+  handOff?: HandOff;
+}
+
+export interface HandOff {
+  afterMs: number;
+  run(pending: readonly PendingDirectory[], scannedSoFar: number): Promise<WalkOutcome | undefined>;
 }
 
 export interface WalkOutcome {
@@ -86,7 +98,7 @@ const DONE = 0;
 const STOP = 1;
 const PAUSE = 2;
 
-interface PendingDirectory {
+export interface PendingDirectory {
   /** The open parent; this entry holds one reference to it. */
   parent: DirectoryHandle;
   name: string;
@@ -122,7 +134,12 @@ class PendingDirectories {
     return undefined;
   }
 
-  /** Cancelled, out of time or failed: whatever is still waiting gives its parent back. */
+  /** The directories still waiting (for a hand-off; they stay here, and keep their parents, until `releaseAll`). */
+  get waiting(): readonly PendingDirectory[] {
+    return this.stack;
+  }
+
+  /** Done, cancelled, out of time or failed: whatever is still waiting gives its parent back. */
   releaseAll(): void {
     for (const directory of this.stack.splice(0)) directory.parent.release();
   }
@@ -135,8 +152,9 @@ interface Opened {
   level: number;
 }
 
-export async function walk(request: WalkRequest): Promise<WalkOutcome> {
-  const outcome: WalkOutcome = {
+/** An outcome with nothing walked yet. */
+export function emptyOutcome(): WalkOutcome {
+  return {
     scannedFiles: 0,
     scannedDirectories: 0,
     budgetExhausted: false,
@@ -148,6 +166,10 @@ export async function walk(request: WalkRequest): Promise<WalkOutcome> {
     undecodableEntries: 0,
     startUnreadable: false,
   };
+}
+
+export async function walk(request: WalkRequest): Promise<WalkOutcome> {
+  const outcome = emptyOutcome();
   if (request.maxDepth < 1) return outcome;
   const access = request.access ?? directoryAccess();
   let start: DirectoryHandle;
@@ -184,8 +206,26 @@ async function visit(
     } finally {
       directory.release();
     }
+    if (walker.handOffDue() && pending.waiting.length > 0) {
+      const { outcome } = walker;
+      const rest = await walker.handOff(pending.waiting);
+      if (rest) return addOutcome(outcome, rest);
+    }
     next = pending.openNext(access, walker.outcome);
   }
+}
+
+/** Adds what a hand-off walked to what this walk did. */
+function addOutcome(outcome: WalkOutcome, rest: WalkOutcome): void {
+  outcome.scannedFiles += rest.scannedFiles;
+  outcome.scannedDirectories += rest.scannedDirectories;
+  outcome.unreadableDirectories += rest.unreadableDirectories;
+  outcome.undecodableDirectories += rest.undecodableDirectories;
+  outcome.undecodableEntries += rest.undecodableEntries;
+  outcome.budgetExhausted ||= rest.budgetExhausted;
+  outcome.depthLimited ||= rest.depthLimited;
+  outcome.cancelled ||= rest.cancelled;
+  outcome.outOfDescriptors ||= rest.outOfDescriptors;
 }
 
 /**
@@ -201,7 +241,10 @@ class Walker {
   private readonly checkEvery: number;
   private untilCheck: number;
   private sliceStarted = performance.now();
+  private readonly started = this.sliceStarted;
   private lastProgress = this.sliceStarted;
+  /** Set once a hand-off was offered (taken or not: it is not offered again). */
+  private handedOff = false;
   /** Set by `check` when the slice is used up: the walk yields at the next chunk boundary. */
   private pauseDue = false;
   /** The directory being read (between `readDirectory` and DONE). */
@@ -243,6 +286,19 @@ class Walker {
     }
     if (now - this.sliceStarted >= SLICE_MS) this.pauseDue = true;
     return true;
+  }
+
+  /** Whether the rest of the walk should be offered to `request.handOff` now. */
+  handOffDue(): boolean {
+    const { handOff } = this.request;
+    return handOff !== undefined && !this.handedOff && performance.now() - this.started >= handOff.afterMs;
+  }
+
+  /** Offers the directories still waiting to `request.handOff` (once). */
+  handOff(waiting: readonly PendingDirectory[]): Promise<WalkOutcome | undefined> {
+    this.handedOff = true;
+    const { outcome } = this;
+    return (this.request.handOff as HandOff).run(waiting, outcome.scannedFiles + outcome.scannedDirectories);
   }
 
   /** Lets the event loop in (cancellation, progress, other requests); false when cancelled meanwhile. */

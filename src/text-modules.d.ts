@@ -1,0 +1,5 @@
+/** C sources imported as text (`with { type: "text" }`), compiled at run time (`src/toolsets/fs/native-walk.ts`). */
+declare module "*.c" {
+  const text: string;
+  export default text;
+}

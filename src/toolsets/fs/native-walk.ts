@@ -1,0 +1,310 @@
+/**
+ * The time search's walk in C (`native-walk.c`), which takes over a long search without a glob on
+ * Linux with glibc: the fast path. A one-shot search of 200,000 files spends most of its time in
+ * JavaScript's cold start, not in the kernel: every entry passes interpreted code and FFI calls
+ * before the JIT has compiled them, the JIT's threads take a core to compile them, and the second
+ * thread is a whole JavaScript VM to start. Here two POSIX threads list and stat the tree, and
+ * JavaScript sees only the entries whose time is in the range, already stat'ed (`scripts/bench/
+ * fs-search.ts` times both).
+ *
+ * A search starts in JavaScript (`walk.ts`) and hands the directories still to visit over once it
+ * has run `HAND_OFF_MS` (compiling the C costs a few milliseconds once per process, more than a
+ * small search takes), or right after its start directory once the C is compiled.
+ * `--fs-native-walk N` sets the delay to N ms, `off` keeps every search in JavaScript. The
+ * native walk walks as `walk.ts` does, and tests hold the two to the same answers
+ * (`test/fs/native-walk.test.ts`): each directory opened relative to its open parent without
+ * following a link, links never followed nor reported, directories whose names are not UTF-8
+ * skipped, unreadable ones counted. Ranking, paging and the filters' exact edges stay in
+ * `collector.ts`; C drops only what is out of the range by whole seconds.
+ *
+ * Compiled at first hand-off by Bun's built-in TinyCC (`bun:ffi` `cc`) from a copy of the source in
+ * a fresh private directory (mode 0700) removed at once: a prebuilt library could not ship inside
+ * one binary for every platform. Where that fails (no glibc, no TinyCC, no writable temporary
+ * directory) the JavaScript walk simply goes on.
+ *
+ * The threads walk while this thread waits for records in slices (`DRAIN_WAIT_MS`), yielding to
+ * the event loop between them, so cancellation, progress and other requests go on, and the walk
+ * stops at the call's deadline. Memory stays bounded: the threads wait when the record buffer
+ * (1 MB) is full until this thread has drained it.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StatedBatch, StatFields } from "./collector.ts";
+import { type DirectoryAccess, OPEN_CHILD_CLOEXEC } from "./directories.ts";
+import { STATX_FLAGS, STATX_MASK, STATX_WORD, StatxFields } from "./entry-stat.ts";
+import { libc } from "./libc.ts";
+import source from "./native-walk.c" with { type: "text" };
+import { emptyOutcome, type WalkOutcome, type WalkRequest } from "./walk.ts";
+
+/**
+ * How long a search walks in JavaScript before the native walk takes over, until it is compiled
+ * (see the top): a search of a few thousand files is over by then.
+ */
+const HAND_OFF_MS = 10;
+/** Deepest walk taken here: a record's path (255 bytes a level) must fit the C side's 64 KiB stage. */
+export const NATIVE_MAX_DEPTH = 200;
+/** How long this thread waits for records before it looks at the clock, the signal and progress again. */
+const DRAIN_WAIT_MS = 10;
+const PROGRESS_INTERVAL_MS = 100;
+/** As in native-walk.c. */
+const MAX_THREADS = 8;
+const RECORD_BYTES = 1 << 20;
+const COUNTS_BYTES = 4096;
+const HEADER = 16;
+const STATX_BYTES = 256;
+const SLOT = {
+  scannedFiles: 0,
+  scannedDirectories: 1,
+  unreadable: 2,
+  undecodableDirectories: 3,
+  outOfDescriptors: 4,
+  depthLimited: 5,
+  finished: 6,
+  count: 7,
+} as const;
+
+interface Symbols {
+  walk_start(...args: number[]): number;
+  walk_drain(walk: number, timeoutMs: number): number;
+  walk_finish(walk: number): void;
+}
+
+interface Native {
+  symbols: Symbols;
+  pointer(bytes: Uint8Array): number;
+}
+
+let compiled: Native | null | undefined;
+
+/** The compiled walk, or undefined where it cannot run (see the top of this file); compiled once per process. */
+function native(): Native | undefined {
+  if (compiled !== undefined) return compiled ?? undefined;
+  compiled = null;
+  if (process.platform !== "linux" || !libc()) return undefined;
+  let directory: string | undefined;
+  try {
+    const ffi = require("bun:ffi") as typeof import("bun:ffi");
+    directory = mkdtempSync(join(tmpdir(), "mcpkit-walk-"));
+    const file = join(directory, "native-walk.c");
+    writeFileSync(file, source, { mode: 0o600 });
+    const { i32, u32, f64, ptr } = ffi.FFIType;
+    // Three symbols: each costs the compile a trampoline of its own.
+    const library = ffi.cc({
+      source: file,
+      symbols: {
+        walk_start: { args: [ptr, i32, i32, u32, i32, i32, i32, i32, i32, f64, f64, i32, ptr], returns: ptr },
+        walk_drain: { args: [ptr, i32], returns: i32 },
+        walk_finish: { args: [ptr], returns: "void" },
+      },
+    });
+    compiled = { symbols: library.symbols as unknown as Symbols, pointer: (bytes) => ffi.ptr(bytes) };
+  } catch {
+    compiled = null;
+  } finally {
+    try {
+      if (directory) rmSync(directory, { recursive: true, force: true });
+    } catch {
+      // out of descriptors, say: a few hundred bytes left in the temporary directory, never a failed search
+    }
+  }
+  return compiled ?? undefined;
+}
+
+/** `--fs-native-walk`: `auto`, `off`, or after how many ms of walking in JavaScript to hand over. */
+export type NativeWalkSetting = "auto" | "off" | number;
+
+/**
+ * After how many ms of walking in JavaScript `request` hands over to the native walk, or undefined
+ * when it cannot (a glob, which only the JavaScript walk matches; too deep; no descriptor walk; not
+ * Linux; `off`). Nothing is compiled yet.
+ */
+export function nativeHandOffMs(
+  request: Pick<WalkRequest, "glob" | "maxDepth">,
+  access: DirectoryAccess,
+  setting: NativeWalkSetting,
+): number | undefined {
+  if (setting === "off" || process.platform !== "linux") return undefined;
+  if (request.glob !== undefined || request.maxDepth > NATIVE_MAX_DEPTH || access.kind !== "descriptor")
+    return undefined;
+  if (typeof setting === "number") return setting;
+  // Once compiled (a server's earlier search) it costs nothing more: right after the start directory.
+  return compiled ? 0 : HAND_OFF_MS;
+}
+
+/** A directory the native walk starts from. */
+export interface NativeStart {
+  /** Open (the caller keeps it open until `nativeWalk` returns): the directory itself when `direct`, else its parent. */
+  fd: number;
+  direct: boolean;
+  /** The directory's path below the search's start ("" for the start); its last segment is the name opened. */
+  relative: string;
+  /** The level of its entries (the start's are at 1). */
+  depth: number;
+}
+
+/** The starts as native-walk.c's `queue_items` reads them. */
+function encodeStarts(starts: readonly NativeStart[]): Uint8Array {
+  const paths = starts.map((start) => Buffer.from(start.relative));
+  const bytes = new Uint8Array(4 + paths.reduce((sum, path) => sum + 20 + ((path.length + 3) & ~3), 0));
+  const view = new DataView(bytes.buffer);
+  view.setInt32(0, starts.length, true);
+  let at = 4;
+  starts.forEach((start, index) => {
+    const path = paths[index];
+    const slash = path.lastIndexOf(0x2f);
+    for (const value of [start.fd, start.direct ? 1 : 0, start.depth, path.length, slash + 1]) {
+      view.setInt32(at, value, true);
+      at += 4;
+    }
+    bytes.set(path, at);
+    at += (path.length + 3) & ~3;
+  });
+  return bytes;
+}
+
+/** The records of one drain, read in place: the batch a collector ranks, and each entry's stat. */
+class Records implements StatedBatch {
+  count = 0;
+  private readonly starts: number[] = [];
+  private readonly fields: StatxFields;
+  private readonly words: Uint32Array;
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly startPrefix: string,
+  ) {
+    this.fields = new StatxFields(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  }
+
+  /** Indexes the records in the first `length` bytes. */
+  fill(length: number): this {
+    const { starts, words } = this;
+    starts.length = 0;
+    for (let at = 0; at < length; at += words[at / 4]) starts.push(at);
+    this.count = starts.length;
+    return this;
+  }
+
+  select(index: number): StatFields {
+    this.fields.base = this.starts[index] + HEADER;
+    return this.fields;
+  }
+
+  exactName(index: number): string | undefined {
+    const at = this.starts[index];
+    const path = this.bytes.subarray(at + HEADER + STATX_BYTES, at + HEADER + STATX_BYTES + this.words[at / 4 + 1]);
+    try {
+      return this.startPrefix + this.decoder.decode(path);
+    } catch {
+      return undefined; // not valid UTF-8: no path names it faithfully (the collector counts it)
+    }
+  }
+
+  isDirectory(index: number): boolean {
+    return this.words[this.starts[index] / 4 + 2] === 1;
+  }
+}
+
+/** What the native walk needs of the search: the JavaScript walk's request without its consumer. */
+export type NativeRequest = Omit<WalkRequest, "accept" | "root" | "start" | "access">;
+
+/**
+ * Walks the directories below `starts` with the native walk, handing what it finds to `rank`;
+ * `startPrefix` goes before every path (the search's start below the root) and `scannedBefore` is
+ * added to progress. Undefined when the native walk cannot run here (then nothing was walked).
+ */
+export async function nativeWalk(
+  request: NativeRequest,
+  starts: readonly NativeStart[],
+  rank: (batch: StatedBatch) => void,
+  startPrefix: string,
+  timeField: "modified" | "created",
+  range: { from: number | null; to: number | null },
+  scannedBefore = 0,
+): Promise<WalkOutcome | undefined> {
+  const compiledWalk = native();
+  if (!compiledWalk) return undefined;
+  const { symbols, pointer } = compiledWalk;
+  const outcome = emptyOutcome();
+  // The walk's counts and its record area, written by its threads: this thread's memory (large
+  // enough to lie outside the garbage-collected heap, so it never moves), held until walk_finish.
+  const shared = new ArrayBuffer(COUNTS_BYTES + RECORD_BYTES);
+  const counts = new Float64Array(shared, 0, (MAX_THREADS + 1) * SLOT.count);
+  const records = new Records(new Uint8Array(shared, COUNTS_BYTES, RECORD_BYTES), startPrefix);
+  const walk = symbols.walk_start(
+    pointer(encodeStarts(starts)),
+    OPEN_CHILD_CLOEXEC,
+    STATX_FLAGS,
+    STATX_MASK,
+    request.maxDepth,
+    request.maxDepthIsServerLimit ? 1 : 0,
+    request.includeFiles ? 1 : 0,
+    request.includeDirectories ? 1 : 0,
+    timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
+    range.from === null ? Number.NEGATIVE_INFINITY : Math.floor(range.from / 1000),
+    range.to === null ? Number.POSITIVE_INFINITY : Math.ceil(range.to / 1000),
+    Math.min(4, Math.max(2, availableParallelism())),
+    pointer(new Uint8Array(shared)),
+  );
+  if (!walk) return undefined; // no memory or no thread: the JavaScript walk goes on
+  try {
+    await drain(request, symbols, walk, counts, records, rank, outcome, scannedBefore);
+  } finally {
+    symbols.walk_finish(walk);
+    readCounts(counts, outcome);
+  }
+  return outcome;
+}
+
+/** Ranks the walk's records as they come, until it ends, runs out of time or is cancelled. */
+async function drain(
+  request: NativeRequest,
+  symbols: Symbols,
+  walk: number,
+  counts: Float64Array,
+  records: Records,
+  rank: (batch: StatedBatch) => void,
+  outcome: WalkOutcome,
+  scannedBefore: number,
+): Promise<void> {
+  let lastProgress = performance.now();
+  for (;;) {
+    const now = performance.now();
+    if (now >= request.deadline) {
+      outcome.budgetExhausted = true;
+      return;
+    }
+    if (request.signal.aborted) {
+      outcome.cancelled = true;
+      return;
+    }
+    if (request.onProgress && now - lastProgress >= PROGRESS_INTERVAL_MS) {
+      lastProgress = now;
+      readCounts(counts, outcome);
+      request.onProgress(scannedBefore + outcome.scannedFiles + outcome.scannedDirectories);
+    }
+    const length = symbols.walk_drain(walk, Math.max(1, Math.min(DRAIN_WAIT_MS, Math.ceil(request.deadline - now))));
+    if (length > 0) rank(records.fill(length));
+    if (counts[SLOT.finished] === 1) return;
+    // Lets the event loop in (cancellation, progress, other requests) between two waits.
+    await new Promise<void>((resume) => setImmediate(resume));
+  }
+}
+
+/** The threads' counts (one row each after the walk's own), summed into `outcome`. */
+function readCounts(counts: Float64Array, outcome: WalkOutcome): void {
+  const sum = (slot: number) => {
+    let total = 0;
+    for (let row = 1; row <= MAX_THREADS; row++) total += counts[row * SLOT.count + slot];
+    return total;
+  };
+  outcome.scannedFiles = sum(SLOT.scannedFiles);
+  outcome.scannedDirectories = sum(SLOT.scannedDirectories);
+  outcome.unreadableDirectories = sum(SLOT.unreadable);
+  outcome.undecodableDirectories = sum(SLOT.undecodableDirectories);
+  outcome.outOfDescriptors = sum(SLOT.outOfDescriptors) > 0;
+  outcome.depthLimited = sum(SLOT.depthLimited) > 0;
+}

@@ -1,0 +1,304 @@
+/**
+ * The native walk (`native-walk.ts`, C on POSIX threads) against the JavaScript walk it takes over
+ * from: the same answers from `mcpkit call` on a tree with every kind of entry the walk treats
+ * specially (links to files and to directories outside the root, a fifo, names that are not UTF-8,
+ * empty and deep directories, more records than its 1 MB buffer holds), page by page; the fast
+ * path taken where it fits and not elsewhere; and, in process, the deadline, cancellation, running
+ * out of descriptors, and every descriptor given back. `--fs-native-walk 0` hands over right after
+ * the start directory (no clock decides), `off` keeps the whole walk in JavaScript.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createCollector, type StatedBatch } from "../../src/toolsets/fs/collector.ts";
+import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
+import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
+import { libc } from "../../src/toolsets/fs/libc.ts";
+import { type NativeRequest, nativeHandOffMs, nativeWalk } from "../../src/toolsets/fs/native-walk.ts";
+import { compileGlob } from "../../src/toolsets/fs/glob.ts";
+import { runCli, runProcess, testEnv } from "../support/mcp.ts";
+import { collectorConfig, walkRequest } from "./support.ts";
+
+const hasNativeWalk = process.platform === "linux" && libc() !== undefined;
+const DAY = 86_400_000;
+const now = Date.now();
+
+let root: string;
+let outside: string;
+
+/** Sets a file's modified (and accessed) time to `daysAgo` days before now. */
+function age(path: string, daysAgo: number): void {
+  const when = new Date(now - daysAgo * DAY);
+  utimesSync(path, when, when);
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "mcpkit-native-walk-"));
+  outside = mkdtempSync(join(tmpdir(), "mcpkit-native-outside-"));
+  writeFileSync(join(outside, "secret.txt"), "outside");
+  writeFileSync(join(root, "a.txt"), "a");
+  age(join(root, "a.txt"), 1);
+  writeFileSync(join(root, "b.md"), "bb");
+  age(join(root, "b.md"), 40);
+  mkdirSync(join(root, "sub", "deeper", "deepest"), { recursive: true });
+  writeFileSync(join(root, "sub", "x.txt"), "x");
+  age(join(root, "sub", "x.txt"), 2);
+  writeFileSync(join(root, "sub", "deeper", "y.txt"), "yy");
+  age(join(root, "sub", "deeper", "y.txt"), 3);
+  writeFileSync(join(root, "sub", "deeper", "deepest", "z.txt"), "zzz");
+  age(join(root, "sub", "deeper", "deepest", "z.txt"), 5);
+  mkdirSync(join(root, "empty"));
+  symlinkSync(join(root, "a.txt"), join(root, "link-to-file"));
+  symlinkSync(outside, join(root, "link-to-outside"));
+  Bun.spawnSync(["mkfifo", join(root, "fifo")]);
+  // Names that are not UTF-8: a file (counted, never reported) and a directory (skipped whole).
+  writeFileSync(Buffer.from(`${root}/bad-\xff.txt`, "latin1"), "bad");
+  mkdirSync(Buffer.from(`${root}/dir-\xfe`, "latin1"));
+  writeFileSync(Buffer.from(`${root}/dir-\xfe/inner.txt`, "latin1"), "inner");
+  // The same below the start, where the native walk (handed over after the start) meets them.
+  writeFileSync(Buffer.from(`${root}/sub/bad-\xff.txt`, "latin1"), "bad");
+  mkdirSync(Buffer.from(`${root}/sub/dir-\xfe`, "latin1"));
+  writeFileSync(Buffer.from(`${root}/sub/dir-\xfe/inner.txt`, "latin1"), "inner");
+  // More records than the C side's 1 MB buffer holds (about 400 bytes each), so it is drained many times.
+  mkdirSync(join(root, "many"));
+  for (let i = 0; i < 3000; i++) {
+    const path = join(root, "many", `${"n".repeat(100)}-${String(i).padStart(4, "0")}.txt`);
+    writeFileSync(path, "");
+    age(path, (i % 60) + 0.5);
+  }
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+interface Answer {
+  content: { text: string }[];
+  structuredContent: { matches: { path: string }[]; nextCursor: string | null } & Record<string, unknown>;
+}
+
+async function search(args: Record<string, unknown>, native: boolean, extra: string[] = []): Promise<Answer> {
+  const run = await runCli([
+    "call",
+    "fs_search_by_time",
+    JSON.stringify(args),
+    "--root",
+    root,
+    "--fs-native-walk",
+    native ? "0" : "off",
+    ...extra,
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Answer;
+}
+
+/** What two runs of the same search must share: everything but the clock and the cursor's own bytes. */
+function comparable(answer: Answer): unknown {
+  const { nextCursor, ...rest } = answer.structuredContent;
+  return {
+    structured: { ...rest, nextCursor: nextCursor !== null },
+    text: answer.content.map((part) => part.text.replace(/Server time: \S+/, "").replace(/cursor "[^"]+"/g, "cursor")),
+  };
+}
+
+const from = new Date(now - 10 * DAY).toISOString();
+const to = new Date(now - 1.5 * DAY).toISOString();
+const searches: [string, Record<string, unknown>, string[]][] = [
+  ["every file", { timeField: "modified", limit: 100 }, []],
+  ["a window", { timeField: "modified", from, to, limit: 100 }, []],
+  ["oldest first", { timeField: "modified", sort: "time_asc", limit: 25 }, []],
+  ["by path", { timeField: "modified", sort: "path_asc", limit: 25 }, []],
+  ["created time", { timeField: "created", limit: 20, includeUnknownTime: true }, []],
+  ["two levels", { timeField: "modified", maxDepth: 2, limit: 100 }, []],
+  ["one level", { timeField: "modified", recursive: false, includeDirectories: true }, []],
+  ["directories too", { timeField: "modified", includeDirectories: true, limit: 100 }, []],
+  ["directories only", { timeField: "modified", includeFiles: false, includeDirectories: true }, []],
+  ["below the root", { timeField: "modified", path: "sub" }, []],
+  ["the server's depth", { timeField: "modified", limit: 100 }, ["--fs-max-depth", "2"]],
+];
+
+describe.skipIf(!hasNativeWalk)("the native walk answers as the JavaScript walk does", () => {
+  test.each(searches)("%s", async (_name, args, extra) => {
+    const [native, javascript] = await Promise.all([search(args, true, extra), search(args, false, extra)]);
+    expect(comparable(native)).toEqual(comparable(javascript));
+    expect(native.structuredContent.matches.length).toBeGreaterThan(0);
+  });
+
+  test("page after page through the cursor, the same matches in the same order", async () => {
+    const pages = async (native: boolean): Promise<string[]> => {
+      const paths: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 20; page++) {
+        const args: Record<string, unknown> = { timeField: "modified", from, limit: 400 };
+        if (cursor) args.cursor = cursor;
+        const answer = await search(args, native);
+        paths.push(...answer.structuredContent.matches.map((match) => match.path));
+        cursor = answer.structuredContent.nextCursor;
+        if (!cursor) break;
+      }
+      return paths;
+    };
+    const [native, javascript] = await Promise.all([pages(true), pages(false)]);
+    expect(native).toEqual(javascript);
+    // Every file within ten days: 3 of the top files and a sixth of the 3,000 in "many".
+    expect(native.length).toBe(4 + 500);
+    expect(native).not.toContain("link-to-file");
+    expect(native.some((path) => path.includes("secret") || path.includes("inner"))).toBe(false);
+  });
+});
+
+describe.skipIf(!hasNativeWalk)("the fast path", () => {
+  const walkerOf = async (args: Record<string, unknown>, setting: string) => {
+    const run = await runCli(
+      ["call", "fs_search_by_time", JSON.stringify(args), "--root", root, "--log-level", "debug"],
+      { env: { MCPKIT_FS_NATIVE_WALK: setting } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    return /walker="([\w+]+)"/.exec(run.stderr)?.[1];
+  };
+
+  test("a search without a glob hands over to the native walk", async () => {
+    expect(await walkerOf({ timeField: "modified" }, "0")).toBe("javascript+native");
+  });
+
+  test("not with a glob (only the JavaScript walk matches names), nor with MCPKIT_FS_NATIVE_WALK=off", async () => {
+    expect(await walkerOf({ timeField: "modified", glob: "**/*.txt" }, "0")).toBe("javascript");
+    expect(await walkerOf({ timeField: "modified" }, "off")).toBe("javascript");
+  });
+
+  test("when it hands over: auto after 10 ms until compiled, then at once; N ms; never off, with a glob or past its depth", async () => {
+    // A fresh process has compiled nothing yet.
+    const fresh = await runProcess(
+      [
+        process.execPath,
+        "-e",
+        `const { nativeHandOffMs } = await import(${JSON.stringify(join(import.meta.dir, "../../src/toolsets/fs/native-walk.ts"))});
+         const { directoryAccess } = await import(${JSON.stringify(join(import.meta.dir, "../../src/toolsets/fs/directories.ts"))});
+         console.log(nativeHandOffMs({ glob: undefined, maxDepth: 64 }, directoryAccess(), "auto"));`,
+      ],
+      { env: testEnv() },
+    );
+    expect(fresh.stdout.trim(), fresh.stderr).toBe("10");
+    const access = directoryAccess();
+    const plain = walkRequest(root, { maxDepth: 64 });
+    const glob = compileGlob("*.txt");
+    if (typeof glob === "string") throw new Error(glob);
+    const start = access.openStart(join(root, "empty"), "");
+    const starts = [{ fd: start.fd, direct: true, relative: "", depth: 1 }];
+    await nativeWalk(plain, starts, () => {}, "", "modified", { from: null, to: null }).finally(() => start.release());
+    expect(nativeHandOffMs(plain, access, "auto")).toBe(0);
+    expect(nativeHandOffMs(plain, access, 25)).toBe(25);
+    expect(nativeHandOffMs(plain, access, "off")).toBeUndefined();
+    expect(nativeHandOffMs(walkRequest(root, { maxDepth: 64, glob }), access, "auto")).toBeUndefined();
+    expect(nativeHandOffMs(walkRequest(root, { maxDepth: 1000 }), access, "auto")).toBeUndefined();
+  });
+
+  test("--fs-native-walk takes auto, off or milliseconds, and names the fix otherwise", async () => {
+    const run = await runCli([
+      "call",
+      "fs_search_by_time",
+      '{"timeField":"modified"}',
+      "--root",
+      root,
+      "--fs-native-walk",
+      "soon",
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--fs-native-walk");
+    expect(run.stderr).toContain("expected auto, off, or a whole number of milliseconds");
+  });
+});
+
+describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", () => {
+  const openDescriptors = () => readdirSync("/proc/self/fd").length;
+  /** The native walk of the whole tree from its root, ranked by a collector (limit 5). */
+  const run = async (overrides: Partial<NativeRequest>) => {
+    const collector = createCollector(collectorConfig({ limit: 5 }), entryStat());
+    const rank = (batch: StatedBatch) => collector.addStated(batch);
+    const start = directoryAccess().openStart(root, "");
+    try {
+      const outcome = await nativeWalk(
+        walkRequest(root, { maxDepth: 64, ...overrides }),
+        [{ fd: start.fd, direct: true, relative: "", depth: 1 }],
+        rank,
+        "",
+        "modified",
+        { from: null, to: null },
+      );
+      if (!outcome) throw new Error("the native walk did not run");
+      return { outcome, collected: collector.result() };
+    } finally {
+      start.release();
+    }
+  };
+
+  test("a whole walk counts what the JavaScript walk counts and gives every descriptor back", async () => {
+    const before = openDescriptors();
+    const { outcome, collected } = await run({});
+    expect(openDescriptors()).toBe(before);
+    // a, b, x, y, z, the 3,000, the fifo and the two undecodable files (links are not counted).
+    expect(outcome.scannedFiles).toBe(3005 + 3);
+    // The root, sub, deeper, deepest, empty, many; not the two undecodable directories.
+    expect(outcome.scannedDirectories).toBe(6);
+    expect(outcome.undecodableDirectories).toBe(2);
+    // Every regular file but the undecodable ones, which qualify (the newest) but cannot be named.
+    expect(collected.offered).toBe(3005);
+    expect(collected.undecodableSkipped).toBe(2);
+  });
+
+  test("a deadline already past stops it, with every descriptor back", async () => {
+    const before = openDescriptors();
+    const { outcome } = await run({ deadline: performance.now() - 1 });
+    expect(outcome.budgetExhausted).toBe(true);
+    expect(openDescriptors()).toBe(before);
+  });
+
+  test("a cancelled call stops it, with every descriptor back", async () => {
+    const before = openDescriptors();
+    const controller = new AbortController();
+    controller.abort();
+    const { outcome } = await run({ signal: controller.signal });
+    expect(outcome.cancelled).toBe(true);
+    expect(openDescriptors()).toBe(before);
+  });
+
+  test("out of descriptors: the directories it could not open are counted as such", async () => {
+    // A child whose descriptor table is full once the start is open (ulimit -n 64), so every
+    // subdirectory's openat fails with EMFILE whatever order the threads take them in.
+    const module = (name: string) => JSON.stringify(join(import.meta.dir, `../../src/toolsets/fs/${name}.ts`));
+    const script = `
+      const { nativeWalk } = await import(${module("native-walk")});
+      const { directoryAccess } = await import(${module("directories")});
+      const { openSync } = await import("node:fs");
+      const request = { maxDepth: 64, maxDepthIsServerLimit: false, glob: undefined, includeFiles: true,
+        includeDirectories: false, deadline: performance.now() + 30000, signal: new AbortController().signal };
+      const walkFrom = (start) =>
+        nativeWalk(request, [{ fd: start.fd, direct: true, relative: "", depth: 1 }], () => {}, "", "modified", { from: null, to: null });
+      await walkFrom(directoryAccess().openStart(${JSON.stringify(join(root, "empty"))}, "")); // compiles it
+      const start = directoryAccess().openStart(${JSON.stringify(root)}, "");
+      for (;;) { try { openSync("/dev/null", "r"); } catch { break; } }
+      const outcome = await walkFrom(start);
+      console.log(JSON.stringify(outcome));
+    `;
+    const child = await runProcess(["sh", "-c", `ulimit -n 64 && exec "${process.execPath}" -e '${script}'`], {
+      env: testEnv(),
+    });
+    expect(child.code, child.stderr).toBe(0);
+    const outcome = JSON.parse(child.stdout);
+    expect(outcome.outOfDescriptors).toBe(true);
+    // sub, empty and many below the root could not be opened.
+    expect(outcome.unreadableDirectories).toBe(3);
+    expect(outcome.scannedDirectories).toBe(1);
+  });
+});
