@@ -14,6 +14,7 @@
  * at one time field for every entry and at the rest only for the few that match.
  */
 import { lstatSync, type Stats } from "node:fs";
+import { stayBelowFtl } from "./jit.ts";
 import { libc } from "./libc.ts";
 
 /** File types as getdents64 reports them (`d_type`). */
@@ -126,6 +127,13 @@ const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** The fields of a statx result at byte `base` of `view` (little-endian), as EntryStat reads them. */
 export class StatxFields {
+  static {
+    // see jit.ts: read for every record of the native walk (`native-walk.ts`)
+    stayBelowFtl(StatxFields.prototype.time);
+    stayBelowFtl(StatxFields.prototype.type);
+    stayBelowFtl(typeOfMode);
+  }
+
   base = 0;
   constructor(private readonly view: DataView) {}
 
