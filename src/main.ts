@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 /** mcpkit: one MCP server with toolsets for BOJ statistics, online-judge problems and file search. */
+import { likelyNativeWalk, prestartNativeCompile } from "./toolsets/fs/native-thread.ts";
 import { isFsCall, prestartStatThread } from "./toolsets/fs/stat-thread.ts";
 import { NAME, VERSION } from "./version.ts";
 
@@ -9,8 +10,12 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
   process.stdout.write(`${NAME} ${VERSION}\n`);
 } else {
-  // A one-shot file search loads its stat thread while the rest of the process starts (stat-thread.ts).
-  if (isFsCall(argv)) prestartStatThread();
+  // A one-shot file search starts the thread it will need while the rest of the process starts:
+  // the one compiling the native walk (native-thread.ts), or with a glob the stat thread (stat-thread.ts).
+  if (isFsCall(argv)) {
+    if (likelyNativeWalk(argv, process.env)) prestartNativeCompile();
+    else prestartStatThread();
+  }
   const { run } = await import("./cli/run.ts");
   const code = await run(argv, process.env);
   // Exit explicitly: a toolset's timers or sockets must not keep a finished process alive.

@@ -39,10 +39,14 @@ export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=e
 
 /**
  * Files mcpkit loads as separate modules at run time, which `bun build --compile` embeds only when
- * they are named as entry points: the fs stat worker thread (a build without it still works, with
- * every stat on the main thread). Must sit under src/, beside main.ts's tree, for the binary to find it.
+ * they are named as entry points: the fs stat worker thread and the thread that compiles the native
+ * walk (a build without them still works: every stat on the main thread, the native walk compiled
+ * by the search). Must sit under src/, beside main.ts's tree, for the binary to find them.
  */
-export const MCPKIT_EXTRA_ENTRIES = ["src/toolsets/fs/stat-worker-thread.ts"] as const;
+export const MCPKIT_EXTRA_ENTRIES = [
+  "src/toolsets/fs/stat-worker-thread.ts",
+  "src/toolsets/fs/native-compile-thread.ts",
+] as const;
 
 /** The release target of the machine running this, or undefined when mcpkit has no build for it. */
 export function hostTarget(): TargetName | undefined {

@@ -13,6 +13,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   utimesSync,
@@ -24,7 +25,8 @@ import { createCollector, type StatedBatch } from "../../src/toolsets/fs/collect
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { libc } from "../../src/toolsets/fs/libc.ts";
-import { type NativeRequest, nativeHandOffMs, nativeWalk } from "../../src/toolsets/fs/native-walk.ts";
+import { type NativeRequest, nativeHandOffDue, nativeWalk } from "../../src/toolsets/fs/native-walk.ts";
+import { likelyNativeWalk } from "../../src/toolsets/fs/native-thread.ts";
 import { compileGlob } from "../../src/toolsets/fs/glob.ts";
 import { runCli, runProcess, testEnv } from "../support/mcp.ts";
 import { collectorConfig, walkRequest } from "./support.ts";
@@ -159,37 +161,58 @@ describe.skipIf(!hasNativeWalk)("the native walk answers as the JavaScript walk 
 });
 
 describe.skipIf(!hasNativeWalk)("the fast path", () => {
-  const walkerOf = async (args: Record<string, unknown>, setting: string) => {
+  const walkOf = async (args: Record<string, unknown>, setting: string) => {
     const run = await runCli(
       ["call", "fs_search_by_time", JSON.stringify(args), "--root", root, "--log-level", "debug"],
       { env: { MCPKIT_FS_NATIVE_WALK: setting } },
     );
     expect(run.code, run.stderr).toBe(0);
-    return /walker="([\w+]+)"/.exec(run.stderr)?.[1];
+    return {
+      walker: /walker="([\w+]+)"/.exec(run.stderr)?.[1],
+      compiledBy: /compiledBy="([\w ]+)"/.exec(run.stderr)?.[1],
+    };
   };
 
-  test("a search without a glob hands over to the native walk", async () => {
-    expect(await walkerOf({ timeField: "modified" }, "0")).toBe("javascript+native");
+  test("a one-shot search without a glob hands over to the native walk, compiled by the thread it started with", async () => {
+    expect(await walkOf({ timeField: "modified" }, "0")).toEqual({
+      walker: "javascript+native",
+      compiledBy: "compile thread",
+    });
   });
 
   test("not with a glob (only the JavaScript walk matches names), nor with MCPKIT_FS_NATIVE_WALK=off", async () => {
-    expect(await walkerOf({ timeField: "modified", glob: "**/*.txt" }, "0")).toBe("javascript");
-    expect(await walkerOf({ timeField: "modified" }, "off")).toBe("javascript");
+    expect(await walkOf({ timeField: "modified", glob: "**/*.txt" }, "0")).toEqual({
+      walker: "javascript",
+      compiledBy: undefined,
+    });
+    expect((await walkOf({ timeField: "modified" }, "off")).walker).toBe("javascript");
+  });
+
+  test("main.ts starts the compiling thread for a one-shot search that will likely hand over", () => {
+    expect(likelyNativeWalk(["call", "fs.search_by_time", '{"timeField":"modified"}'], {})).toBe(true);
+    expect(likelyNativeWalk(["call", "fs.search_by_time", "{}", "--fs-native-walk", "0"], {})).toBe(true);
+    // The stat thread instead: a glob, the native walk off, or arguments still on stdin.
+    expect(likelyNativeWalk(["call", "fs.search_by_time", '{"timeField":"modified","glob":"*.ts"}'], {})).toBe(false);
+    expect(likelyNativeWalk(["call", "fs.search_by_time", "{}", "--fs-native-walk", "off"], {})).toBe(false);
+    expect(likelyNativeWalk(["call", "fs.search_by_time", "{}", "--fs-native-walk=off"], {})).toBe(false);
+    expect(likelyNativeWalk(["call", "fs.search_by_time", "{}"], { MCPKIT_FS_NATIVE_WALK: "off" })).toBe(false);
+    expect(likelyNativeWalk(["call", "fs.search_by_time", "-"], {})).toBe(false);
   });
 
   test("when it hands over: auto after 10 ms until compiled, then at once; N ms; never off, with a glob or past its depth", async () => {
-    // A fresh process has compiled nothing yet.
+    // A fresh process has compiled nothing and started no compiling thread.
     const fresh = await runProcess(
       [
         process.execPath,
         "-e",
-        `const { nativeHandOffMs } = await import(${JSON.stringify(join(import.meta.dir, "../../src/toolsets/fs/native-walk.ts"))});
+        `const { nativeHandOffDue } = await import(${JSON.stringify(join(import.meta.dir, "../../src/toolsets/fs/native-walk.ts"))});
          const { directoryAccess } = await import(${JSON.stringify(join(import.meta.dir, "../../src/toolsets/fs/directories.ts"))});
-         console.log(nativeHandOffMs({ glob: undefined, maxDepth: 64 }, directoryAccess(), "auto"));`,
+         const due = nativeHandOffDue({ glob: undefined, maxDepth: 64 }, directoryAccess(), "auto");
+         console.log(JSON.stringify([due(0), due(9.9), due(10)]));`,
       ],
       { env: testEnv() },
     );
-    expect(fresh.stdout.trim(), fresh.stderr).toBe("10");
+    expect(fresh.stdout.trim(), fresh.stderr).toBe("[false,false,true]");
     const access = directoryAccess();
     const plain = walkRequest(root, { maxDepth: 64 });
     const glob = compileGlob("*.txt");
@@ -197,11 +220,12 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     const start = access.openStart(join(root, "empty"), "");
     const starts = [{ fd: start.fd, direct: true, relative: "", depth: 1 }];
     await nativeWalk(plain, starts, () => {}, "", "modified", { from: null, to: null }).finally(() => start.release());
-    expect(nativeHandOffMs(plain, access, "auto")).toBe(0);
-    expect(nativeHandOffMs(plain, access, 25)).toBe(25);
-    expect(nativeHandOffMs(plain, access, "off")).toBeUndefined();
-    expect(nativeHandOffMs(walkRequest(root, { maxDepth: 64, glob }), access, "auto")).toBeUndefined();
-    expect(nativeHandOffMs(walkRequest(root, { maxDepth: 1000 }), access, "auto")).toBeUndefined();
+    expect(nativeHandOffDue(plain, access, "auto")?.(0)).toBe(true);
+    const after25 = nativeHandOffDue(plain, access, 25);
+    expect([after25?.(24.9), after25?.(25)]).toEqual([false, true]);
+    expect(nativeHandOffDue(plain, access, "off")).toBeUndefined();
+    expect(nativeHandOffDue(walkRequest(root, { maxDepth: 64, glob }), access, "auto")).toBeUndefined();
+    expect(nativeHandOffDue(walkRequest(root, { maxDepth: 1000 }), access, "auto")).toBeUndefined();
   });
 
   test("--fs-native-walk takes auto, off or milliseconds, and names the fix otherwise", async () => {
@@ -221,7 +245,15 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
 });
 
 describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", () => {
-  const openDescriptors = () => readdirSync("/proc/self/fd").length;
+  /** Descriptors this process holds on the tree (pipes of other tests' processes come and go meanwhile). */
+  const openDescriptors = () =>
+    readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(root);
+      } catch {
+        return false; // closed since the listing
+      }
+    }).length;
   /** The native walk of the whole tree from its root, ranked by a collector (limit 5). */
   const run = async (overrides: Partial<NativeRequest>) => {
     const collector = createCollector(collectorConfig({ limit: 5 }), entryStat());

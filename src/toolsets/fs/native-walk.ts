@@ -7,41 +7,45 @@
  * JavaScript sees only the entries whose time is in the range, already stat'ed (`scripts/bench/
  * fs-search.ts` times both).
  *
- * A search starts in JavaScript (`walk.ts`) and hands the directories still to visit over once it
- * has run `HAND_OFF_MS` (compiling the C costs a few milliseconds once per process, more than a
- * small search takes), or right after its start directory once the C is compiled.
- * `--fs-native-walk N` sets the delay to N ms, `off` keeps every search in JavaScript. The
- * native walk walks as `walk.ts` does, and tests hold the two to the same answers
- * (`test/fs/native-walk.test.ts`): each directory opened relative to its open parent without
- * following a link, links never followed nor reported, directories whose names are not UTF-8
- * skipped, unreadable ones counted. Ranking, paging and the filters' exact edges stay in
- * `collector.ts`; C drops only what is out of the range by whole seconds.
- *
- * Compiled at first hand-off by Bun's built-in TinyCC (`bun:ffi` `cc`) from a copy of the source in
- * a fresh private directory (mode 0700) removed at once: a prebuilt library could not ship inside
- * one binary for every platform. Where that fails (no glibc, no TinyCC, no writable temporary
- * directory) the JavaScript walk simply goes on.
+ * A search starts in JavaScript (`walk.ts`) and hands the directories still to visit over as soon
+ * as the C is compiled: by the thread a one-shot search starts with its process (`native-thread.ts`),
+ * or by an earlier search of a server. Otherwise it compiles it itself after `HAND_OFF_MS` of walking
+ * (5–8 ms, more than a small search takes). `--fs-native-walk N` hands over after N ms, `off` keeps
+ * every search in JavaScript. The native walk walks as `walk.ts` does, and tests hold the two to
+ * the same answers (`test/fs/native-walk.test.ts`): each directory opened relative to its open
+ * parent without following a link, links never followed nor reported, directories whose names are
+ * not UTF-8 skipped, unreadable ones counted. Ranking, paging and the filters' exact edges stay in
+ * `collector.ts`; C drops only what is out of the range by whole seconds. Compiling is
+ * `native-compile.ts`'s; where it fails (no glibc, no TinyCC, no writable temporary directory) the
+ * JavaScript walk simply goes on.
  *
  * The threads walk while this thread waits for records in slices (`DRAIN_WAIT_MS`), yielding to
  * the event loop between them, so cancellation, progress and other requests go on, and the walk
  * stops at the call's deadline. Memory stays bounded: the threads wait when the record buffer
  * (1 MB) is full until this thread has drained it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
+import { availableParallelism } from "node:os";
 import type { StatedBatch, StatFields } from "./collector.ts";
 import { type DirectoryAccess, OPEN_CHILD_CLOEXEC } from "./directories.ts";
 import { STATX_FLAGS, STATX_MASK, STATX_WORD, StatxFields } from "./entry-stat.ts";
 import { libc } from "./libc.ts";
-import source from "./native-walk.c" with { type: "text" };
+import {
+  compileNativeWalk,
+  linkNativeWalk,
+  type NativePointers,
+  type NativeSymbols,
+  pointerOf,
+} from "./native-compile.ts";
+import { COMPILED, type NativeCompile, prestartedNativeCompile, STATE } from "./native-thread.ts";
 import { emptyOutcome, type WalkOutcome, type WalkRequest } from "./walk.ts";
 
 /**
- * How long a search walks in JavaScript before the native walk takes over, until it is compiled
- * (see the top): a search of a few thousand files is over by then.
+ * How long a search walks in JavaScript before the native walk takes over when it must compile it
+ * itself (see the top): a search of a few thousand files is over by then.
  */
 const HAND_OFF_MS = 10;
+/** Longest wait for the compiling thread (`native-thread.ts`) before compiling here instead. */
+const COMPILE_THREAD_WAIT_MS = 1_000;
 /** Deepest walk taken here: a record's path (255 bytes a level) must fit the C side's 64 KiB stage. */
 export const NATIVE_MAX_DEPTH = 200;
 /** How long this thread waits for records before it looks at the clock, the signal and progress again. */
@@ -64,72 +68,70 @@ const SLOT = {
   count: 7,
 } as const;
 
-interface Symbols {
-  walk_start(...args: number[]): number;
-  walk_drain(walk: number, timeoutMs: number): number;
-  walk_finish(walk: number): void;
+/** The walk's functions, and where they were compiled (for the debug log; tests read it). */
+export interface CompiledWalk {
+  symbols: NativeSymbols;
+  compiledBy: "compile thread" | "search";
+  /** Compiled here: the library, referenced for the process's life as its code must be. */
+  library?: unknown;
 }
 
-interface Native {
-  symbols: Symbols;
-  pointer(bytes: Uint8Array): number;
-}
+let compiled: CompiledWalk | null | undefined;
 
-let compiled: Native | null | undefined;
-
-/** The compiled walk, or undefined where it cannot run (see the top of this file); compiled once per process. */
-function native(): Native | undefined {
+/**
+ * The compiled walk, or undefined where it cannot run (see the top of this file): the compiling
+ * thread's when one was started (waiting for it if it is not done yet), else compiled here, once
+ * per process.
+ */
+function native(): CompiledWalk | undefined {
   if (compiled !== undefined) return compiled ?? undefined;
   compiled = null;
   if (process.platform !== "linux" || !libc()) return undefined;
-  let directory: string | undefined;
-  try {
-    const ffi = require("bun:ffi") as typeof import("bun:ffi");
-    directory = mkdtempSync(join(tmpdir(), "mcpkit-walk-"));
-    const file = join(directory, "native-walk.c");
-    writeFileSync(file, source, { mode: 0o600 });
-    const { i32, u32, f64, ptr } = ffi.FFIType;
-    // Three symbols: each costs the compile a trampoline of its own.
-    const library = ffi.cc({
-      source: file,
-      symbols: {
-        walk_start: { args: [ptr, i32, i32, u32, i32, i32, i32, i32, i32, f64, f64, i32, ptr], returns: ptr },
-        walk_drain: { args: [ptr, i32], returns: i32 },
-        walk_finish: { args: [ptr], returns: "void" },
-      },
-    });
-    compiled = { symbols: library.symbols as unknown as Symbols, pointer: (bytes) => ffi.ptr(bytes) };
-  } catch {
-    compiled = null;
-  } finally {
-    try {
-      if (directory) rmSync(directory, { recursive: true, force: true });
-    } catch {
-      // out of descriptors, say: a few hundred bytes left in the temporary directory, never a failed search
-    }
+  const thread = prestartedNativeCompile();
+  if (thread) {
+    Atomics.wait(thread.state, STATE, 0, COMPILE_THREAD_WAIT_MS);
+    const symbols =
+      Atomics.load(thread.state, STATE) === COMPILED
+        ? linkNativeWalk([...thread.pointers] as NativePointers)
+        : undefined;
+    if (symbols) compiled = { symbols, compiledBy: "compile thread" };
+  }
+  if (!compiled) {
+    const here = compileNativeWalk();
+    compiled = here ? { symbols: here.symbols, compiledBy: "search", library: here.library } : null;
   }
   return compiled ?? undefined;
+}
+
+/** Where the walk's code came from, once a search has used it (undefined before). */
+export function nativeCompiledBy(): CompiledWalk["compiledBy"] | undefined {
+  return compiled ? compiled.compiledBy : undefined;
 }
 
 /** `--fs-native-walk`: `auto`, `off`, or after how many ms of walking in JavaScript to hand over. */
 export type NativeWalkSetting = "auto" | "off" | number;
 
 /**
- * After how many ms of walking in JavaScript `request` hands over to the native walk, or undefined
- * when it cannot (a glob, which only the JavaScript walk matches; too deep; no descriptor walk; not
- * Linux; `off`). Nothing is compiled yet.
+ * When `request` hands over to the native walk, as a test of the ms it has walked in JavaScript,
+ * or undefined when it cannot (a glob, which only the JavaScript walk matches; too deep; no
+ * descriptor walk; not Linux; `off`). `auto`: at once when the code is ready (compiled by an
+ * earlier search of a server, or by the compiling thread of a one-shot search), else after
+ * `HAND_OFF_MS`. Nothing is compiled yet.
  */
-export function nativeHandOffMs(
+export function nativeHandOffDue(
   request: Pick<WalkRequest, "glob" | "maxDepth">,
   access: DirectoryAccess,
   setting: NativeWalkSetting,
-): number | undefined {
+): ((walkedMs: number) => boolean) | undefined {
   if (setting === "off" || process.platform !== "linux") return undefined;
   if (request.glob !== undefined || request.maxDepth > NATIVE_MAX_DEPTH || access.kind !== "descriptor")
     return undefined;
-  if (typeof setting === "number") return setting;
-  // Once compiled (a server's earlier search) it costs nothing more: right after the start directory.
-  return compiled ? 0 : HAND_OFF_MS;
+  if (typeof setting === "number") return (walkedMs) => walkedMs >= setting;
+  const thread: NativeCompile | undefined = prestartedNativeCompile();
+  return (walkedMs) =>
+    compiled !== undefined ||
+    (thread !== undefined && Atomics.load(thread.state, STATE) !== 0) ||
+    walkedMs >= HAND_OFF_MS;
 }
 
 /** A directory the native walk starts from. */
@@ -227,7 +229,7 @@ export async function nativeWalk(
 ): Promise<WalkOutcome | undefined> {
   const compiledWalk = native();
   if (!compiledWalk) return undefined;
-  const { symbols, pointer } = compiledWalk;
+  const { symbols } = compiledWalk;
   const outcome = emptyOutcome();
   // The walk's counts and its record area, written by its threads: this thread's memory (large
   // enough to lie outside the garbage-collected heap, so it never moves), held until walk_finish.
@@ -235,7 +237,7 @@ export async function nativeWalk(
   const counts = new Float64Array(shared, 0, (MAX_THREADS + 1) * SLOT.count);
   const records = new Records(new Uint8Array(shared, COUNTS_BYTES, RECORD_BYTES), startPrefix);
   const walk = symbols.walk_start(
-    pointer(encodeStarts(starts)),
+    pointerOf(encodeStarts(starts)),
     OPEN_CHILD_CLOEXEC,
     STATX_FLAGS,
     STATX_MASK,
@@ -247,7 +249,7 @@ export async function nativeWalk(
     range.from === null ? Number.NEGATIVE_INFINITY : Math.floor(range.from / 1000),
     range.to === null ? Number.POSITIVE_INFINITY : Math.ceil(range.to / 1000),
     Math.min(4, Math.max(2, availableParallelism())),
-    pointer(new Uint8Array(shared)),
+    pointerOf(new Uint8Array(shared)),
   );
   if (!walk) return undefined; // no memory or no thread: the JavaScript walk goes on
   try {
@@ -262,7 +264,7 @@ export async function nativeWalk(
 /** Ranks the walk's records as they come, until it ends, runs out of time or is cancelled. */
 async function drain(
   request: NativeRequest,
-  symbols: Symbols,
+  symbols: NativeSymbols,
   walk: number,
   counts: Float64Array,
   records: Records,

@@ -10,7 +10,7 @@ import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
 import { type StartPoint, openingPath } from "./roots.ts";
 import type { SearchArguments, SearchMatch, SearchOutput } from "./schema.ts";
-import { type NativeWalkSetting, nativeHandOffMs, nativeWalk } from "./native-walk.ts";
+import { type NativeWalkSetting, nativeCompiledBy, nativeHandOffDue, nativeWalk } from "./native-walk.ts";
 import { openStatSink, type StatSink } from "./stat-sink.ts";
 import type { StatWorker } from "./stat-worker.ts";
 import { formatIso, parseDateTime } from "./time.ts";
@@ -180,16 +180,19 @@ async function collect(
   context: ToolContext,
 ): Promise<{ outcome: WalkOutcome; collected: Collected }> {
   const { start } = query;
-  // Only a recursive walk can be long enough to need the second thread.
+  const access = directoryAccess();
+  const due = nativeHandOffDue({ glob: query.glob, maxDepth: query.maxDepth }, access, nativeWalkSetting);
+  // Only a recursive walk can be long enough to need the second thread, and not one the native
+  // walk will take over: loading the thread would take CPU from the compile and the hand-off.
   const sink = openStatSink(
     collectorConfig(query),
     start.relative === "" ? "" : `${start.relative}/`,
-    query.maxDepth > 1 ? statWorker : undefined,
+    query.maxDepth > 1 && !due ? statWorker : undefined,
   );
   const walkStarted = performance.now();
-  const request = walkRequest(query, context, sink);
+  const request = walkRequest(query, context, sink, access);
   const native = { handedOff: false };
-  request.handOff = nativeHandOff(query, request, sink, nativeWalkSetting, native);
+  if (due) request.handOff = nativeHandOff(query, request, due, sink, native);
   const walked = await walk(request).catch((failure: unknown) => ({ failure }));
   // Also after a failure (see `StatSink.join`).
   const collected = await sink.join();
@@ -201,22 +204,20 @@ async function collect(
 }
 
 /**
- * How a long walk hands the directories still to visit to the native walk, whose records go to
- * `sink`; undefined where it cannot (`nativeHandOffMs`). `taken.handedOff` records that it did.
+ * How a long walk hands the directories still to visit to the native walk once `due`, its records
+ * going to `sink`; `taken.handedOff` records that it did.
  */
 function nativeHandOff(
   query: Query,
-  request: WalkRequest & { access: DirectoryAccess },
+  request: WalkRequest,
+  due: HandOff["due"],
   sink: StatSink,
-  setting: NativeWalkSetting,
   taken: { handedOff: boolean },
-): HandOff | undefined {
-  const afterMs = nativeHandOffMs(request, request.access, setting);
-  if (afterMs === undefined) return undefined;
+): HandOff {
   const startPrefix = query.start.relative === "" ? "" : `${query.start.relative}/`;
   const rank = (batch: StatedBatch) => sink.acceptStated(batch);
   return {
-    afterMs,
+    due,
     async run(pending, scannedSoFar) {
       const starts = pending.map(({ parent, relative, level }) => ({
         fd: parent.fd,
@@ -244,12 +245,12 @@ function collectorConfig({ args, from, to, resume }: Query): CollectorConfig {
 }
 
 /** What to walk and which entries to hand to `sink`: the query's start, depth, glob, types and deadline. */
-function walkRequest(query: Query, context: ToolContext, sink: StatSink): WalkRequest & { access: DirectoryAccess } {
+function walkRequest(query: Query, context: ToolContext, sink: StatSink, access: DirectoryAccess): WalkRequest {
   const { args, start } = query;
   reportUnanchoredWalk((message) => context.log.warn(message));
   return {
     ...openingPath(start.root, start.relative),
-    access: directoryAccess(),
+    access,
     maxDepth: query.maxDepth,
     maxDepthIsServerLimit: query.depthCappedByServer,
     glob: query.glob,
@@ -268,8 +269,9 @@ function logWalk(context: ToolContext, outcome: WalkOutcome, sink: StatSink, han
   context.log.debug(`${context.calledAs} walked`, {
     ms: Math.round(ms),
     ...scanned,
-    // Tests read it: the native walk took over (the fast path).
+    // Tests read it: the native walk took over (the fast path), compiled by whom.
     walker: handedOff ? "javascript+native" : "javascript",
+    ...(handedOff ? { compiledBy: nativeCompiledBy() } : {}),
     workerBatches: sink.workerBatches,
     workerParcels: sink.workerParcels,
   });

@@ -47,16 +47,17 @@ export interface WalkRequest {
    */
   accept(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
   /**
-   * Hands the rest of a long walk over (the native walk, `native-walk.ts`): once this walk has run
-   * `afterMs`, at the next directory boundary, the directories still to visit go to `run`, their
-   * parents open until it returns. Its outcome is added to this one; undefined when it could not
-   * take them (then this walk goes on).
+   * Hands the rest of a long walk over (the native walk, `native-walk.ts`): at the first directory
+   * boundary where `due` says so, the directories still to visit go to `run`, their parents open
+   * until it returns. Its outcome is added to this one; undefined when it could not take them (then
+   * this walk goes on).
    */
   handOff?: HandOff;
 }
 
 export interface HandOff {
-  afterMs: number;
+  /** Whether to hand over now, given the ms walked so far. */
+  due(walkedMs: number): boolean;
   run(pending: readonly PendingDirectory[], scannedSoFar: number): Promise<WalkOutcome | undefined>;
 }
 
@@ -291,7 +292,7 @@ class Walker {
   /** Whether the rest of the walk should be offered to `request.handOff` now. */
   handOffDue(): boolean {
     const { handOff } = this.request;
-    return handOff !== undefined && !this.handedOff && performance.now() - this.started >= handOff.afterMs;
+    return handOff !== undefined && !this.handedOff && handOff.due(performance.now() - this.started);
   }
 
   /** Offers the directories still waiting to `request.handOff` (once). */

@@ -1,0 +1,22 @@
+/**
+ * The thread that compiles the native walk while a one-shot search starts (`native-thread.ts`):
+ * it compiles once, publishes the functions' addresses and its state in shared memory, and then
+ * idles for the process's life, since the compiled code is its memory.
+ */
+import { compileNativeWalk } from "./native-compile.ts";
+import { COMPILED, COMPILE_FAILED, type NativeThreadMessage, STATE } from "./native-thread.ts";
+
+declare const self: Worker;
+
+let keep: unknown;
+
+self.onmessage = ({ data }: MessageEvent<NativeThreadMessage>) => {
+  const state = new Int32Array(data.state);
+  const compiled = compileNativeWalk();
+  if (compiled) {
+    keep = compiled.library;
+    new Float64Array(data.pointers).set(compiled.pointers);
+  }
+  Atomics.store(state, STATE, compiled && keep ? COMPILED : COMPILE_FAILED);
+  Atomics.notify(state, STATE);
+};

@@ -1,0 +1,81 @@
+/**
+ * Compiling the native walk (`native-walk.ts`) on a thread of its own while a one-shot
+ * `mcpkit call fs.search_by_time` starts: compiling takes 5–8 ms, as long as the rest of the
+ * process's start-up, so `src/main.ts` starts the thread before the command line and the toolsets
+ * load (`prestartNativeCompile`), and the search links the compiled functions (about 0.1 ms) when it
+ * hands its walk over instead of compiling them itself. The thread stays for the process's life:
+ * the compiled code is its memory. Servers compile on their first long search instead.
+ *
+ * This module imports nothing: main.ts loads it for every command, so it must cost nothing to load.
+ */
+
+/** `state[STATE]`: 0 while compiling, then COMPILED (the addresses are in `pointers`) or COMPILE_FAILED. */
+export const STATE = 0;
+export const COMPILED = 1;
+export const COMPILE_FAILED = 2;
+
+export interface NativeThreadMessage {
+  state: SharedArrayBuffer;
+  pointers: SharedArrayBuffer;
+}
+
+export interface NativeCompile {
+  state: Int32Array<SharedArrayBuffer>;
+  /** The three functions' addresses (native-compile.ts `NativePointers`). */
+  pointers: Float64Array<SharedArrayBuffer>;
+}
+
+/** Where the thread's module is: beside this file in the sources, under the bundle's root when compiled. */
+export function compileThreadUrl(moduleUrl: string = import.meta.url): URL {
+  return moduleUrl.endsWith("/native-thread.ts")
+    ? new URL("./native-compile-thread.ts", moduleUrl)
+    : new URL("./toolsets/fs/native-compile-thread.js", moduleUrl);
+}
+
+/**
+ * Whether a one-shot fs search will likely hand its walk to the native walk, read from the raw
+ * command line like `isFsCall` (`stat-thread.ts`): on Linux, without a glob (which only the
+ * JavaScript walk matches), unless the native walk is off or the arguments come from stdin.
+ */
+export function likelyNativeWalk(argv: readonly string[], env: Record<string, string | undefined>): boolean {
+  if (process.platform !== "linux" || env.MCPKIT_FS_NATIVE_WALK?.trim() === "off") return false;
+  return !argv.some(
+    (arg, index) =>
+      arg === "-" ||
+      arg.includes('"glob"') ||
+      arg === "--fs-native-walk=off" ||
+      (arg === "--fs-native-walk" && argv[index + 1] === "off"),
+  );
+}
+
+let started: NativeCompile | undefined;
+
+/** Starts the compiling thread now, once (see the top of this file); a failure only costs the search the compile. */
+export function prestartNativeCompile(moduleUrl: string = compileThreadUrl().href): void {
+  if (started) return;
+  try {
+    const compile: NativeCompile = {
+      state: new Int32Array(new SharedArrayBuffer(4)),
+      pointers: new Float64Array(new SharedArrayBuffer(24)),
+    };
+    const worker = new Worker(moduleUrl);
+    worker.onerror = () => {
+      // A thread that failed to load; once compiled it has nothing left to fail.
+      Atomics.compareExchange(compile.state, STATE, 0, COMPILE_FAILED);
+      Atomics.notify(compile.state, STATE);
+    };
+    worker.postMessage({
+      state: compile.state.buffer,
+      pointers: compile.pointers.buffer,
+    } satisfies NativeThreadMessage);
+    worker.unref();
+    started = compile;
+  } catch {
+    // No thread here (a build without its entry point): the search compiles when it hands over.
+  }
+}
+
+/** The compile `prestartNativeCompile` started, if any. */
+export function prestartedNativeCompile(): NativeCompile | undefined {
+  return started;
+}
