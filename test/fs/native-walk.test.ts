@@ -21,11 +21,16 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCollector, type StatedBatch } from "../../src/toolsets/fs/collector.ts";
+import { createCollector, type KeptBound, type StatedBatch } from "../../src/toolsets/fs/collector.ts";
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { libc } from "../../src/toolsets/fs/libc.ts";
-import { type NativeRequest, nativeHandOffDue, nativeWalk } from "../../src/toolsets/fs/native-walk.ts";
+import {
+  type NativeRequest,
+  type NativeSearch,
+  nativeHandOffDue,
+  nativeWalk,
+} from "../../src/toolsets/fs/native-walk.ts";
 import { likelyNativeWalk } from "../../src/toolsets/fs/native-thread.ts";
 import { compileGlob } from "../../src/toolsets/fs/glob.ts";
 import { runCli, runProcess, testEnv } from "../support/mcp.ts";
@@ -33,6 +38,16 @@ import { collectorConfig, walkRequest } from "./support.ts";
 
 const hasNativeWalk = process.platform === "linux" && libc() !== undefined;
 const DAY = 86_400_000;
+/** A native walk whose finds go nowhere. */
+const quietSearch: NativeSearch = {
+  ranking: { acceptStated() {}, keptBound: () => undefined, addBehind() {} },
+  startPrefix: "",
+  timeField: "modified",
+  from: null,
+  to: null,
+  behind: "none",
+  scannedBefore: 0,
+};
 const now = Date.now();
 
 let root: string;
@@ -219,7 +234,7 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     if (typeof glob === "string") throw new Error(glob);
     const start = access.openStart(join(root, "empty"), "");
     const starts = [{ fd: start.fd, direct: true, relative: "", depth: 1 }];
-    await nativeWalk(plain, starts, () => {}, "", "modified", { from: null, to: null }).finally(() => start.release());
+    await nativeWalk(plain, starts, quietSearch).finally(() => start.release());
     expect(nativeHandOffDue(plain, access, "auto")?.(0)).toBe(true);
     const after25 = nativeHandOffDue(plain, access, 25);
     expect([after25?.(24.9), after25?.(25)]).toEqual([false, true]);
@@ -254,26 +269,52 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
         return false; // closed since the listing
       }
     }).length;
-  /** The native walk of the whole tree from its root, ranked by a collector (limit 5). */
-  const run = async (overrides: Partial<NativeRequest>) => {
+  /**
+   * The native walk of the whole tree from its root, ranked by a collector (limit 5, newest first);
+   * `bound`: what the ranking says it keeps from the start (else the collector's own), which C
+   * leaves out of what it sends unless `behind` is "none".
+   */
+  const run = async (
+    overrides: Partial<NativeRequest>,
+    behind: NativeSearch["behind"] = "earlier",
+    bound?: KeptBound,
+  ) => {
     const collector = createCollector(collectorConfig({ limit: 5 }), entryStat());
-    const rank = (batch: StatedBatch) => collector.addStated(batch);
+    let sent = 0;
+    const ranking = {
+      acceptStated: (batch: StatedBatch) => {
+        sent += batch.count;
+        collector.addStated(batch);
+      },
+      keptBound: () => bound ?? collector.keptBound(),
+      addBehind: (count: number) => collector.addBehind(count),
+    };
     const start = directoryAccess().openStart(root, "");
     try {
       const outcome = await nativeWalk(
         walkRequest(root, { maxDepth: 64, ...overrides }),
         [{ fd: start.fd, direct: true, relative: "", depth: 1 }],
-        rank,
-        "",
-        "modified",
-        { from: null, to: null },
+        { ranking, startPrefix: "", timeField: "modified", from: null, to: null, behind, scannedBefore: 0 },
       );
       if (!outcome) throw new Error("the native walk did not run");
-      return { outcome, collected: collector.result() };
+      return { outcome, collected: collector.result(), sent };
     } finally {
       start.release();
     }
   };
+
+  test("entries behind the kept ones are counted in C, not sent: the same counts and page, far fewer records", async () => {
+    // Kept so far: nothing older than ten days can make the page.
+    const settled = await run({}, "earlier", { time: now - 10 * DAY, descending: true });
+    const all = await run({}, "none");
+    expect(all.sent).toBe(3005 + 2); // every regular file, the two undecodable ones included
+    // Sent: a, x, y, z, the two undecodable ones (new) and the 500 of "many" within ten days.
+    expect(settled.sent).toBe(4 + 2 + 500);
+    expect(settled.collected.offered).toBe(all.collected.offered);
+    expect(settled.collected.kept.map((entry) => entry.path).sort()).toEqual(
+      all.collected.kept.map((entry) => entry.path).sort(),
+    );
+  });
 
   test("a whole walk counts what the JavaScript walk counts and gives every descriptor back", async () => {
     const before = openDescriptors();
@@ -315,8 +356,9 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
       const { openSync } = await import("node:fs");
       const request = { maxDepth: 64, maxDepthIsServerLimit: false, glob: undefined, includeFiles: true,
         includeDirectories: false, deadline: performance.now() + 30000, signal: new AbortController().signal };
-      const walkFrom = (start) =>
-        nativeWalk(request, [{ fd: start.fd, direct: true, relative: "", depth: 1 }], () => {}, "", "modified", { from: null, to: null });
+      const ranking = { acceptStated() {}, keptBound() {}, addBehind() {} };
+      const search = { ranking, startPrefix: "", timeField: "modified", from: null, to: null, behind: "none", scannedBefore: 0 };
+      const walkFrom = (start) => nativeWalk(request, [{ fd: start.fd, direct: true, relative: "", depth: 1 }], search);
       await walkFrom(directoryAccess().openStart(${JSON.stringify(join(root, "empty"))}, "")); // compiles it
       const start = directoryAccess().openStart(${JSON.stringify(root)}, "");
       for (;;) { try { openSync("/dev/null", "r"); } catch { break; } }

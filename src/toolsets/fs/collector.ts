@@ -62,6 +62,11 @@ export interface Collected {
 /** What ranking reads of an entry already stat'ed. */
 export type StatFields = Pick<EntryStat, "type" | "size" | "mtimeMs" | "birthtimeMs" | "ctimeMs">;
 
+export interface KeptBound {
+  time: number;
+  descending: boolean;
+}
+
 /** Entries stat'ed before they reach the collector (the native walk, `native-walk.ts`). */
 export interface StatedBatch extends Pick<StatBatch, "count" | "exactName" | "isDirectory"> {
   /** The fields of entry `index` (valid until the next call). */
@@ -76,6 +81,14 @@ export interface Collector {
   add(fd: number, directoryPrefix: string, relativePrefix: string, batch: StatBatch): void;
   /** Entries already stat'ed, each path (`exactName`) relative to the root. */
   addStated(batch: StatedBatch): void;
+  /**
+   * For a search ranked in part elsewhere (the native walk): once `limit` entries are kept, the
+   * time (ms) an entry must beat to be kept, earlier ones behind it when `descending` (later ones
+   * otherwise); undefined while nothing is settled so (not full yet, a cursor's page, by path).
+   */
+  keptBound(): KeptBound | undefined;
+  /** Counts qualifying entries found behind `keptBound` elsewhere, as `consider` counts its own. */
+  addBehind(count: number): void;
   merge(other: Collected): void;
   result(): Collected;
 }
@@ -220,6 +233,18 @@ class RankingCollector implements Collector {
       const time = this.qualifyingTime(fields);
       if (time !== undefined) this.consider(batch, i, "", time, fields);
     }
+  }
+
+  keptBound(): KeptBound | undefined {
+    const { best, resume, sort } = this;
+    // With a cursor an entry behind the bound still counts only if unchanged since paging began.
+    if (resume !== null || sort === "path_asc" || best.heap.length < best.capacity) return undefined;
+    const worst = best.heap[0].time;
+    return worst === null ? undefined : { time: worst, descending: sort === "time_desc" };
+  }
+
+  addBehind(count: number): void {
+    this.best.offered += count;
   }
 
   merge(other: Collected): void {

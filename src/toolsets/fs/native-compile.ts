@@ -28,7 +28,10 @@ type Ffi = typeof import("bun:ffi");
 /** Three symbols: each costs the compile a trampoline of its own. */
 function signatures({ FFIType: { i32, u32, f64, ptr } }: Ffi) {
   return {
-    walk_start: { args: [ptr, i32, i32, u32, i32, i32, i32, i32, i32, f64, f64, i32, ptr], returns: ptr },
+    walk_start: {
+      args: [ptr, i32, i32, u32, i32, i32, i32, i32, i32, f64, f64, i32, f64, f64, i32, ptr],
+      returns: ptr,
+    },
     walk_drain: { args: [ptr, i32], returns: i32 },
     walk_finish: { args: [ptr], returns: "void" },
   } as const;

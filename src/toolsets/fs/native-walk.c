@@ -61,7 +61,7 @@ int clock_gettime(int clock, struct timespec *now);
 
 /* Slots of `counts`, as native-walk.ts reads them. */
 enum { SCANNED_FILES, SCANNED_DIRECTORIES, UNREADABLE, UNDECODABLE_DIRECTORIES, OUT_OF_DESCRIPTORS,
-       DEPTH_LIMITED, FINISHED, COUNT_SLOTS };
+       DEPTH_LIMITED, FINISHED, BEHIND, KEPT_BOUND, COUNT_SLOTS };
 
 struct node { int fd; int refs; int owned; };
 /* A directory to read: opened by name relative to its parent, or (parent 0) the caller's open fd itself. */
@@ -85,6 +85,13 @@ struct walk {
   int open_flags, statx_flags, max_depth, note_depth, include_files, include_directories, time_word;
   unsigned int statx_mask;
   double from_seconds, to_seconds;
+  /*
+   * Once the caller keeps `limit` entries it writes counts[0][KEPT_BOUND]: whole seconds before it
+   * (behind 1, newest first) or after it (behind -1, oldest first) cannot be kept, so such an entry
+   * is only counted (BEHIND), when its time is surely inside the range (count_from, count_to).
+   */
+  int behind;
+  double count_from, count_to;
   unsigned char *out;
   int out_fill;
   /* The caller's: where walk_drain copies records to, and the counts (row 0: FINISHED; row 1 + i: thread i's). */
@@ -195,6 +202,13 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   if (w->time_word != 20 || (mask & STATX_BTIME)) {
     double seconds = (double)*(long long *)(stx + w->time_word * 4);
     if (seconds < w->from_seconds || seconds >= w->to_seconds) return;
+    if (w->behind && seconds >= w->count_from && seconds < w->count_to) {
+      double bound = w->counts[0][KEPT_BOUND];
+      if (w->behind > 0 ? seconds < bound : seconds > bound) {
+        l->counts[BEHIND]++;
+        return;
+      }
+    }
   }
   unsigned int *header = (unsigned int *)record;
   header[0] = size;
@@ -366,7 +380,8 @@ static int queue_items(struct walk *w, const unsigned char *items) {
  */
 void *walk_start(const unsigned char *items, int open_flags, int statx_flags, unsigned int statx_mask, int max_depth,
                  int note_depth, int include_files, int include_directories, int time_word,
-                 double from_seconds, double to_seconds, int threads, unsigned char *shared) {
+                 double from_seconds, double to_seconds, int behind, double count_from, double count_to,
+                 int threads, unsigned char *shared) {
   struct walk *w = calloc(1, sizeof(struct walk));
   if (!w) return 0;
   w->out = malloc(OUT_BYTES);
@@ -386,6 +401,9 @@ void *walk_start(const unsigned char *items, int open_flags, int statx_flags, un
   w->time_word = time_word;
   w->from_seconds = from_seconds;
   w->to_seconds = to_seconds;
+  w->behind = behind;
+  w->count_from = count_from;
+  w->count_to = count_to;
   if (threads > MAX_THREADS) threads = MAX_THREADS;
   pthread_mutex_lock(&w->lock);
   for (int i = 0; i < threads; i++) {

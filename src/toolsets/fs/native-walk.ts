@@ -37,6 +37,7 @@ import {
   pointerOf,
 } from "./native-compile.ts";
 import { COMPILED, type NativeCompile, prestartedNativeCompile, STATE } from "./native-thread.ts";
+import type { StatSink } from "./stat-sink.ts";
 import { emptyOutcome, type WalkOutcome, type WalkRequest } from "./walk.ts";
 
 /**
@@ -65,7 +66,9 @@ const SLOT = {
   outOfDescriptors: 4,
   depthLimited: 5,
   finished: 6,
-  count: 7,
+  behind: 7,
+  keptBound: 8,
+  count: 9,
 } as const;
 
 /** The walk's functions, and where they were compiled (for the debug log; tests read it). */
@@ -213,29 +216,55 @@ class Records implements StatedBatch {
 /** What the native walk needs of the search: the JavaScript walk's request without its consumer. */
 export type NativeRequest = Omit<WalkRequest, "accept" | "root" | "start" | "access">;
 
+/** Where the native walk's finds go: a collector, or the search's stat sink in front of one. */
+export type NativeRanking = Pick<StatSink, "acceptStated" | "keptBound" | "addBehind">;
+
+/** What the native walk is to find, besides the walk itself. */
+export interface NativeSearch {
+  ranking: NativeRanking;
+  /** Goes before every path: the search's start below the root ("" or ending in "/"). */
+  startPrefix: string;
+  timeField: "modified" | "created";
+  from: number | null;
+  to: number | null;
+  /**
+   * Which entries the kept ones leave behind once `limit` are kept: earlier ones (newest first),
+   * later ones (oldest first), or none settled so (by path, or a cursor's page, whose entries
+   * behind still count only when unchanged since paging began).
+   */
+  behind: "earlier" | "later" | "none";
+  /** Entries the JavaScript walk scanned before, added to progress. */
+  scannedBefore: number;
+}
+
 /**
- * Walks the directories below `starts` with the native walk, handing what it finds to `rank`;
- * `startPrefix` goes before every path (the search's start below the root) and `scannedBefore` is
- * added to progress. Undefined when the native walk cannot run here (then nothing was walked).
+ * Walks the directories below `starts` with the native walk, ranking what it finds; undefined when
+ * the native walk cannot run here (then nothing was walked). C drops what is out of the range by
+ * whole seconds, and counts without sending what the ranking already leaves behind (`keptBound`),
+ * so only the entries that may make the page cross to JavaScript.
  */
 export async function nativeWalk(
   request: NativeRequest,
   starts: readonly NativeStart[],
-  rank: (batch: StatedBatch) => void,
-  startPrefix: string,
-  timeField: "modified" | "created",
-  range: { from: number | null; to: number | null },
-  scannedBefore = 0,
+  search: NativeSearch,
 ): Promise<WalkOutcome | undefined> {
   const compiledWalk = native();
   if (!compiledWalk) return undefined;
   const { symbols } = compiledWalk;
+  const { from, to, behind } = search;
   const outcome = emptyOutcome();
   // The walk's counts and its record area, written by its threads: this thread's memory (large
   // enough to lie outside the garbage-collected heap, so it never moves), held until walk_finish.
   const shared = new ArrayBuffer(COUNTS_BYTES + RECORD_BYTES);
   const counts = new Float64Array(shared, 0, (MAX_THREADS + 1) * SLOT.count);
-  const records = new Records(new Uint8Array(shared, COUNTS_BYTES, RECORD_BYTES), startPrefix);
+  const records = new Records(new Uint8Array(shared, COUNTS_BYTES, RECORD_BYTES), search.startPrefix);
+  // Nothing behind yet, unless the ranking already keeps `limit` (the JavaScript walk's share).
+  const bound = behind === "none" ? undefined : search.ranking.keptBound();
+  counts[SLOT.keptBound] = bound
+    ? Math.floor(bound.time / 1000)
+    : behind === "later"
+      ? Number.POSITIVE_INFINITY
+      : Number.NEGATIVE_INFINITY;
   const walk = symbols.walk_start(
     pointerOf(encodeStarts(starts)),
     OPEN_CHILD_CLOEXEC,
@@ -245,18 +274,23 @@ export async function nativeWalk(
     request.maxDepthIsServerLimit ? 1 : 0,
     request.includeFiles ? 1 : 0,
     request.includeDirectories ? 1 : 0,
-    timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
-    range.from === null ? Number.NEGATIVE_INFINITY : Math.floor(range.from / 1000),
-    range.to === null ? Number.POSITIVE_INFINITY : Math.ceil(range.to / 1000),
+    search.timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
+    // Seconds that may hold a time in the range, and (from, to) those that surely do.
+    from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000),
+    to === null ? Number.POSITIVE_INFINITY : Math.ceil(to / 1000),
+    behind === "earlier" ? 1 : behind === "later" ? -1 : 0,
+    from === null ? Number.NEGATIVE_INFINITY : Math.ceil(from / 1000),
+    to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000),
     Math.min(4, Math.max(2, availableParallelism())),
     pointerOf(new Uint8Array(shared)),
   );
   if (!walk) return undefined; // no memory or no thread: the JavaScript walk goes on
   try {
-    await drain(request, symbols, walk, counts, records, rank, outcome, scannedBefore);
+    await drain(request, symbols, walk, counts, records, search, outcome);
   } finally {
     symbols.walk_finish(walk);
     readCounts(counts, outcome);
+    search.ranking.addBehind(sumOf(counts, SLOT.behind));
   }
   return outcome;
 }
@@ -268,9 +302,8 @@ async function drain(
   walk: number,
   counts: Float64Array,
   records: Records,
-  rank: (batch: StatedBatch) => void,
+  { ranking, behind, scannedBefore }: NativeSearch,
   outcome: WalkOutcome,
-  scannedBefore: number,
 ): Promise<void> {
   let lastProgress = performance.now();
   for (;;) {
@@ -289,24 +322,31 @@ async function drain(
       request.onProgress(scannedBefore + outcome.scannedFiles + outcome.scannedDirectories);
     }
     const length = symbols.walk_drain(walk, Math.max(1, Math.min(DRAIN_WAIT_MS, Math.ceil(request.deadline - now))));
-    if (length > 0) rank(records.fill(length));
+    if (length > 0) {
+      ranking.acceptStated(records.fill(length));
+      // Whole seconds behind the kept ones (see native-walk.c): the worst kept time, rounded down.
+      const bound = behind === "none" ? undefined : ranking.keptBound();
+      if (bound) counts[SLOT.keptBound] = Math.floor(bound.time / 1000);
+    }
     if (counts[SLOT.finished] === 1) return;
     // Lets the event loop in (cancellation, progress, other requests) between two waits.
     await new Promise<void>((resume) => setImmediate(resume));
   }
 }
 
-/** The threads' counts (one row each after the walk's own), summed into `outcome`. */
+/** One count summed over the threads' rows (after the walk's own). */
+function sumOf(counts: Float64Array, slot: number): number {
+  let total = 0;
+  for (let row = 1; row <= MAX_THREADS; row++) total += counts[row * SLOT.count + slot];
+  return total;
+}
+
+/** The threads' counts, summed into `outcome`. */
 function readCounts(counts: Float64Array, outcome: WalkOutcome): void {
-  const sum = (slot: number) => {
-    let total = 0;
-    for (let row = 1; row <= MAX_THREADS; row++) total += counts[row * SLOT.count + slot];
-    return total;
-  };
-  outcome.scannedFiles = sum(SLOT.scannedFiles);
-  outcome.scannedDirectories = sum(SLOT.scannedDirectories);
-  outcome.unreadableDirectories = sum(SLOT.unreadable);
-  outcome.undecodableDirectories = sum(SLOT.undecodableDirectories);
-  outcome.outOfDescriptors = sum(SLOT.outOfDescriptors) > 0;
-  outcome.depthLimited = sum(SLOT.depthLimited) > 0;
+  outcome.scannedFiles = sumOf(counts, SLOT.scannedFiles);
+  outcome.scannedDirectories = sumOf(counts, SLOT.scannedDirectories);
+  outcome.unreadableDirectories = sumOf(counts, SLOT.unreadable);
+  outcome.undecodableDirectories = sumOf(counts, SLOT.undecodableDirectories);
+  outcome.outOfDescriptors = sumOf(counts, SLOT.outOfDescriptors) > 0;
+  outcome.depthLimited = sumOf(counts, SLOT.depthLimited) > 0;
 }

@@ -3,14 +3,20 @@
  * the walk, ranking, paging and the result docs/contracts/fs-search-by-time.md describes.
  */
 import { argumentErrorResult, errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
-import { type Candidate, type Collected, type CollectorConfig, comparatorFor, type StatedBatch } from "./collector.ts";
+import { type Candidate, type Collected, type CollectorConfig, comparatorFor } from "./collector.ts";
 import type { CursorCodec, CursorState } from "./cursor.ts";
 import { type DirectoryAccess, directoryAccess, reportUnanchoredWalk } from "./directories.ts";
 import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
 import { type StartPoint, openingPath } from "./roots.ts";
 import type { SearchArguments, SearchMatch, SearchOutput } from "./schema.ts";
-import { type NativeWalkSetting, nativeCompiledBy, nativeHandOffDue, nativeWalk } from "./native-walk.ts";
+import {
+  type NativeSearch,
+  type NativeWalkSetting,
+  nativeCompiledBy,
+  nativeHandOffDue,
+  nativeWalk,
+} from "./native-walk.ts";
 import { openStatSink, type StatSink } from "./stat-sink.ts";
 import type { StatWorker } from "./stat-worker.ts";
 import { formatIso, parseDateTime } from "./time.ts";
@@ -214,18 +220,25 @@ function nativeHandOff(
   sink: StatSink,
   taken: { handedOff: boolean },
 ): HandOff {
-  const startPrefix = query.start.relative === "" ? "" : `${query.start.relative}/`;
-  const rank = (batch: StatedBatch) => sink.acceptStated(batch);
+  const { args, resume, start, from, to } = query;
+  const search: Omit<NativeSearch, "scannedBefore"> = {
+    ranking: sink,
+    startPrefix: start.relative === "" ? "" : `${start.relative}/`,
+    timeField: args.timeField,
+    from,
+    to,
+    behind: resume || args.sort === "path_asc" ? "none" : args.sort === "time_desc" ? "earlier" : "later",
+  };
   return {
     due,
-    async run(pending, scannedSoFar) {
+    async run(pending, scannedBefore) {
       const starts = pending.map(({ parent, relative, level }) => ({
         fd: parent.fd,
         direct: false,
         relative,
         depth: level + 1,
       }));
-      const outcome = await nativeWalk(request, starts, rank, startPrefix, query.args.timeField, query, scannedSoFar);
+      const outcome = await nativeWalk(request, starts, { ...search, scannedBefore });
       taken.handedOff = outcome !== undefined;
       return outcome;
     },

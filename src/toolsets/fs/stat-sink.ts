@@ -5,7 +5,13 @@
  * stats them, and how long their directories must stay open for it, is settled here and in the
  * worker's job, so a walk rule never deals with descriptors in flight.
  */
-import { type Collected, type CollectorConfig, createCollector, type StatedBatch } from "./collector.ts";
+import {
+  type Collected,
+  type CollectorConfig,
+  createCollector,
+  type KeptBound,
+  type StatedBatch,
+} from "./collector.ts";
 import type { DirectoryHandle } from "./directories.ts";
 import { entryStat } from "./entry-stat.ts";
 import type { EntryBatch } from "./listing.ts";
@@ -36,6 +42,9 @@ export interface StatSink {
   accept(directory: DirectoryHandle, relativePrefix: string, batch: EntryBatch): void;
   /** Ranks entries stat'ed already (the native walk's records), on this thread. */
   acceptStated(batch: StatedBatch): void;
+  /** This thread's `Collector.keptBound` (the worker's share can only raise it). */
+  keptBound(): KeptBound | undefined;
+  addBehind(count: number): void;
   /**
    * Waits for the worker's share and returns everything ranked, merged; undefined when the worker
    * stopped mid-job. Call it also after a failed walk: the worker's batches hold their directories
@@ -79,6 +88,10 @@ export function openStatSink(
     },
     acceptStated(batch) {
       local.addStated(batch);
+    },
+    keptBound: () => local.keptBound(),
+    addBehind(count) {
+      local.addBehind(count);
     },
     async join() {
       if (!job) return local.result();
