@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -38,6 +39,8 @@ import { collectorConfig, walkRequest } from "./support.ts";
 
 const hasNativeWalk = process.platform === "linux" && libc() !== undefined;
 const DAY = 86_400_000;
+/** Root reads the locked directory below (DAC does not apply to it); another user gets EACCES. */
+const readsLocked = process.getuid?.() === 0;
 /** A native walk whose finds go nowhere. */
 const quietSearch: NativeSearch = {
   ranking: { acceptStated() {}, keptBound: () => undefined, addBehind() {} },
@@ -82,6 +85,11 @@ beforeAll(() => {
   writeFileSync(Buffer.from(`${root}/bad-\xff.txt`, "latin1"), "bad");
   mkdirSync(Buffer.from(`${root}/dir-\xfe`, "latin1"));
   writeFileSync(Buffer.from(`${root}/dir-\xfe/inner.txt`, "latin1"), "inner");
+  // A directory this user cannot read (root reads it all the same; both walks must agree either way).
+  mkdirSync(join(root, "sub", "deeper", "locked"));
+  writeFileSync(join(root, "sub", "deeper", "locked", "hidden.txt"), "h");
+  age(join(root, "sub", "deeper", "locked", "hidden.txt"), 40);
+  chmodSync(join(root, "sub", "deeper", "locked"), 0o000);
   // The same below the start, where the native walk (handed over after the start) meets them.
   writeFileSync(Buffer.from(`${root}/sub/bad-\xff.txt`, "latin1"), "bad");
   mkdirSync(Buffer.from(`${root}/sub/dir-\xfe`, "latin1"));
@@ -96,6 +104,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
+  chmodSync(join(root, "sub", "deeper", "locked"), 0o755);
   rmSync(root, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });
@@ -307,7 +316,8 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
     // Kept so far: nothing older than ten days can make the page.
     const settled = await run({}, "earlier", { time: now - 10 * DAY, descending: true });
     const all = await run({}, "none");
-    expect(all.sent).toBe(3005 + 2); // every regular file, the two undecodable ones included
+    // Every regular file, the two undecodable ones included (and hidden.txt where it is read).
+    expect(all.sent).toBe(3005 + 2 + (readsLocked ? 1 : 0));
     // Sent: a, x, y, z, the two undecodable ones (new) and the 500 of "many" within ten days.
     expect(settled.sent).toBe(4 + 2 + 500);
     expect(settled.collected.offered).toBe(all.collected.offered);
@@ -320,13 +330,15 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
     const before = openDescriptors();
     const { outcome, collected } = await run({});
     expect(openDescriptors()).toBe(before);
-    // a, b, x, y, z, the 3,000, the fifo and the two undecodable files (links are not counted).
-    expect(outcome.scannedFiles).toBe(3005 + 3);
-    // The root, sub, deeper, deepest, empty, many; not the two undecodable directories.
-    expect(outcome.scannedDirectories).toBe(6);
+    const locked = readsLocked ? 1 : 0;
+    // a, b, x, y, z, the 3,000, the fifo, the two undecodable files and (if read) hidden.txt; links are not counted.
+    expect(outcome.scannedFiles).toBe(3005 + 3 + locked);
+    // The root, sub, deeper, deepest, empty, many and (if read) locked; not the two undecodable directories.
+    expect(outcome.scannedDirectories).toBe(6 + locked);
+    expect(outcome.unreadableDirectories).toBe(1 - locked);
     expect(outcome.undecodableDirectories).toBe(2);
     // Every regular file but the undecodable ones, which qualify (the newest) but cannot be named.
-    expect(collected.offered).toBe(3005);
+    expect(collected.offered).toBe(3005 + locked);
     expect(collected.undecodableSkipped).toBe(2);
   });
 

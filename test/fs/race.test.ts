@@ -2,7 +2,8 @@
  * Issue 10, F1: a directory swapped for a symbolic link during a walk must never lead outside the
  * root. A separate process flips `root/d` between a real directory and a link to a directory
  * outside every ~3 ms while searches run through a real server; entries of the outside directory
- * carry a unique marker name, and none may ever be reported.
+ * carry a unique marker name, and none may ever be reported. The stdio server's searches go through
+ * the native walk (C), the HTTP server's and the in-process walks through the JavaScript walk.
  *
  * MCPKIT_RACE_SECONDS sets how long the server and the in-process anchored walk are raced (default 1
  * for a contributor's run; CI runs 20). A control run of the old by-path walk under the same
@@ -13,6 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
+import { libc } from "../../src/toolsets/fs/libc.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
 import { namesOf, walkRequest } from "./support.ts";
 import { pathToFileURL } from "node:url";
@@ -62,7 +64,11 @@ beforeAll(async () => {
     }
     writeFileSync(join(side, side === outside ? MARKER : "inside"), "x");
   }
-  server = await startStdioServer({ args: ["--toolsets", "fs", "--root", root] });
+  // The stdio server hands every walk to the native walk after the start directory (native-walk.ts);
+  // the HTTP server keeps these small walks in JavaScript (auto): both walks are raced.
+  server = await startStdioServer({
+    args: ["--toolsets", "fs", "--root", root, "--fs-native-walk", "0", "--log-level", "debug"],
+  });
   // Issue 18 G2: over HTTP the client's root is root/d, the very directory the flipper swaps.
   http = await startHttpServer(["--toolsets", "fs", "--root", root]);
   httpClient = new Client(
@@ -154,6 +160,8 @@ test(
     expect(searches).toBeGreaterThan(RACE_SECONDS * 5);
     expect(inside).toBeGreaterThan(0);
     expect(outside).toBe(0);
+    // Where the platform has it, the native walk is what was raced.
+    if (process.platform === "linux" && libc()) expect(server.stderr()).toContain('walker="javascript+native"');
   },
   (RACE_SECONDS + 20) * 1000,
 );
