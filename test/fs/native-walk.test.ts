@@ -85,6 +85,17 @@ beforeAll(() => {
   writeFileSync(Buffer.from(`${root}/bad-\xff.txt`, "latin1"), "bad");
   mkdirSync(Buffer.from(`${root}/dir-\xfe`, "latin1"));
   writeFileSync(Buffer.from(`${root}/dir-\xfe/inner.txt`, "latin1"), "inner");
+  // Names a decoder that drops a leading U+FEFF would read as "..", "." or another directory's.
+  for (const [directory, file] of [
+    ["\uFEFF..", "bom-dotdot.txt"],
+    ["\uFEFF.", "bom-dot.txt"],
+    ["\uFEFFd", "bom-d.txt"],
+    ["d", "plain-d.txt"],
+  ]) {
+    mkdirSync(join(root, "sub", directory));
+    writeFileSync(join(root, "sub", directory, file), file);
+    age(join(root, "sub", directory, file), 40);
+  }
   // A directory this user cannot read (root reads it all the same; both walks must agree either way).
   mkdirSync(join(root, "sub", "deeper", "locked"));
   writeFileSync(join(root, "sub", "deeper", "locked", "hidden.txt"), "h");
@@ -181,6 +192,49 @@ describe.skipIf(!hasNativeWalk)("the native walk answers as the JavaScript walk 
     expect(native.length).toBe(4 + 500);
     expect(native).not.toContain("link-to-file");
     expect(native.some((path) => path.includes("secret") || path.includes("inner"))).toBe(false);
+  });
+});
+
+describe("names that begin with U+FEFF", () => {
+  test.each([
+    ["native", true],
+    ["JavaScript", false],
+  ])("the %s walk reads them as they are: never as '..', '.' or another directory", async (_name, native) => {
+    const answer = await search({ timeField: "modified", path: "sub", limit: 100 }, native);
+    const paths = answer.structuredContent.matches.map((match) => match.path);
+    expect(paths).toContain("sub/\uFEFF../bom-dotdot.txt");
+    expect(paths).toContain("sub/\uFEFF./bom-dot.txt");
+    expect(paths).toContain("sub/\uFEFFd/bom-d.txt");
+    expect(paths).toContain("sub/d/plain-d.txt");
+    for (const path of paths) {
+      expect(path.startsWith("sub/")).toBe(true);
+      expect(path.split("/")).not.toContain("..");
+    }
+  });
+
+  test("a root holding '\uFEFF..' reports nothing from its parent, with either walk", async () => {
+    const base = mkdtempSync(join(tmpdir(), "mcpkit-bom-"));
+    try {
+      writeFileSync(join(base, "outside-marker.txt"), "outside");
+      mkdirSync(join(base, "root", "\uFEFF.."), { recursive: true });
+      writeFileSync(join(base, "root", "\uFEFF..", "inside.txt"), "inside");
+      for (const setting of ["0", "off"]) {
+        const run = await runCli([
+          "call",
+          "fs_search_by_time",
+          '{"timeField":"modified","limit":100}',
+          "--root",
+          join(base, "root"),
+          "--fs-native-walk",
+          setting,
+        ]);
+        expect(run.code, run.stderr).toBe(0);
+        const paths = (JSON.parse(run.stdout) as Answer).structuredContent.matches.map((match) => match.path);
+        expect({ setting, paths }).toEqual({ setting, paths: ["\uFEFF../inside.txt"] });
+      }
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
 
@@ -317,7 +371,7 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
     const settled = await run({}, "earlier", { time: now - 10 * DAY, descending: true });
     const all = await run({}, "none");
     // Every regular file, the two undecodable ones included (and hidden.txt where it is read).
-    expect(all.sent).toBe(3005 + 2 + (readsLocked ? 1 : 0));
+    expect(all.sent).toBe(3009 + 2 + (readsLocked ? 1 : 0));
     // Sent: a, x, y, z, the two undecodable ones (new) and the 500 of "many" within ten days.
     expect(settled.sent).toBe(4 + 2 + 500);
     expect(settled.collected.offered).toBe(all.collected.offered);
@@ -331,14 +385,16 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
     const { outcome, collected } = await run({});
     expect(openDescriptors()).toBe(before);
     const locked = readsLocked ? 1 : 0;
-    // a, b, x, y, z, the 3,000, the fifo, the two undecodable files and (if read) hidden.txt; links are not counted.
-    expect(outcome.scannedFiles).toBe(3005 + 3 + locked);
-    // The root, sub, deeper, deepest, empty, many and (if read) locked; not the two undecodable directories.
-    expect(outcome.scannedDirectories).toBe(6 + locked);
+    // a, b, x, y, z, the 3,000, the four in sub's U+FEFF and d directories, the fifo, the two
+    // undecodable files and (if read) hidden.txt; links are not counted.
+    expect(outcome.scannedFiles).toBe(3009 + 3 + locked);
+    // The root, sub, deeper, deepest, empty, many, the four below sub and (if read) locked; not the
+    // two undecodable directories.
+    expect(outcome.scannedDirectories).toBe(10 + locked);
     expect(outcome.unreadableDirectories).toBe(1 - locked);
     expect(outcome.undecodableDirectories).toBe(2);
     // Every regular file but the undecodable ones, which qualify (the newest) but cannot be named.
-    expect(collected.offered).toBe(3005 + locked);
+    expect(collected.offered).toBe(3009 + locked);
     expect(collected.undecodableSkipped).toBe(2);
   });
 

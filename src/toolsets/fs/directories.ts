@@ -25,7 +25,7 @@ import { join, parse } from "node:path";
 import { DT_UNKNOWN, entryStat, statxEntryStat } from "./entry-stat.ts";
 import { stayBelowFtl } from "./jit.ts";
 import { type Libc, libc } from "./libc.ts";
-import { type DirentLike, Listing } from "./listing.ts";
+import { type DirentLike, exactNameText, Listing, lenientNameText } from "./listing.ts";
 
 export interface DirectoryHandle {
   /** The open descriptor, or -1 on path walks. */
@@ -145,9 +145,6 @@ class DirentReader implements DirectoryReader {
   }
 }
 
-const exactText = new TextDecoder("utf-8", { fatal: true });
-const lenientText = new TextDecoder();
-
 /**
  * A directory's names read as bytes, each typed by lstat (Bun's readdir gives no types with byte
  * names); a name that is not valid UTF-8 is flagged, so it is neither opened nor reported by the
@@ -160,9 +157,9 @@ function readByteNames(path: string): { entries: DirentLike[]; undecodable: Uint
   const entries = names.map((bytes, index): DirentLike => {
     let name: string;
     try {
-      name = exactText.decode(bytes);
+      name = exactNameText.decode(bytes);
     } catch {
-      name = lenientText.decode(bytes);
+      name = lenientNameText.decode(bytes);
       undecodable[index] = 1;
     }
     let mode = 0;
@@ -274,6 +271,7 @@ class DescriptorAccess implements DirectoryAccess {
   }
 
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined {
+    if (!isEntryName(name)) return undefined; // never "..", "." or a path, whatever decoded to it
     const fd = this.openBelow(parent.fd, name, OPEN_CHILD);
     return fd >= 0 ? this.wrap(fd) : undefined; // skipped (see openBelow)
   }
@@ -331,6 +329,7 @@ class PathAccess implements DirectoryAccess {
   }
 
   openChild(parent: DirectoryHandle, name: string): DirectoryHandle | undefined {
+    if (!isEntryName(name)) return undefined; // never "..", "." or a path, whatever decoded to it
     const path = parent.prefix + name;
     try {
       // A link (on Windows also a junction: a reparse point) is not a directory to lstat.
@@ -347,6 +346,14 @@ class PathAccess implements DirectoryAccess {
   read(directory: DirectoryHandle, listing: Listing): DirectoryReader {
     return new DirentReader(directory.prefix, listing);
   }
+}
+
+/** A separator or NUL: never in an entry's own name ("\\" separates on Windows, and is a name's character elsewhere). */
+const NOT_IN_NAME = process.platform === "win32" ? /[/\\\0]/ : /[/\0]/;
+
+/** Whether `name` can be a directory entry's own name: not empty, "." or "..", and no separator or NUL. */
+export function isEntryName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && !NOT_IN_NAME.test(name);
 }
 
 /** The names along an absolute path below its file system root ("/" or "C:\\"), in order. */

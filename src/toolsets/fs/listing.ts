@@ -11,7 +11,14 @@
 import type { Dirent } from "node:fs";
 import { DT_DIR, DT_LNK, DT_OTHER, DT_REG } from "./entry-stat.ts";
 
-const decoder = new TextDecoder();
+/**
+ * The decoders of file names, here and in every other module that reads them. `ignoreBOM`: by
+ * default a TextDecoder drops a leading U+FEFF, so the directory named "\uFEFF.." would decode to
+ * ".." and be opened as the parent (outside the root), and "\uFEFFd" as another directory "d".
+ * `exactNameText` throws on bytes that are not UTF-8 (see `decodeExactName`).
+ */
+export const lenientNameText = new TextDecoder("utf-8", { ignoreBOM: true });
+export const exactNameText = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** What a listing reads of a readdir entry (a `Dirent`, or an entry typed by lstat). */
 export type DirentLike = Pick<Dirent, "name" | "isSymbolicLink" | "isDirectory" | "isFile">;
@@ -19,10 +26,8 @@ export type DirentLike = Pick<Dirent, "name" | "isSymbolicLink" | "isDirectory" 
 /** The name at `offset` in `bytes`, up to its NUL. */
 export function decodeName(bytes: Uint8Array, offset: number): string {
   const end = bytes.indexOf(0, offset);
-  return decoder.decode(bytes.subarray(offset, end));
+  return lenientNameText.decode(bytes.subarray(offset, end));
 }
-
-const exactDecoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The name at `offset` when it is valid UTF-8, else undefined: such a name has no faithful string
@@ -30,7 +35,7 @@ const exactDecoder = new TextDecoder("utf-8", { fatal: true });
  */
 export function decodeExactName(bytes: Uint8Array, offset: number): string | undefined {
   try {
-    return exactDecoder.decode(bytes.subarray(offset, bytes.indexOf(0, offset)));
+    return exactNameText.decode(bytes.subarray(offset, bytes.indexOf(0, offset)));
   } catch {
     return undefined;
   }

@@ -333,6 +333,14 @@ void walk_finish(struct walk *w) {
   free(w);
 }
 
+/* Whether a name can be an entry's own: not empty, "." or "..", and no "/". */
+static int entry_name(const char *name) {
+  if (name[0] == 0 || (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) return 0;
+  for (; *name; name++)
+    if (*name == '/') return 0;
+  return 1;
+}
+
 /*
  * The caller's directories, from `items`: an int count, then for each the ints fd, whether fd is
  * the directory itself (1; it is read) or its parent (0; the directory is opened by name below
@@ -366,9 +374,16 @@ static int queue_items(struct walk *w, const unsigned char *items) {
     item->name_at = fields[4];
     memcpy(item->path, at + 20, length);
     item->path[length] = 0;
+    at += 20 + ((length + 3) & ~3);
+    if (parent && !entry_name(item->path + item->name_at)) {
+      /* Never opened: "..", "." or a path could lead out of the parent (native-walk.ts sends none). */
+      w->counts[1][UNREADABLE]++;
+      free(parent);
+      free(item);
+      continue;
+    }
     item->next = w->queue;
     w->queue = item;
-    at += 20 + ((length + 3) & ~3);
   }
   return 1;
 }
@@ -384,13 +399,13 @@ void *walk_start(const unsigned char *items, int open_flags, int statx_flags, un
                  int threads, unsigned char *shared) {
   struct walk *w = calloc(1, sizeof(struct walk));
   if (!w) return 0;
+  w->counts = (double (*)[COUNT_SLOTS])shared;
+  w->drained = shared + COUNTS_BYTES;
   w->out = malloc(OUT_BYTES);
   if (!w->out || !queue_items(w, items)) {
     walk_finish(w);
     return 0;
   }
-  w->counts = (double (*)[COUNT_SLOTS])shared;
-  w->drained = shared + COUNTS_BYTES;
   w->open_flags = open_flags;
   w->statx_flags = statx_flags;
   w->statx_mask = statx_mask;

@@ -29,6 +29,7 @@ import type { StatedBatch, StatFields } from "./collector.ts";
 import { type DirectoryAccess, OPEN_CHILD_CLOEXEC } from "./directories.ts";
 import { STATX_FLAGS, STATX_MASK, STATX_WORD, StatxFields } from "./entry-stat.ts";
 import { libc } from "./libc.ts";
+import { exactNameText } from "./listing.ts";
 import {
   compileNativeWalk,
   linkNativeWalk,
@@ -174,7 +175,6 @@ class Records implements StatedBatch {
   private readonly starts: number[] = [];
   private readonly fields: StatxFields;
   private readonly words: Uint32Array;
-  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -202,7 +202,7 @@ class Records implements StatedBatch {
     const at = this.starts[index];
     const path = this.bytes.subarray(at + HEADER + STATX_BYTES, at + HEADER + STATX_BYTES + this.words[at / 4 + 1]);
     try {
-      return this.startPrefix + this.decoder.decode(path);
+      return this.startPrefix + exactNameText.decode(path);
     } catch {
       return undefined; // not valid UTF-8: no path names it faithfully (the collector counts it)
     }
