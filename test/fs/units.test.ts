@@ -98,6 +98,61 @@ describe("order and top-k", () => {
   });
 });
 
+describe("names that are not UTF-8", () => {
+  /** Entries already stat'ed, newest first: [name or undefined (not UTF-8), modified ms]. */
+  function batchOf(entries: [string | undefined, number][]): program.StatedBatch {
+    const fields = { time: 0 };
+    const stat = {
+      type: () => 8, // a regular file
+      size: () => 1,
+      mtimeMs: () => fields.time,
+      birthtimeMs: () => 0,
+      ctimeMs: () => 0,
+    };
+    return {
+      count: entries.length,
+      exactName: (index) => entries[index][0],
+      hasExactName: (index) => entries[index][0] !== undefined,
+      isDirectory: () => false,
+      select(index) {
+        fields.time = entries[index][1];
+        return stat;
+      },
+    };
+  }
+
+  test("are all counted, whether or not they would have made the page, whatever the order", () => {
+    for (const order of [
+      [
+        ["new.txt", 3_000],
+        [undefined, 1_000],
+      ],
+      [
+        [undefined, 1_000],
+        ["new.txt", 3_000],
+      ],
+    ] as [string | undefined, number][][]) {
+      const config = {
+        timeField: "modified",
+        from: null,
+        to: null,
+        includeUnknownTime: false,
+        sort: "time_desc",
+        limit: 1,
+        resume: null,
+      } as const;
+      const collector = program.createCollector(config, { atPointer: () => false, byName: () => false } as never);
+      collector.addStated(batchOf(order));
+      const result = collector.result();
+      expect({ order, undecodable: result.undecodableSkipped, offered: result.offered }).toEqual({
+        order,
+        undecodable: 1,
+        offered: 1,
+      });
+    }
+  });
+});
+
 describe("cursors", () => {
   const codec = new CursorCodec(cursorKey(undefined, false));
   const state = { position: { time: 1765000000000.25, path: "docs/a b.md" }, since: 1765000001000 };

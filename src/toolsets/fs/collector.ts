@@ -55,7 +55,7 @@ export interface Collected {
   offered: number;
   /** Entries left out because their created time is unknown. */
   unknownTimeSkipped: number;
-  /** Qualifying entries left out because their names are not valid UTF-8 (no path names them faithfully). */
+  /** Qualifying entries left out because their names are not valid UTF-8 (no path names them faithfully), all of them. */
   undecodableSkipped: number;
 }
 
@@ -68,7 +68,7 @@ export interface KeptBound {
 }
 
 /** Entries stat'ed before they reach the collector (the native walk, `native-walk.ts`). */
-export interface StatedBatch extends Pick<StatBatch, "count" | "exactName" | "isDirectory"> {
+export interface StatedBatch extends Pick<StatBatch, "count" | "exactName" | "hasExactName" | "isDirectory"> {
   /** The fields of entry `index` (valid until the next call). */
   select(index: number): StatFields;
 }
@@ -300,7 +300,8 @@ class RankingCollector implements Collector {
         // As in `consider`: behind everything kept, it only counts (unless it changed since paging began).
         const worst = heap[0].time;
         if (worst !== null && (descending ? time < worst : ascending && time > worst)) {
-          if (resume === null || statxWordsMs(words, signedWords, STATX_WORD.ctime) < resume.since) best.offered++;
+          if (!batch.hasExactName(i)) this.undecodableSkipped++;
+          else if (resume === null || statxWordsMs(words, signedWords, STATX_WORD.ctime) < resume.since) best.offered++;
           continue;
         }
       }
@@ -324,24 +325,27 @@ class RankingCollector implements Collector {
 
   /** Ranks entry `i` of `batch`, just stat'ed, whose sort time `time` passed the filters. */
   private consider(
-    batch: Pick<StatBatch, "exactName" | "isDirectory">,
+    batch: Pick<StatBatch, "exactName" | "hasExactName" | "isDirectory">,
     i: number,
     relativePrefix: string,
     time: number | null,
     stat: StatFields = this.stat,
   ): void {
     const { best, resume, sort } = this;
-    // On an earlier page, or behind everything kept so far: settled without building the entry.
+    // On an earlier page: not this page's at all.
     if (resume && laterInTime(sort, resume.position.time, time)) return;
+    // Not valid UTF-8: no path could name it faithfully. Counted whether or not it would have made
+    // the page, so the count does not depend on the order entries come in (threads vary it).
+    if (!batch.hasExactName(i)) {
+      this.undecodableSkipped++;
+      return;
+    }
+    // Behind everything kept so far: settled without building the entry.
     if (best.heap.length === best.capacity && laterInTime(sort, time, best.heap[0].time)) {
       if (!resume || stat.ctimeMs() < resume.since) best.offered++;
       return;
     }
-    const name = batch.exactName(i);
-    if (name === undefined) {
-      this.undecodableSkipped++; // not valid UTF-8: no path could name it faithfully
-      return;
-    }
+    const name = batch.exactName(i) as string;
     const isDirectory = batch.isDirectory(i);
     const candidate: Candidate = {
       time,

@@ -41,6 +41,18 @@ export function decodeExactName(bytes: Uint8Array, offset: number): string | und
   }
 }
 
+/**
+ * Whether the name at `offset` is valid UTF-8 (`decodeExactName` gives it): ASCII at a glance,
+ * decoded otherwise.
+ */
+export function isExactName(bytes: Uint8Array, offset: number): boolean {
+  for (let at = offset; ; at++) {
+    const byte = bytes[at];
+    if (byte === 0) return true;
+    if (byte >= 0x80) return decodeExactName(bytes, offset) !== undefined;
+  }
+}
+
 /** The index-th name: from `names` when known, else decoded from the raw bytes once and kept there. */
 function knownOrDecoded(
   names: (string | undefined)[],
@@ -125,6 +137,8 @@ export interface StatBatch {
   name(index: number): string;
   /** The name to report: undefined when it is not valid UTF-8 (see `decodeExactName`). */
   exactName(index: number): string | undefined;
+  /** Whether `exactName` gives a name, without building it. */
+  hasExactName(index: number): boolean;
   isDirectory(index: number): boolean;
 }
 
@@ -171,6 +185,11 @@ export class EntryBatch implements StatBatch {
 
   exactName(index: number): string | undefined {
     return this.bytes ? decodeExactName(this.bytes, this.offsets[index]) : this.names[index];
+  }
+
+  hasExactName(index: number): boolean {
+    // A readdir name that is not UTF-8 never reaches a batch (the walk counts it).
+    return this.bytes ? isExactName(this.bytes, this.offsets[index]) : true;
   }
 
   isDirectory(index: number): boolean {

@@ -11,8 +11,8 @@
  * through malloc/free only (Bun's allocator; glibc's strdup would hand Bun's free a foreign
  * pointer), and no global state (walks can run at once).
  *
- * Record (8-aligned): u32 length, u32 path length, u32 1 for a directory, u32 0, the 256-byte
- * statx result, the path relative to the start (no NUL), padding.
+ * Record (8-aligned): u32 length, u32 path length, u32 1 for a directory, u32 1 for a name that
+ * is not UTF-8, the 256-byte statx result, the path relative to the start (no NUL), padding.
  */
 typedef unsigned long size_t;
 typedef struct { long long opaque[8]; } mutex_t; /* glibc: 40 bytes (x64) or 48 (arm64); zeroed = default */
@@ -202,7 +202,8 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   if (w->time_word != 20 || (mask & STATX_BTIME)) {
     double seconds = (double)*(long long *)(stx + w->time_word * 4);
     if (seconds < w->from_seconds || seconds >= w->to_seconds) return;
-    if (w->behind && seconds >= w->count_from && seconds < w->count_to) {
+    /* A name that is not UTF-8 always goes to the caller, which counts every such entry. */
+    if (w->behind && seconds >= w->count_from && seconds < w->count_to && valid_utf8((const unsigned char *)name)) {
       double bound = w->counts[0][KEPT_BOUND];
       if (w->behind > 0 ? seconds < bound : seconds > bound) {
         l->counts[BEHIND]++;
@@ -214,7 +215,7 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   header[0] = size;
   header[1] = path_length;
   header[2] = is_directory;
-  header[3] = 0;
+  header[3] = !valid_utf8((const unsigned char *)name);
   char *path = (char *)stx + STATX_BYTES;
   if (dir->length) {
     memcpy(path, dir->path, dir->length);

@@ -208,6 +208,10 @@ class Records implements StatedBatch {
     }
   }
 
+  hasExactName(index: number): boolean {
+    return this.words[this.starts[index] / 4 + 3] === 0; // native-walk.c checks the name
+  }
+
   isDirectory(index: number): boolean {
     return this.words[this.starts[index] / 4 + 2] === 1;
   }

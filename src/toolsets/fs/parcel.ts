@@ -6,7 +6,7 @@
  * plus the few strings naming each directory.
  */
 import { stayBelowFtl } from "./jit.ts";
-import { decodeExactName, decodeName, type EntryBatch, type StatBatch } from "./listing.ts";
+import { decodeExactName, decodeName, type EntryBatch, isExactName, type StatBatch } from "./listing.ts";
 
 export interface ParcelMessage {
   /** Per directory: its descriptor, its prefixes, and where its entries end (exclusive). */
@@ -154,6 +154,11 @@ export class ParcelDirectory implements StatBatch {
     const message = this.message as ParcelMessage;
     const offset = message.offsets[this.offsetsStart + index];
     return offset >= 0 ? decodeExactName(this.bytes, offset) : message.names[this.firstName + index];
+  }
+
+  hasExactName(index: number): boolean {
+    const offset = (this.message as ParcelMessage).offsets[this.offsetsStart + index];
+    return offset >= 0 ? isExactName(this.bytes, offset) : true;
   }
 
   isDirectory(index: number): boolean {
