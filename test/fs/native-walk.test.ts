@@ -195,6 +195,60 @@ describe.skipIf(!hasNativeWalk)("the native walk answers as the JavaScript walk 
   });
 });
 
+describe.skipIf(!hasNativeWalk)("times a nanosecond below a whole second", () => {
+  // A time in ms is seconds * 1000 + ns / 1e6 in a double, which rounds 1700000000.999999999 s up
+  // to exactly 1700000001000 ms: whole-second shortcuts in C must not settle such an entry.
+  let base: string;
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), "mcpkit-native-ns-"));
+    mkdirSync(join(base, "sub"));
+    writeFileSync(join(base, "z.txt"), "z");
+    writeFileSync(join(base, "a.txt"), "a");
+    writeFileSync(join(base, "sub", "b.txt"), "b");
+    const touched = [
+      Bun.spawnSync(["touch", "-m", "-d", "@1700000001.000000000", join(base, "z.txt")]),
+      Bun.spawnSync(["touch", "-m", "-d", "@1699999999.500000000", join(base, "a.txt")]),
+      Bun.spawnSync(["touch", "-m", "-d", "@1700000000.999999999", join(base, "sub", "b.txt")]),
+    ];
+    for (const touch of touched) expect(touch.exitCode).toBe(0);
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  const pages = async (args: Record<string, unknown>, setting: string) => {
+    const paths: string[][] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const run = await runCli([
+        "call",
+        "fs_search_by_time",
+        JSON.stringify(cursor ? { ...args, cursor } : args),
+        "--root",
+        base,
+        "--fs-native-walk",
+        setting,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const answer = JSON.parse(run.stdout) as Answer;
+      paths.push(answer.structuredContent.matches.map((match) => match.path));
+      cursor = answer.structuredContent.nextCursor;
+      if (!cursor) break;
+    }
+    return paths;
+  };
+
+  test.each([
+    ["newest first, one a page", { timeField: "modified", limit: 1 }],
+    [
+      "oldest first, up to a 'to' equal to the rounded time",
+      { timeField: "modified", sort: "time_asc", limit: 1, to: "2023-11-14T22:13:21Z" },
+    ],
+  ])("%s: the same pages from both walks", async (_name, args) => {
+    const [native, javascript] = await Promise.all([pages(args, "0"), pages(args, "off")]);
+    expect(native).toEqual(javascript);
+    expect(native.flat().length).toBeGreaterThan(0);
+  });
+});
+
 describe("names that begin with U+FEFF", () => {
   test.each([
     ["native", true],

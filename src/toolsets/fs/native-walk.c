@@ -18,6 +18,7 @@ typedef unsigned long size_t;
 typedef struct { long long opaque[8]; } mutex_t; /* glibc: 40 bytes (x64) or 48 (arm64); zeroed = default */
 typedef struct { long long opaque[8]; } cond_t;  /* glibc: 48 bytes; zeroed = default */
 typedef unsigned long thread_t;
+typedef struct { int opaque[2]; } condattr_t; /* glibc: 4 bytes */
 struct timespec { long tv_sec; long tv_nsec; };
 
 int openat(int fd, const char *path, int flags, ...);
@@ -39,6 +40,10 @@ int pthread_cond_timedwait(cond_t *cond, mutex_t *mutex, const struct timespec *
 int pthread_cond_signal(cond_t *cond);
 int pthread_cond_broadcast(cond_t *cond);
 int clock_gettime(int clock, struct timespec *now);
+int pthread_condattr_init(condattr_t *attributes);
+int pthread_condattr_setclock(condattr_t *attributes, int clock);
+int pthread_cond_init(cond_t *cond, const condattr_t *attributes);
+#define CLOCK_MONOTONIC 1
 
 #define MAX_THREADS 8
 #define DENTS_BYTES 65536
@@ -191,7 +196,7 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   int name_length = (int)strlen(name);
   int path_length = dir->length ? dir->length + 1 + name_length : name_length;
   int size = (HEADER + STATX_BYTES + path_length + 7) & ~7;
-  if (size > STAGE_BYTES) return; /* cannot happen below native-walk.ts's depth limit */
+  if (size > STAGE_BYTES) return; /* cannot happen within native-walk.ts's NATIVE_MAX_DEPTH */
   if (l->stage_fill + size > STAGE_BYTES) flush(w, l);
   unsigned char *record = l->stage + l->stage_fill;
   unsigned char *stx = record + HEADER;
@@ -199,8 +204,10 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   unsigned short mode = *(unsigned short *)(stx + 28);
   if ((mode & S_IFMT) == S_IFLNK) return; /* replaced by a link since the listing */
   unsigned int mask = *(unsigned int *)stx;
-  if (w->time_word != 20 || (mask & STATX_BTIME)) {
-    double seconds = (double)*(long long *)(stx + w->time_word * 4);
+  long long whole = *(long long *)(stx + w->time_word * 4);
+  /* A birth time missing, or at or before 1970, is unknown to collector.ts (knownBirth): its call. */
+  if (w->time_word != 20 || ((mask & STATX_BTIME) && whole > 0)) {
+    double seconds = (double)whole;
     if (seconds < w->from_seconds || seconds >= w->to_seconds) return;
     /* A name that is not UTF-8 always goes to the caller, which counts every such entry. */
     if (w->behind && seconds >= w->count_from && seconds < w->count_to && valid_utf8((const unsigned char *)name)) {
@@ -270,6 +277,7 @@ static void read_directory(struct walk *w, struct local *l, struct item *dir) {
   struct node *node = malloc(sizeof(struct node));
   if (!node) {
     if (dir->parent) close(fd);
+    l->counts[UNREADABLE]++;
     return;
   }
   node->fd = fd;
@@ -319,6 +327,8 @@ static void *run(void *argument) {
 /* Stops the walk (if it still runs), waits for its threads, closes what it opened and frees it; the counts stay. */
 void walk_finish(struct walk *w) {
   pthread_mutex_lock(&w->lock);
+  /* Left over when the walk ended by itself: no thread could take them (out of memory), so unread. */
+  int ended = w->running == 0 && !w->stop;
   w->stop = 1;
   pthread_cond_broadcast(&w->work);
   pthread_cond_broadcast(&w->room);
@@ -328,6 +338,7 @@ void walk_finish(struct walk *w) {
     struct item *item = w->queue;
     w->queue = item->next;
     if (item->parent) release(w, item->parent);
+    if (ended) w->counts[1][UNREADABLE]++;
     free(item);
   }
   free(w->out);
@@ -403,7 +414,10 @@ void *walk_start(const unsigned char *items, int open_flags, int statx_flags, un
   w->counts = (double (*)[COUNT_SLOTS])shared;
   w->drained = shared + COUNTS_BYTES;
   w->out = malloc(OUT_BYTES);
-  if (!w->out || !queue_items(w, items)) {
+  /* walk_drain waits on the monotonic clock: a step of the wall clock must not stall it. */
+  condattr_t monotonic;
+  if (pthread_condattr_init(&monotonic) != 0 || pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC) != 0 ||
+      pthread_cond_init(&w->more, &monotonic) != 0 || !w->out || !queue_items(w, items)) {
     walk_finish(w);
     return 0;
   }
@@ -446,7 +460,7 @@ void *walk_start(const unsigned char *items, int open_flags, int statx_flags, un
  */
 int walk_drain(struct walk *w, int timeout_ms) {
   struct timespec until;
-  clock_gettime(0, &until);
+  clock_gettime(CLOCK_MONOTONIC, &until);
   until.tv_sec += timeout_ms / 1000;
   until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
   if (until.tv_nsec >= 1000000000L) {

@@ -25,7 +25,7 @@
  * (1 MB) is full until this thread has drained it.
  */
 import { availableParallelism } from "node:os";
-import type { StatedBatch, StatFields } from "./collector.ts";
+import type { KeptBound, StatedBatch, StatFields } from "./collector.ts";
 import { type DirectoryAccess, OPEN_CHILD_CLOEXEC } from "./directories.ts";
 import { STATX_FLAGS, STATX_MASK, STATX_WORD, StatxFields } from "./entry-stat.ts";
 import { libc } from "./libc.ts";
@@ -48,8 +48,11 @@ import { emptyOutcome, type WalkOutcome, type WalkRequest } from "./walk.ts";
 const HAND_OFF_MS = 10;
 /** Longest wait for the compiling thread (`native-thread.ts`) before compiling here instead. */
 const COMPILE_THREAD_WAIT_MS = 1_000;
-/** Deepest walk taken here: a record's path (255 bytes a level) must fit the C side's 64 KiB stage. */
-export const NATIVE_MAX_DEPTH = 200;
+/**
+ * Deepest walk taken here: a record's path must fit the C side's 64 KiB stage, and a name takes up
+ * to 765 bytes (255 UTF-16 units on exFAT, vfat, NTFS). The default --fs-max-depth.
+ */
+export const NATIVE_MAX_DEPTH = 64;
 /** How long this thread waits for records before it looks at the clock, the signal and progress again. */
 const DRAIN_WAIT_MS = 10;
 const PROGRESS_INTERVAL_MS = 100;
@@ -265,12 +268,14 @@ export async function nativeWalk(
   // Nothing behind yet, unless the ranking already keeps `limit` (the JavaScript walk's share).
   const bound = behind === "none" ? undefined : search.ranking.keptBound();
   counts[SLOT.keptBound] = bound
-    ? Math.floor(bound.time / 1000)
+    ? boundSeconds(bound)
     : behind === "later"
       ? Number.POSITIVE_INFINITY
       : Number.NEGATIVE_INFINITY;
+  // Referenced until walk_start has read it: a buffer only its address points to could be collected first.
+  const items = encodeStarts(starts);
   const walk = symbols.walk_start(
-    pointerOf(encodeStarts(starts)),
+    pointerOf(items),
     OPEN_CHILD_CLOEXEC,
     STATX_FLAGS,
     STATX_MASK,
@@ -279,15 +284,18 @@ export async function nativeWalk(
     request.includeFiles ? 1 : 0,
     request.includeDirectories ? 1 : 0,
     search.timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
-    // Seconds that may hold a time in the range, and (from, to) those that surely do.
-    from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000),
+    // Whole seconds that may hold a time in the range, then (count_from, count_to) those that surely
+    // do. A time in ms is seconds * 1000 + ns / 1e6 in a double (`statxWordsMs`), which rounds a
+    // time just below the next second up to it: a second each way is left to JavaScript.
+    from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000) - 1,
     to === null ? Number.POSITIVE_INFINITY : Math.ceil(to / 1000),
     behind === "earlier" ? 1 : behind === "later" ? -1 : 0,
     from === null ? Number.NEGATIVE_INFINITY : Math.ceil(from / 1000),
-    to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000),
+    to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000) - 1,
     Math.min(4, Math.max(2, availableParallelism())),
     pointerOf(new Uint8Array(shared)),
   );
+  items.fill(0); // read (and its use keeps it alive until here)
   if (!walk) return undefined; // no memory or no thread: the JavaScript walk goes on
   try {
     await drain(request, symbols, walk, counts, records, search, outcome);
@@ -328,14 +336,22 @@ async function drain(
     const length = symbols.walk_drain(walk, Math.max(1, Math.min(DRAIN_WAIT_MS, Math.ceil(request.deadline - now))));
     if (length > 0) {
       ranking.acceptStated(records.fill(length));
-      // Whole seconds behind the kept ones (see native-walk.c): the worst kept time, rounded down.
       const bound = behind === "none" ? undefined : ranking.keptBound();
-      if (bound) counts[SLOT.keptBound] = Math.floor(bound.time / 1000);
+      if (bound) counts[SLOT.keptBound] = boundSeconds(bound);
     }
     if (counts[SLOT.finished] === 1) return;
     // Lets the event loop in (cancellation, progress, other requests) between two waits.
     await new Promise<void>((resume) => setImmediate(resume));
   }
+}
+
+/**
+ * The whole second C compares with (native-walk.c KEPT_BOUND): an entry in a second before it
+ * (newest first) or after it (oldest first) is surely behind the worst kept time. Newest first, a
+ * second is left to JavaScript: a time just below a second rounds up to it (see `nativeWalk`).
+ */
+function boundSeconds({ time, descending }: KeptBound): number {
+  return Math.floor(time / 1000) - (descending ? 1 : 0);
 }
 
 /** One count summed over the threads' rows (after the walk's own). */
