@@ -360,6 +360,19 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     expect(nativeHandOffDue(walkRequest(root, { maxDepth: 1000 }), access, "auto")).toBeUndefined();
   });
 
+  test("where the C cannot be compiled (no writable temporary directory), the JavaScript walk answers alone", async () => {
+    const args = ["call", "fs_search_by_time", '{"timeField":"modified","limit":100}', "--root", root];
+    const broken = await runCli([...args, "--fs-native-walk", "0", "--log-level", "debug"], {
+      env: { TMPDIR: join(root, "no-such-directory") },
+    });
+    expect(broken.code, broken.stderr).toBe(0);
+    expect(/walker="([\w+]+)"/.exec(broken.stderr)?.[1]).toBe("javascript");
+    const javascript = await runCli([...args, "--fs-native-walk", "off"]);
+    expect(comparable(JSON.parse(broken.stdout) as Answer)).toEqual(
+      comparable(JSON.parse(javascript.stdout) as Answer),
+    );
+  });
+
   test("--fs-native-walk takes auto, off or milliseconds, and names the fix otherwise", async () => {
     const run = await runCli([
       "call",

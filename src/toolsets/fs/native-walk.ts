@@ -121,7 +121,7 @@ export type NativeWalkSetting = "auto" | "off" | number;
 /**
  * When `request` hands over to the native walk, as a test of the ms it has walked in JavaScript,
  * or undefined when it cannot (a glob, which only the JavaScript walk matches; too deep; no
- * descriptor walk; not Linux; `off`). `auto`: at once when the code is ready (compiled by an
+ * descriptor walk; not Linux; `off`; a compile that failed). `auto`: at once when the code is ready (compiled by an
  * earlier search of a server, or by the compiling thread of a one-shot search), else after
  * `HAND_OFF_MS`. Nothing is compiled yet.
  */
@@ -130,7 +130,8 @@ export function nativeHandOffDue(
   access: DirectoryAccess,
   setting: NativeWalkSetting,
 ): ((walkedMs: number) => boolean) | undefined {
-  if (setting === "off" || process.platform !== "linux") return undefined;
+  // `compiled === null`: it could not be compiled here, so the search keeps its worker thread instead.
+  if (setting === "off" || process.platform !== "linux" || compiled === null) return undefined;
   if (request.glob !== undefined || request.maxDepth > NATIVE_MAX_DEPTH || access.kind !== "descriptor")
     return undefined;
   if (typeof setting === "number") return (walkedMs) => walkedMs >= setting;
