@@ -114,7 +114,6 @@ function fitTextContent(
       : structured === "cut"
         ? "; structuredContent is shortened too"
         : "";
-  used = 0;
   const content: ToolResult["content"] = [];
   for (const block of result.content) {
     if (overflow) break;

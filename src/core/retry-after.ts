@@ -17,6 +17,11 @@ export function retryAfterSeconds(ms: number): number {
   return Math.ceil(ms / 1000);
 }
 
+/** "BOJ asked to retry after 3600 s (about 1 h) (Retry-After)": what an upstream asked, for errors and logs. */
+export function askedToRetry(upstream: string, seconds: number): string {
+  return `${upstream} asked to retry after ${describeWait(seconds)} (Retry-After)`;
+}
+
 /** "3600 s (about 1 h)", "90 s (about 2 min)", "5 s". */
 export function describeWait(seconds: number): string {
   if (seconds >= 3600) return `${seconds} s (about ${Math.round(seconds / 3600)} h)`;

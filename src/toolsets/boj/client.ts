@@ -15,7 +15,7 @@ import type { RawBody } from "./decode/body.ts";
 import { BojError, decodeError, isRetryable, transportError } from "./errors.ts";
 import { isNameNotFound, networkFailure } from "../../core/network-failure.ts";
 import { type Pacer, awaitTurn } from "./pacer.ts";
-import { describeWait, parseRetryAfter, retryAfterSeconds } from "../../core/retry-after.ts";
+import { askedToRetry, parseRetryAfter, retryAfterSeconds } from "../../core/retry-after.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
 
@@ -235,7 +235,7 @@ function describeFailure(error: BojError): string {
 /** "; BOJ asked to retry after 3600 s (about 1 h)" when it sent Retry-After. */
 function retryAfterNote(error: BojError): string {
   const seconds = error.details.retry_after_s;
-  return seconds === undefined ? "" : `; BOJ asked to retry after ${describeWait(seconds)} (Retry-After)`;
+  return seconds === undefined ? "" : `; ${askedToRetry("BOJ", seconds)}`;
 }
 
 /** Log fields with no `undefined` in them (a log line must never read `status=undefined`). */

@@ -6,7 +6,7 @@
  */
 import { stripControl } from "../../core/text.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
-import { describeWait } from "../../core/retry-after.ts";
+import { askedToRetry } from "../../core/retry-after.ts";
 import { findMessage } from "./catalog.ts";
 
 export type BojErrorType = "VALIDATION_ERROR" | "TRANSPORT_ERROR" | "DECODE_ERROR" | "API_ERROR";
@@ -111,7 +111,7 @@ function protocolErrorOf(error: BojError, tool: string): ProtocolError {
 function retryAfterText(error: BojError, tool: string): string {
   const seconds = error.details.retry_after_s;
   if (seconds === undefined) return "";
-  return ` — BOJ asked to retry after ${describeWait(seconds)} (Retry-After): do not call ${tool} again before then; BOJ forbids high-frequency access.`;
+  return ` — ${askedToRetry("BOJ", seconds)}: do not call ${tool} again before then; BOJ forbids high-frequency access.`;
 }
 
 function retryAfterData(error: BojError): { retry_after_s?: number } {

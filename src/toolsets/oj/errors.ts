@@ -2,7 +2,7 @@
  * How an HTTP error status from the craboj server becomes the text of an `isError` result
  * (docs/contracts/oj.md §5).
  */
-import { describeWait } from "../../core/retry-after.ts";
+import { askedToRetry } from "../../core/retry-after.ts";
 import { type UpstreamResponse, bodyText, rawBodyText } from "./http.ts";
 
 /** The fallback message keeps at most this many Unicode scalar values of the body. */
@@ -36,7 +36,7 @@ function upstreamMessage(response: UpstreamResponse): string {
 function retryAfterText(response: UpstreamResponse): string {
   const seconds = response.retryAfterSeconds;
   if (seconds === undefined || (response.status !== 429 && response.status !== 503)) return "";
-  return ` — the craboj server asked to retry after ${describeWait(seconds)} (Retry-After): do not call this tool again before then.`;
+  return ` — ${askedToRetry("the craboj server", seconds)}: do not call this tool again before then.`;
 }
 
 interface ProblemDetails {

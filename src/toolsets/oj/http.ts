@@ -57,6 +57,8 @@ export class OjHttpClient {
   constructor(
     private readonly config: OjConfig,
     private readonly log: Logger,
+    /** The time an HTTP-date `Retry-After` is measured from (as BojClient's; tests may pass a fixed one). */
+    private readonly now: () => number = Date.now,
   ) {
     this.origin = new URL(config.baseUrl).origin;
     this.sanitize = createSanitizer(config.token);
@@ -112,7 +114,7 @@ export class OjHttpClient {
           isJson: isJsonContentType(response.headers.get("content-type")),
           sanitize: this.sanitize,
         };
-        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
+        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), this.now());
         if (retryAfterMs !== undefined) result.retryAfterSeconds = retryAfterSeconds(retryAfterMs);
         this.log.debug("oj upstream response", {
           method,
