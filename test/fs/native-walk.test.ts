@@ -48,7 +48,7 @@ const quietSearch: NativeSearch = {
   timeField: "modified",
   from: null,
   to: null,
-  behind: "none",
+  oldestFirst: false,
   scannedBefore: 0,
 };
 const now = Date.now();
@@ -125,19 +125,36 @@ interface Answer {
   structuredContent: { matches: { path: string }[]; nextCursor: string | null } & Record<string, unknown>;
 }
 
-async function search(args: Record<string, unknown>, native: boolean, extra: string[] = []): Promise<Answer> {
+/** The native walk taking over right after the start directory, or kept out. */
+type Walks = "0" | "off";
+
+/** One `mcpkit call` of the search of `tree` (the shared tree by default). */
+async function search(args: Record<string, unknown>, walks: Walks, extra: string[] = [], tree = root): Promise<Answer> {
   const run = await runCli([
     "call",
     "fs_search_by_time",
     JSON.stringify(args),
     "--root",
-    root,
+    tree,
     "--fs-native-walk",
-    native ? "0" : "off",
+    walks,
     ...extra,
   ]);
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as Answer;
+}
+
+/** Every page of a search, through its cursors (20 at most): each page's paths. */
+async function pages(args: Record<string, unknown>, walks: Walks, tree = root): Promise<string[][]> {
+  const paths: string[][] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 20; page++) {
+    const answer = await search(cursor ? { ...args, cursor } : args, walks, [], tree);
+    paths.push(answer.structuredContent.matches.map((match) => match.path));
+    cursor = answer.structuredContent.nextCursor;
+    if (!cursor) break;
+  }
+  return paths;
 }
 
 /** What two runs of the same search must share: everything but the clock and the cursor's own bytes. */
@@ -167,26 +184,14 @@ const searches: [string, Record<string, unknown>, string[]][] = [
 
 describe.skipIf(!hasNativeWalk)("the native walk answers as the JavaScript walk does", () => {
   test.each(searches)("%s", async (_name, args, extra) => {
-    const [native, javascript] = await Promise.all([search(args, true, extra), search(args, false, extra)]);
+    const [native, javascript] = await Promise.all([search(args, "0", extra), search(args, "off", extra)]);
     expect(comparable(native)).toEqual(comparable(javascript));
     expect(native.structuredContent.matches.length).toBeGreaterThan(0);
   });
 
   test("page after page through the cursor, the same matches in the same order", async () => {
-    const pages = async (native: boolean): Promise<string[]> => {
-      const paths: string[] = [];
-      let cursor: string | null = null;
-      for (let page = 0; page < 20; page++) {
-        const args: Record<string, unknown> = { timeField: "modified", from, limit: 400 };
-        if (cursor) args.cursor = cursor;
-        const answer = await search(args, native);
-        paths.push(...answer.structuredContent.matches.map((match) => match.path));
-        cursor = answer.structuredContent.nextCursor;
-        if (!cursor) break;
-      }
-      return paths;
-    };
-    const [native, javascript] = await Promise.all([pages(true), pages(false)]);
+    const args = { timeField: "modified", from, limit: 400 };
+    const [native, javascript] = (await Promise.all([pages(args, "0"), pages(args, "off")])).map((all) => all.flat());
     expect(native).toEqual(javascript);
     // Every file within ten days: 3 of the top files and a sixth of the 3,000 in "many".
     expect(native.length).toBe(4 + 500);
@@ -214,28 +219,6 @@ describe.skipIf(!hasNativeWalk)("times a nanosecond below a whole second", () =>
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  const pages = async (args: Record<string, unknown>, setting: string) => {
-    const paths: string[][] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 5; page++) {
-      const run = await runCli([
-        "call",
-        "fs_search_by_time",
-        JSON.stringify(cursor ? { ...args, cursor } : args),
-        "--root",
-        base,
-        "--fs-native-walk",
-        setting,
-      ]);
-      expect(run.code, run.stderr).toBe(0);
-      const answer = JSON.parse(run.stdout) as Answer;
-      paths.push(answer.structuredContent.matches.map((match) => match.path));
-      cursor = answer.structuredContent.nextCursor;
-      if (!cursor) break;
-    }
-    return paths;
-  };
-
   test.each([
     ["newest first, one a page", { timeField: "modified", limit: 1 }],
     [
@@ -243,7 +226,7 @@ describe.skipIf(!hasNativeWalk)("times a nanosecond below a whole second", () =>
       { timeField: "modified", sort: "time_asc", limit: 1, to: "2023-11-14T22:13:21Z" },
     ],
   ])("%s: the same pages from both walks", async (_name, args) => {
-    const [native, javascript] = await Promise.all([pages(args, "0"), pages(args, "off")]);
+    const [native, javascript] = await Promise.all([pages(args, "0", base), pages(args, "off", base)]);
     expect(native).toEqual(javascript);
     expect(native.flat().length).toBeGreaterThan(0);
   });
@@ -251,20 +234,23 @@ describe.skipIf(!hasNativeWalk)("times a nanosecond below a whole second", () =>
 
 describe("names that begin with U+FEFF", () => {
   test.each([
-    ["native", true],
-    ["JavaScript", false],
-  ])("the %s walk reads them as they are: never as '..', '.' or another directory", async (_name, native) => {
-    const answer = await search({ timeField: "modified", path: "sub", limit: 100 }, native);
-    const paths = answer.structuredContent.matches.map((match) => match.path);
-    expect(paths).toContain("sub/\uFEFF../bom-dotdot.txt");
-    expect(paths).toContain("sub/\uFEFF./bom-dot.txt");
-    expect(paths).toContain("sub/\uFEFFd/bom-d.txt");
-    expect(paths).toContain("sub/d/plain-d.txt");
-    for (const path of paths) {
-      expect(path.startsWith("sub/")).toBe(true);
-      expect(path.split("/")).not.toContain("..");
-    }
-  });
+    ["native", "0"],
+    ["JavaScript", "off"],
+  ] as [string, Walks][])(
+    "the %s walk reads them as they are: never as '..', '.' or another directory",
+    async (_name, walks) => {
+      const answer = await search({ timeField: "modified", path: "sub", limit: 100 }, walks);
+      const paths = answer.structuredContent.matches.map((match) => match.path);
+      expect(paths).toContain("sub/\uFEFF../bom-dotdot.txt");
+      expect(paths).toContain("sub/\uFEFF./bom-dot.txt");
+      expect(paths).toContain("sub/\uFEFFd/bom-d.txt");
+      expect(paths).toContain("sub/d/plain-d.txt");
+      for (const path of paths) {
+        expect(path.startsWith("sub/")).toBe(true);
+        expect(path.split("/")).not.toContain("..");
+      }
+    },
+  );
 
   test("a root holding '\uFEFF..' reports nothing from its parent, with either walk", async () => {
     const base = mkdtempSync(join(tmpdir(), "mcpkit-bom-"));
@@ -272,18 +258,9 @@ describe("names that begin with U+FEFF", () => {
       writeFileSync(join(base, "outside-marker.txt"), "outside");
       mkdirSync(join(base, "root", "\uFEFF.."), { recursive: true });
       writeFileSync(join(base, "root", "\uFEFF..", "inside.txt"), "inside");
-      for (const setting of ["0", "off"]) {
-        const run = await runCli([
-          "call",
-          "fs_search_by_time",
-          '{"timeField":"modified","limit":100}',
-          "--root",
-          join(base, "root"),
-          "--fs-native-walk",
-          setting,
-        ]);
-        expect(run.code, run.stderr).toBe(0);
-        const paths = (JSON.parse(run.stdout) as Answer).structuredContent.matches.map((match) => match.path);
+      for (const setting of ["0", "off"] as Walks[]) {
+        const answer = await search({ timeField: "modified", limit: 100 }, setting, [], join(base, "root"));
+        const paths = answer.structuredContent.matches.map((match) => match.path);
         expect({ setting, paths }).toEqual({ setting, paths: ["\uFEFF../inside.txt"] });
       }
     } finally {
@@ -400,15 +377,11 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
       }
     }).length;
   /**
-   * The native walk of the whole tree from its root, ranked by a collector (limit 5, newest first);
-   * `bound`: what the ranking says it keeps from the start (else the collector's own), which C
-   * leaves out of what it sends unless `behind` is "none".
+   * The native walk of the whole tree from its root, ranked by a collector (limit 5, newest first).
+   * `settles`: what the ranking tells C it keeps, so C leaves out of what it sends what is behind:
+   * the collector's own bound, a fixed one from the start, or never anything.
    */
-  const run = async (
-    overrides: Partial<NativeRequest>,
-    behind: NativeSearch["behind"] = "earlier",
-    bound?: KeptBound,
-  ) => {
+  const run = async (overrides: Partial<NativeRequest>, settles: KeptBound | "collector" | "never" = "collector") => {
     const collector = createCollector(collectorConfig({ limit: 5 }), entryStat());
     let sent = 0;
     const ranking = {
@@ -416,7 +389,7 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
         sent += batch.count;
         collector.addStated(batch);
       },
-      keptBound: () => bound ?? collector.keptBound(),
+      keptBound: () => (settles === "never" ? undefined : settles === "collector" ? collector.keptBound() : settles),
       addBehind: (count: number) => collector.addBehind(count),
     };
     const start = directoryAccess().openStart(root, "");
@@ -424,7 +397,7 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
       const outcome = await nativeWalk(
         walkRequest(root, { maxDepth: 64, ...overrides }),
         [{ fd: start.fd, direct: true, relative: "", depth: 1 }],
-        { ranking, startPrefix: "", timeField: "modified", from: null, to: null, behind, scannedBefore: 0 },
+        { ranking, startPrefix: "", timeField: "modified", from: null, to: null, oldestFirst: false, scannedBefore: 0 },
       );
       if (!outcome) throw new Error("the native walk did not run");
       return { outcome, collected: collector.result(), sent };
@@ -435,8 +408,8 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
 
   test("entries behind the kept ones are counted in C, not sent: the same counts and page, far fewer records", async () => {
     // Kept so far: nothing older than ten days can make the page.
-    const settled = await run({}, "earlier", { time: now - 10 * DAY, descending: true });
-    const all = await run({}, "none");
+    const settled = await run({}, { time: now - 10 * DAY, descending: true });
+    const all = await run({}, "never");
     // Every regular file, the two undecodable ones included (and hidden.txt where it is read).
     expect(all.sent).toBe(3009 + 2 + (readsLocked ? 1 : 0));
     // Sent: a, x, y, z, the two undecodable ones (new) and the 500 of "many" within ten days.
@@ -492,7 +465,7 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
       const request = { maxDepth: 64, maxDepthIsServerLimit: false, glob: undefined, includeFiles: true,
         includeDirectories: false, deadline: performance.now() + 30000, signal: new AbortController().signal };
       const ranking = { acceptStated() {}, keptBound() {}, addBehind() {} };
-      const search = { ranking, startPrefix: "", timeField: "modified", from: null, to: null, behind: "none", scannedBefore: 0 };
+      const search = { ranking, startPrefix: "", timeField: "modified", from: null, to: null, oldestFirst: false, scannedBefore: 0 };
       const walkFrom = (start) => nativeWalk(request, [{ fd: start.fd, direct: true, relative: "", depth: 1 }], search);
       await walkFrom(directoryAccess().openStart(${JSON.stringify(join(root, "empty"))}, "")); // compiles it
       const start = directoryAccess().openStart(${JSON.stringify(root)}, "");

@@ -173,6 +173,11 @@ static void flush(struct walk *w, struct local *l) {
   l->stage_fill = 0;
 }
 
+/* "." or "..": a directory's own entries, never walked. */
+static int dot_or_dotdot(const char *name) {
+  return name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0));
+}
+
 /* Whether a name is valid UTF-8 as TextDecoder's fatal mode reads it (no overlongs, surrogates, or above U+10FFFF). */
 static int valid_utf8(const unsigned char *s) {
   while (*s) {
@@ -205,12 +210,14 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   if ((mode & S_IFMT) == S_IFLNK) return; /* replaced by a link since the listing */
   unsigned int mask = *(unsigned int *)stx;
   long long whole = *(long long *)(stx + w->time_word * 4);
+  int exact = -1; /* valid_utf8(name), worked out once, when first needed */
   /* A birth time missing, or at or before 1970, is unknown to collector.ts (knownBirth): its call. */
   if (w->time_word != 20 || ((mask & STATX_BTIME) && whole > 0)) {
     double seconds = (double)whole;
     if (seconds < w->from_seconds || seconds >= w->to_seconds) return;
     /* A name that is not UTF-8 always goes to the caller, which counts every such entry. */
-    if (w->behind && seconds >= w->count_from && seconds < w->count_to && valid_utf8((const unsigned char *)name)) {
+    if (w->behind && seconds >= w->count_from && seconds < w->count_to &&
+        (exact = valid_utf8((const unsigned char *)name))) {
       double bound = w->counts[0][KEPT_BOUND];
       if (w->behind > 0 ? seconds < bound : seconds > bound) {
         l->counts[BEHIND]++;
@@ -222,7 +229,7 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   header[0] = size;
   header[1] = path_length;
   header[2] = is_directory;
-  header[3] = !valid_utf8((const unsigned char *)name);
+  header[3] = !(exact >= 0 ? exact : valid_utf8((const unsigned char *)name));
   char *path = (char *)stx + STATX_BYTES;
   if (dir->length) {
     memcpy(path, dir->path, dir->length);
@@ -296,8 +303,7 @@ static void read_directory(struct walk *w, struct local *l, struct item *dir) {
       unsigned char *entry = l->dents + at;
       at += entry[16] | (entry[17] << 8);
       const char *name = (const char *)entry + 19;
-      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
-      sort_entry(w, l, node, dir, name, entry[18]);
+      if (!dot_or_dotdot(name)) sort_entry(w, l, node, dir, name, entry[18]);
     }
     flush(w, l);
   }
@@ -347,7 +353,7 @@ void walk_finish(struct walk *w) {
 
 /* Whether a name can be an entry's own: not empty, "." or "..", and no "/". */
 static int entry_name(const char *name) {
-  if (name[0] == 0 || (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) return 0;
+  if (name[0] == 0 || dot_or_dotdot(name)) return 0;
   for (; *name; name++)
     if (*name == '/') return 0;
   return 1;

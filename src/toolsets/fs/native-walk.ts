@@ -25,7 +25,7 @@
  * (1 MB) is full until this thread has drained it.
  */
 import { availableParallelism } from "node:os";
-import type { KeptBound, StatedBatch, StatFields } from "./collector.ts";
+import type { StatedBatch, StatFields } from "./collector.ts";
 import { type DirectoryAccess, OPEN_CHILD_CLOEXEC } from "./directories.ts";
 import { STATX_FLAGS, STATX_MASK, STATX_WORD, StatxFields } from "./entry-stat.ts";
 import { libc } from "./libc.ts";
@@ -236,11 +236,10 @@ export interface NativeSearch {
   from: number | null;
   to: number | null;
   /**
-   * Which entries the kept ones leave behind once `limit` are kept: earlier ones (newest first),
-   * later ones (oldest first), or none settled so (by path, or a cursor's page, whose entries
-   * behind still count only when unchanged since paging began).
+   * Oldest first: entries later than the worst kept one are behind it (else earlier ones). Whether
+   * any is settled so at all is the ranking's call (`keptBound`: not by path, nor on a cursor's page).
    */
-  behind: "earlier" | "later" | "none";
+  oldestFirst: boolean;
   /** Entries the JavaScript walk scanned before, added to progress. */
   scannedBefore: number;
 }
@@ -259,7 +258,7 @@ export async function nativeWalk(
   const compiledWalk = native();
   if (!compiledWalk) return undefined;
   const { symbols } = compiledWalk;
-  const { from, to, behind } = search;
+  const { from, to, oldestFirst } = search;
   const outcome = emptyOutcome();
   // The walk's counts and its record area, written by its threads: this thread's memory (large
   // enough to lie outside the garbage-collected heap, so it never moves), held until walk_finish.
@@ -267,12 +266,8 @@ export async function nativeWalk(
   const counts = new Float64Array(shared, 0, (MAX_THREADS + 1) * SLOT.count);
   const records = new Records(new Uint8Array(shared, COUNTS_BYTES, RECORD_BYTES), search.startPrefix);
   // Nothing behind yet, unless the ranking already keeps `limit` (the JavaScript walk's share).
-  const bound = behind === "none" ? undefined : search.ranking.keptBound();
-  counts[SLOT.keptBound] = bound
-    ? boundSeconds(bound)
-    : behind === "later"
-      ? Number.POSITIVE_INFINITY
-      : Number.NEGATIVE_INFINITY;
+  counts[SLOT.keptBound] = oldestFirst ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  publishKeptBound(counts, search.ranking);
   // Referenced until walk_start has read it: a buffer only its address points to could be collected first.
   const items = encodeStarts(starts);
   const walk = symbols.walk_start(
@@ -290,7 +285,7 @@ export async function nativeWalk(
     // time just below the next second up to it: a second each way is left to JavaScript.
     from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000) - 1,
     to === null ? Number.POSITIVE_INFINITY : Math.ceil(to / 1000),
-    behind === "earlier" ? 1 : behind === "later" ? -1 : 0,
+    oldestFirst ? -1 : 1,
     from === null ? Number.NEGATIVE_INFINITY : Math.ceil(from / 1000),
     to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000) - 1,
     // Four at least, whatever the cores: with a cold page cache each waits on the disk, and 4 walked
@@ -317,7 +312,7 @@ async function drain(
   walk: number,
   counts: Float64Array,
   records: Records,
-  { ranking, behind, scannedBefore }: NativeSearch,
+  { ranking, scannedBefore }: NativeSearch,
   outcome: WalkOutcome,
 ): Promise<void> {
   let lastProgress = performance.now();
@@ -339,8 +334,7 @@ async function drain(
     const length = symbols.walk_drain(walk, Math.max(1, Math.min(DRAIN_WAIT_MS, Math.ceil(request.deadline - now))));
     if (length > 0) {
       ranking.acceptStated(records.fill(length));
-      const bound = behind === "none" ? undefined : ranking.keptBound();
-      if (bound) counts[SLOT.keptBound] = boundSeconds(bound);
+      publishKeptBound(counts, ranking);
     }
     if (counts[SLOT.finished] === 1) return;
     // Lets the event loop in (cancellation, progress, other requests) between two waits.
@@ -349,12 +343,14 @@ async function drain(
 }
 
 /**
- * The whole second C compares with (native-walk.c KEPT_BOUND): an entry in a second before it
- * (newest first) or after it (oldest first) is surely behind the worst kept time. Newest first, a
- * second is left to JavaScript: a time just below a second rounds up to it (see `nativeWalk`).
+ * Tells C the whole second (native-walk.c KEPT_BOUND) before which (newest first) or after which
+ * (oldest first) an entry is surely behind the worst kept time, once the ranking keeps `limit`.
+ * Newest first, a second is left to JavaScript: a time just below a second rounds up to it (see
+ * `nativeWalk`).
  */
-function boundSeconds({ time, descending }: KeptBound): number {
-  return Math.floor(time / 1000) - (descending ? 1 : 0);
+function publishKeptBound(counts: Float64Array, ranking: NativeRanking): void {
+  const bound = ranking.keptBound();
+  if (bound) counts[SLOT.keptBound] = Math.floor(bound.time / 1000) - (bound.descending ? 1 : 0);
 }
 
 /** One count summed over the threads' rows (after the walk's own). */

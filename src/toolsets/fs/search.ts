@@ -185,20 +185,16 @@ async function collect(
   { statWorker, nativeWalk: nativeWalkSetting }: SearchDependencies,
   context: ToolContext,
 ): Promise<{ outcome: WalkOutcome; collected: Collected }> {
-  const { start } = query;
   const access = directoryAccess();
+  const startPrefix = query.start.relative === "" ? "" : `${query.start.relative}/`;
   const due = nativeHandOffDue({ glob: query.glob, maxDepth: query.maxDepth }, access, nativeWalkSetting);
   // Only a recursive walk can be long enough to need the second thread, and not one the native
   // walk will take over: loading the thread would take CPU from the compile and the hand-off.
-  const sink = openStatSink(
-    collectorConfig(query),
-    start.relative === "" ? "" : `${start.relative}/`,
-    query.maxDepth > 1 && !due ? statWorker : undefined,
-  );
+  const sink = openStatSink(collectorConfig(query), startPrefix, query.maxDepth > 1 && !due ? statWorker : undefined);
   const walkStarted = performance.now();
   const request = walkRequest(query, context, sink, access);
   const native = { handedOff: false };
-  if (due) request.handOff = nativeHandOff(query, request, due, sink, native);
+  if (due) request.handOff = nativeHandOff(query, startPrefix, request, due, sink, native);
   const walked = await walk(request).catch((failure: unknown) => ({ failure }));
   // Also after a failure (see `StatSink.join`).
   const collected = await sink.join();
@@ -214,20 +210,20 @@ async function collect(
  * going to `sink`; `taken.handedOff` records that it did.
  */
 function nativeHandOff(
-  query: Query,
+  { args, from, to }: Query,
+  startPrefix: string,
   request: WalkRequest,
   due: HandOff["due"],
   sink: StatSink,
   taken: { handedOff: boolean },
 ): HandOff {
-  const { args, resume, start, from, to } = query;
   const search: Omit<NativeSearch, "scannedBefore"> = {
     ranking: sink,
-    startPrefix: start.relative === "" ? "" : `${start.relative}/`,
+    startPrefix,
     timeField: args.timeField,
     from,
     to,
-    behind: resume || args.sort === "path_asc" ? "none" : args.sort === "time_desc" ? "earlier" : "later",
+    oldestFirst: args.sort === "time_asc",
   };
   return {
     due,
