@@ -71,12 +71,14 @@ export function linkNativeWalk(pointers: NativePointers): NativeSymbols | undefi
   try {
     const ffi = require("bun:ffi") as Ffi;
     const types = signatures(ffi);
-    const at = (index: number) => pointers[index] as unknown as import("bun:ffi").Pointer;
-    const linked = ffi.linkSymbols({
-      walk_start: { ...types.walk_start, ptr: at(0) },
-      walk_drain: { ...types.walk_drain, ptr: at(1) },
-      walk_finish: { ...types.walk_finish, ptr: at(2) },
-    });
+    const linked = ffi.linkSymbols(
+      Object.fromEntries(
+        NAMES.map((name, index) => [
+          name,
+          { ...types[name], ptr: pointers[index] as unknown as import("bun:ffi").Pointer },
+        ]),
+      ),
+    );
     return linked.symbols as unknown as NativeSymbols;
   } catch {
     return undefined;

@@ -6,8 +6,10 @@
  * hands its walk over instead of compiling them itself. The thread stays for the process's life:
  * the compiled code is its memory. Servers compile on their first long search instead.
  *
- * This module imports nothing: main.ts loads it for every command, so it must cost nothing to load.
+ * It imports only `stat-thread.ts`, which imports nothing: main.ts loads it for every command, so
+ * it must cost nothing to load.
  */
+import { fsThreadUrl } from "./stat-thread.ts";
 
 /** `state[STATE]`: 0 while compiling, then COMPILED (the addresses are in `pointers`) or COMPILE_FAILED. */
 export const STATE = 0;
@@ -23,13 +25,6 @@ export interface NativeCompile {
   state: Int32Array<SharedArrayBuffer>;
   /** The three functions' addresses (native-compile.ts `NativePointers`). */
   pointers: Float64Array<SharedArrayBuffer>;
-}
-
-/** Where the thread's module is: beside this file in the sources, under the bundle's root when compiled. */
-export function compileThreadUrl(moduleUrl: string = import.meta.url): URL {
-  return moduleUrl.endsWith("/native-thread.ts")
-    ? new URL("./native-compile-thread.ts", moduleUrl)
-    : new URL("./toolsets/fs/native-compile-thread.js", moduleUrl);
 }
 
 /**
@@ -51,14 +46,14 @@ export function likelyNativeWalk(argv: readonly string[], env: Record<string, st
 let started: NativeCompile | undefined;
 
 /** Starts the compiling thread now, once (see the top of this file); a failure only costs the search the compile. */
-export function prestartNativeCompile(moduleUrl: string = compileThreadUrl().href): void {
+export function prestartNativeCompile(): void {
   if (started) return;
   try {
     const compile: NativeCompile = {
       state: new Int32Array(new SharedArrayBuffer(4)),
       pointers: new Float64Array(new SharedArrayBuffer(24)),
     };
-    const worker = new Worker(moduleUrl);
+    const worker = new Worker(fsThreadUrl("native-compile-thread", import.meta.url).href);
     worker.onerror = () => {
       // A thread that failed to load; once compiled it has nothing left to fail.
       Atomics.compareExchange(compile.state, STATE, 0, COMPILE_FAILED);

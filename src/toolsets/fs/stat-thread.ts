@@ -8,11 +8,19 @@
  * This module imports nothing: main.ts loads it for every command, so it must cost nothing to load.
  */
 
-/** Where the thread's module is: beside this file in the sources, under the bundle's root when compiled. */
+/**
+ * Where an fs thread's module `name` is: beside `moduleUrl` (a module of src/toolsets/fs) in the
+ * sources, under the bundle's root when compiled (`scripts/release/compile.ts` MCPKIT_EXTRA_ENTRIES).
+ */
+export function fsThreadUrl(name: string, moduleUrl: string): URL {
+  return moduleUrl.endsWith(".ts")
+    ? new URL(`./${name}.ts`, moduleUrl)
+    : new URL(`./toolsets/fs/${name}.js`, moduleUrl);
+}
+
+/** Where the stat thread's module is. */
 export function workerUrl(moduleUrl: string = import.meta.url): URL {
-  return moduleUrl.endsWith("/stat-thread.ts")
-    ? new URL("./stat-worker-thread.ts", moduleUrl)
-    : new URL("./toolsets/fs/stat-worker-thread.js", moduleUrl);
+  return fsThreadUrl("stat-worker-thread", moduleUrl);
 }
 
 export interface StatThread {
