@@ -344,10 +344,8 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     });
     expect(broken.code, broken.stderr).toBe(0);
     expect(/walker="([\w+]+)"/.exec(broken.stderr)?.[1]).toBe("javascript");
-    const javascript = await runCli([...args, "--fs-native-walk", "off"]);
-    expect(comparable(JSON.parse(broken.stdout) as Answer)).toEqual(
-      comparable(JSON.parse(javascript.stdout) as Answer),
-    );
+    const javascript = await search({ timeField: "modified", limit: 100 }, "off");
+    expect(comparable(JSON.parse(broken.stdout) as Answer)).toEqual(comparable(javascript));
   });
 
   test("--fs-native-walk takes auto, off or milliseconds, and names the fix otherwise", async () => {
