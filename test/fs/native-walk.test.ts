@@ -297,6 +297,24 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     expect((await walkOf({ timeField: "modified" }, "off")).walker).toBe("javascript");
   });
 
+  test("a search over before the compiling thread is done leaves nothing in the temporary directory", async () => {
+    const temporary = mkdtempSync(join(tmpdir(), "mcpkit-tmpdir-"));
+    try {
+      // The compiled binary ends such a search within the compile's 5–8 ms; from source it rarely does.
+      for (let run = 0; run < 5; run++) {
+        const args = JSON.stringify({ timeField: "modified" });
+        const result = await runCli(["call", "fs_search_by_time", args, "--root", join(root, "empty")], {
+          env: { TMPDIR: temporary },
+        });
+        expect(result.code, result.stderr).toBe(0);
+      }
+      // Bun's own TinyCC keeps a directory of its own there (bun-cc-UID), for every process of the user.
+      expect(readdirSync(temporary).filter((name) => name.startsWith("mcpkit-"))).toEqual([]);
+    } finally {
+      rmSync(temporary, { recursive: true, force: true });
+    }
+  });
+
   test("main.ts starts the compiling thread for a one-shot search that will likely hand over", () => {
     expect(likelyNativeWalk(["call", "fs.search_by_time", '{"timeField":"modified"}'], {})).toBe(true);
     expect(likelyNativeWalk(["call", "fs.search_by_time", "{}", "--fs-native-walk", "0"], {})).toBe(true);

@@ -12,7 +12,7 @@ let keep: unknown;
 
 self.onmessage = ({ data }: MessageEvent<NativeThreadMessage>) => {
   const state = new Int32Array(data.state);
-  const compiled = compileNativeWalk();
+  const compiled = compileNativeWalk(data.directory);
   if (compiled) {
     keep = compiled.library;
     new Float64Array(data.pointers).set(compiled.pointers);

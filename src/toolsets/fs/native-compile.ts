@@ -39,15 +39,16 @@ function signatures({ FFIType: { i32, u32, f64, ptr } }: Ffi) {
 
 /**
  * Compiles the walk here, or undefined when it cannot (no TinyCC, no writable temporary
- * directory, out of descriptors). The code lives as long as the returned library is referenced.
+ * directory, out of descriptors), in `given` (a fresh private directory) or one made here; the
+ * directory is removed once compiled. The code lives as long as the returned library is referenced.
  */
-export function compileNativeWalk():
-  | { symbols: NativeSymbols; pointers: NativePointers; library: unknown }
-  | undefined {
-  let directory: string | undefined;
+export function compileNativeWalk(
+  given?: string,
+): { symbols: NativeSymbols; pointers: NativePointers; library: unknown } | undefined {
+  let directory = given;
   try {
     const ffi = require("bun:ffi") as Ffi;
-    directory = mkdtempSync(join(tmpdir(), "mcpkit-walk-"));
+    directory ??= mkdtempSync(join(tmpdir(), "mcpkit-walk-"));
     const file = join(directory, "native-walk.c");
     writeFileSync(file, source, { mode: 0o600 });
     const library = ffi.cc({ source: file, symbols: signatures(ffi) });

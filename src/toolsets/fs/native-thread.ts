@@ -19,6 +19,8 @@ export const COMPILE_FAILED = 2;
 export interface NativeThreadMessage {
   state: SharedArrayBuffer;
   pointers: SharedArrayBuffer;
+  /** A fresh private directory for the C source (`compileNativeWalk`). */
+  directory: string;
 }
 
 export interface NativeCompile {
@@ -53,6 +55,7 @@ export function prestartNativeCompile(): void {
       state: new Int32Array(new SharedArrayBuffer(4)),
       pointers: new Float64Array(new SharedArrayBuffer(24)),
     };
+    const directory = privateDirectoryUntilExit();
     const worker = new Worker(fsThreadUrl("native-compile-thread", import.meta.url).href);
     worker.onerror = () => {
       // A thread that failed to load; once compiled it has nothing left to fail.
@@ -62,12 +65,25 @@ export function prestartNativeCompile(): void {
     worker.postMessage({
       state: compile.state.buffer,
       pointers: compile.pointers.buffer,
+      directory,
     } satisfies NativeThreadMessage);
     worker.unref();
     started = compile;
   } catch {
     // No thread here (a build without its entry point): the search compiles when it hands over.
   }
+}
+
+/**
+ * A fresh private directory (`mkdtemp`, mode 0700) for the compiling thread's copy of the C, which
+ * this thread removes when the process exits: a search that ends while the thread still compiles
+ * exits the process under it, and the thread's own removal never runs.
+ */
+function privateDirectoryUntilExit(): string {
+  const { mkdtempSync, rmSync } = require("node:fs") as typeof import("node:fs");
+  const directory = mkdtempSync(`${(require("node:os") as typeof import("node:os")).tmpdir()}/mcpkit-walk-`);
+  process.once("exit", () => rmSync(directory, { recursive: true, force: true }));
+  return directory;
 }
 
 /** The compile `prestartNativeCompile` started, if any. */
