@@ -8,5 +8,5 @@ import { compile } from "./release/compile.ts";
 const root = join(import.meta.dir, "..");
 // bun build adds ".exe" on Windows itself.
 const outfile = join("dist", "mcpkit");
-await compile({ entry: "src/main.ts", outfile, cwd: root });
-console.log(`built ${outfile}`);
+const { nativeWalk } = await compile({ entry: "src/main.ts", outfile, cwd: root });
+console.log(`built ${outfile} (${nativeWalk})`);

@@ -95,7 +95,8 @@ async function release(targets: TargetName[], outDir: string, npmDir: string): P
     for (const target of targets) {
       const started = performance.now();
       const binary = join(buildDir, target, binaryName(target));
-      await compile({ entry: "src/main.ts", outfile: binary, cwd: PROJECT_DIR, target });
+      const { nativeWalk } = await compile({ entry: "src/main.ts", outfile: binary, cwd: PROJECT_DIR, target });
+      if (target.startsWith("linux-")) console.log(`${target}: ${nativeWalk}`);
       if (target === hostTarget()) await checkVersion(binary, version);
       // Both compress the whole binary, most of a target's time: mcpb pack runs in its own process
       // while this one gzips the archive, so the two overlap.

@@ -10,7 +10,9 @@
  * `created` time (against `find -newerBt` where findutils supports it).
  *
  * Every tree also times the same binary on its JavaScript walk (`--fs-native-walk off`), beside the
- * native walk a search without a glob takes (`src/toolsets/fs/native-walk.ts`): what that bypass buys.
+ * native walk a search without a glob takes (`src/toolsets/fs/native-walk.ts`): what that bypass buys;
+ * and on the native walk compiled at run time by TinyCC (`MCPKIT_FS_NATIVE_PREBUILT=off`) instead of
+ * the one `bun run build` embeds when it finds a C compiler: what compiling ahead buys.
  *
  * `--baseline` adds another mcpkit binary (e.g. one built from the previous commit) to the same
  * interleaved rounds, so before/after ratios come from one run on the same machine load.
@@ -248,6 +250,9 @@ function benchTree(
   };
   // What the native walk buys (native-walk.ts): the same binary on its JavaScript walk (`env` adds about 1 ms).
   commands["mcpkit JS walk (page 1)"] = ["env", "MCPKIT_FS_NATIVE_WALK=off", ...mcpkitCall(tree, firstArgs)];
+  // What the walk compiled ahead buys (scripts/release/prebuilt-walk.ts), where the binary has it:
+  // the same binary compiling its walk with TinyCC on a thread started with the process.
+  commands["mcpkit TinyCC walk (page 1)"] = ["env", "MCPKIT_FS_NATIVE_PREBUILT=off", ...mcpkitCall(tree, firstArgs)];
   if (baseline) {
     const baselineCursor = JSON.parse(run(mcpkitCall(tree, firstArgs, baseline)).stdout).structuredContent
       .nextCursor as string;

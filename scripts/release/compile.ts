@@ -7,6 +7,7 @@
  * `scripts/bench/startup.ts --compare-bytecode` (Bun 1.4.4, linux-x64): spawn → initialize → exit
  * takes about half as long (0.47–0.61×) for 3 MB more binary, so releases use it.
  */
+import { prebuildNativeWalk } from "./prebuilt-walk.ts";
 
 /** The Bun targets mcpkit is released for, keyed by the os-arch suffix of the archive name. */
 export const TARGETS = {
@@ -62,6 +63,7 @@ export function isWindows(target: TargetName): boolean {
 /**
  * Compiles ENTRY into OUTFILE for TARGET (the host when omitted) with bun build, in CWD.
  * Throws with bun's own output when the build fails, since that names the broken import.
+ * For mcpkit itself, resolves to how its native walk ships: prebuilt (by which compiler), or why not.
  */
 export async function compile(options: {
   entry: string;
@@ -69,12 +71,18 @@ export async function compile(options: {
   cwd: string;
   target?: TargetName;
   flags?: readonly string[];
-}): Promise<void> {
+}): Promise<{ nativeWalk?: string }> {
+  const mcpkit = options.entry === "src/main.ts";
+  const prebuilt = mcpkit ? prebuildNativeWalk(options.cwd, options.target) : undefined;
   const command = [
     process.execPath,
     "build",
     options.entry,
-    ...(options.entry === "src/main.ts" ? MCPKIT_EXTRA_ENTRIES : []),
+    ...(mcpkit ? MCPKIT_EXTRA_ENTRIES : []),
+    // Read by native-thread.ts and native-compile.ts; absent, `typeof` finds it undefined.
+    ...(prebuilt && "library" in prebuilt
+      ? ["--define", `MCPKIT_PREBUILT_NATIVE_WALK=${JSON.stringify(Buffer.from(prebuilt.library).toString("base64"))}`]
+      : []),
     ...(options.flags ?? COMPILE_FLAGS),
     ...(options.target ? [`--target=${TARGETS[options.target]}`] : []),
     "--outfile",
@@ -89,4 +97,6 @@ export async function compile(options: {
   if (code !== 0) {
     throw new Error(`bun build failed for ${options.target ?? "the host"} (exit ${code}):\n${stderr || stdout}`);
   }
+  if (!prebuilt) return {};
+  return { nativeWalk: "library" in prebuilt ? `native walk prebuilt by ${prebuilt.compiler}` : prebuilt.reason };
 }

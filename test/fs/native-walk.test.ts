@@ -34,7 +34,8 @@ import {
 } from "../../src/toolsets/fs/native-walk.ts";
 import { likelyNativeWalk } from "../../src/toolsets/fs/native-thread.ts";
 import { compileGlob } from "../../src/toolsets/fs/glob.ts";
-import { runCli, runProcess, testEnv } from "../support/mcp.ts";
+import { prebuildNativeWalk } from "../../scripts/release/prebuilt-walk.ts";
+import { mcpkitCommand, REPO_ROOT, runCli, runProcess, testEnv } from "../support/mcp.ts";
 import { collectorConfig, walkRequest } from "./support.ts";
 
 const hasNativeWalk = process.platform === "linux" && libc() !== undefined;
@@ -128,18 +129,18 @@ interface Answer {
 /** The native walk taking over right after the start directory, or kept out. */
 type Walks = "0" | "off";
 
-/** One `mcpkit call` of the search of `tree` (the shared tree by default). */
-async function search(args: Record<string, unknown>, walks: Walks, extra: string[] = [], tree = root): Promise<Answer> {
-  const run = await runCli([
-    "call",
-    "fs_search_by_time",
-    JSON.stringify(args),
-    "--root",
-    tree,
-    "--fs-native-walk",
-    walks,
-    ...extra,
-  ]);
+/** One `mcpkit call` of the search of `tree` (the shared tree by default), by `mcpkit` (the tested one by default). */
+async function search(
+  args: Record<string, unknown>,
+  walks: Walks,
+  extra: string[] = [],
+  tree = root,
+  mcpkit = mcpkitCommand(),
+): Promise<Answer> {
+  const run = await runProcess(
+    [...mcpkit, "call", "fs_search_by_time", JSON.stringify(args), "--root", tree, "--fs-native-walk", walks, ...extra],
+    { cwd: REPO_ROOT, env: testEnv() },
+  );
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as Answer;
 }
@@ -269,11 +270,61 @@ describe("names that begin with U+FEFF", () => {
   });
 });
 
+/**
+ * The walk as a Linux release embeds it, compiled with this machine's C compiler, when it has one
+ * (`scripts/release/prebuilt-walk.ts`); the reason otherwise.
+ */
+const prebuilt = hasNativeWalk ? prebuildNativeWalk(REPO_ROOT, undefined) : { reason: "no native walk here" };
+/** `bun src/main.ts` with a prebuilt walk `library` (base64) defined as a release build defines it. */
+const sourcesWithPrebuilt = (library: string) => [
+  process.execPath,
+  "--define",
+  `MCPKIT_PREBUILT_NATIVE_WALK=${JSON.stringify(library)}`,
+  join(REPO_ROOT, "src/main.ts"),
+];
+
+describe.skipIf(!hasNativeWalk)("the walk compiled ahead (a release's)", () => {
+  if (!("library" in prebuilt)) {
+    test.skip(`skipped: ${prebuilt.reason}`, () => {});
+    return;
+  }
+  const mcpkit = sourcesWithPrebuilt(Buffer.from(prebuilt.library).toString("base64"));
+
+  test("is an ELF shared library for this machine; none is built for a target without the native walk", () => {
+    expect([...prebuilt.library.subarray(0, 4)]).toEqual([0x7f, 0x45, 0x4c, 0x46]);
+    expect(prebuildNativeWalk(REPO_ROOT, "darwin-arm64")).toEqual({
+      reason: "the native walk is Linux-only: none for darwin-arm64",
+    });
+  });
+
+  test.each(searches)("answers as the JavaScript walk does: %s", async (_name, args, extra) => {
+    const [native, javascript] = await Promise.all([
+      search(args, "0", extra, root, mcpkit),
+      search(args, "off", extra),
+    ]);
+    expect(comparable(native)).toEqual(comparable(javascript));
+  });
+
+  test("is what the search runs, with no compiling thread; a library that does not load leaves it to TinyCC", async () => {
+    const walkBy = async (command: string[]) => {
+      const args = ["call", "fs_search_by_time", '{"timeField":"modified"}', "--root", root, "--log-level", "debug"];
+      const run = await runProcess([...command, ...args], { cwd: REPO_ROOT, env: testEnv() });
+      expect(run.code, run.stderr).toBe(0);
+      return /walker="([\w+]+)" compiledBy="([\w ]+)"/.exec(run.stderr)?.slice(1);
+    };
+    expect(await walkBy(mcpkit)).toEqual(["javascript+native", "prebuilt"]);
+    const notALibrary = Buffer.from("not an ELF file").toString("base64");
+    expect(await walkBy(sourcesWithPrebuilt(notALibrary))).toEqual(["javascript+native", "search"]);
+  });
+});
+
 describe.skipIf(!hasNativeWalk)("the fast path", () => {
-  const walkOf = async (args: Record<string, unknown>, setting: string) => {
+  /** A compiled binary built here embeds the walk when this machine has a C compiler (`bun run build`). */
+  const binaryHasPrebuilt = process.env.MCPKIT_BIN !== undefined && "library" in prebuilt;
+  const walkOf = async (args: Record<string, unknown>, setting: string, env: Record<string, string> = {}) => {
     const run = await runCli(
       ["call", "fs_search_by_time", JSON.stringify(args), "--root", root, "--log-level", "debug"],
-      { env: { MCPKIT_FS_NATIVE_WALK: setting } },
+      { env: { MCPKIT_FS_NATIVE_WALK: setting, ...env } },
     );
     expect(run.code, run.stderr).toBe(0);
     return {
@@ -282,8 +333,12 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     };
   };
 
-  test("a one-shot search without a glob hands over to the native walk, compiled by the thread it started with", async () => {
+  test("a one-shot search without a glob hands over to the native walk: prebuilt in a binary built here, else compiled by the thread it started with", async () => {
     expect(await walkOf({ timeField: "modified" }, "0")).toEqual({
+      walker: "javascript+native",
+      compiledBy: binaryHasPrebuilt ? "prebuilt" : "compile thread",
+    });
+    expect(await walkOf({ timeField: "modified" }, "0", { MCPKIT_FS_NATIVE_PREBUILT: "off" })).toEqual({
       walker: "javascript+native",
       compiledBy: "compile thread",
     });
@@ -304,7 +359,7 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
       for (let run = 0; run < 5; run++) {
         const args = JSON.stringify({ timeField: "modified" });
         const result = await runCli(["call", "fs_search_by_time", args, "--root", join(root, "empty")], {
-          env: { TMPDIR: temporary },
+          env: { TMPDIR: temporary, MCPKIT_FS_NATIVE_PREBUILT: "off" },
         });
         expect(result.code, result.stderr).toBe(0);
       }

@@ -3,8 +3,9 @@
  * linking functions compiled on another thread (`native-thread.ts`). Kept apart from
  * `native-walk.ts` so the compiling thread loads nothing else.
  *
- * `cc` reads a file: the source is copied to a fresh private directory (`mkdtemp`, mode 0700) and
- * removed at once. A prebuilt library could not ship inside one binary for every platform.
+ * A release binary for Linux may embed the walk compiled ahead instead (`loadPrebuiltNativeWalk`),
+ * faster to load and to run; TinyCC covers every other case. `cc` and `dlopen` read a file: the
+ * source or library is copied to a fresh private directory and removed once read.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,34 +38,73 @@ function signatures({ FFIType: { i32, u32, f64, ptr } }: Ffi) {
   } as const;
 }
 
+type Compiled = { symbols: NativeSymbols; pointers: NativePointers; library: unknown };
+
+/** The three functions of a loaded library, and their addresses. */
+function exported(library: { symbols: unknown }): Compiled {
+  const symbols = library.symbols as NativeSymbols;
+  const addresses = library.symbols as Record<string, { ptr: number }>;
+  const pointers = NAMES.map((name) => addresses[name].ptr) as NativePointers;
+  return { symbols, pointers, library };
+}
+
 /**
- * Compiles the walk here, or undefined when it cannot (no TinyCC, no writable temporary
- * directory, out of descriptors), in `given` (a fresh private directory) or one made here; the
- * directory is removed once compiled. The code lives as long as the returned library is referenced.
+ * `load(path)` on `bytes` written to a file in `directory`, a fresh private one (`mkdtemp`, mode
+ * 0700) made here unless given, removed once loaded; undefined when anything fails (no writable
+ * temporary directory, out of descriptors, a library that does not load here).
  */
-export function compileNativeWalk(
+function loadFromPrivateFile(
+  name: string,
+  bytes: string | Uint8Array,
+  load: (path: string) => Compiled,
   given?: string,
-): { symbols: NativeSymbols; pointers: NativePointers; library: unknown } | undefined {
+): Compiled | undefined {
   let directory = given;
   try {
-    const ffi = require("bun:ffi") as Ffi;
     directory ??= mkdtempSync(join(tmpdir(), "mcpkit-walk-"));
-    const file = join(directory, "native-walk.c");
-    writeFileSync(file, source, { mode: 0o600 });
-    const library = ffi.cc({ source: file, symbols: signatures(ffi) });
-    const symbols = library.symbols as unknown as NativeSymbols;
-    const addresses = library.symbols as unknown as Record<string, { ptr: number }>;
-    const pointers = NAMES.map((name) => addresses[name].ptr) as NativePointers;
-    return { symbols, pointers, library };
+    const file = join(directory, name);
+    writeFileSync(file, bytes, { mode: 0o600 });
+    return load(file);
   } catch {
     return undefined;
   } finally {
     try {
       if (directory) rmSync(directory, { recursive: true, force: true });
     } catch {
-      // out of descriptors, say: a few hundred bytes left in the temporary directory, never a failed search
+      // out of descriptors, say: a few kilobytes left in the temporary directory, never a failed search
     }
   }
+}
+
+/**
+ * Compiles the walk here, or undefined when it cannot (no TinyCC, no writable temporary
+ * directory, out of descriptors), in `directory` when given (see `loadFromPrivateFile`). The
+ * code lives as long as the returned library is referenced.
+ */
+export function compileNativeWalk(directory?: string): Compiled | undefined {
+  return loadFromPrivateFile(
+    "native-walk.c",
+    source,
+    (file) => {
+      const ffi = require("bun:ffi") as Ffi;
+      return exported(ffi.cc({ source: file, symbols: signatures(ffi) }));
+    },
+    directory,
+  );
+}
+
+/**
+ * The walk the build compiled ahead (`scripts/release/prebuilt-walk.ts`), loaded, or undefined
+ * when this binary has none or it does not load here (an older libc, a temporary directory
+ * mounted noexec): TinyCC compiles it then.
+ */
+export function loadPrebuiltNativeWalk(): Compiled | undefined {
+  if (typeof MCPKIT_PREBUILT_NATIVE_WALK !== "string") return undefined;
+  const library = Buffer.from(MCPKIT_PREBUILT_NATIVE_WALK, "base64");
+  return loadFromPrivateFile("native-walk.so", library, (file) => {
+    const ffi = require("bun:ffi") as Ffi;
+    return exported(ffi.dlopen(file, signatures(ffi)));
+  });
 }
 
 /** Callable functions for code another thread compiled, which must outlive every call (about 0.1 ms). */

@@ -45,11 +45,23 @@ export function likelyNativeWalk(argv: readonly string[], env: Record<string, st
   );
 }
 
+/**
+ * Whether the walk comes compiled inside this binary (a Linux release built where a C compiler
+ * was: `native-compile.ts` `loadPrebuiltNativeWalk`), so no thread compiles it, unless
+ * `MCPKIT_FS_NATIVE_PREBUILT=off` asks for TinyCC (to compare the two, or to step around a library that misbehaves).
+ */
+export function prebuiltNativeWalk(env: Record<string, string | undefined> = process.env): boolean {
+  return typeof MCPKIT_PREBUILT_NATIVE_WALK === "string" && env.MCPKIT_FS_NATIVE_PREBUILT?.trim() !== "off";
+}
+
 let started: NativeCompile | undefined;
 
-/** Starts the compiling thread now, once (see the top of this file); a failure only costs the search the compile. */
+/**
+ * Starts the compiling thread now, once (see the top of this file), unless the binary has the walk
+ * prebuilt; a failure only costs the search the compile.
+ */
 export function prestartNativeCompile(): void {
-  if (started) return;
+  if (started || prebuiltNativeWalk()) return;
   try {
     const compile: NativeCompile = {
       state: new Int32Array(new SharedArrayBuffer(4)),

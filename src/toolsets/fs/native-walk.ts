@@ -8,8 +8,9 @@
  * fs-search.ts` times both).
  *
  * A search starts in JavaScript (`walk.ts`) and hands the directories still to visit over as soon
- * as the C is compiled: by the thread a one-shot search starts with its process (`native-thread.ts`),
- * or by an earlier search of a server. Otherwise it compiles it itself after `HAND_OFF_MS` of walking
+ * as the C is ready: at once when the binary embeds it compiled ahead (a Linux release), else once
+ * compiled by the thread a one-shot search starts with its process (`native-thread.ts`), or by an
+ * earlier search of a server. Otherwise it compiles it itself after `HAND_OFF_MS` of walking
  * (5–8 ms, more than a small search takes). `--fs-native-walk N` hands over after N ms, `off` keeps
  * every search in JavaScript. The native walk walks as `walk.ts` does, and tests hold the two to
  * the same answers (`test/fs/native-walk.test.ts`): each directory opened relative to its open
@@ -33,11 +34,12 @@ import { exactNameText } from "./listing.ts";
 import {
   compileNativeWalk,
   linkNativeWalk,
+  loadPrebuiltNativeWalk,
   type NativePointers,
   type NativeSymbols,
   pointerOf,
 } from "./native-compile.ts";
-import { COMPILED, type NativeCompile, prestartedNativeCompile, STATE } from "./native-thread.ts";
+import { COMPILED, type NativeCompile, prebuiltNativeWalk, prestartedNativeCompile, STATE } from "./native-thread.ts";
 import type { StatSink } from "./stat-sink.ts";
 import { emptyOutcome, type WalkOutcome, type WalkRequest } from "./walk.ts";
 
@@ -78,36 +80,43 @@ const SLOT = {
 /** The walk's functions, and where they were compiled (for the debug log; tests read it). */
 export interface CompiledWalk {
   symbols: NativeSymbols;
-  compiledBy: "compile thread" | "search";
-  /** Compiled here: the library, referenced for the process's life as its code must be. */
+  compiledBy: "prebuilt" | "compile thread" | "search";
+  /** Loaded or compiled here: the library, referenced for the process's life as its code must be. */
   library?: unknown;
 }
 
 let compiled: CompiledWalk | null | undefined;
 
 /**
- * The compiled walk, or undefined where it cannot run (see the top of this file): the compiling
- * thread's when one was started (waiting for it if it is not done yet), else compiled here, once
- * per process.
+ * The compiled walk, or undefined where it cannot run (see the top of this file), once per process:
+ * the binary's prebuilt one, else the compiling thread's when one was started (waiting for it if
+ * it is not done yet), else compiled here.
  */
 function native(): CompiledWalk | undefined {
   if (compiled !== undefined) return compiled ?? undefined;
   compiled = null;
   if (process.platform !== "linux" || !libc()) return undefined;
-  const thread = prestartedNativeCompile();
-  if (thread) {
-    Atomics.wait(thread.state, STATE, 0, COMPILE_THREAD_WAIT_MS);
-    const symbols =
-      Atomics.load(thread.state, STATE) === COMPILED
-        ? linkNativeWalk([...thread.pointers] as NativePointers)
-        : undefined;
-    if (symbols) compiled = { symbols, compiledBy: "compile thread" };
-  }
-  if (!compiled) {
-    const here = compileNativeWalk();
-    compiled = here ? { symbols: here.symbols, compiledBy: "search", library: here.library } : null;
-  }
+  compiled = loadedPrebuilt() ?? fromCompileThread() ?? compiledHere() ?? null;
   return compiled ?? undefined;
+}
+
+function loadedPrebuilt(): CompiledWalk | undefined {
+  const loaded = prebuiltNativeWalk() ? loadPrebuiltNativeWalk() : undefined;
+  return loaded && { symbols: loaded.symbols, compiledBy: "prebuilt", library: loaded.library };
+}
+
+function fromCompileThread(): CompiledWalk | undefined {
+  const thread = prestartedNativeCompile();
+  if (!thread) return undefined;
+  Atomics.wait(thread.state, STATE, 0, COMPILE_THREAD_WAIT_MS);
+  if (Atomics.load(thread.state, STATE) !== COMPILED) return undefined;
+  const symbols = linkNativeWalk([...thread.pointers] as NativePointers);
+  return symbols && { symbols, compiledBy: "compile thread" };
+}
+
+function compiledHere(): CompiledWalk | undefined {
+  const here = compileNativeWalk();
+  return here && { symbols: here.symbols, compiledBy: "search", library: here.library };
 }
 
 /** Where the walk's code came from, once a search has used it (undefined before). */
@@ -121,9 +130,9 @@ export type NativeWalkSetting = "auto" | "off" | number;
 /**
  * When `request` hands over to the native walk, as a test of the ms it has walked in JavaScript,
  * or undefined when it cannot (a glob, which only the JavaScript walk matches; too deep; no
- * descriptor walk; not Linux; `off`; a compile that failed). `auto`: at once when the code is ready (compiled by an
- * earlier search of a server, or by the compiling thread of a one-shot search), else after
- * `HAND_OFF_MS`. Nothing is compiled yet.
+ * descriptor walk; not Linux; `off`; a compile that failed). `auto`: at once when the code is ready (prebuilt,
+ * compiled by an earlier search of a server, or by the compiling thread of a one-shot search), else
+ * after `HAND_OFF_MS`. Nothing is compiled yet.
  */
 export function nativeHandOffDue(
   request: Pick<WalkRequest, "glob" | "maxDepth">,
@@ -136,8 +145,10 @@ export function nativeHandOffDue(
     return undefined;
   if (typeof setting === "number") return (walkedMs) => walkedMs >= setting;
   const thread: NativeCompile | undefined = prestartedNativeCompile();
+  const prebuilt = prebuiltNativeWalk();
   return (walkedMs) =>
     compiled !== undefined ||
+    prebuilt ||
     (thread !== undefined && Atomics.load(thread.state, STATE) !== 0) ||
     walkedMs >= HAND_OFF_MS;
 }
