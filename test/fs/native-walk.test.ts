@@ -14,6 +14,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   symlinkSync,
@@ -305,16 +306,43 @@ describe.skipIf(!hasNativeWalk)("the walk compiled ahead (a release's)", () => {
     expect(comparable(native)).toEqual(comparable(javascript));
   });
 
-  test("is what the search runs, with no compiling thread; a library that does not load leaves it to TinyCC", async () => {
-    const walkBy = async (command: string[]) => {
-      const args = ["call", "fs_search_by_time", '{"timeField":"modified"}', "--root", root, "--log-level", "debug"];
-      const run = await runProcess([...command, ...args], { cwd: REPO_ROOT, env: testEnv() });
-      expect(run.code, run.stderr).toBe(0);
-      return /walker="([\w+]+)" compiledBy="([\w ]+)"/.exec(run.stderr)?.slice(1);
-    };
-    expect(await walkBy(mcpkit)).toEqual(["javascript+native", "prebuilt"]);
+  /** The walker and where its code came from, for a one-shot search by `command` with `TMPDIR`. */
+  const walkBy = async (command: string[], temporary = tmpdir()) => {
+    const args = ["call", "fs_search_by_time", '{"timeField":"modified"}', "--root", root, "--log-level", "debug"];
+    const run = await runProcess([...command, ...args], { cwd: REPO_ROOT, env: testEnv({ TMPDIR: temporary }) });
+    expect(run.code, run.stderr).toBe(0);
+    return /walker="([\w+]+)" compiledBy="([\w ]+)"/.exec(run.stderr)?.slice(1);
+  };
+
+  test("is what the search runs, loaded from memory: nothing written to the temporary directory, even one others may write to", async () => {
+    const shared = mkdtempSync(join(tmpdir(), "mcpkit-shared-tmp-"));
+    try {
+      chmodSync(shared, 0o777); // no sticky bit: TinyCC's source file could be swapped there
+      expect(await walkBy(mcpkit, shared)).toEqual(["javascript+native", "prebuilt"]);
+      expect(readdirSync(shared)).toEqual([]);
+      // No temporary directory at all: a library written to a file could not be loaded.
+      expect(await walkBy(mcpkit, join(shared, "missing"))).toEqual(["javascript+native", "prebuilt"]);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  test("a library that does not load, or loads but cannot start a walk, leaves the walk to TinyCC", async () => {
     const notALibrary = Buffer.from("not an ELF file").toString("base64");
     expect(await walkBy(sourcesWithPrebuilt(notALibrary))).toEqual(["javascript+native", "search"]);
+    const stub = mkdtempSync(join(tmpdir(), "mcpkit-stub-walk-"));
+    try {
+      writeFileSync(
+        join(stub, "stub.c"),
+        "void *walk_start(void) { return 0; }\nint walk_drain(void) { return 0; }\nvoid walk_finish(void) {}\n",
+      );
+      const built = Bun.spawnSync(["cc", "-shared", "-fPIC", "-o", join(stub, "stub.so"), join(stub, "stub.c")]);
+      expect(built.exitCode, built.stderr.toString()).toBe(0);
+      const neverStarts = Buffer.from(readFileSync(join(stub, "stub.so"))).toString("base64");
+      expect(await walkBy(sourcesWithPrebuilt(neverStarts))).toEqual(["javascript+native", "search"]);
+    } finally {
+      rmSync(stub, { recursive: true, force: true });
+    }
   });
 });
 
@@ -370,6 +398,27 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     }
   });
 
+  test("TinyCC never compiles from a temporary directory other users may rename entries of: the search stays in JavaScript", async () => {
+    const shared = mkdtempSync(join(tmpdir(), "mcpkit-shared-tmp-"));
+    try {
+      chmodSync(shared, 0o777); // writable by all, no sticky bit
+      const args = JSON.stringify({ timeField: "modified" });
+      const run = await runCli(["call", "fs_search_by_time", args, "--root", root, "--log-level", "debug"], {
+        env: { TMPDIR: shared, MCPKIT_FS_NATIVE_PREBUILT: "off", MCPKIT_FS_NATIVE_WALK: "0" },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(/walker="([\w+]+)"/.exec(run.stderr)?.[1]).toBe("javascript");
+      expect(readdirSync(shared)).toEqual([]);
+      chmodSync(shared, 0o1777); // as /tmp is: only an entry's owner may rename it
+      const sticky = await runCli(["call", "fs_search_by_time", args, "--root", root, "--log-level", "debug"], {
+        env: { TMPDIR: shared, MCPKIT_FS_NATIVE_PREBUILT: "off", MCPKIT_FS_NATIVE_WALK: "0" },
+      });
+      expect(/walker="([\w+]+)"/.exec(sticky.stderr)?.[1]).toBe("javascript+native");
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
   test("main.ts starts the compiling thread for a one-shot search that will likely hand over", () => {
     expect(likelyNativeWalk(["call", "fs.search_by_time", '{"timeField":"modified"}'], {})).toBe(true);
     expect(likelyNativeWalk(["call", "fs.search_by_time", "{}", "--fs-native-walk", "0"], {})).toBe(true);
@@ -413,7 +462,8 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
   test("where the C cannot be compiled (no writable temporary directory), the JavaScript walk answers alone", async () => {
     const args = ["call", "fs_search_by_time", '{"timeField":"modified","limit":100}', "--root", root];
     const broken = await runCli([...args, "--fs-native-walk", "0", "--log-level", "debug"], {
-      env: { TMPDIR: join(root, "no-such-directory") },
+      // A binary's prebuilt walk needs no temporary directory (a test above): TinyCC does.
+      env: { TMPDIR: join(root, "no-such-directory"), MCPKIT_FS_NATIVE_PREBUILT: "off" },
     });
     expect(broken.code, broken.stderr).toBe(0);
     expect(/walker="([\w+]+)"/.exec(broken.stderr)?.[1]).toBe("javascript");

@@ -4,13 +4,12 @@
  * `native-walk.ts` so the compiling thread loads nothing else.
  *
  * A release binary for Linux may embed the walk compiled ahead instead (`loadPrebuiltNativeWalk`),
- * faster to load and to run; TinyCC covers every other case. `cc` and `dlopen` read a file: the
- * source or library is copied to a fresh private directory and removed once read.
+ * faster to load and to run; TinyCC covers every other case.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import source from "./native-walk.c" with { type: "text" };
+import { makePrivateDirectory } from "./private-directory.ts";
 
 /** The functions native-walk.c exports, as `native-walk.ts` calls them. */
 export interface NativeSymbols {
@@ -49,62 +48,58 @@ function exported(library: { symbols: unknown }): Compiled {
 }
 
 /**
- * `load(path)` on `bytes` written to a file in `directory`, a fresh private one (`mkdtemp`, mode
- * 0700) made here unless given, removed once loaded; undefined when anything fails (no writable
- * temporary directory, out of descriptors, a library that does not load here).
+ * Compiles the walk here, or undefined when it cannot (no TinyCC, no temporary directory private
+ * enough: `private-directory.ts`, out of descriptors). `cc` reads a file: the source is written to
+ * `given` (a fresh private directory) or one made here, removed once compiled. The code lives as
+ * long as the returned library is referenced.
  */
-function loadFromPrivateFile(
-  name: string,
-  bytes: string | Uint8Array,
-  load: (path: string) => Compiled,
-  given?: string,
-): Compiled | undefined {
-  let directory = given;
+export function compileNativeWalk(given?: string): Compiled | undefined {
+  const directory = given ?? makePrivateDirectory("mcpkit-walk-");
+  if (!directory) return undefined;
   try {
-    directory ??= mkdtempSync(join(tmpdir(), "mcpkit-walk-"));
-    const file = join(directory, name);
-    writeFileSync(file, bytes, { mode: 0o600 });
-    return load(file);
+    const ffi = require("bun:ffi") as Ffi;
+    const file = join(directory, "native-walk.c");
+    writeFileSync(file, source, { mode: 0o600 });
+    return exported(ffi.cc({ source: file, symbols: signatures(ffi) }));
   } catch {
     return undefined;
   } finally {
     try {
-      if (directory) rmSync(directory, { recursive: true, force: true });
+      rmSync(directory, { recursive: true, force: true });
     } catch {
       // out of descriptors, say: a few kilobytes left in the temporary directory, never a failed search
     }
   }
 }
 
-/**
- * Compiles the walk here, or undefined when it cannot (no TinyCC, no writable temporary
- * directory, out of descriptors), in `directory` when given (see `loadFromPrivateFile`). The
- * code lives as long as the returned library is referenced.
- */
-export function compileNativeWalk(directory?: string): Compiled | undefined {
-  return loadFromPrivateFile(
-    "native-walk.c",
-    source,
-    (file) => {
-      const ffi = require("bun:ffi") as Ffi;
-      return exported(ffi.cc({ source: file, symbols: signatures(ffi) }));
-    },
-    directory,
-  );
-}
+/** `memfd_create` flag: the descriptor is not inherited by programs this process runs. */
+const MFD_CLOEXEC = 1;
 
 /**
- * The walk the build compiled ahead (`scripts/release/prebuilt-walk.ts`), loaded, or undefined
- * when this binary has none or it does not load here (an older libc, a temporary directory
- * mounted noexec): TinyCC compiles it then.
+ * The walk the build compiled ahead (`scripts/release/prebuilt-walk.ts`), loaded from memory, or
+ * undefined when this binary has none or it does not load here (an older libc; no memfd or /proc):
+ * TinyCC compiles it then. The library goes into a memfd and `dlopen` reads it through
+ * /proc/self/fd: no file another user could swap, no temporary directory mounted noexec, nothing
+ * left behind however the process ends.
  */
 export function loadPrebuiltNativeWalk(): Compiled | undefined {
   if (typeof MCPKIT_PREBUILT_NATIVE_WALK !== "string") return undefined;
-  const library = Buffer.from(MCPKIT_PREBUILT_NATIVE_WALK, "base64");
-  return loadFromPrivateFile("native-walk.so", library, (file) => {
+  let fd = -1;
+  try {
     const ffi = require("bun:ffi") as Ffi;
-    return exported(ffi.dlopen(file, signatures(ffi)));
-  });
+    const { symbols: libc } = ffi.dlopen("libc.so.6", {
+      memfd_create: { args: [ffi.FFIType.cstring, ffi.FFIType.u32], returns: ffi.FFIType.i32 },
+    });
+    fd = libc.memfd_create(Buffer.from("mcpkit-native-walk\0"), MFD_CLOEXEC);
+    if (fd < 0) return undefined;
+    const library = Buffer.from(MCPKIT_PREBUILT_NATIVE_WALK, "base64");
+    if (writeSync(fd, library) !== library.length) return undefined;
+    return exported(ffi.dlopen(`/proc/self/fd/${fd}`, signatures(ffi)));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd >= 0) closeSync(fd); // the mapped library stays
+  }
 }
 
 /** Callable functions for code another thread compiled, which must outlive every call (about 0.1 ms). */

@@ -9,6 +9,7 @@
  * It imports only `stat-thread.ts`, which imports nothing: main.ts loads it for every command, so
  * it must cost nothing to load.
  */
+import { makePrivateDirectory } from "./private-directory.ts";
 import { fsThreadUrl } from "./stat-thread.ts";
 
 /** `state[STATE]`: 0 while compiling, then COMPILED (the addresses are in `pointers`) or COMPILE_FAILED. */
@@ -68,6 +69,7 @@ export function prestartNativeCompile(): void {
       pointers: new Float64Array(new SharedArrayBuffer(24)),
     };
     const directory = privateDirectoryUntilExit();
+    if (!directory) return; // nowhere safe to write the C: the search stays in JavaScript
     const worker = new Worker(fsThreadUrl("native-compile-thread", import.meta.url).href);
     worker.onerror = () => {
       // A thread that failed to load; once compiled it has nothing left to fail.
@@ -87,14 +89,22 @@ export function prestartNativeCompile(): void {
 }
 
 /**
- * A fresh private directory (`mkdtemp`, mode 0700) for the compiling thread's copy of the C, which
- * this thread removes when the process exits: a search that ends while the thread still compiles
- * exits the process under it, and the thread's own removal never runs.
+ * A fresh private directory (`private-directory.ts`) for the compiling thread's copy of the C,
+ * which this thread removes when the process exits: a search that ends while the thread still
+ * compiles exits the process under it, and the thread's own removal never runs. SIGTERM, which
+ * would end the process without its exit listeners, exits through them (status 143, as the signal).
  */
-function privateDirectoryUntilExit(): string {
-  const { mkdtempSync, rmSync } = require("node:fs") as typeof import("node:fs");
-  const directory = mkdtempSync(`${(require("node:os") as typeof import("node:os")).tmpdir()}/mcpkit-walk-`);
-  process.once("exit", () => rmSync(directory, { recursive: true, force: true }));
+function privateDirectoryUntilExit(): string | undefined {
+  const directory = makePrivateDirectory("mcpkit-walk-");
+  if (!directory) return undefined;
+  process.once("exit", () => {
+    try {
+      (require("node:fs") as typeof import("node:fs")).rmSync(directory, { recursive: true, force: true });
+    } catch {
+      // a few kilobytes left in the temporary directory; never a failed command
+    }
+  });
+  process.once("SIGTERM", () => process.exit(143));
   return directory;
 }
 

@@ -266,9 +266,8 @@ export async function nativeWalk(
   starts: readonly NativeStart[],
   search: NativeSearch,
 ): Promise<WalkOutcome | undefined> {
-  const compiledWalk = native();
+  let compiledWalk = native();
   if (!compiledWalk) return undefined;
-  const { symbols } = compiledWalk;
   const { from, to, oldestFirst } = search;
   const outcome = emptyOutcome();
   // The walk's counts and its record area, written by its threads: this thread's memory (large
@@ -281,31 +280,40 @@ export async function nativeWalk(
   publishKeptBound(counts, search.ranking);
   // Referenced until walk_start has read it: a buffer only its address points to could be collected first.
   const items = encodeStarts(starts);
-  const walk = symbols.walk_start(
-    pointerOf(items),
-    OPEN_CHILD_CLOEXEC,
-    STATX_FLAGS,
-    STATX_MASK,
-    request.maxDepth,
-    request.maxDepthIsServerLimit ? 1 : 0,
-    request.includeFiles ? 1 : 0,
-    request.includeDirectories ? 1 : 0,
-    search.timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
-    // Whole seconds that may hold a time in the range, then (count_from, count_to) those that surely
-    // do. A time in ms is seconds * 1000 + ns / 1e6 in a double (`statxWordsMs`), which rounds a
-    // time just below the next second up to it: a second each way is left to JavaScript.
-    from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000) - 1,
-    to === null ? Number.POSITIVE_INFINITY : Math.ceil(to / 1000),
-    oldestFirst ? -1 : 1,
-    from === null ? Number.NEGATIVE_INFINITY : Math.ceil(from / 1000),
-    to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000) - 1,
-    // Four at least, whatever the cores: with a cold page cache each waits on the disk, and 4 walked
-    // 200k files in 595 ms where 2 took 670 (warm, 4 on 2 cores cost nothing measurable: 178 vs 174 ms).
-    Math.min(8, Math.max(4, availableParallelism())),
-    pointerOf(new Uint8Array(shared)),
-  );
+  const start = ({ symbols }: CompiledWalk) =>
+    symbols.walk_start(
+      pointerOf(items),
+      OPEN_CHILD_CLOEXEC,
+      STATX_FLAGS,
+      STATX_MASK,
+      request.maxDepth,
+      request.maxDepthIsServerLimit ? 1 : 0,
+      request.includeFiles ? 1 : 0,
+      request.includeDirectories ? 1 : 0,
+      search.timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
+      // Whole seconds that may hold a time in the range, then (count_from, count_to) those that surely
+      // do. A time in ms is seconds * 1000 + ns / 1e6 in a double (`statxWordsMs`), which rounds a
+      // time just below the next second up to it: a second each way is left to JavaScript.
+      from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000) - 1,
+      to === null ? Number.POSITIVE_INFINITY : Math.ceil(to / 1000),
+      oldestFirst ? -1 : 1,
+      from === null ? Number.NEGATIVE_INFINITY : Math.ceil(from / 1000),
+      to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000) - 1,
+      // Four at least, whatever the cores: with a cold page cache each waits on the disk, and 4 walked
+      // 200k files in 595 ms where 2 took 670 (warm, 4 on 2 cores cost nothing measurable: 178 vs 174 ms).
+      Math.min(8, Math.max(4, availableParallelism())),
+      pointerOf(new Uint8Array(shared)),
+    );
+  let walk = start(compiledWalk);
+  if (!walk && compiledWalk.compiledBy === "prebuilt") {
+    // A library that loads but cannot start a walk (built for another libc, say): TinyCC's from now on.
+    compiled = compiledHere() ?? null;
+    compiledWalk = compiled ?? undefined;
+    walk = compiledWalk ? start(compiledWalk) : 0;
+  }
   items.fill(0); // read (and its use keeps it alive until here)
-  if (!walk) return undefined; // no memory or no thread: the JavaScript walk goes on
+  if (!walk || !compiledWalk) return undefined; // no memory or no thread: the JavaScript walk goes on
+  const { symbols } = compiledWalk;
   try {
     await drain(request, symbols, walk, counts, records, search, outcome);
   } finally {
