@@ -8,5 +8,5 @@ import { compile } from "./release/compile.ts";
 const root = join(import.meta.dir, "..");
 // bun build adds ".exe" on Windows itself.
 const outfile = join("dist", "mcpkit");
-const { nativeWalk } = await compile({ entry: "src/main.ts", outfile, cwd: root });
-console.log(`built ${outfile} (${nativeWalk})`);
+const { prebuiltBy, notPrebuilt } = await compile({ entry: "src/main.ts", outfile, cwd: root });
+console.log(`built ${outfile} (${prebuiltBy ? `native walk prebuilt by ${prebuiltBy}` : notPrebuilt})`);

@@ -13,6 +13,9 @@
  * The version comes from package.json alone; download URLs point at the GitHub repository in
  * GITHUB_REPOSITORY (set in GitHub Actions) or else DEFAULT_REPOSITORY in scripts/release/project.ts.
  * Other targets' Bun runtimes are downloaded by bun build on first use, so cross builds need a network.
+ * Linux binaries embed the native file walk compiled by a C compiler for their target (`cc` for the
+ * host's, `aarch64-linux-gnu-gcc` / `x86_64-linux-gnu-gcc` for the other): `--targets all` fails
+ * without one, other runs say which binary will compile its walk at run time.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -73,7 +76,29 @@ interface Built {
   binary: string;
 }
 
-async function release(targets: TargetName[], outDir: string, npmDir: string): Promise<void> {
+/**
+ * What to say about a binary built without its native walk compiled ahead (a Linux one would
+ * compile it at every one-shot search); throws when the release must be `complete`.
+ */
+export function prebuiltWalkNote(
+  target: TargetName,
+  { prebuiltBy, notPrebuilt }: { prebuiltBy?: string; notPrebuilt?: string },
+  complete: boolean,
+): string | undefined {
+  if (!target.startsWith("linux-") || prebuiltBy) return undefined;
+  const why = `${target}: ${notPrebuilt}`;
+  if (complete)
+    throw new Error(
+      `${why}; --targets all ships every Linux walk prebuilt (Debian: apt-get install gcc gcc-aarch64-linux-gnu)`,
+    );
+  return why;
+}
+
+/**
+ * `complete`: every Linux binary must embed its native walk compiled ahead (the release workflow's
+ * `--targets all`); otherwise one without it only says so, and compiles its walk at run time.
+ */
+async function release(targets: TargetName[], outDir: string, npmDir: string, complete: boolean): Promise<void> {
   const version = readVersion(PROJECT_DIR);
   const repository = releaseRepository(process.env);
   const documents = DOCUMENTS.map((name) => join(PROJECT_DIR, name));
@@ -95,8 +120,9 @@ async function release(targets: TargetName[], outDir: string, npmDir: string): P
     for (const target of targets) {
       const started = performance.now();
       const binary = join(buildDir, target, binaryName(target));
-      const { nativeWalk } = await compile({ entry: "src/main.ts", outfile: binary, cwd: PROJECT_DIR, target });
-      if (target.startsWith("linux-")) console.log(`${target}: ${nativeWalk}`);
+      const compiled = await compile({ entry: "src/main.ts", outfile: binary, cwd: PROJECT_DIR, target });
+      const note = prebuiltWalkNote(target, compiled, complete);
+      if (note) console.log(note);
       if (target === hostTarget()) await checkVersion(binary, version);
       // Both compress the whole binary, most of a target's time: mcpb pack runs in its own process
       // while this one gzips the archive, so the two overlap.
@@ -190,6 +216,7 @@ if (import.meta.main) {
       parseTargets(values.targets),
       values.out ? resolve(process.cwd(), values.out) : join(PROJECT_DIR, "release"),
       values["npm-out"] ? resolve(process.cwd(), values["npm-out"]) : join(PROJECT_DIR, "dist", "npm"),
+      values.targets.trim() === "all",
     );
   } catch (error) {
     console.error(`release: ${error instanceof Error ? error.message : String(error)}`);

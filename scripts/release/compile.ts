@@ -63,7 +63,8 @@ export function isWindows(target: TargetName): boolean {
 /**
  * Compiles ENTRY into OUTFILE for TARGET (the host when omitted) with bun build, in CWD.
  * Throws with bun's own output when the build fails, since that names the broken import.
- * For mcpkit itself, resolves to how its native walk ships: prebuilt (by which compiler), or why not.
+ * For mcpkit itself, resolves to how its native walk ships: `prebuiltBy` the compiler that built it
+ * in, else `notPrebuilt` saying why (a target without the native walk, or no compiler for it here).
  */
 export async function compile(options: {
   entry: string;
@@ -71,7 +72,7 @@ export async function compile(options: {
   cwd: string;
   target?: TargetName;
   flags?: readonly string[];
-}): Promise<{ nativeWalk?: string }> {
+}): Promise<{ prebuiltBy?: string; notPrebuilt?: string }> {
   const mcpkit = options.entry === "src/main.ts";
   const prebuilt = mcpkit ? prebuildNativeWalk(options.cwd, options.target) : undefined;
   const command = [
@@ -98,5 +99,5 @@ export async function compile(options: {
     throw new Error(`bun build failed for ${options.target ?? "the host"} (exit ${code}):\n${stderr || stdout}`);
   }
   if (!prebuilt) return {};
-  return { nativeWalk: "library" in prebuilt ? `native walk prebuilt by ${prebuilt.compiler}` : prebuilt.reason };
+  return "library" in prebuilt ? { prebuiltBy: prebuilt.compiler } : { notPrebuilt: prebuilt.reason };
 }

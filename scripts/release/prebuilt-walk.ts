@@ -23,7 +23,7 @@ const MACHINES: Partial<Record<TargetName, { machine: number; arch: string; cros
   "linux-arm64": { machine: 183, arch: "arm64", cross: "aarch64-linux-gnu-gcc" },
 };
 
-export const PREBUILT_FLAGS = ["-O2", "-fPIC", "-shared", "-Wl,-z,now", "-w"] as const;
+export const PREBUILT_FLAGS = ["-O2", "-fPIC", "-shared", "-Wl,-z,now", "-s", "-Wall"] as const;
 
 export type Prebuilt = { library: Uint8Array; compiler: string } | { reason: string };
 

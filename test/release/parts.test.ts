@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseTargets } from "../../scripts/release.ts";
+import { parseTargets, prebuiltWalkNote } from "../../scripts/release.ts";
 import { packArchive, sourceDateEpoch } from "../../scripts/release/archive.ts";
 import { sha256File, sha256sums } from "../../scripts/release/checksums.ts";
 import { MCPKIT_EXTRA_ENTRIES, TARGET_NAMES } from "../../scripts/release/compile.ts";
@@ -225,5 +225,15 @@ describe("the build names every module mcpkit loads at run time", () => {
     const build = readFileSync(join(REPO_ROOT_FOR_BUILD, "scripts/build.ts"), "utf8");
     expect(build).toContain('compile({ entry: "src/main.ts"');
     expect(build).not.toContain("flags:");
+  });
+});
+
+describe("the native walk compiled ahead, per release binary", () => {
+  test("a Linux binary without it is named; a complete release (--targets all) refuses it; other targets need none", () => {
+    const missing = { notPrebuilt: "no C compiler for linux-arm64 here (apt-get install gcc)" };
+    expect(prebuiltWalkNote("linux-arm64", missing, false)).toBe(`linux-arm64: ${missing.notPrebuilt}`);
+    expect(() => prebuiltWalkNote("linux-arm64", missing, true)).toThrow("gcc-aarch64-linux-gnu");
+    expect(prebuiltWalkNote("linux-x64", { prebuiltBy: "/usr/bin/cc" }, true)).toBeUndefined();
+    expect(prebuiltWalkNote("darwin-arm64", { notPrebuilt: "the native walk is Linux-only" }, true)).toBeUndefined();
   });
 });
