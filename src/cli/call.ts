@@ -12,6 +12,7 @@ import {
   type ToolDefinition,
   type Toolset,
   blamesArguments,
+  toolNamed,
 } from "../core/tool.ts";
 import type { DormantToolset, OffToolset } from "./toolsets.ts";
 
@@ -44,13 +45,6 @@ export function offToolNote(name: string, dormantLookup: DormantLookup): string 
 }
 
 /** A tool called `name` (or by its seed name), with where it is, among `toolsets`. */
-function toolNamed(toolsets: readonly Toolset[], name: string): { toolset: Toolset; tool: ToolDefinition } | undefined {
-  for (const toolset of toolsets) {
-    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
-    if (tool) return { toolset, tool };
-  }
-  return undefined;
-}
 
 /** The same among the toolsets that are off, with what turns its toolset on. */
 function offToolNamed(

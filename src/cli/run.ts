@@ -65,7 +65,9 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const mode: Runtime["mode"] = command !== undefined ? "call" : http ? "http" : "stdio";
   const log = createLogger(logLevel(values, env, mode === "call" ? "warn" : "info"));
   const runtime: Runtime = { log, mode, cwd: process.cwd() };
-  const { toolsets, off } = selectToolsets(toolsetModules, values, runtime);
+  // `call TOOL` builds only what it needs; `call TOOL --help` and every other command build all.
+  const forTool = command === "call" && !help ? rest[0] : undefined;
+  const { toolsets, off } = selectToolsets(toolsetModules, values, runtime, forTool);
   // For `call`: the tools of the toolsets that are off, to name them in help and in errors; built
   // only when a name is not among the enabled tools.
   let dormant: readonly DormantToolset[] | undefined;

@@ -2,7 +2,7 @@
 import { closestName } from "../core/did-you-mean.ts";
 import { type Logger, silentLogger } from "../core/log.ts";
 import { ConfigError, type OptionValues, describeOption } from "../core/options.ts";
-import type { Toolset } from "../core/tool.ts";
+import { type Toolset, toolNamed } from "../core/tool.ts";
 import { type Runtime, type ToolsetModule, isMissingConfig } from "../core/toolset-module.ts";
 import { toolsetsOption } from "./options.ts";
 
@@ -17,13 +17,42 @@ export interface ToolsetSelection {
   off: OffToolset[];
 }
 
+/**
+ * The toolsets that run, built, and those that are off. `forTool` (`mcpkit call TOOL`) builds only
+ * the toolset its name starts with (`fs_…`, `boj.…`) when that one has the tool: a one-shot call
+ * then never loads the other toolsets' code (`toolset.ts` of each). Every module still reads its options.
+ */
 export function selectToolsets(
   modules: readonly ToolsetModule[],
   values: OptionValues,
   runtime: Runtime,
+  forTool?: string,
 ): ToolsetSelection {
+  const { enabled, off } = chooseToolsets(modules, values, runtime);
+  const named = forTool === undefined ? [] : enabled.filter(({ module }) => namesToolset(forTool, module.name));
+  const built = named.map(({ module, config }) => module.create(config, runtime));
+  if (forTool !== undefined && toolNamed(built, forTool)) return { toolsets: built, off };
+  // Everything else: a toolset built above is not built twice.
+  const toolsets = enabled.map(({ module, config }) => {
+    const index = named.findIndex((entry) => entry.module === module);
+    return index === -1 ? module.create(config, runtime) : built[index];
+  });
+  return { toolsets, off };
+}
+
+/** Whether a tool name starts with a toolset's name and a separator (`fs_search_by_time`, `fs.search_by_time`). */
+function namesToolset(tool: string, toolset: string): boolean {
+  return tool.startsWith(`${toolset}_`) || tool.startsWith(`${toolset}.`);
+}
+
+/** Every module configured (a bad value is reported even for a toolset left off): those that run, and why the rest do not. */
+function chooseToolsets(
+  modules: readonly ToolsetModule[],
+  values: OptionValues,
+  runtime: Runtime,
+): { enabled: { module: ToolsetModule; config: unknown }[]; off: OffToolset[] } {
   const requested = requestedNames(modules, values[toolsetsOption.name] as string | undefined);
-  const toolsets: Toolset[] = [];
+  const enabled: { module: ToolsetModule; config: unknown }[] = [];
   const off: OffToolset[] = [];
   for (const module of modules) {
     // Every module reads its options, so a bad value is reported even for a toolset left off.
@@ -38,12 +67,12 @@ export function selectToolsets(
       off.push({ name: module.name, reason: `not named in ${describeOption(toolsetsOption)}` });
       continue;
     }
-    toolsets.push(module.create(config, runtime));
+    enabled.push({ module, config });
   }
-  if (toolsets.length === 0) {
+  if (enabled.length === 0) {
     throw new ConfigError(`no toolset is enabled; name one with --toolsets (${modules.map((m) => m.name).join(", ")})`);
   }
-  return { toolsets, off };
+  return { enabled, off };
 }
 
 function requestedNames(modules: readonly ToolsetModule[], list: string | undefined): Set<string> | undefined {

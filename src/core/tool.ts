@@ -326,3 +326,15 @@ export function argumentErrorResult(text: string): ToolResult {
 export function blamesArguments(result: ToolResult): boolean {
   return (result as { [BLAMES_ARGUMENTS]?: boolean })[BLAMES_ARGUMENTS] === true;
 }
+
+/** The tool `name` stands for among `toolsets`: its listed name or its `seedName`. */
+export function toolNamed(
+  toolsets: readonly Toolset[],
+  name: string,
+): { toolset: Toolset; tool: ToolDefinition } | undefined {
+  for (const toolset of toolsets) {
+    const tool = toolset.tools.find((candidate) => candidate.name === name || candidate.seedName === name);
+    if (tool) return { toolset, tool };
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@
  * `*` stands for one or more whole `:`-separated segments. So `*` grants everything, `*:read`
  * grants `fs:read`, and `boj:*` grants `boj:read`, but `fs:re*` grants nothing extra.
  */
-import type { Toolset } from "../core/tool.ts";
+import { type Toolset, toolNamed } from "../core/tool.ts";
 
 export function isScopeGranted(granted: readonly string[], needed: string): boolean {
   const neededSegments = needed.split(":");
@@ -24,9 +24,5 @@ function matchSegments(pattern: string[], p: number, target: string[], t: number
 
 /** The scope a tool requires, or undefined for an unknown tool. */
 export function toolScope(toolsets: readonly Toolset[], toolName: string): string | undefined {
-  for (const toolset of toolsets) {
-    const tool = toolset.tools.find((candidate) => candidate.name === toolName || candidate.seedName === toolName);
-    if (tool) return tool.scope;
-  }
-  return undefined;
+  return toolNamed(toolsets, toolName)?.tool.scope;
 }

@@ -6,15 +6,10 @@
 import * as v from "valibot";
 import packageJson from "../../../package.json" with { type: "json" };
 import { type OptionSpec, httpUrlOption, integerOption, readDeclared } from "../../core/options.ts";
-import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { defineToolsetModule } from "../../core/toolset-module.ts";
-import { BojAnswers, type CacheTtl } from "./answers.ts";
-import { MemoryAnswerCache } from "./cache.ts";
-import { BojClient, type BojClientConfig } from "./client.ts";
-import { bojPrompts } from "./prompts.ts";
-import { linkSharedState, parseSharedState, secretsOf } from "./shared-link.ts";
-import { bojResourceTemplates, bojResources } from "./resources.ts";
-import { bojTools } from "./tools/index.ts";
+import type { CacheTtl } from "./answers.ts";
+import type { BojClientConfig } from "./client.ts";
+import { parseSharedState } from "./shared-link.ts";
 
 export const DEFAULT_BOJ_BASE_URL = "https://www.stat-search.boj.or.jp";
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -134,7 +129,7 @@ export function parseCacheTtl(text: string): CacheTtl | undefined {
   return ttl;
 }
 
-interface BojConfig extends BojClientConfig {
+export interface BojConfig extends BojClientConfig {
   cacheBytes: number;
   cacheTtl: CacheTtl;
   /** `postgres://…` or `sqlite:PATH`; undefined: cache and pacing are this process's own. */
@@ -160,29 +155,6 @@ export const boj = defineToolsetModule<BojConfig>({
       sharedState: parseSharedState(options["boj-shared-state"]),
     };
   },
-  create(config, runtime) {
-    const shared = config.sharedState
-      ? linkSharedState(config.sharedState, {
-          cacheBytes: config.cacheBytes,
-          upstream: config.baseUrl,
-          log: runtime.log,
-        })
-      : undefined;
-    for (const secret of config.sharedState ? secretsOf(config.sharedState) : []) runtime.log.redact(secret);
-    const client = new BojClient(config, runtime.log, shared?.pace);
-    const cache = shared ? shared.cache : config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
-    return {
-      name: "boj",
-      close: shared?.close,
-      tools: bojTools({ answers: new BojAnswers(client, cache, config.cacheTtl) }),
-      resources: bojResources,
-      resourceTemplates: bojResourceTemplates,
-      prompts: bojPrompts,
-      // docs/contracts/boj.md "Errors": arguments that break the schema are a JSON-RPC
-      // invalid_params error (VALIDATION_ERROR), not an isError result.
-      rejectArguments(message) {
-        throw new ProtocolError(ErrorCode.InvalidParams, message, { error_type: "VALIDATION_ERROR", message });
-      },
-    };
-  },
+  // The tools, their client and schemas load only when the toolset is built (toolset.ts).
+  create: (config, runtime) => (require("./toolset.ts") as typeof import("./toolset.ts")).createBoj(config, runtime),
 });

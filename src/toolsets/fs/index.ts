@@ -5,13 +5,10 @@ import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import { ConfigError, describeOption, integerOption, type OptionSpec, readDeclared } from "../../core/options.ts";
-import { defineToolsetModule, type Runtime } from "../../core/toolset-module.ts";
-import { CursorCodec, cursorKey } from "./cursor.ts";
+import { defineToolsetModule } from "../../core/toolset-module.ts";
 import type { NativeWalkSetting } from "./native-walk.ts";
 import { type AllowedRoot, resolveRoot } from "./roots.ts";
-import { searchByTimeTool } from "./search-by-time-tool.ts";
 import type { SearchLimits } from "./search.ts";
-import { StatWorker } from "./stat-worker.ts";
 
 export const DEFAULT_MAX_DEPTH = 64;
 export const DEFAULT_TIME_BUDGET_MS = 20_000;
@@ -105,29 +102,8 @@ export const fs = defineToolsetModule<FsConfig>({
       cursorSecret: read["fs-cursor-secret"],
     };
   },
-  create(config: FsConfig, runtime: Runtime) {
-    const cursors = new CursorCodec(cursorKey(config.cursorSecret, runtime.mode === "call"));
-    const hasRoots = config.roots.length > 0;
-    const statWorker = new StatWorker();
-    return {
-      name: "fs",
-      tools: [
-        searchByTimeTool({
-          roots: config.roots,
-          mode: runtime.mode,
-          limits: config.limits,
-          nativeWalk: config.nativeWalk,
-          cursors,
-          statWorker,
-        }),
-      ],
-      close: () => statWorker.close(),
-      // Without configured roots the tool stays listed and uses the client's roots, or says how to configure one.
-      warning: hasRoots
-        ? undefined
-        : "fs: no --root given; fs_search_by_time will search the client's roots, or answer with how to configure a root",
-    };
-  },
+  // The search, its walks and its worker load only when the toolset is built (toolset.ts).
+  create: (config, runtime) => (require("./toolset.ts") as typeof import("./toolset.ts")).createFs(config, runtime),
 });
 
 /** A leading "~" or "~/…" (or "~\\…") is the home directory; "~user" forms are left as they are. */

@@ -2,16 +2,9 @@
  * The `oj` toolset: online-judge problems (LeetCode, Codeforces, AtCoder, Luogu) from a craboj
  * (oj-api-rs) server, as docs/contracts/oj.md describes. Enabled when a base URL is given.
  */
-import { withMiddleware } from "../../core/tool.ts";
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import { type OjConfig, ojOptions, readOjConfig } from "./config.ts";
-import { OjHttpClient } from "./http.ts";
-import { sanitizedOutput, tokenForms } from "./sanitize.ts";
-import { findSimilarProblems } from "./tools/find-similar-problems.ts";
-import { getDailyChallenge } from "./tools/get-daily-challenge.ts";
-import { getPlatformStatus } from "./tools/get-platform-status.ts";
-import { getProblem } from "./tools/get-problem.ts";
-import { resolveProblem } from "./tools/resolve-problem.ts";
+import { tokenForms } from "./sanitize.ts";
 
 export const oj = defineToolsetModule<OjConfig>({
   name: "oj",
@@ -34,22 +27,6 @@ export const oj = defineToolsetModule<OjConfig>({
     const config = readOjConfig(values);
     return config ?? { missing: "--oj-base-url URL (or OJ_BASE_URL)" };
   },
-  create(config, runtime) {
-    const log = runtime.log;
-    log.info("oj: craboj server", { base_url: config.baseUrl, timeout_ms: config.timeoutMs });
-    log.info(config.token === undefined ? "oj: token: not configured" : "oj: token: configured");
-    const http = new OjHttpClient(config, log);
-    const deps = { http, hasToken: config.token !== undefined };
-    const tools = [
-      getDailyChallenge(deps),
-      getProblem(deps),
-      findSimilarProblems(deps),
-      resolveProblem(deps),
-      getPlatformStatus(deps),
-    ];
-    return {
-      name: "oj",
-      tools: withMiddleware(tools, [sanitizedOutput(http.sanitize, { notifyFailures: runtime.mode !== "call" })]),
-    };
-  },
+  // The client and the tools load only when the toolset is built (toolset.ts).
+  create: (config, runtime) => (require("./toolset.ts") as typeof import("./toolset.ts")).createOj(config, runtime),
 });

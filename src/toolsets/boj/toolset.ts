@@ -1,0 +1,41 @@
+/**
+ * The `boj` toolset built from its configuration (`index.ts` reads the options): the client, the
+ * answer cache, the tools, resources and prompts. Loaded only when the toolset is built, so a
+ * `mcpkit call` of another toolset's tool never evaluates them.
+ */
+import type { Runtime } from "../../core/toolset-module.ts";
+import { ErrorCode, ProtocolError, type Toolset } from "../../core/tool.ts";
+import { BojAnswers } from "./answers.ts";
+import { MemoryAnswerCache } from "./cache.ts";
+import { BojClient } from "./client.ts";
+import type { BojConfig } from "./index.ts";
+import { bojPrompts } from "./prompts.ts";
+import { bojResourceTemplates, bojResources } from "./resources.ts";
+import { linkSharedState, secretsOf } from "./shared-link.ts";
+import { bojTools } from "./tools/index.ts";
+
+export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
+  const shared = config.sharedState
+    ? linkSharedState(config.sharedState, {
+        cacheBytes: config.cacheBytes,
+        upstream: config.baseUrl,
+        log: runtime.log,
+      })
+    : undefined;
+  for (const secret of config.sharedState ? secretsOf(config.sharedState) : []) runtime.log.redact(secret);
+  const client = new BojClient(config, runtime.log, shared?.pace);
+  const cache = shared ? shared.cache : config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
+  return {
+    name: "boj",
+    close: shared?.close,
+    tools: bojTools({ answers: new BojAnswers(client, cache, config.cacheTtl) }),
+    resources: bojResources,
+    resourceTemplates: bojResourceTemplates,
+    prompts: bojPrompts,
+    // docs/contracts/boj.md "Errors": arguments that break the schema are a JSON-RPC
+    // invalid_params error (VALIDATION_ERROR), not an isError result.
+    rejectArguments(message) {
+      throw new ProtocolError(ErrorCode.InvalidParams, message, { error_type: "VALIDATION_ERROR", message });
+    },
+  };
+}
