@@ -100,6 +100,10 @@ describe("mcpkit install", () => {
       const removed = await cli(home, "uninstall", client);
       expect(removed.code).toBe(0);
       expect(fs.readFileSync(file, "utf8")).toBe(original);
+      // The backup is the file as it was, but for the token of the entry that went.
+      expect(removed.stdout).toContain("without the OJ_TOKEN it held");
+      expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(written.replace('"s3cret"', '"[removed by mcpkit]"'));
+      expect(fs.statSync(`${file}.bak`).mode & 0o777).toBe(0o640);
     });
   }
 
@@ -138,16 +142,18 @@ describe("mcpkit install", () => {
     const home = tempHome();
     const file = path.join(home, ".codex", "config.toml");
     fs.mkdirSync(path.dirname(file));
-    const head = `# top\n[mcp_servers.mcpkit]\ncommand = "old"\n\n[mcp_servers.mcpkit.env]\nOJ_TOKEN = "old"\n\n`;
-    const tail = `[mcp_servers.other]\ncommand = "x" # keep\n`;
+    const head = `# top\n[mcp_servers.mcpkit]\ncommand = "old"\n\n[mcp_servers.mcpkit.env]\nOJ_TOKEN = "old-token"\n\n`;
+    const tail = `[mcp_servers.other]\ncommand = "x" # keep\n[mcp_servers.other.env]\nOJ_TOKEN = "old-token"\n`;
     fs.writeFileSync(file, head + tail);
     expect((await cli(home, "install", "codex", "--oj-token", "new-token")).code).toBe(0);
+    // A rotated token leaves no copy in the backup; another server's settings stay as they were.
+    expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(head.replace('"old-token"', '"[removed by mcpkit]"') + tail);
     const text = fs.readFileSync(file, "utf8");
     expect(text.startsWith("# top\n[mcp_servers.mcpkit]\n")).toBe(true);
     expect(text.endsWith(`\n\n${tail}`)).toBe(true);
     const doc = Bun.TOML.parse(text) as { mcp_servers: Record<string, unknown> };
     expect(doc.mcp_servers.mcpkit).toEqual({ command: COMMAND, args: [...PREFIX], env: { OJ_TOKEN: "new-token" } });
-    expect(doc.mcp_servers.other).toEqual({ command: "x" });
+    expect(doc.mcp_servers.other).toEqual({ command: "x", env: { OJ_TOKEN: "old-token" } });
 
     const inline = 'mcp_servers = { other = { command = "x" } }\n';
     fs.writeFileSync(file, inline);

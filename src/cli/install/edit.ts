@@ -16,6 +16,21 @@ export interface Edit {
   /** The new file text, or the old one when nothing changes. */
   text: string;
   changed: boolean;
+  /**
+   * What to back up instead of the old text: it, with the OJ_TOKEN our entry held replaced, when the edit removes
+   * or replaces that token (uninstalling, or rotating a leaked token, leaves no copy of it behind).
+   */
+  backup?: string;
+}
+
+/** Stands for a token in a backup. */
+export const REMOVED_TOKEN = "[removed by mcpkit]";
+
+/** `existing`'s OJ_TOKEN when `entry` (undefined: the entry goes) does not keep it. */
+function retiredToken(existing: unknown, entry: unknown): string | undefined {
+  const tokenOf = (value: unknown) => (value as { env?: Record<string, unknown> } | undefined)?.env?.OJ_TOKEN;
+  const old = tokenOf(existing);
+  return typeof old === "string" && old !== "" && old !== tokenOf(entry) ? old : undefined;
 }
 
 /** The whitespace that starts the line holding `offset`. */
@@ -92,7 +107,10 @@ export function editJson(text: string, file: string, key: string, name: string, 
       ? applyEdits(base, modify(base, [key, name], undefined, {}))
       : setMember(base, key, name, entry);
   if (!next.endsWith("\n")) next += "\n";
-  return { text: next, changed: true };
+  const backup = retiredToken(existing, entry)
+    ? applyEdits(text, modify(text, [key, name, "env", "OJ_TOKEN"], REMOVED_TOKEN, {}))
+    : undefined;
+  return { text: next, changed: true, backup };
 }
 
 function parseToml(text: string, file: string): Record<string, unknown> {
@@ -192,5 +210,17 @@ export function editToml(text: string, file: string, name: string, entry: Record
   const stillOurs = (after.mcp_servers as Record<string, unknown> | undefined)?.[name];
   const sameRest = Bun.deepEquals(withoutEntry(after, name), withoutEntry(before, name), true);
   if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
-  return { text: next, changed: true };
+  const token = retiredToken(existing, entry);
+  return { text: next, changed: true, backup: token && withoutToken(lines, blocks, token) };
+}
+
+/** The file's `lines` with `token` (a TOML basic or literal string) replaced within our `blocks`. */
+function withoutToken(lines: string[], blocks: Array<[number, number]>, token: string): string {
+  const removed = JSON.stringify(REMOVED_TOKEN);
+  const scrubbed = lines.map((line, index) =>
+    blocks.some(([start, end]) => index >= start && index < end)
+      ? line.split(JSON.stringify(token)).join(removed).split(`'${token}'`).join(removed)
+      : line,
+  );
+  return scrubbed.join("\n");
 }

@@ -136,7 +136,9 @@ function edited(client: Client, text: string, file: string, name: string, spec: 
   const result =
     client === "codex" ? editToml(source, file, name, entry) : editJson(source, file, serversKey(client), name, entry);
   if (!result.changed) return { text, changed: false };
-  return crlf ? { text: result.text.replaceAll("\n", "\r\n"), changed: true } : result;
+  if (!crlf) return result;
+  const toCrlf = (lf: string) => lf.replaceAll("\n", "\r\n");
+  return { text: toCrlf(result.text), changed: true, backup: result.backup && toCrlf(result.backup) };
 }
 
 /** The file a symlinked config points at, so the link (a dotfiles manager's, say) stays a link. */
@@ -208,8 +210,12 @@ function apply({ client, file, name, spec, dryRun, out }: Apply): number {
       out(unifiedDiff(file, before ?? "", result.text));
       return EXIT_OK;
     }
-    writeAtomically(file, result.text, before);
-    out(`${file}: ${spec ? "added" : "removed"} "${name}"${before !== undefined ? ` (backup: ${file}.bak)` : ""}\n`);
+    const backup = before !== undefined && result.backup !== undefined ? result.backup : before;
+    writeAtomically(file, result.text, before, backup);
+    const note = backup === before ? "" : ", without the OJ_TOKEN it held";
+    out(
+      `${file}: ${spec ? "added" : "removed"} "${name}"${before !== undefined ? ` (backup: ${file}.bak${note})` : ""}\n`,
+    );
     return EXIT_OK;
   };
   if (dryRun) return change();
