@@ -163,6 +163,58 @@ describe("mcpkit install", () => {
     expect(fs.readFileSync(file, "utf8")).toBe(inline);
   });
 
+  test("the backup is a byte copy when no token goes, never written through a link in its place", async () => {
+    const home = tempHome();
+    const file = path.join(home, "mcp.json");
+    // Not UTF-8 in a comment: the backup keeps the bytes (a decoded copy would hold U+FFFD).
+    const original = Buffer.concat([
+      Buffer.from("// caf"),
+      Buffer.from([0xe9]),
+      Buffer.from('\n{ "mcpServers": {} }\n'),
+    ]);
+    fs.writeFileSync(file, original);
+    const victim = path.join(home, "victim.txt");
+    fs.writeFileSync(victim, "untouched");
+    fs.symlinkSync(victim, `${file}.bak`);
+    const result = await cli(home, "install", "cursor", "--config", file, "--oj-token", "tok-12345678");
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.readFileSync(victim, "utf8")).toBe("untouched");
+    expect(fs.lstatSync(`${file}.bak`).isSymbolicLink()).toBe(false);
+    expect(Buffer.compare(fs.readFileSync(`${file}.bak`), original)).toBe(0);
+    expect(result.stdout).not.toContain("without the OJ_TOKEN");
+  });
+
+  test("codex: a token written by hand in any form leaves the backup, or no backup is kept", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(file));
+    for (const [written, token] of [
+      ['"SECRET\\u0035"', "SECRET5"],
+      ["'SECRET6'", "SECRET6"],
+      ['"""\nSECRET7"""', "SECRET7"],
+      ['"x"', "x"], // the same text as the command: only the token goes
+    ]) {
+      const original = `[mcp_servers.mcpkit]\ncommand = "x"\n\n[mcp_servers.mcpkit.env]\nOJ_TOKEN = ${written}\n`;
+      fs.writeFileSync(file, original);
+      fs.rmSync(`${file}.bak`, { force: true });
+      const removed = await cli(home, "uninstall", "codex");
+      expect(removed.code, removed.stderr).toBe(0);
+      if (removed.stdout.includes("no backup")) {
+        expect(fs.existsSync(`${file}.bak`)).toBe(false);
+        continue;
+      }
+      expect(removed.stdout).toContain("without the OJ_TOKEN it held");
+      const backup = Bun.TOML.parse(fs.readFileSync(`${file}.bak`, "utf8")) as {
+        mcp_servers: { mcpkit: { command: string; env: { OJ_TOKEN: string } } };
+      };
+      expect({ written, backup: backup.mcp_servers.mcpkit }).toEqual({
+        written,
+        backup: { command: "x", env: { OJ_TOKEN: "[removed by mcpkit]" } },
+      });
+      expect(fs.readFileSync(`${file}.bak`, "utf8")).not.toContain(token === "x" ? 'OJ_TOKEN = "x"' : token);
+    }
+  });
+
   test("--http writes each client's URL entry; Claude Desktop refuses it", async () => {
     const home = tempHome();
     const url = "http://127.0.0.1:8080/mcp";

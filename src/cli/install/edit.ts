@@ -17,10 +17,11 @@ export interface Edit {
   text: string;
   changed: boolean;
   /**
-   * What to back up instead of the old text: it, with the OJ_TOKEN our entry held replaced, when the edit removes
-   * or replaces that token (uninstalling, or rotating a leaked token, leaves no copy of it behind).
+   * When the edit removes or replaces the OJ_TOKEN our entry held (uninstalling, or rotating a leaked token), the
+   * backup must leave no copy of it: the old text with `REMOVED_TOKEN` in its place, or null (keep no backup) where
+   * that cannot be done and checked. Undefined: back the file up as it is.
    */
-  backup?: string;
+  backup?: string | null;
 }
 
 /** Stands for a token in a backup. */
@@ -31,6 +32,28 @@ function retiredToken(existing: unknown, entry: unknown): string | undefined {
   const tokenOf = (value: unknown) => (value as { env?: Record<string, unknown> } | undefined)?.env?.OJ_TOKEN;
   const old = tokenOf(existing);
   return typeof old === "string" && old !== "" && old !== tokenOf(entry) ? old : undefined;
+}
+
+/**
+ * `scrubbed` when it reads back (`parse`) as `before` with our entry's OJ_TOKEN (at `[...entryPath, "env",
+ * "OJ_TOKEN"]`) replaced by `REMOVED_TOKEN` and nothing else changed; null otherwise (a token written in a form the
+ * replacement missed, a duplicate key, a multi-line string).
+ */
+function checkedBackup(
+  before: Record<string, unknown>,
+  scrubbed: string,
+  parse: (text: string) => unknown,
+  entryPath: string[],
+): string | null {
+  const expected = structuredClone(before);
+  let env: Record<string, unknown> = expected;
+  for (const key of [...entryPath, "env"]) env = env[key] as Record<string, unknown>;
+  env.OJ_TOKEN = REMOVED_TOKEN;
+  try {
+    return Bun.deepEquals(parse(scrubbed), expected, true) ? scrubbed : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The whitespace that starts the line holding `offset`. */
@@ -107,10 +130,13 @@ export function editJson(text: string, file: string, key: string, name: string, 
       ? applyEdits(base, modify(base, [key, name], undefined, {}))
       : setMember(base, key, name, entry);
   if (!next.endsWith("\n")) next += "\n";
-  const backup = retiredToken(existing, entry)
-    ? applyEdits(text, modify(text, [key, name, "env", "OJ_TOKEN"], REMOVED_TOKEN, {}))
-    : undefined;
-  return { text: next, changed: true, backup };
+  if (!retiredToken(existing, entry)) return { text: next, changed: true };
+  const scrubbed = applyEdits(text, modify(text, [key, name, "env", "OJ_TOKEN"], REMOVED_TOKEN, {}));
+  return {
+    text: next,
+    changed: true,
+    backup: checkedBackup(current, scrubbed, (t) => parseJsonc(t, file), [key, name]),
+  };
 }
 
 function parseToml(text: string, file: string): Record<string, unknown> {
@@ -210,17 +236,17 @@ export function editToml(text: string, file: string, name: string, entry: Record
   const stillOurs = (after.mcp_servers as Record<string, unknown> | undefined)?.[name];
   const sameRest = Bun.deepEquals(withoutEntry(after, name), withoutEntry(before, name), true);
   if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
-  const token = retiredToken(existing, entry);
-  return { text: next, changed: true, backup: token && withoutToken(lines, blocks, token) };
+  if (!retiredToken(existing, entry)) return { text: next, changed: true };
+  const scrubbed = withoutTokenLine(lines, blocks);
+  return { text: next, changed: true, backup: checkedBackup(before, scrubbed, Bun.TOML.parse, ["mcp_servers", name]) };
 }
 
-/** The file's `lines` with `token` (a TOML basic or literal string) replaced within our `blocks`. */
-function withoutToken(lines: string[], blocks: Array<[number, number]>, token: string): string {
-  const removed = JSON.stringify(REMOVED_TOKEN);
-  const scrubbed = lines.map((line, index) =>
-    blocks.some(([start, end]) => index >= start && index < end)
-      ? line.split(JSON.stringify(token)).join(removed).split(`'${token}'`).join(removed)
-      : line,
-  );
-  return scrubbed.join("\n");
+const TOKEN_LINE = /^([ \t]*(?:env[ \t]*\.[ \t]*)?(?:OJ_TOKEN|"OJ_TOKEN"|'OJ_TOKEN')[ \t]*=[ \t]*).*$/;
+
+/** The file's `lines` with the value of each `OJ_TOKEN = …` line of our `blocks` replaced (`checkedBackup` checks it). */
+function withoutTokenLine(lines: string[], blocks: Array<[number, number]>): string {
+  const ours = (index: number) => blocks.some(([start, end]) => index >= start && index < end);
+  return lines
+    .map((line, index) => (ours(index) ? line.replace(TOKEN_LINE, `$1${JSON.stringify(REMOVED_TOKEN)}`) : line))
+    .join("\n");
 }

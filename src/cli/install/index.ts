@@ -138,7 +138,14 @@ function edited(client: Client, text: string, file: string, name: string, spec: 
   if (!result.changed) return { text, changed: false };
   if (!crlf) return result;
   const toCrlf = (lf: string) => lf.replaceAll("\n", "\r\n");
-  return { text: toCrlf(result.text), changed: true, backup: result.backup && toCrlf(result.backup) };
+  return { ...result, text: toCrlf(result.text), ...(result.backup ? { backup: toCrlf(result.backup) } : {}) };
+}
+
+/** What became of the file before the edit (`Edit.backup`), for the line that reports it. */
+function backupNote(file: string, before: string | undefined, backup: string | null | undefined): string {
+  if (before === undefined) return ""; // a new file: nothing to back up
+  if (backup === null) return " (no backup: it would have kept the OJ_TOKEN)";
+  return ` (backup: ${file}.bak${backup === undefined ? "" : ", without the OJ_TOKEN it held"})`;
 }
 
 /** The file a symlinked config points at, so the link (a dotfiles manager's, say) stays a link. */
@@ -210,12 +217,8 @@ function apply({ client, file, name, spec, dryRun, out }: Apply): number {
       out(unifiedDiff(file, before ?? "", result.text));
       return EXIT_OK;
     }
-    const backup = before !== undefined && result.backup !== undefined ? result.backup : before;
-    writeAtomically(file, result.text, before, backup);
-    const note = backup === before ? "" : ", without the OJ_TOKEN it held";
-    out(
-      `${file}: ${spec ? "added" : "removed"} "${name}"${before !== undefined ? ` (backup: ${file}.bak${note})` : ""}\n`,
-    );
+    writeAtomically(file, result.text, before, result.backup);
+    out(`${file}: ${spec ? "added" : "removed"} "${name}"${backupNote(file, before, result.backup)}\n`);
     return EXIT_OK;
   };
   if (dryRun) return change();

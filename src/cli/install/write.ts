@@ -55,10 +55,11 @@ export class ChangedMeanwhile extends WriteRefused {
 }
 
 /**
- * Replaces `file` with `text`: `backup` (the old text by default) to `<file>.bak` with the file's mode, temp file in
- * the same directory, then rename, unless the file no longer holds `before` (what the edit was computed from).
+ * Replaces `file` with `text`: a backup to `<file>.bak` with the file's mode (a byte copy; `backup` instead when
+ * given, none when null: see edit.ts `Edit.backup`), temp file in the same directory, then rename, unless the file
+ * no longer holds `before` (what the edit was computed from).
  */
-export function writeAtomically(file: string, text: string, before: string | undefined, backup = before): void {
+export function writeAtomically(file: string, text: string, before: string | undefined, backup?: string | null): void {
   const dir = path.dirname(file);
   let mode = 0o600;
   if (before !== undefined) {
@@ -68,9 +69,12 @@ export function writeAtomically(file: string, text: string, before: string | und
       throw new WriteRefused(`${file} is read-only; make it writable (chmod u+w) and run again`);
     }
     mode = fs.statSync(file).mode & 0o777;
-    // A new file (O_EXCL): an old backup's wider mode, or a link in its place, is not written through.
-    fs.rmSync(`${file}.bak`, { force: true });
-    fs.writeFileSync(`${file}.bak`, backup ?? "", { mode, flag: "wx" });
+    // A new file (O_EXCL): an old backup (which may hold an old token), or a link in its place, is not written through.
+    const bak = `${file}.bak`;
+    fs.rmSync(bak, { force: true });
+    if (backup === undefined) fs.copyFileSync(file, bak, fs.constants.COPYFILE_EXCL);
+    else if (backup !== null) fs.writeFileSync(bak, backup, { mode, flag: "wx" });
+    if (backup !== null) fs.chmodSync(bak, mode);
   } else fs.mkdirSync(dir, { recursive: true });
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   try {
