@@ -230,7 +230,8 @@ async function main(): Promise<number> {
       console.error("compiling mcpkit with and without --bytecode…");
       for (const [name, flags] of [
         ["mcpkit+bytecode", COMPILE_FLAGS],
-        ["mcpkit-plain", COMPILE_FLAGS.filter((flag) => flag !== "--bytecode" && flag !== "--format=esm")],
+        // Splitting needs the ESM output --bytecode asks for.
+        ["mcpkit-plain", COMPILE_FLAGS.filter((flag) => !["--bytecode", "--format=esm", "--splitting"].includes(flag))],
       ] as const) {
         const outfile = join(work, name);
         await compile({ entry: "src/main.ts", outfile, cwd: REPO_ROOT, flags });
