@@ -24,6 +24,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCollector, type KeptBound, type StatedBatch } from "../../src/toolsets/fs/collector.ts";
+import type { CursorState } from "../../src/toolsets/fs/cursor.ts";
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { libc } from "../../src/toolsets/fs/libc.ts";
@@ -52,6 +53,7 @@ const quietSearch: NativeSearch = {
   to: null,
   oldestFirst: false,
   scannedBefore: 0,
+  pagingSince: null,
 };
 const now = Date.now();
 
@@ -189,6 +191,33 @@ describe.skipIf(!hasNativeWalk)("the native walk answers as the JavaScript walk 
     const [native, javascript] = await Promise.all([search(args, "0", extra), search(args, "off", extra)]);
     expect(comparable(native)).toEqual(comparable(javascript));
     expect(native.structuredContent.matches.length).toBeGreaterThan(0);
+  });
+
+  test("pages of 50 through the cursor, newest or oldest first: the same matches, counts and text", async () => {
+    for (const sort of ["time_desc", "time_asc"]) {
+      const args = { timeField: "modified", from, limit: 50, sort };
+      const [native, javascript] = await Promise.all([pages(args, "0"), pages(args, "off")]);
+      expect({ sort, native }).toEqual({ sort, native: javascript });
+      expect(native.flat().length).toBe(4 + 500);
+    }
+  });
+
+  test("entries changed between two pages are settled alike: a page 2 after chmod matches the JavaScript walk's", async () => {
+    const args = { timeField: "modified", from, limit: 50 };
+    const first = await search(args, "off");
+    const cursor = first.structuredContent.nextCursor as string;
+    // Older than the first page, within the window: behind what page 2 keeps, changed since paging began.
+    const changed = readdirSync(join(root, "many")).filter((_, index) => index % 60 >= 5 && index % 60 < 9);
+    for (const name of changed) chmodSync(join(root, "many", name), 0o600);
+    try {
+      const [native, javascript] = await Promise.all([
+        search({ ...args, cursor }, "0"),
+        search({ ...args, cursor }, "off"),
+      ]);
+      expect(comparable(native)).toEqual(comparable(javascript));
+    } finally {
+      for (const name of changed) chmodSync(join(root, "many", name), 0o644);
+    }
   });
 
   test("page after page through the cursor, the same matches in the same order", async () => {
@@ -502,8 +531,12 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
    * `settles`: what the ranking tells C it keeps, so C leaves out of what it sends what is behind:
    * the collector's own bound, a fixed one from the start, or never anything.
    */
-  const run = async (overrides: Partial<NativeRequest>, settles: KeptBound | "collector" | "never" = "collector") => {
-    const collector = createCollector(collectorConfig({ limit: 5 }), entryStat());
+  const run = async (
+    overrides: Partial<NativeRequest>,
+    settles: KeptBound | "collector" | "never" = "collector",
+    resume: CursorState | null = null,
+  ) => {
+    const collector = createCollector(collectorConfig({ limit: 5, resume }), entryStat());
     let sent = 0;
     const ranking = {
       acceptStated: (batch: StatedBatch) => {
@@ -518,10 +551,19 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
       const outcome = await nativeWalk(
         walkRequest(root, { maxDepth: 64, ...overrides }),
         [{ fd: start.fd, direct: true, relative: "", depth: 1 }],
-        { ranking, startPrefix: "", timeField: "modified", from: null, to: null, oldestFirst: false, scannedBefore: 0 },
+        {
+          ranking,
+          startPrefix: "",
+          timeField: "modified",
+          from: null,
+          to: null,
+          oldestFirst: false,
+          scannedBefore: 0,
+          pagingSince: resume?.since ?? null,
+        },
       );
       if (!outcome) throw new Error("the native walk did not run");
-      return { outcome, collected: collector.result(), sent };
+      return { outcome, collected: collector.result(), sent, bound: collector.keptBound() };
     } finally {
       start.release();
     }
@@ -539,6 +581,29 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
     expect(settled.collected.kept.map((entry) => entry.path).sort()).toEqual(
       all.collected.kept.map((entry) => entry.path).sort(),
     );
+  });
+
+  test("on a cursor's page too: behind the kept ones, C counts what is unchanged since paging began and drops the rest", async () => {
+    const tenDays = { time: now - 10 * DAY, descending: true };
+    // Nothing is on an earlier page; paging began after every change, or before all of them.
+    for (const since of [now + DAY, 1]) {
+      const resume: CursorState = { position: { time: now + DAY, path: "" }, since };
+      const settled = await run({}, tenDays, resume);
+      const all = await run({}, "never", resume);
+      expect(settled.sent).toBe(4 + 2 + 500);
+      expect({ since, offered: settled.collected.offered }).toEqual({ since, offered: all.collected.offered });
+      expect(settled.collected.kept.map((entry) => entry.path).sort()).toEqual(
+        all.collected.kept.map((entry) => entry.path).sort(),
+      );
+    }
+    // The collector gives C its bound on a cursor's page too, once it keeps `limit`.
+    const unchanged: CursorState = { position: { time: now + DAY, path: "" }, since: now + DAY };
+    expect((await run({}, "never", unchanged)).bound).toEqual({ time: expect.any(Number), descending: true });
+    // Unchanged: every regular file counts (as on a first page); all changed since: none does.
+    expect(
+      (await run({}, tenDays, { position: { time: now + DAY, path: "" }, since: now + DAY })).collected.offered,
+    ).toBe(3009 + (readsLocked ? 1 : 0));
+    expect((await run({}, tenDays, { position: { time: now + DAY, path: "" }, since: 1 })).collected.offered).toBe(0);
   });
 
   test("a whole walk counts what the JavaScript walk counts and gives every descriptor back", async () => {

@@ -84,7 +84,8 @@ export interface Collector {
   /**
    * For a search ranked in part elsewhere (the native walk): once `limit` entries are kept, the
    * time (ms) an entry must beat to be kept, earlier ones behind it when `descending` (later ones
-   * otherwise); undefined while nothing is settled so (not full yet, a cursor's page, by path).
+   * otherwise); undefined while nothing is settled so (not full yet, by path). On a cursor's page an
+   * entry behind it counts only if unchanged since paging began (`CursorState.since`), else it is dropped.
    */
   keptBound(): KeptBound | undefined;
   /** Counts qualifying entries found behind `keptBound` elsewhere, as `consider` counts its own. */
@@ -236,9 +237,10 @@ class RankingCollector implements Collector {
   }
 
   keptBound(): KeptBound | undefined {
-    const { best, resume, sort } = this;
-    // With a cursor an entry behind the bound still counts only if unchanged since paging began.
-    if (resume !== null || sort === "path_asc" || best.heap.length < best.capacity) return undefined;
+    const { best, sort } = this;
+    // With a cursor an entry behind the bound counts only if unchanged since paging began: whoever
+    // settles entries against it must check that too (native-walk.c's `since`).
+    if (sort === "path_asc" || best.heap.length < best.capacity) return undefined;
     const worst = best.heap[0].time;
     return worst === null ? undefined : { time: worst, descending: sort === "time_desc" };
   }

@@ -61,12 +61,13 @@ int pthread_cond_init(cond_t *cond, const condattr_t *attributes);
 #define S_IFREG 0100000
 #define S_IFLNK 0120000
 #define STATX_BTIME 0x800
+#define STATX_CTIME_AT 96 /* offset of stx_ctime.tv_sec */
 #define EMFILE 24
 #define ENFILE 23
 
 /* Slots of `counts`, as native-walk.ts reads them. */
 enum { SCANNED_FILES, SCANNED_DIRECTORIES, UNREADABLE, UNDECODABLE_DIRECTORIES, OUT_OF_DESCRIPTORS,
-       DEPTH_LIMITED, FINISHED, BEHIND, KEPT_BOUND, COUNT_SLOTS };
+       DEPTH_LIMITED, FINISHED, BEHIND, KEPT_BOUND, SINCE, COUNT_SLOTS };
 
 struct node { int fd; int refs; int owned; };
 /* A directory to read: opened by name relative to its parent, or (parent 0) the caller's open fd itself. */
@@ -93,7 +94,9 @@ struct walk {
   /*
    * Once the caller keeps `limit` entries it writes counts[0][KEPT_BOUND]: whole seconds before it
    * (behind 1, newest first) or after it (behind -1, oldest first) cannot be kept, so such an entry
-   * is only counted (BEHIND), when its time is surely inside the range (count_from, count_to).
+   * is only counted (BEHIND), when its time is surely inside the range (count_from, count_to). On a
+   * cursor's page (counts[0][SINCE], seconds, is then finite) only if its status changed before
+   * paging began; one changed since is dropped (see `settle_behind`).
    */
   int behind;
   double count_from, count_to;
@@ -196,6 +199,22 @@ static int valid_utf8(const unsigned char *s) {
   return 1;
 }
 
+/*
+ * An entry behind the kept ones, as collector.ts `consider` settles it: counted, or on a cursor's
+ * page dropped when its status changed since paging began (`since`, seconds; ctime in ms is
+ * seconds * 1000 + ns / 1e6, which may round up to the next second). False when only the exact
+ * times can tell, in the second of `since` itself: the caller decides then.
+ */
+static int settle_behind(struct walk *w, struct local *l, const unsigned char *stx) {
+  double since = w->counts[0][SINCE];
+  double changed = (double)*(const long long *)(stx + STATX_CTIME_AT);
+  if (changed < since - 1) {
+    l->counts[BEHIND]++;
+    return 1;
+  }
+  return changed >= since;
+}
+
 /* Stats one wanted entry into a staged record; keeps it when its time can be in the range. */
 static void stage_entry(struct walk *w, struct local *l, int fd, struct item *dir, const char *name, int is_directory) {
   int name_length = (int)strlen(name);
@@ -219,10 +238,7 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
     if (w->behind && seconds >= w->count_from && seconds < w->count_to &&
         (exact = valid_utf8((const unsigned char *)name))) {
       double bound = w->counts[0][KEPT_BOUND];
-      if (w->behind > 0 ? seconds < bound : seconds > bound) {
-        l->counts[BEHIND]++;
-        return;
-      }
+      if ((w->behind > 0 ? seconds < bound : seconds > bound) && settle_behind(w, l, stx)) return;
     }
   }
   unsigned int *header = (unsigned int *)record;

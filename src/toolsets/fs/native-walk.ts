@@ -74,7 +74,8 @@ const SLOT = {
   finished: 6,
   behind: 7,
   keptBound: 8,
-  count: 9,
+  since: 9,
+  count: 10,
 } as const;
 
 /** The walk's functions, and where they were compiled (for the debug log; tests read it). */
@@ -248,9 +249,15 @@ export interface NativeSearch {
   to: number | null;
   /**
    * Oldest first: entries later than the worst kept one are behind it (else earlier ones). Whether
-   * any is settled so at all is the ranking's call (`keptBound`: not by path, nor on a cursor's page).
+   * any is settled so at all is the ranking's call (`keptBound`: not by path).
    */
   oldestFirst: boolean;
+  /**
+   * On a cursor's page, when paging began (ms, `CursorState.since`): an entry behind the kept ones
+   * counts only if its status changed before then, and one changed since is dropped (collector.ts
+   * `consider`); null on a first page.
+   */
+  pagingSince: number | null;
   /** Entries the JavaScript walk scanned before, added to progress. */
   scannedBefore: number;
 }
@@ -277,6 +284,8 @@ export async function nativeWalk(
   const records = new Records(new Uint8Array(shared, COUNTS_BYTES, RECORD_BYTES), search.startPrefix);
   // Nothing behind yet, unless the ranking already keeps `limit` (the JavaScript walk's share).
   counts[SLOT.keptBound] = oldestFirst ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  // In seconds, as C compares it with ctime's (before walk_start: its threads read it unlocked).
+  counts[SLOT.since] = search.pagingSince === null ? Number.POSITIVE_INFINITY : search.pagingSince / 1000;
   publishKeptBound(counts, search.ranking);
   // Referenced until walk_start has read it: a buffer only its address points to could be collected first.
   const items = encodeStarts(starts);

@@ -210,7 +210,7 @@ async function collect(
  * going to `sink`; `taken.handedOff` records that it did.
  */
 function nativeHandOff(
-  { args, from, to }: Query,
+  { args, from, to, resume }: Query,
   startPrefix: string,
   request: WalkRequest,
   due: HandOff["due"],
@@ -224,6 +224,7 @@ function nativeHandOff(
     from,
     to,
     oldestFirst: args.sort === "time_asc",
+    pagingSince: resume?.since ?? null,
   };
   return {
     due,
