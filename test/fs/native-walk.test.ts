@@ -552,16 +552,7 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
       const outcome = await nativeWalk(
         walkRequest(root, { maxDepth: 64, ...overrides }),
         [{ fd: start.fd, direct: true, relative: "", depth: 1 }],
-        {
-          ranking,
-          startPrefix: "",
-          timeField: "modified",
-          from: null,
-          to: null,
-          oldestFirst: false,
-          scannedBefore: 0,
-          pagingSince: resume?.since ?? null,
-        },
+        { ...quietSearch, ranking, pagingSince: resume?.since ?? null },
       );
       if (!outcome) throw new Error("the native walk did not run");
       return { outcome, collected: collector.result(), sent, bound: collector.keptBound() };
