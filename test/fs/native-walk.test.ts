@@ -501,6 +501,12 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     expect(comparable(JSON.parse(broken.stdout) as Answer)).toEqual(comparable(javascript));
   });
 
+  test("--help and the README name MCPKIT_FS_NATIVE_PREBUILT, the switch from the embedded walk to TinyCC", async () => {
+    const help = await runCli(["--help"]);
+    expect(help.stdout).toContain("MCPKIT_FS_NATIVE_PREBUILT=off");
+    expect(readFileSync(join(REPO_ROOT, "README.md"), "utf8")).toContain("MCPKIT_FS_NATIVE_PREBUILT=off");
+  });
+
   test("--fs-native-walk takes auto, off or milliseconds, and names the fix otherwise", async () => {
     const run = await runCli([
       "call",

@@ -45,7 +45,7 @@ const options = [
     env: "MCPKIT_FS_NATIVE_WALK",
     kind: "string",
     valueName: "WHEN",
-    help: "when a search without a glob hands its walk to native threads (Linux with glibc): auto (after 10 ms, at once once compiled), off, or a number of ms",
+    help: "when a search without a glob hands its walk to native threads (Linux with glibc): auto (at once with the walk a release embeds, which MCPKIT_FS_NATIVE_PREBUILT=off trades for compiling it; else after 10 ms, at once once compiled), off, or a number of ms",
     schema: v.optional(
       v.pipe(
         v.string(),
