@@ -15,7 +15,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TargetName } from "./compile.ts";
+import { hostTarget, type TargetName } from "./compile.ts";
 
 /** ELF e_machine of each Linux target, to refuse a library a compiler built for another machine. */
 const MACHINES: Partial<Record<TargetName, { machine: number; arch: string; cross: string }>> = {
@@ -38,8 +38,9 @@ function compilerFor(target: TargetName): string | undefined {
 
 /** Compiles the walk for `target` (the host when omitted), or says why it is not prebuilt. */
 export function prebuildNativeWalk(root: string, target: TargetName | undefined): Prebuilt {
-  const name = target ?? (`${process.platform}-${process.arch}` as TargetName);
-  if (!MACHINES[name]) return { reason: `the native walk is Linux-only: none for ${name}` };
+  const name = target ?? hostTarget();
+  if (!name || !MACHINES[name])
+    return { reason: `the native walk is Linux-only: none for ${name ?? `${process.platform}-${process.arch}`}` };
   const compiler = compilerFor(name);
   if (!compiler)
     return {

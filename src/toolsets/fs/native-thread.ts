@@ -6,8 +6,8 @@
  * hands its walk over instead of compiling them itself. The thread stays for the process's life:
  * the compiled code is its memory. Servers compile on their first long search instead.
  *
- * It imports only `stat-thread.ts`, which imports nothing: main.ts loads it for every command, so
- * it must cost nothing to load.
+ * It imports only `stat-thread.ts` and `private-directory.ts`, which import nothing at load (node's
+ * modules are required when used): main.ts loads it for every command, so it must cost nothing to load.
  */
 import { makePrivateDirectory } from "./private-directory.ts";
 import { fsThreadUrl } from "./stat-thread.ts";
