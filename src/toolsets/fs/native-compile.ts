@@ -13,7 +13,8 @@ import { makePrivateDirectory } from "./private-directory.ts";
 
 /** The functions native-walk.c exports, as `native-walk.ts` calls them. */
 export interface NativeSymbols {
-  walk_start(...args: number[]): number;
+  /** Addresses of the starts (`encodeStarts`), the settings (`encodeSettings`) and the counts and record area. */
+  walk_start(items: number, settings: number, shared: number): number;
   walk_drain(walk: number, timeoutMs: number): number;
   walk_finish(walk: number): void;
 }
@@ -26,12 +27,9 @@ const NAMES = ["walk_start", "walk_drain", "walk_finish"] as const;
 type Ffi = typeof import("bun:ffi");
 
 /** Three symbols: each costs the compile a trampoline of its own. */
-function signatures({ FFIType: { i32, u32, f64, ptr } }: Ffi) {
+function signatures({ FFIType: { i32, ptr } }: Ffi) {
   return {
-    walk_start: {
-      args: [ptr, i32, i32, u32, i32, i32, i32, i32, i32, f64, f64, i32, f64, f64, i32, ptr],
-      returns: ptr,
-    },
+    walk_start: { args: [ptr, ptr, ptr], returns: ptr },
     walk_drain: { args: [ptr, i32], returns: i32 },
     walk_finish: { args: [ptr], returns: "void" },
   } as const;

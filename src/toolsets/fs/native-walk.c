@@ -83,14 +83,11 @@ struct local {
   double *counts;
 };
 
-struct walk {
-  mutex_t lock;
-  cond_t work, more, room;
-  struct item *queue;
-  int busy, running, threads, stop;
-  int open_flags, statx_flags, max_depth, note_depth, include_files, include_directories, time_word;
+/* What the caller asks of a walk, as native-walk.ts `encodeSettings` writes it (the same order and types). */
+struct settings {
+  int open_flags, statx_flags;
   unsigned int statx_mask;
-  double from_seconds, to_seconds;
+  int max_depth, note_depth, include_files, include_directories, time_word;
   /*
    * Once the caller keeps `limit` entries it writes counts[0][KEPT_BOUND]: whole seconds before it
    * (behind 1, newest first) or after it (behind -1, oldest first) cannot be kept, so such an entry
@@ -99,7 +96,16 @@ struct walk {
    * paging began; one changed since is dropped (see `settle_behind`).
    */
   int behind;
-  double count_from, count_to;
+  int threads;
+  double from_seconds, to_seconds, count_from, count_to;
+};
+
+struct walk {
+  mutex_t lock;
+  cond_t work, more, room;
+  struct item *queue;
+  int busy, running, threads, stop;
+  struct settings s;
   unsigned char *out;
   int out_fill;
   /* The caller's: where walk_drain copies records to, and the counts (row 0: FINISHED; row 1 + i: thread i's). */
@@ -224,21 +230,21 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   if (l->stage_fill + size > STAGE_BYTES) flush(w, l);
   unsigned char *record = l->stage + l->stage_fill;
   unsigned char *stx = record + HEADER;
-  if (statx(fd, name, w->statx_flags, w->statx_mask, stx) != 0) return; /* gone since the listing */
+  if (statx(fd, name, w->s.statx_flags, w->s.statx_mask, stx) != 0) return; /* gone since the listing */
   unsigned short mode = *(unsigned short *)(stx + 28);
   if ((mode & S_IFMT) == S_IFLNK) return; /* replaced by a link since the listing */
   unsigned int mask = *(unsigned int *)stx;
-  long long whole = *(long long *)(stx + w->time_word * 4);
+  long long whole = *(long long *)(stx + w->s.time_word * 4);
   int exact = -1; /* valid_utf8(name), worked out once, when first needed */
   /* A birth time missing, or at or before 1970, is unknown to collector.ts (knownBirth): its call. */
-  if (w->time_word != 20 || ((mask & STATX_BTIME) && whole > 0)) {
+  if (w->s.time_word != 20 || ((mask & STATX_BTIME) && whole > 0)) {
     double seconds = (double)whole;
-    if (seconds < w->from_seconds || seconds >= w->to_seconds) return;
+    if (seconds < w->s.from_seconds || seconds >= w->s.to_seconds) return;
     /* A name that is not UTF-8 always goes to the caller, which counts every such entry. */
-    if (w->behind && seconds >= w->count_from && seconds < w->count_to &&
+    if (w->s.behind && seconds >= w->s.count_from && seconds < w->s.count_to &&
         (exact = valid_utf8((const unsigned char *)name))) {
       double bound = w->counts[0][KEPT_BOUND];
-      if ((w->behind > 0 ? seconds < bound : seconds > bound) && settle_behind(w, l, stx)) return;
+      if ((w->s.behind > 0 ? seconds < bound : seconds > bound) && settle_behind(w, l, stx)) return;
     }
   }
   unsigned int *header = (unsigned int *)record;
@@ -262,33 +268,33 @@ static void sort_entry(struct walk *w, struct local *l, struct node *node, struc
     /* This file system does not say: ask the inode (into the stage, overwritten later). */
     if (l->stage_fill + HEADER + STATX_BYTES > STAGE_BYTES) flush(w, l);
     unsigned char *stx = l->stage + l->stage_fill + HEADER;
-    if (statx(node->fd, name, w->statx_flags, w->statx_mask, stx) != 0) return;
+    if (statx(node->fd, name, w->s.statx_flags, w->s.statx_mask, stx) != 0) return;
     int format = *(unsigned short *)(stx + 28) & S_IFMT;
     type = format == S_IFDIR ? DT_DIR : format == S_IFREG ? DT_REG : format == S_IFLNK ? DT_LNK : 1;
   }
   if (type == DT_LNK) return; /* never followed, never reported */
   if (type == DT_DIR) {
-    if (dir->depth < w->max_depth) {
+    if (dir->depth < w->s.max_depth) {
       if (!valid_utf8((const unsigned char *)name)) {
         l->counts[UNDECODABLE_DIRECTORIES]++;
         return;
       }
       if (!push(w, node, dir->path, dir->length, name, dir->depth + 1)) l->counts[UNREADABLE]++;
-    } else if (w->note_depth) {
+    } else if (w->s.note_depth) {
       l->counts[DEPTH_LIMITED] = 1;
     }
-    if (w->include_directories) stage_entry(w, l, node->fd, dir, name, 1);
+    if (w->s.include_directories) stage_entry(w, l, node->fd, dir, name, 1);
     return;
   }
   l->counts[SCANNED_FILES]++;
-  if (w->include_files && type == DT_REG) stage_entry(w, l, node->fd, dir, name, 0);
+  if (w->s.include_files && type == DT_REG) stage_entry(w, l, node->fd, dir, name, 0);
 }
 
 /* Opens (unless the caller gave it open), lists and sorts one directory. */
 static void read_directory(struct walk *w, struct local *l, struct item *dir) {
   int fd = dir->fd;
   if (dir->parent) {
-    fd = openat(dir->parent->fd, dir->path + dir->name_at, w->open_flags);
+    fd = openat(dir->parent->fd, dir->path + dir->name_at, w->s.open_flags);
     int error = *__errno_location();
     release(w, dir->parent);
     if (fd < 0) {
@@ -423,16 +429,15 @@ static int queue_items(struct walk *w, const unsigned char *items) {
 }
 
 /*
- * Starts a walk of the caller's directories (see queue_items); 0 when it cannot. shared is the
+ * Starts a walk of the caller's directories (see queue_items) as `settings` ask (copied: the caller's
+ * memory may go once this returns); 0 when it cannot. shared is the
  * caller's memory: (MAX_THREADS + 1) rows of COUNT_SLOTS doubles, zeroed, at its start, and
  * OUT_BYTES for records at COUNTS_BYTES.
  */
-void *walk_start(const unsigned char *items, int open_flags, int statx_flags, unsigned int statx_mask, int max_depth,
-                 int note_depth, int include_files, int include_directories, int time_word,
-                 double from_seconds, double to_seconds, int behind, double count_from, double count_to,
-                 int threads, unsigned char *shared) {
+void *walk_start(const unsigned char *items, const struct settings *settings, unsigned char *shared) {
   struct walk *w = calloc(1, sizeof(struct walk));
   if (!w) return 0;
+  w->s = *settings;
   w->counts = (double (*)[COUNT_SLOTS])shared;
   w->drained = shared + COUNTS_BYTES;
   w->out = malloc(OUT_BYTES);
@@ -443,19 +448,7 @@ void *walk_start(const unsigned char *items, int open_flags, int statx_flags, un
     walk_finish(w);
     return 0;
   }
-  w->open_flags = open_flags;
-  w->statx_flags = statx_flags;
-  w->statx_mask = statx_mask;
-  w->max_depth = max_depth;
-  w->note_depth = note_depth;
-  w->include_files = include_files;
-  w->include_directories = include_directories;
-  w->time_word = time_word;
-  w->from_seconds = from_seconds;
-  w->to_seconds = to_seconds;
-  w->behind = behind;
-  w->count_from = count_from;
-  w->count_to = count_to;
+  int threads = w->s.threads;
   if (threads > MAX_THREADS) threads = MAX_THREADS;
   pthread_mutex_lock(&w->lock);
   for (int i = 0; i < threads; i++) {

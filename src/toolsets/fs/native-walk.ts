@@ -185,6 +185,38 @@ function encodeStarts(starts: readonly NativeStart[]): Uint8Array {
   return bytes;
 }
 
+/** native-walk.c's `struct settings`: ten 32-bit integers, then four doubles (8-aligned at 40), in this machine's byte order. */
+const SETTINGS_BYTES = 72;
+
+/** What the walk is asked, as native-walk.c `struct settings` reads it. */
+function encodeSettings(request: NativeRequest, { timeField, from, to, oldestFirst }: NativeSearch): Uint8Array {
+  const bytes = new Uint8Array(SETTINGS_BYTES);
+  new Int32Array(bytes.buffer, 0, 10).set([
+    OPEN_CHILD_CLOEXEC,
+    STATX_FLAGS,
+    STATX_MASK,
+    request.maxDepth,
+    request.maxDepthIsServerLimit ? 1 : 0,
+    request.includeFiles ? 1 : 0,
+    request.includeDirectories ? 1 : 0,
+    timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
+    oldestFirst ? -1 : 1,
+    // Four at least, whatever the cores: with a cold page cache each waits on the disk, and 4 walked
+    // 200k files in 595 ms where 2 took 670 (warm, 4 on 2 cores cost nothing measurable: 178 vs 174 ms).
+    Math.min(8, Math.max(4, availableParallelism())),
+  ]);
+  new Float64Array(bytes.buffer, 40, 4).set([
+    // Whole seconds that may hold a time in the range, then (count_from, count_to) those that surely
+    // do. A time in ms is seconds * 1000 + ns / 1e6 in a double (`statxWordsMs`), which rounds a
+    // time just below the next second up to it: a second each way is left to JavaScript.
+    from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000) - 1,
+    to === null ? Number.POSITIVE_INFINITY : Math.ceil(to / 1000),
+    from === null ? Number.NEGATIVE_INFINITY : Math.ceil(from / 1000),
+    to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000) - 1,
+  ]);
+  return bytes;
+}
+
 /** The records of one drain, read in place: the batch a collector ranks, and each entry's stat. */
 class Records implements StatedBatch {
   count = 0;
@@ -275,7 +307,7 @@ export async function nativeWalk(
 ): Promise<WalkOutcome | undefined> {
   let compiledWalk = native();
   if (!compiledWalk) return undefined;
-  const { from, to, oldestFirst } = search;
+  const { oldestFirst } = search;
   const outcome = emptyOutcome();
   // The walk's counts and its record area, written by its threads: this thread's memory (large
   // enough to lie outside the garbage-collected heap, so it never moves), held until walk_finish.
@@ -287,32 +319,11 @@ export async function nativeWalk(
   // In seconds, as C compares it with ctime's (before walk_start: its threads read it unlocked).
   counts[SLOT.since] = search.pagingSince === null ? Number.POSITIVE_INFINITY : search.pagingSince / 1000;
   publishKeptBound(counts, search.ranking);
-  // Referenced until walk_start has read it: a buffer only its address points to could be collected first.
+  // Referenced until walk_start has read them: a buffer only its address points to could be collected first.
   const items = encodeStarts(starts);
+  const settings = encodeSettings(request, search);
   const start = ({ symbols }: CompiledWalk) =>
-    symbols.walk_start(
-      pointerOf(items),
-      OPEN_CHILD_CLOEXEC,
-      STATX_FLAGS,
-      STATX_MASK,
-      request.maxDepth,
-      request.maxDepthIsServerLimit ? 1 : 0,
-      request.includeFiles ? 1 : 0,
-      request.includeDirectories ? 1 : 0,
-      search.timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
-      // Whole seconds that may hold a time in the range, then (count_from, count_to) those that surely
-      // do. A time in ms is seconds * 1000 + ns / 1e6 in a double (`statxWordsMs`), which rounds a
-      // time just below the next second up to it: a second each way is left to JavaScript.
-      from === null ? Number.NEGATIVE_INFINITY : Math.floor(from / 1000) - 1,
-      to === null ? Number.POSITIVE_INFINITY : Math.ceil(to / 1000),
-      oldestFirst ? -1 : 1,
-      from === null ? Number.NEGATIVE_INFINITY : Math.ceil(from / 1000),
-      to === null ? Number.POSITIVE_INFINITY : Math.floor(to / 1000) - 1,
-      // Four at least, whatever the cores: with a cold page cache each waits on the disk, and 4 walked
-      // 200k files in 595 ms where 2 took 670 (warm, 4 on 2 cores cost nothing measurable: 178 vs 174 ms).
-      Math.min(8, Math.max(4, availableParallelism())),
-      pointerOf(new Uint8Array(shared)),
-    );
+    symbols.walk_start(pointerOf(items), pointerOf(settings), pointerOf(new Uint8Array(shared)));
   let walk = start(compiledWalk);
   if (!walk && compiledWalk.compiledBy === "prebuilt") {
     // A library that loads but cannot start a walk (built for another libc, say): TinyCC's from now on.
@@ -320,7 +331,8 @@ export async function nativeWalk(
     compiledWalk = compiled ?? undefined;
     walk = compiledWalk ? start(compiledWalk) : 0;
   }
-  items.fill(0); // read (and its use keeps it alive until here)
+  items.fill(0); // read (and their use keeps them alive until here)
+  settings.fill(0);
   if (!walk || !compiledWalk) return undefined; // no memory or no thread: the JavaScript walk goes on
   const { symbols } = compiledWalk;
   try {
