@@ -5,7 +5,7 @@
  * last resort applied to every result, cutting at a line and saying what happened.
  */
 import { byteLength, cutToBytes } from "./text.ts";
-import type { ToolResult } from "./tool.ts";
+import { type ToolResult, constantResult } from "./tool.ts";
 
 /** ≈ 25k tokens of mostly-ASCII text. */
 export const DEFAULT_OUTPUT_BUDGET = 100_000;
@@ -66,6 +66,22 @@ export function fitResult(
   toolName: string,
   shapeOf: () => ToolShape = () => ({}),
 ): ToolResult {
+  // A frozen result (`constantResult`: a catalog answered on every call) is fitted once per budget
+  // and tool name: measuring it again was half of a cheap call's dispatch (510 → 261 ns a call,
+  // `bun scripts/bench/dispatch.ts`; test/core/fit-frozen.test.ts fails if this stops being taken).
+  if (!Object.isFrozen(result)) return fit(result, maxBytes, toolName, shapeOf);
+  const known = fittedFrozen.get(result);
+  if (known?.maxBytes === maxBytes && known.toolName === toolName) return known.fitted;
+  // A cut of a constant is constant too: frozen, its answers are serialized once as well.
+  const fitted = constantResult(fit(result, maxBytes, toolName, shapeOf));
+  fittedFrozen.set(result, { maxBytes, toolName, fitted });
+  return fitted;
+}
+
+/** What `fitResult` made of each frozen result, for the budget and tool name it was fitted for. */
+const fittedFrozen = new WeakMap<ToolResult, { maxBytes: number; toolName: string; fitted: ToolResult }>();
+
+function fit(result: ToolResult, maxBytes: number, toolName: string, shapeOf: () => ToolShape): ToolResult {
   const before = result.structuredContent;
   // Most results fit: what is known of the tool is looked at only for one that does not.
   if (textBytes(result) <= maxBytes && (!before || serializedBytes(before) <= maxBytes)) return result;
