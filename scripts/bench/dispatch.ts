@@ -1,17 +1,21 @@
 /**
  * The protocol core's cost for one cheap `tools/call` (boj_list_databases, a constant result), in
- * process, without HTTP or stdio: the dispatcher's tools/call handler (name lookup, argument
- * check, the output budget, the tool's context) against the floor, the tool's handler called
- * directly. Rounds are interleaved, so machine load hits both alike; medians are printed with
+ * process, without HTTP or stdio: the dispatcher's tools/call handler on the boj toolset as the
+ * server builds it (name lookup, argument check, the output budget, the tool's context, the
+ * toolset's error mapping) against the floor, the tool's own handler called directly. Rounds are interleaved, so machine load hits both alike; medians are printed with
  * their ratio. What `scripts/bench/http.ts` measures end to end is this plus the transport.
  *
  *   bun scripts/bench/dispatch.ts [--rounds N] [--calls N]
  */
 import { parseArgs } from "node:util";
+import { coreOptions, parseCommandLine } from "../../src/cli/options.ts";
+import { selectToolsets } from "../../src/cli/toolsets.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { DEFAULT_OUTPUT_BUDGET } from "../../src/core/output-budget.ts";
 import type { ToolContext } from "../../src/core/tool.ts";
+import { httpOptions } from "../../src/mcp/http/config.ts";
 import { type RequestContext, dispatcherFor } from "../../src/mcp/protocol/dispatcher.ts";
+import { toolsetModules } from "../../src/toolsets/index.ts";
 import { listDatabases } from "../../src/toolsets/boj/tools/list-databases.ts";
 
 const { values } = parseArgs({
@@ -22,8 +26,11 @@ const calls = Number(values.calls);
 
 const log = createLogger("warn");
 const tool = listDatabases();
+const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
+const { values: options } = parseCommandLine(["--toolsets", "boj", "--boj-base-url", "http://127.0.0.1:9"], {}, specs);
+const { toolsets } = selectToolsets(toolsetModules, options, { log, mode: "http", cwd: "/" });
 const dispatcher = dispatcherFor({
-  toolsets: [{ name: "boj", tools: [tool] }],
+  toolsets,
   log,
   toolNames: "portable",
   outputBudget: DEFAULT_OUTPUT_BUDGET,

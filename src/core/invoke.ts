@@ -39,6 +39,8 @@ export async function invokeTool(
     );
   } catch (error) {
     if (error instanceof ProtocolError || error instanceof InputRequired) throw error;
+    const mapped = toolset.mapError?.(error, context.calledAs);
+    if (mapped) throw mapped;
     if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${context.calledAs} was cancelled.`);
     context.log.error("tool failed", {
       tool: context.calledAs,

@@ -8,6 +8,7 @@ import { ErrorCode, ProtocolError, type Toolset } from "../../core/tool.ts";
 import { BojAnswers } from "./answers.ts";
 import { MemoryAnswerCache } from "./cache.ts";
 import { BojClient } from "./client.ts";
+import { BojError, toProtocolError } from "./errors.ts";
 import type { BojConfig } from "./index.ts";
 import { bojPrompts } from "./prompts.ts";
 import { bojResourceTemplates, bojResources } from "./resources.ts";
@@ -37,5 +38,7 @@ export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
     rejectArguments(message) {
       throw new ProtocolError(ErrorCode.InvalidParams, message, { error_type: "VALIDATION_ERROR", message });
     },
+    // docs/contracts/boj.md "Errors": each BojError a handler throws leaves as the JSON-RPC error it prescribes.
+    mapError: (error, calledAs) => (error instanceof BojError ? toProtocolError(error, calledAs) : undefined),
   };
 }

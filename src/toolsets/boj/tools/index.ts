@@ -1,21 +1,21 @@
 /**
  * The six boj tools (docs/contracts/boj.md "Tools"): three that call BOJ and three that answer
  * from the manual's appendices without the network. One file per tool; each BojError leaves as
- * the JSON-RPC error the contract prescribes.
+ * the JSON-RPC error the contract prescribes (the toolset's `mapError`, `../toolset.ts`).
  */
-import { type ToolDefinition, withMiddleware } from "../../../core/tool.ts";
+import type { ToolDefinition } from "../../../core/tool.ts";
 import { getDataCode } from "./get-data-code.ts";
 import { getDataLayer } from "./get-data-layer.ts";
 import { getMessageCatalog } from "./get-message-catalog.ts";
 import { getMetadata } from "./get-metadata.ts";
 import { getParameterCatalog } from "./get-parameter-catalog.ts";
 import { listDatabases } from "./list-databases.ts";
-import { type BojDeps, bojErrors } from "./shared.ts";
+import type { BojDeps } from "./shared.ts";
 
 export { BOJ_SCOPE, type BojDeps } from "./shared.ts";
 
 export function bojTools(deps: BojDeps): ToolDefinition[] {
-  const tools = [
+  return [
     getDataCode(deps),
     getDataLayer(deps),
     getMetadata(deps),
@@ -23,5 +23,4 @@ export function bojTools(deps: BojDeps): ToolDefinition[] {
     getParameterCatalog(),
     getMessageCatalog(),
   ];
-  return withMiddleware(tools, [bojErrors]);
 }

@@ -1,7 +1,5 @@
-/** What every boj tool file shares: the dependencies, scope, annotations and error mapping. */
-import type { ToolMiddleware } from "../../../core/tool.ts";
+/** What every boj tool file shares: the dependencies, scope and annotations. */
 import type { BojAnswers } from "../answers.ts";
-import { BojError, toProtocolError } from "../errors.ts";
 
 export interface BojDeps {
   answers: BojAnswers;
@@ -21,15 +19,6 @@ export const catalogAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
-
-/** Turns the BojErrors a handler throws into the JSON-RPC errors of docs/contracts/boj.md "Errors". */
-export const bojErrors: ToolMiddleware = (next) => async (args, context) => {
-  try {
-    return await next(args, context);
-  } catch (error) {
-    throw error instanceof BojError ? toProtocolError(error, context.calledAs) : error;
-  }
-};
 
 export const PAGING =
   "One page per call: BOJ returns at most 250 series and 60,000 data points; when it stops early, next_position is a number and the same call with start_position = next_position continues. Values are numbers or null (missing). The text lists each series as a header line and survey_date,value lines; structuredContent has the same data as JSON.";
