@@ -30,6 +30,10 @@
  *
  *   bun scripts/bench/http.ts [--era legacy|modern] [--method tools/call|ping|tools/list|server/discover]
  *                             [--calls N] [--sessions N] [--rounds N] [--warmup N] [--source] [--check]
+ *                             [--baseline BIN]
+ *
+ * `--baseline BIN` adds another mcpkit binary (the previous release, say) to the same interleaved
+ * rounds, so a change is compared with what it replaces under the same load, not across runs.
  *
  * 15 rounds by default: on 2 cores shared by the client and the servers, 3–7 rounds swing by up to 10
  * points of the bare server's throughput from one run to the next, 15 rounds by 1–3.
@@ -53,6 +57,7 @@ const { values: flags } = parseArgs({
     check: { type: "boolean", default: false },
     era: { type: "string", default: "legacy" },
     method: { type: "string", default: "tools/call" },
+    baseline: { type: "string" },
   },
 });
 const MODERN = flags.era === "modern";
@@ -423,7 +428,12 @@ function printTable(rows: readonly (readonly [string, Summary])[]): void {
 }
 
 /** Runs the contenders' interleaved rounds and prints the medians against the targets. */
-async function bench(mcpkit: Server, answerFile: string, resultFile: string): Promise<void> {
+async function bench(
+  mcpkit: Server,
+  answerFile: string,
+  resultFile: string,
+  baseline: Server | undefined,
+): Promise<void> {
   const bare = await start([process.execPath, "scripts/bench/fixtures/http-bare.ts", answerFile]);
   const reference = WITH_REFERENCE
     ? await start(["node", "scripts/bench/fixtures/http-reference.mjs", resultFile])
@@ -432,8 +442,12 @@ async function bench(mcpkit: Server, answerFile: string, resultFile: string): Pr
     { label: "mcpkit", server: mcpkit, runs: [] },
     { label: "bare", server: bare, runs: [] },
     ...(reference ? [{ label: "reference", server: reference, runs: [] }] : []),
+    ...(baseline ? [{ label: "baseline", server: baseline, runs: [] }] : []),
   ];
-  const [ours, ceiling, theirs] = await interleave(contenders);
+  const summaries = await interleave(contenders);
+  const [ours, ceiling] = summaries;
+  const theirs = reference ? summaries[2] : undefined;
+  const previous = baseline ? summaries[summaries.length - 1] : undefined;
   const paired = pairedRatio(contenders[0], contenders[1]);
   await Promise.all(contenders.map((contender) => contender.server.stop()));
 
@@ -441,7 +455,14 @@ async function bench(mcpkit: Server, answerFile: string, resultFile: string): Pr
     [MODERN ? "mcpkit (2026-07-28)" : "mcpkit (Bun.serve)", ours],
     ["bare Bun.serve", ceiling],
     ...(theirs ? [["reference (express)", theirs] as const] : []),
+    ...(previous ? [["baseline binary", previous] as const] : []),
   ]);
+  if (previous) {
+    const baselineContender = contenders[contenders.length - 1];
+    console.log(
+      `\nbaseline / bare               = ${((previous.throughput / ceiling.throughput) * 100).toFixed(0)}%; median of the per-round ratios ${(pairedRatio(baselineContender, contenders[1]) * 100).toFixed(0)}%; server CPU ${previous.cpuUs?.toFixed(1) ?? "?"} µs/call`,
+    );
+  }
   const ofCeiling = ours.throughput / ceiling.throughput;
   let failed = ofCeiling < TARGET;
   console.log(
@@ -486,7 +507,10 @@ try {
   console.log(
     `${what}: HTTP ${expected.status}, ${"error" in expected ? "error" : "result"} ${size} bytes; ${SESSIONS} ${MODERN ? "concurrent callers" : "sessions"}, ${CALLS} calls per round, ${ROUNDS} rounds (after ${WARMUP_CALLS} warm-up calls)\n`,
   );
-  await bench(mcpkit, answerFile, resultFile);
+  const baseline = flags.baseline
+    ? await start([resolve(flags.baseline), "--http", "127.0.0.1:0", "--toolsets", "boj"])
+    : undefined;
+  await bench(mcpkit, answerFile, resultFile, baseline);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
