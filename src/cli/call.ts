@@ -44,9 +44,7 @@ export function offToolNote(name: string, dormantLookup: DormantLookup): string 
   );
 }
 
-/** A tool called `name` (or by its seed name), with where it is, among `toolsets`. */
-
-/** The same among the toolsets that are off, with what turns its toolset on. */
+/** A tool called `name` (or by its seed name) among the toolsets that are off, with what turns its toolset on. */
 function offToolNamed(
   dormant: readonly DormantToolset[],
   name: string,
