@@ -36,7 +36,9 @@
  * rounds, so a change is compared with what it replaces under the same load, not across runs.
  *
  * 15 rounds by default: on 2 cores shared by the client and the servers, 3–7 rounds swing by up to 10
- * points of the bare server's throughput from one run to the next, 15 rounds by 1–3.
+ * points of the bare server's throughput from one run to the next, 15 rounds by 1–3 on a quiet
+ * machine. While other work loads it, even 31-round runs swing by up to 9 points, for any binary:
+ * compare two binaries with `--baseline` in one run, not across runs.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -191,6 +193,9 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
   child.kill("SIGKILL");
   throw new Error(`${command.join(" ")} did not start:\n${text}`);
 }
+
+/** How mcpkit and the --baseline binary are started: on a free port, with the toolset that has the tool. */
+const SERVER_ARGS = ["--http", "127.0.0.1:0", "--toolsets", "boj"];
 
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
@@ -494,7 +499,7 @@ try {
     : [resolve(REPO_ROOT, process.env.MCPKIT_BIN ?? "dist/mcpkit")];
 
   // The reference and the bare server serve exactly what mcpkit returns.
-  const mcpkit = await start([...mcpkitCommand, "--http", "127.0.0.1:0", "--toolsets", "boj"]);
+  const mcpkit = await start([...mcpkitCommand, ...SERVER_ARGS]);
   const probe = await openCaller(mcpkit.url);
   expected = await probe.call();
   await probe.close();
@@ -507,9 +512,7 @@ try {
   console.log(
     `${what}: HTTP ${expected.status}, ${"error" in expected ? "error" : "result"} ${size} bytes; ${SESSIONS} ${MODERN ? "concurrent callers" : "sessions"}, ${CALLS} calls per round, ${ROUNDS} rounds (after ${WARMUP_CALLS} warm-up calls)\n`,
   );
-  const baseline = flags.baseline
-    ? await start([resolve(flags.baseline), "--http", "127.0.0.1:0", "--toolsets", "boj"])
-    : undefined;
+  const baseline = flags.baseline ? await start([resolve(flags.baseline), ...SERVER_ARGS]) : undefined;
   await bench(mcpkit, answerFile, resultFile, baseline);
 } finally {
   rmSync(work, { recursive: true, force: true });
