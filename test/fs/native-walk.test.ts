@@ -162,6 +162,9 @@ async function pages(args: Record<string, unknown>, walks: Walks, tree = root): 
   return paths;
 }
 
+/** The walker a search ran on, as its debug log line names it (`javascript`, `javascript+native`). */
+const walkerIn = (stderr: string) => /walker="([\w+]+)"/.exec(stderr)?.[1];
+
 /** What two runs of the same search must share: everything but the clock and the cursor's own bytes. */
 function comparable(answer: Answer): unknown {
   const { nextCursor, ...rest } = answer.structuredContent;
@@ -387,7 +390,7 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     );
     expect(run.code, run.stderr).toBe(0);
     return {
-      walker: /walker="([\w+]+)"/.exec(run.stderr)?.[1],
+      walker: walkerIn(run.stderr),
       compiledBy: /compiledBy="([\w ]+)"/.exec(run.stderr)?.[1],
     };
   };
@@ -438,13 +441,13 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
         env: { TMPDIR: shared, MCPKIT_FS_NATIVE_PREBUILT: "off", MCPKIT_FS_NATIVE_WALK: "0" },
       });
       expect(run.code, run.stderr).toBe(0);
-      expect(/walker="([\w+]+)"/.exec(run.stderr)?.[1]).toBe("javascript");
+      expect(walkerIn(run.stderr)).toBe("javascript");
       expect(readdirSync(shared)).toEqual([]);
       chmodSync(shared, 0o1777); // as /tmp is: only an entry's owner may rename it
       const sticky = await runCli(["call", "fs_search_by_time", args, "--root", root, "--log-level", "debug"], {
         env: { TMPDIR: shared, MCPKIT_FS_NATIVE_PREBUILT: "off", MCPKIT_FS_NATIVE_WALK: "0" },
       });
-      expect(/walker="([\w+]+)"/.exec(sticky.stderr)?.[1]).toBe("javascript+native");
+      expect(walkerIn(sticky.stderr)).toBe("javascript+native");
     } finally {
       rmSync(shared, { recursive: true, force: true });
     }
@@ -497,7 +500,7 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
       env: { TMPDIR: join(root, "no-such-directory"), MCPKIT_FS_NATIVE_PREBUILT: "off" },
     });
     expect(broken.code, broken.stderr).toBe(0);
-    expect(/walker="([\w+]+)"/.exec(broken.stderr)?.[1]).toBe("javascript");
+    expect(walkerIn(broken.stderr)).toBe("javascript");
     const javascript = await search({ timeField: "modified", limit: 100 }, "off");
     expect(comparable(JSON.parse(broken.stdout) as Answer)).toEqual(comparable(javascript));
   });
