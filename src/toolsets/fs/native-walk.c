@@ -96,7 +96,7 @@ struct settings {
    * paging began; one changed since is dropped (see `settle_behind`).
    */
   int behind;
-  int threads;
+  int threads; /* how many to start, at most MAX_THREADS (walk.threads counts those that started) */
   double from_seconds, to_seconds, count_from, count_to;
 };
 
@@ -104,7 +104,7 @@ struct walk {
   mutex_t lock;
   cond_t work, more, room;
   struct item *queue;
-  int busy, running, threads, stop;
+  int busy, running, threads, stop; /* threads: started, of the s.threads asked for */
   struct settings s;
   unsigned char *out;
   int out_fill;
