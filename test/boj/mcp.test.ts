@@ -473,18 +473,7 @@ describe("the process", () => {
     // The longest interval the flag allows, which no test outlasts: what is checked is that the
     // second request waits, not for how long (arrival times seen here swing by tens of ms on a busy
     // machine). The slots' arithmetic is tested with a fake clock in test/boj/client.test.ts.
-    const spaced = await startStdioServer({
-      args: [
-        "--toolsets",
-        "boj",
-        "--boj-base-url",
-        fake.url,
-        "--boj-cache-bytes",
-        "0",
-        "--boj-min-interval-ms",
-        "60000",
-      ],
-    });
+    const spaced = await startStdioServer({ args: bojArgs("--boj-min-interval-ms", "60000") });
     try {
       const controllers = [new AbortController(), new AbortController()];
       const calls = controllers.map((controller) =>
