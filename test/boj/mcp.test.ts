@@ -274,17 +274,6 @@ describe('errors (docs/contracts/boj.md "Errors")', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  test("a database code outside BOJ's catalogue is refused before any request, with the closest code (issue 19)", async () => {
-    fake.reset();
-    const error = await rpcError("boj_get_metadata", { db: "FM8" });
-    expect(error.code).toBe(-32602);
-    expect(error.data).toMatchObject({ error_type: "VALIDATION_ERROR", field: "db" });
-    expect(error.message).toContain('did you mean "FM08"?');
-    const other = await rpcError("boj_get_data_code", { db: "ZZ99", codes: ["A"] });
-    expect(other.message).toContain("is not one of BOJ's 50 databases");
-    expect(fake.requests).toHaveLength(0);
-  });
-
   test("BOJ status 400 is -32602 API_ERROR with status, message_id and message", async () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ["boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000", "NOPE"] }, "M181013E"],

@@ -489,16 +489,20 @@ describe("what a newcomer meets, part two (issue 19 §2)", () => {
     expect(run.stderr).not.toContain("retrying");
   });
 
-  test("a BOJ database code outside the catalogue gets 'did you mean' as one sentence, with no request", async () => {
-    // BOJ_BASE_URL points at a closed port: a request would fail with TRANSPORT_ERROR instead.
-    const run = await runCli(["call", "boj_get_metadata", '{"db":"FM8"}', "--text"]);
-    expect(run.code).toBe(2);
-    expect(run.stdout.trim()).toBe(
-      `Invalid arguments for boj_get_metadata: "db" ("FM8") is not one of BOJ's 50 databases; did you mean "FM08"? Call boj_list_databases for the codes.`,
-    );
-    expect(run.stderr).toBe(""); // with --text the error is the output, printed once
-    const far = await runCli(["call", "boj_get_metadata", '{"db":"ZZ99"}', "--text"]);
-    expect(far.stdout).toContain(`is not one of BOJ's 50 databases. Call boj_list_databases for the codes.`);
-    expect(far.stderr).not.toContain("attempt");
+  test("a BOJ database code BOJ does not know gets BOJ's M181005E with 'did you mean' as one sentence (issue 36)", async () => {
+    // Codes fail open: the call goes to BOJ (here the fake), whose M181005E gains the closest code.
+    const { startFakeBoj } = await import("../fixtures/boj/fake-boj.ts");
+    const boj = startFakeBoj();
+    try {
+      const args = ["--boj-base-url", boj.url, "--boj-min-interval-ms", "0", "--text"];
+      const run = await runCli(["call", "boj_get_metadata", '{"db":"FM8"}', ...args]);
+      expect(run.code).toBe(1); // an upstream error, as for BOJ's other 400s
+      expect(run.stdout.trim()).toBe(
+        'The BOJ API answered 400 M181005E: DB名が正しくありません。 (BOJ has no database "FM8"; did you mean "FM08"? Call boj_list_databases for the codes, or boj_search_series to find a series in any database)',
+      );
+      expect(boj.requests.map((request) => request.query.get("db"))).toEqual(["FM8"]);
+    } finally {
+      await boj.stop();
+    }
   });
 });

@@ -25,6 +25,8 @@ export class BojError extends Error {
       attempts?: number;
       /** BOJ's (or a gateway's) Retry-After on the last answer, in whole seconds. */
       retry_after_s?: number;
+      /** What to do about it, from mcpkit's own knowledge (a database code BOJ does not know: the nearest one). */
+      hint?: string;
     } = {},
   ) {
     super(message);
@@ -84,6 +86,7 @@ function protocolErrorOf(error: BojError, tool: string): ProtocolError {
       const status = error.details.status ?? 0;
       const messageId = error.details.message_id ?? null;
       const hint =
+        error.details.hint ??
         findMessage(messageId)?.note ??
         // A 400/414 without BOJ's JSON comes from in front of the API; over-long URLs are the known cause.
         (!messageId && (status === 400 || status === 414)

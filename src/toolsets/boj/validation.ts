@@ -4,8 +4,7 @@
  * translation of tool arguments into the BOJ query. Every failure is a VALIDATION_ERROR whose message names the argument and the fix.
  */
 import type * as v from "valibot";
-import { closestName } from "../../core/did-you-mean.ts";
-import { DATABASES, FREQUENCY_INFO, type Frequency, LONG_FREQUENCY_NAMES, findDatabase } from "./catalog.ts";
+import { FREQUENCY_INFO, type Frequency, LONG_FREQUENCY_NAMES } from "./catalog.ts";
 import { validationError } from "./errors.ts";
 import type { getDataCodeInput, getDataLayerInput, getMetadataInput } from "./schemas.ts";
 
@@ -290,21 +289,4 @@ export function requestPath(request: BojRequest): string {
     .map(([key, value]) => `${key}=${encodeURIComponent(value).replaceAll("%2C", ",")}`)
     .join("&");
   return `/api/v1/${request.endpoint}?${query}`;
-}
-
-/**
- * Refuses a database code that is not in BOJ's catalogue (appendix A, `catalog.ts`) before any
- * request is paced and sent, with the closest code when there is one: BOJ would only answer
- * M181005E after the caller waited its turn.
- */
-export function checkKnownDatabase(db: string): void {
-  if (findDatabase(db)) return;
-  const near = closestName(
-    db,
-    DATABASES.map((entry) => entry.code),
-  );
-  throw validationError(
-    "db",
-    `"db" (${JSON.stringify(db)}) is not one of BOJ's ${DATABASES.length} databases${near ? `; did you mean "${near}"?` : "."} Call boj_list_databases for the codes.`,
-  );
 }

@@ -6,7 +6,8 @@ import type { ToolContext, ToolResult } from "../../../core/tool.ts";
 import { decodeDataBody } from "../decode/index.ts";
 import type { DataKind } from "../decode/shape.ts";
 import { fitDataPage } from "../fit-page.ts";
-import { type BojRequest, checkKnownDatabase } from "../validation.ts";
+import { builtInDatabases, explainingUnknownDatabase } from "../unknown-database.ts";
+import type { BojRequest } from "../validation.ts";
 import type { BojDeps } from "./shared.ts";
 
 interface DataArgs {
@@ -19,8 +20,9 @@ export function dataHandler<A extends DataArgs>(deps: BojDeps, kind: DataKind, b
   return async (args: A, context: ToolContext): Promise<ToolResult> => {
     const request = build(args);
     const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
-    checkKnownDatabase(db);
-    const answer = await deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind));
+    const answer = await explainingUnknownDatabase(db, deps.knownDatabases ?? builtInDatabases, () =>
+      deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind)),
+    );
     const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
     const { text, structured } = fitDataPage(
       { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },

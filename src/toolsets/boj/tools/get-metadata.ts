@@ -3,7 +3,8 @@ import { decodeMetadataBody } from "../decode/index.ts";
 import { describeFilters, filterMetadata } from "../metadata-filter.ts";
 import { fitMetadataPage } from "../fit-page.ts";
 import { getMetadataInput, getMetadataOutput } from "../schemas.ts";
-import { buildMetadataRequest, checkKnownDatabase } from "../validation.ts";
+import { builtInDatabases, explainingUnknownDatabase } from "../unknown-database.ts";
+import { buildMetadataRequest } from "../validation.ts";
 import { BOJ_SCOPE, type BojDeps, dataAnnotations } from "./shared.ts";
 
 export function getMetadata(deps: BojDeps) {
@@ -18,9 +19,11 @@ export function getMetadata(deps: BojDeps) {
     scope: BOJ_SCOPE,
     handler: async (args, context) => {
       const request = buildMetadataRequest(args);
-      checkKnownDatabase(request.params.find(([key]) => key === "db")?.[1] ?? args.db);
+      const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
       // The cache holds the whole catalogue; filters and paging apply to it on every call.
-      const answer = await deps.answers.fetch(request, context, (body) => decodeMetadataBody(body, request));
+      const answer = await explainingUnknownDatabase(db, deps.knownDatabases ?? builtInDatabases, () =>
+        deps.answers.fetch(request, context, (body) => decodeMetadataBody(body, request)),
+      );
       const output = filterMetadata(answer.output, args);
       const { text, structured } = fitMetadataPage(
         {
