@@ -2,12 +2,14 @@
 /** mcpkit: one MCP server with toolsets for BOJ statistics, online-judge problems and file search. */
 import { likelyNativeWalk, prestartNativeCompile } from "./toolsets/fs/native-thread.ts";
 import { isFsCall, prestartStatThread } from "./toolsets/fs/stat-thread.ts";
+import { dropWritesToClosedPipe } from "./cli/stdout.ts";
 import { NAME, VERSION } from "./version.ts";
 
 const argv = process.argv.slice(2);
 // `--version` alone is answered before the command line, toolsets and MCP stack load: a package
 // manager or a client probing the binary should pay only for the runtime's own start.
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v")) {
+  dropWritesToClosedPipe();
   process.stdout.write(`${NAME} ${VERSION}\n`);
 } else {
   // A one-shot file search starts the thread it will need while the rest of the process starts:

@@ -22,6 +22,7 @@ import {
 } from "./options.ts";
 import { describeStartupFailure } from "./startup-errors.ts";
 import { closeOnSignals } from "./signals.ts";
+import { dropWritesToClosedPipe, writeStdout } from "./stdout.ts";
 import { type DormantToolset, dormantToolsets, selectToolsets } from "./toolsets.ts";
 
 type Env = Record<string, string | undefined>;
@@ -50,10 +51,14 @@ function wantsDetails(argv: readonly string[], env: Env): boolean {
 async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   // Loaded only for their command: a server's start-up never pays for them.
   if (argv[0] === "install" || argv[0] === "uninstall") {
+    dropWritesToClosedPipe();
     const { runInstall } = await import("./install/index.ts");
     return runInstall(argv[0], argv.slice(1), env);
   }
-  if (argv[0] === "health") return (await import("./health.ts")).checkHealth(argv[1]);
+  if (argv[0] === "health") {
+    dropWritesToClosedPipe();
+    return (await import("./health.ts")).checkHealth(argv[1]);
+  }
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];
   const parsed = parseCommandLine(argv, env, specs);
   const { values } = parsed;
@@ -192,7 +197,7 @@ function keepStdoutForProtocol(): void {
 }
 
 async function print(text: string): Promise<number> {
-  await Bun.write(Bun.stdout, text);
+  await writeStdout(text);
   return EXIT_OK;
 }
 
