@@ -2,33 +2,99 @@
 // The `mcpkit` npm package's bin: runs the native binary from the package for this OS/arch
 // (@mcpkit/<os>-<arch>, an optionalDependency npm installs only where its os/cpu fields match,
 // as esbuild and Biome ship theirs). No postinstall step; stdio, exit code and signals pass through.
+//
+// It runs only the binary npm put beside it, never one another folder offers. require.resolve would
+// walk up every ancestor node_modules (a parent project's, the home folder's, /node_modules) when
+// the platform package is absent (--omit=optional), so whoever could write any of those chose what
+// ran. The binary is looked for where npm, pnpm and npx place a dependency of this package:
+//   1. <this package>/node_modules/@mcpkit/<target>: nested, when a different version of the
+//      platform package already sits in the folder above (and in global installs of some npm versions);
+//   2. <node_modules holding this package>/@mcpkit/<target>: its sibling, where npm hoists it
+//      (./node_modules/mcpkit next to ./node_modules/@mcpkit/linux-x64; npx's cache folder; pnpm's
+//      .pnpm/mcpkit@V/node_modules, where the sibling is a link to the package's folder).
+// npm never places a dependency above the node_modules folder of the package that needs it unless
+// this package sits there too, so no folder further up is a place npm would have put it. Node
+// resolves the links to this script, so these folders are the real package's, not .bin's.
+// Yarn Plug'n'Play has no node_modules; its resolver answers only with declared dependencies (no
+// walk up), so there require.resolve is kept.
+//
+// The file found must be a regular file (not a link: a link could point at any file of the user's,
+// which the old launcher made executable and ran) owned by the user running mcpkit or by root (a
+// global install with sudo). Only then is a missing execute bit restored, for the owner alone, as
+// the .mcpb launcher does.
 "use strict";
-const { chmodSync, statSync } = require("node:fs");
+const fs = require("node:fs");
+const path = require("node:path");
 const { spawn } = require("node:child_process");
 
 const os = process.platform === "win32" ? "windows" : process.platform;
 const target = `${os}-${process.arch}`;
+const platformPackage = `@mcpkit/${target}`;
 const executable = process.platform === "win32" ? "mcpkit.exe" : "mcpkit";
+const REINSTALL =
+  "Reinstall mcpkit with its optional dependencies (npm install mcpkit --include=optional, or without " +
+  "--omit=optional / --no-optional and without omit=optional in .npmrc or NPM_CONFIG_OMIT), " +
+  "or download the release archive for this machine instead.";
+
+function fail(message) {
+  process.stderr.write(`mcpkit: ${message}\n`);
+  process.exit(1);
+}
+
+/** The places npm installs this package's dependencies (see the header), nearest first. */
+function candidates() {
+  const packageDir = path.dirname(__dirname);
+  const inside = path.join("bin", executable);
+  const places = [path.join(packageDir, "node_modules", platformPackage, inside)];
+  const holder = path.dirname(packageDir);
+  if (path.basename(holder) === "node_modules") places.push(path.join(holder, platformPackage, inside));
+  return places;
+}
 
 function findBinary() {
+  if (process.versions.pnp) {
+    try {
+      return require.resolve(`${platformPackage}/bin/${executable}`);
+    } catch {}
+  } else {
+    for (const place of candidates()) {
+      try {
+        fs.lstatSync(place);
+        return place;
+      } catch {}
+    }
+  }
+  const looked = process.versions.pnp ? "" : ` (looked in ${candidates().join(" and ")})`;
+  return fail(`no binary for ${target}: the optional dependency ${platformPackage} is not installed${looked}. ${REINSTALL}`);
+}
+
+/** Refuses anything but a regular file owned by this user or root; restores the owner's execute bit. */
+function checkBinary(binary) {
+  const refuse = (why) => fail(`refusing to run ${binary}: ${why}. ${REINSTALL}`);
+  const found = fs.lstatSync(binary);
+  if (found.isSymbolicLink()) refuse("it is a symbolic link, not the file npm installed");
+  if (!found.isFile()) refuse("it is not a regular file");
+  if (typeof process.getuid !== "function") return; // Windows: no owners or mode bits to check
+  const uid = process.getuid();
+  if (found.uid !== uid && found.uid !== 0) refuse(`it belongs to uid ${found.uid}, not to you (uid ${uid}) or root`);
+  if ((found.mode & 0o100) !== 0) return;
+  // Some package managers unpack without the execute bit. Change it on a descriptor opened without
+  // following links and checked to be the file inspected above, so nothing swapped in is changed.
+  const fd = fs.openSync(binary, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   try {
-    return require.resolve(`@mcpkit/${target}/bin/${executable}`);
-  } catch {
-    process.stderr.write(
-      `mcpkit: no binary for ${target}: the optional dependency @mcpkit/${target} is not installed. ` +
-        "Reinstall without --no-optional / --omit=optional, or download a release archive.\n",
-    );
-    process.exit(1);
+    const opened = fs.fstatSync(fd);
+    if (opened.ino !== found.ino || opened.dev !== found.dev) refuse("it changed while being checked");
+    fs.fchmodSync(fd, (opened.mode & 0o777) | 0o700);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
 const binary = findBinary();
-if (process.platform !== "win32") {
-  // Some package managers unpack without the execute bit; restore it rather than fail with EACCES.
-  try {
-    const mode = statSync(binary).mode;
-    if ((mode & 0o100) === 0) chmodSync(binary, mode | 0o755);
-  } catch {}
+try {
+  checkBinary(binary);
+} catch (error) {
+  fail(`cannot check ${binary}: ${error.message}`);
 }
 const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
