@@ -259,6 +259,36 @@ describe("mcpkit install", () => {
     expect(fs.readFileSync(target, "utf8")).toBe(original);
   });
 
+  test("a config linked to a file of another user, or to no file, is refused with one line and nothing is written", async () => {
+    if (process.platform !== "linux") return;
+    const home = tempHome();
+    fs.mkdirSync(path.join(home, ".cursor"));
+    const link = path.join(home, ".cursor", "mcp.json");
+    // As root, a file given away to nobody; otherwise a file root owns.
+    let target = "/etc/passwd";
+    if (process.getuid?.() === 0) {
+      target = path.join(home, "theirs.json");
+      fs.writeFileSync(target, "{}\n");
+      fs.chownSync(target, 65534, 65534);
+    }
+    const before = fs.readFileSync(target, "utf8");
+    fs.symlinkSync(target, link);
+    const theirs = await cli(home, "install", "cursor");
+    expect(theirs.code).toBe(1);
+    expect(theirs.stderr.trim().split("\n")).toEqual([expect.stringContaining("only when both are yours")]);
+    expect(fs.readFileSync(target, "utf8")).toBe(before);
+    expect(fs.readlinkSync(link)).toBe(target);
+
+    fs.rmSync(link);
+    const missing = path.join(home, "dotfiles", "mcp.json");
+    fs.symlinkSync(missing, link);
+    const dangling = await cli(home, "install", "cursor");
+    expect(dangling.code).toBe(1);
+    expect(dangling.stderr).toContain("a symbolic link to a missing file");
+    expect(fs.readlinkSync(link)).toBe(missing);
+    expect(fs.existsSync(missing)).toBe(false);
+  });
+
   test("--dry-run prints a diff, redacts the token and writes nothing", async () => {
     const home = tempHome();
     const result = await cli(home, "install", "cursor", "--dry-run", "--oj-token", "tok-123");

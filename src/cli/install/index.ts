@@ -6,7 +6,7 @@ import { type Edit, editJson, editToml, UnreadableConfig } from "./edit.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
-import { ChangedMeanwhile, WriteRefused, readText, withLock, writeAtomically } from "./write.ts";
+import { ChangedMeanwhile, configTarget, readConfig, WriteRefused, withLock, writeAtomically } from "./write.ts";
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -148,15 +148,6 @@ function backupNote(file: string, before: string | undefined, backup: string | n
   return ` (backup: ${file}.bak${backup === undefined ? "" : ", without the OJ_TOKEN it held"})`;
 }
 
-/** The file a symlinked config points at, so the link (a dotfiles manager's, say) stays a link. */
-function realTarget(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return file;
-  }
-}
-
 export async function runInstall(verb: Request["verb"], argv: readonly string[], env: Host["env"]): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
   let secret: string | undefined;
@@ -181,7 +172,9 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     if (client === "claude-desktop" && request.http)
       throw new ConfigError("Claude Desktop's config file launches local servers only; drop --http");
     const spec = verb === "install" ? serverSpec(request, host) : undefined;
-    const file = realTarget(request.config ? path.resolve(expandHome(request.config, host)) : configPath(client, host));
+    const file = configTarget(
+      request.config ? path.resolve(expandHome(request.config, host)) : configPath(client, host),
+    );
     return apply({ client, file, name: request.name, spec, dryRun: request.dryRun, out: (t) => out(redact(t)) });
   } catch (error) {
     const usage = error instanceof ConfigError;
@@ -203,7 +196,7 @@ interface Apply {
 
 function apply({ client, file, name, spec, dryRun, out }: Apply): number {
   const change = () => {
-    const before = readText(file);
+    const before = readConfig(file)?.text;
     const result = edited(client, before ?? "", file, name, spec);
     if (!result.changed) {
       out(

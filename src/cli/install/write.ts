@@ -1,8 +1,19 @@
-/** Writing a client's config safely: one writer at a time (a lock file), a backup, and an atomic rename. */
+/**
+ * Writing a client's config without following a link anywhere: the file is read through a descriptor that refuses a
+ * link, and every new file (the backup, the replacement) is created under a random name with O_EXCL|O_NOFOLLOW, given
+ * its mode and bytes through its descriptor, then renamed into place.
+ */
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
 export class WriteRefused extends Error {}
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
+// Windows has neither; there O_EXCL alone refuses a name that exists, a link included.
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+// A FIFO planted as the config would block the open forever; with O_NONBLOCK it opens and fstat refuses it.
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 const LOCK_WAIT_MS = 10_000;
 const STALE_LOCK_MS = 30_000;
@@ -38,13 +49,57 @@ export function withLock<T>(file: string, work: () => T): T {
   }
 }
 
-export function readText(file: string): string | undefined {
+/** A config file as read through one descriptor: its bytes, their text, and its mode. */
+export interface ConfigFile {
+  bytes: Buffer;
+  text: string;
+  mode: number;
+}
+
+/** Reads `file` without following a link (a link here is refused): undefined when there is none. */
+export function readConfig(file: string): ConfigFile | undefined {
+  let fd: number;
   try {
-    return fs.readFileSync(file, "utf8");
+    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") throw new WriteRefused(`${file} is a symbolic link now; run again`);
     throw error;
   }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new WriteRefused(`${file} is not a regular file; move it away, then run again`);
+    const bytes = fs.readFileSync(fd);
+    return { bytes, text: bytes.toString("utf8"), mode: stat.mode & 0o777 };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The file a symlinked config points at, so the link (a dotfiles manager's, say) stays a link; but only a link of
+ * the user's own to a regular file of theirs: a link someone planted in a shared folder (a project's `.vscode/`)
+ * must not aim mcpkit's write at a file of their choosing.
+ */
+export function configTarget(file: string): string {
+  const link = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!link?.isSymbolicLink()) return file;
+  let target: string;
+  try {
+    target = fs.realpathSync(file);
+  } catch {
+    throw new WriteRefused(`${file} is a symbolic link to a missing file; create its target or remove the link`);
+  }
+  const stat = fs.statSync(target);
+  const uid = process.getuid?.();
+  if (uid !== undefined && (link.uid !== uid || stat.uid !== uid))
+    throw new WriteRefused(
+      `${file} is a symbolic link to ${target}, and mcpkit writes through a link only when both are yours; replace the link with a file or edit ${target} by hand`,
+    );
+  if (!stat.isFile())
+    throw new WriteRefused(`${file} is a symbolic link to ${target}, which is not a regular file; fix the link`);
+  return target;
 }
 
 /** The file changed between reading and renaming (another program wrote it); the caller starts over. */
@@ -55,32 +110,66 @@ export class ChangedMeanwhile extends WriteRefused {
 }
 
 /**
+ * A new file beside `target` holding `data` with `mode`, under a random name opened O_CREAT|O_EXCL|O_NOFOLLOW (a
+ * name planted in advance, a link included, is never opened), its mode and bytes set through the descriptor and
+ * flushed; the caller renames it into place.
+ */
+function newTempFile(target: string, data: string | Buffer, mode: number): string {
+  for (;;) {
+    const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(8).toString("hex")}.tmp`);
+    let fd: number;
+    try {
+      fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw error;
+    }
+    try {
+      fs.fchmodSync(fd, mode);
+      fs.writeFileSync(fd, data);
+      fs.fsyncSync(fd);
+    } catch (error) {
+      fs.closeSync(fd);
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
+    fs.closeSync(fd);
+    return temp;
+  }
+}
+
+/** Puts `data` at `target` by rename: whatever was there (an old backup, a link) is replaced, never written through. */
+function replaceFile(target: string, data: string | Buffer, mode: number): void {
+  const temp = newTempFile(target, data, mode);
+  try {
+    fs.renameSync(temp, target);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
  * Replaces `file` with `text`: a backup to `<file>.bak` with the file's mode (a byte copy; `backup` instead when
- * given, none when null: see edit.ts `Edit.backup`), temp file in the same directory, then rename, unless the file
- * no longer holds `before` (what the edit was computed from).
+ * given, none when null: see edit.ts `Edit.backup`), then the new text by rename, unless the file no longer holds
+ * `before` (what the edit was computed from).
  */
 export function writeAtomically(file: string, text: string, before: string | undefined, backup?: string | null): void {
-  const dir = path.dirname(file);
+  const current = readConfig(file);
+  if (current?.text !== before) throw new ChangedMeanwhile(file);
   let mode = 0o600;
-  if (before !== undefined) {
+  if (current) {
     try {
       fs.accessSync(file, fs.constants.W_OK);
     } catch {
       throw new WriteRefused(`${file} is read-only; make it writable (chmod u+w) and run again`);
     }
-    mode = fs.statSync(file).mode & 0o777;
-    // A new file (O_EXCL): an old backup (which may hold an old token), or a link in its place, is not written through.
-    const bak = `${file}.bak`;
-    fs.rmSync(bak, { force: true });
-    if (backup === undefined) fs.copyFileSync(file, bak, fs.constants.COPYFILE_EXCL);
-    else if (backup !== null) fs.writeFileSync(bak, backup, { mode, flag: "wx" });
-    if (backup !== null) fs.chmodSync(bak, mode);
-  } else fs.mkdirSync(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
+    mode = current.mode;
+    if (backup !== null) replaceFile(`${file}.bak`, backup ?? current.bytes, mode);
+  } else fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = newTempFile(file, text, mode);
   try {
-    fs.writeFileSync(temp, text, { mode });
-    fs.chmodSync(temp, mode);
-    if (readText(file) !== before) throw new ChangedMeanwhile(file);
+    if (readConfig(file)?.text !== before) throw new ChangedMeanwhile(file);
     fs.renameSync(temp, file);
   } catch (error) {
     fs.rmSync(temp, { force: true });
