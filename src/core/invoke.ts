@@ -13,6 +13,7 @@ import {
   type ToolResult,
   type Toolset,
   argumentErrorResult,
+  withoutNullForAbsent,
 } from "./tool.ts";
 
 export async function invokeTool(
@@ -28,7 +29,7 @@ export async function invokeTool(
       `Invalid request: "arguments" of ${context.calledAs} must be a JSON object, got ${Array.isArray(args) ? "an array" : typeof args}.`,
     );
   }
-  const parsed = v.safeParse(tool.input, args);
+  const parsed = v.safeParse(tool.input, withoutNullForAbsent(tool.input, args));
   if (!parsed.success) {
     const message = describeArgumentIssues(tool, parsed.issues, context.calledAs);
     return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);

@@ -5,7 +5,7 @@
  * (no adapter layer). Nothing here imports the MCP SDK; `src/mcp/protocol/` serves these shapes in both eras, and
  * `mcpkit call` runs the same definitions without any protocol at all.
  */
-import type * as v from "valibot";
+import * as v from "valibot";
 import type { Logger } from "./log.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -345,4 +345,34 @@ export function toolNamed(
     if (tool) return { toolset, tool };
   }
   return undefined;
+}
+
+/**
+ * The arguments without the top-level `null`s that stand for "not given": models and some clients
+ * send `"root": null` for an optional argument they leave out, which the schema's
+ * `Expected string but received null` would refuse (issue 35). Only a key whose schema entry may be
+ * absent and does not itself take `null` is dropped, so a required argument given as `null` is still
+ * refused naming it, and the JSON Schema that `tools/list` shows is unchanged. Returns `args` itself
+ * when there is nothing to drop (the usual call pays for one pass over its keys).
+ */
+export function withoutNullForAbsent(input: AnySchema, args: object): object {
+  let kept: Record<string, unknown> | undefined;
+  // for…in, not Object.entries: no array per call on the path every tool call takes.
+  for (const key in args) {
+    if ((args as Record<string, unknown>)[key] !== null) continue;
+    const entry = entriesOf(input)?.[key];
+    if (entry === undefined || !v.is(entry, undefined) || v.is(entry, null)) continue;
+    kept ??= { ...args };
+    delete kept[key];
+  }
+  return kept ?? args;
+}
+
+/** An object schema's entries, also through a pipe (`v.pipe(v.strictObject(…), v.check(…))`). */
+function entriesOf(schema: AnySchema): Record<string, AnySchema> | undefined {
+  const object = schema as {
+    entries?: Record<string, AnySchema>;
+    pipe?: readonly { entries?: Record<string, AnySchema> }[];
+  };
+  return object.entries ?? object.pipe?.[0]?.entries;
 }
