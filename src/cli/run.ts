@@ -106,7 +106,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       return outcome.code;
     }
     for (const toolset of toolsets) if (toolset.warning) log.warn(toolset.warning);
-    for (const toolset of off) log.info(`${toolset.name}: off, ${toolset.reason}`);
+    for (const toolset of off) if (!toolset.leftOut) log.info(`${toolset.name}: off, ${toolset.reason}`);
     const serverOptions: McpServerOptions = {
       toolsets,
       log,

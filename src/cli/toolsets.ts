@@ -10,6 +10,12 @@ export interface OffToolset {
   name: string;
   /** Why it is off, as `mcpkit tools` and the start-up log say it: "needs --oj-base-url URL (or OJ_BASE_URL)". */
   reason: string;
+  /**
+   * The user gave a --toolsets list without it: they chose, so a server's start-up says nothing
+   * about it (issue 35: `--toolsets fs,boj` logged "oj: off, needs --oj-base-url"). With no list,
+   * a toolset off for want of configuration is worth a line: the user may not know it exists.
+   */
+  leftOut: boolean;
 }
 
 export interface ToolsetSelection {
@@ -58,13 +64,14 @@ function chooseToolsets(
     // Every module reads its options, so a bad value is reported even for a toolset left off.
     const config = module.configure(values, runtime);
     const named = requested?.has(module.name) ?? false;
+    const leftOut = requested !== undefined && !named;
     if (isMissingConfig(config)) {
       if (named) throw new ConfigError(`toolset ${module.name} needs ${config.missing}`);
-      off.push({ name: module.name, reason: `needs ${config.missing}` });
+      off.push({ name: module.name, reason: `needs ${config.missing}`, leftOut });
       continue;
     }
-    if (requested && !named) {
-      off.push({ name: module.name, reason: `not named in ${describeOption(toolsetsOption)}` });
+    if (leftOut) {
+      off.push({ name: module.name, reason: `not named in ${describeOption(toolsetsOption)}`, leftOut });
       continue;
     }
     enabled.push({ module, config });
@@ -120,15 +127,16 @@ export function dormantToolsets(
   // Built only to be described: their start-up lines ("oj: craboj server base_url=…" with the
   // placeholder) would tell the user about a configuration they never gave.
   const quiet: Runtime = { ...runtime, log: quietLogger(runtime.log) };
-  for (const { name, reason } of off) {
+  for (const { name, reason, leftOut } of off) {
     const module = modules.find((candidate) => candidate.name === name);
     if (!module) continue;
     try {
       const config = module.configure({ ...values, ...(module.placeholderValues ?? {}) }, quiet);
       if (isMissingConfig(config)) continue;
+      const addIt = `add ${name} to ${describeOption(toolsetsOption)}`;
       const howToEnable = reason.startsWith("needs ")
-        ? `start with ${reason.slice("needs ".length)}`
-        : `add ${name} to ${describeOption(toolsetsOption)}`;
+        ? `start with ${reason.slice("needs ".length)}${leftOut ? ` and ${addIt}` : ""}`
+        : addIt;
       dormant.push({ toolset: module.create(config, quiet), howToEnable });
     } catch {
       // Not describable without its real configuration: its tools stay unknown, as before.

@@ -159,6 +159,28 @@ describe("mcpkit tools and mcpkit call", () => {
     expect(named.stdout).toMatch(/^fs: off, not named in --toolsets \(MCPKIT_TOOLSETS\)$/m);
   });
 
+  test("a server says nothing at start-up about a toolset a --toolsets list leaves out, and keeps the hint without one", async () => {
+    // stdin closed at once: the server logs its start-up, serves nothing and exits, so stderr is whole.
+    const [listed, narrowed, unlisted] = await Promise.all([
+      runCli(["--toolsets", "fs,boj", "--root", root], { stdin: "" }),
+      runCli(["--toolsets", "boj", "--root", root], { stdin: "" }),
+      runCli(["--root", root], { stdin: "" }),
+    ]);
+    for (const run of [listed, narrowed, unlisted]) {
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain("serving MCP on stdio");
+    }
+    expect(listed.stderr).not.toContain("oj: off");
+    expect(narrowed.stderr).not.toMatch(/(oj|fs): off/);
+    expect(unlisted.stderr).toContain("oj: off, needs --oj-base-url URL (or OJ_BASE_URL)");
+    // Asked for by name later, a left-out toolset's tool says both things that turn it on.
+    const call = await runCli(["call", "get_problem", "{}", "--toolsets", "fs,boj", "--root", root]);
+    expect(call.code).toBe(2);
+    expect(call.stderr).toContain(
+      "start with --oj-base-url URL (or OJ_BASE_URL) and add oj to --toolsets (MCPKIT_TOOLSETS)",
+    );
+  });
+
   test("call TOOL --help prints the description and every argument with type, default and allowed values", async () => {
     const { code, stdout, stderr } = await runCli([
       "call",
