@@ -1,22 +1,30 @@
 /**
  * Preloaded by `bun test` (bunfig.toml): runs the files in parallel, one worker process per core,
- * slowest first (test/support/timings.json), as `.ci/run` does. Bun 1.4.4 reads no such setting
- * from bunfig.toml, so a plain `bun test` re-runs itself as `bun test --parallel
- * --timings=test/support/timings.json` with the same arguments, and exits with that run's code.
+ * slowest first (test/support/timings.json), as `.ci/run` does, and gives every test that sets no
+ * timeout of its own bunfig.toml's `[test] timeout`. Bun 1.4.4 reads none of these settings from
+ * bunfig.toml (tests got its default 5000 ms in every mode), so a plain `bun test` re-runs itself as
+ * `bun test --parallel --timings=test/support/timings.json --timeout=<bunfig's>` with the same
+ * arguments, and exits with that run's code.
  *
- * It does not when the command already says --parallel (.ci/run; `bun test --parallel=1` runs the
- * files one after another), in a worker (--test-worker), with --watch or --coverage, or where
+ * It does not re-run when the command already says --parallel (.ci/run; `bun test --parallel=1` runs
+ * the files one after another), in a worker (--test-worker), with --watch or --coverage, or where
  * /proc/self/cmdline is missing (not Linux). The files share nothing, so the results are the same.
+ * There, unless the command says --timeout, bunfig's timeout is set for each file as it loads:
+ * --parallel isolates every file, and Bun runs a preload again for each.
  */
+import { setDefaultTimeout } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const TIMINGS = join(import.meta.dir, "timings.json");
 
-/** `test` and its flags as typed (a preload's process.argv holds only the test file); undefined off Linux. */
-function typedArguments(): string[] | undefined {
+/**
+ * `test` and its flags as typed (a preload's process.argv holds only the test file); undefined off
+ * Linux. `pid` is "self", or a worker's parent: the `bun test --parallel` that was typed.
+ */
+function typedArguments(pid: string | number = "self"): string[] | undefined {
   try {
-    const words = readFileSync("/proc/self/cmdline", "utf8").split("\0").filter(Boolean);
+    const words = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
     const at = words.indexOf("test");
     return at === -1 ? undefined : words.slice(at);
   } catch {
@@ -24,12 +32,33 @@ function typedArguments(): string[] | undefined {
   }
 }
 
+/** `[test] timeout` of the bunfig.toml that `bun test` read (the working directory's), in ms. */
+function configuredTimeout(): number | undefined {
+  try {
+    const config = Bun.TOML.parse(readFileSync("bunfig.toml", "utf8")) as { test?: { timeout?: unknown } };
+    const timeout = config.test?.timeout;
+    return typeof timeout === "number" && timeout > 0 ? timeout : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const given = (args: string[] | undefined, flag: string) =>
+  args?.some((arg) => arg === flag || arg.startsWith(`${flag}=`)) ?? false;
+
 const args = typedArguments();
-const serialOnPurpose = (arg: string) =>
-  ["--parallel", "--test-worker", "--watch", "--coverage"].some((flag) => arg === flag || arg.startsWith(`${flag}=`));
-if (args && !args.some(serialOnPurpose)) {
-  const timings = args.some((arg) => arg.startsWith("--timings")) ? [] : [`--timings=${TIMINGS}`];
+// A worker is always handed --timeout (5000 when none was typed), so whether one was typed is read
+// from the command that started it.
+const typed = given(args, "--test-worker") ? typedArguments(process.ppid) : args;
+const timeout = configuredTimeout();
+const timeoutTyped = given(typed, "--timeout");
+const timeoutFlag = timeout === undefined || timeoutTyped ? [] : [`--timeout=${timeout}`];
+const serialOnPurpose = ["--parallel", "--test-worker", "--watch", "--coverage"].some((flag) => given(args, flag));
+if (args && !serialOnPurpose) {
+  const timings = given(args, "--timings") ? [] : [`--timings=${TIMINGS}`];
   const inherit = { stdin: "inherit", stdout: "inherit", stderr: "inherit" } as const;
-  const run = Bun.spawnSync([process.execPath, ...args, "--parallel", ...timings], inherit);
+  const run = Bun.spawnSync([process.execPath, ...args, "--parallel", ...timings, ...timeoutFlag], inherit);
   process.exit(run.exitCode ?? 1);
+} else if (timeout !== undefined && !timeoutTyped) {
+  setDefaultTimeout(timeout);
 }
