@@ -1,43 +1,9 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { parse } from "jsonc-parser";
 import { configPath } from "../../src/cli/install/paths.ts";
-
-import { mcpkitCommand, REPO_ROOT } from "../support/mcp.ts";
-
-// Under MCPKIT_BIN the compiled binary runs, and it writes itself with no script argument; from
-// source it writes bun with this checkout's bunfig, no .env loading, and the entry script.
-const SELF = mcpkitCommand();
-const [COMMAND, ...SCRIPT] = SELF;
-const PREFIX =
-  SCRIPT.length === 0 ? [] : [`--config=${path.join(REPO_ROOT, "bunfig.toml")}`, "--no-env-file", ...SCRIPT];
-
-const homes: string[] = [];
-afterAll(() => {
-  for (const home of homes) fs.rmSync(home, { recursive: true, force: true });
-});
-
-function tempHome(): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpkit-install-"));
-  homes.push(home);
-  return home;
-}
-
-async function cli(home: string, ...args: string[]) {
-  const proc = Bun.spawn([...SELF, ...args], {
-    env: { PATH: process.env.PATH, HOME: home },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { stdout, stderr, code };
-}
+import { COMMAND, cli, PREFIX, SELF, tempHome } from "./install-helpers.ts";
 
 describe("configPath", () => {
   test("computes each client's file per OS", () => {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { ConfigError } from "../../core/options.ts";
 import { type Edit, editJson, editToml, UnreadableConfig } from "./edit.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
+import { masked, REDACTED } from "./mask.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
 import { ChangedMeanwhile, configTarget, readConfig, WriteRefused, withLock, writeAtomically } from "./write.ts";
@@ -23,7 +24,8 @@ Options:
   --root DIR (repeatable)   a root for fs_search_by_time; must exist; written as an absolute path
   --toolsets LIST           passed on as --toolsets LIST
   --oj-base-url URL         passed on as --oj-base-url URL
-  --oj-token TOKEN          written to the entry's env as OJ_TOKEN; shown as [redacted]
+  --oj-token TOKEN          written to the entry's env as OJ_TOKEN; never printed (a diff shows every env and
+                            headers value as [redacted]); left out of a --link
   --http URL                point the client at a running mcpkit HTTP server instead of launching one
   --name NAME               the entry's name. Default: mcpkit
   --config PATH             edit this file instead of the client's usual one
@@ -151,7 +153,9 @@ function backupNote(file: string, before: string | undefined, backup: string | n
 export async function runInstall(verb: Request["verb"], argv: readonly string[], env: Host["env"]): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
   let secret: string | undefined;
-  const redact = (text: string) => (secret ? text.split(secret).join("[redacted]") : text);
+  // The diff hides secrets by structure (mask.ts); this catches the token anywhere else, as typed or JSON-escaped.
+  const redact = (text: string) =>
+    secret ? [secret, JSON.stringify(secret).slice(1, -1)].reduce((t, s) => t.split(s).join(REDACTED), text) : text;
   try {
     const request = parseArgs(verb, argv);
     secret = request.ojToken;
@@ -166,7 +170,12 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     const client = request.client;
     if (request.link) {
       if (client !== "cursor" && client !== "vscode") throw new ConfigError("--link is for cursor or vscode");
-      out(`${installLink(client, request.name, serverSpec(request, host))}\n`);
+      // Anyone who sees a link can read what it carries: the token stays out of it.
+      out(`${installLink(client, request.name, { ...serverSpec(request, host), env: {} })}\n`);
+      if (request.ojToken)
+        process.stderr.write(
+          `mcpkit install: the link leaves out --oj-token; to store the token, run 'mcpkit install ${client} --oj-token …' instead, or add "env": { "OJ_TOKEN": "…" } to the "${request.name}" entry once the editor has added it\n`,
+        );
       return EXIT_OK;
     }
     if (client === "claude-desktop" && request.http)
@@ -183,6 +192,14 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     process.stderr.write(`mcpkit ${verb}: ${redact(message)}\n`);
     return usage ? EXIT_USAGE : EXIT_FAILED;
   }
+}
+
+/** The change as a diff in which no value under an `env` or `headers` table shows (mask.ts). */
+function shownDiff(client: Client, file: string, before: string, after: string): string {
+  const format = client === "codex" ? "toml" : "json";
+  const [a, b] = [masked(before, format, file), masked(after, format, file)];
+  if (a === b) return `${file}: only values shown as ${REDACTED} would change\n`;
+  return unifiedDiff(file, a, b);
 }
 
 interface Apply {
@@ -207,7 +224,7 @@ function apply({ client, file, name, spec, dryRun, out }: Apply): number {
       return EXIT_OK;
     }
     if (dryRun) {
-      out(unifiedDiff(file, before ?? "", result.text));
+      out(shownDiff(client, file, before ?? "", result.text));
       return EXIT_OK;
     }
     writeAtomically(file, result.text, before, result.backup);

@@ -1,0 +1,136 @@
+/** No token reaches the output of install or uninstall, dry run or not, nor a --link (H2). */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "bun:test";
+import { cli, tempHome } from "./install-helpers.ts";
+
+const NEIGHBOUR = "ghp_neighbour0123456789";
+const BEARER = "Bearer neighbour-header-secret";
+
+/** A config with another server whose env and headers hold secrets, shown as context beside our entry. */
+function cursorConfig(home: string): string {
+  const file = path.join(home, ".cursor", "mcp.json");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const doc = {
+    mcpServers: {
+      github: { command: "gh-mcp", env: { GITHUB_TOKEN: NEIGHBOUR } },
+      remote: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: BEARER } },
+    },
+  };
+  fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+  return file;
+}
+
+/** Each secret, as typed and as JSON writes it, is absent from `output`. */
+function expectNone(output: string, ...secrets: string[]): void {
+  for (const secret of secrets) {
+    expect(output).not.toContain(secret);
+    expect(output).not.toContain(JSON.stringify(secret).slice(1, -1));
+  }
+}
+
+describe("install and uninstall print no secret", () => {
+  test("uninstall --dry-run and uninstall hide the installed OJ_TOKEN and the neighbours' secrets", async () => {
+    const home = tempHome();
+    cursorConfig(home);
+    const token = "installed-token-4f9a2c";
+    const installed = await cli(home, "install", "cursor", "--oj-token", token);
+    expect(installed.code, installed.stderr).toBe(0);
+    const dry = await cli(home, "uninstall", "cursor", "--dry-run");
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('-    "mcpkit": {');
+    expect(dry.stdout).toContain('"OJ_TOKEN": "[redacted]"');
+    expect(dry.stdout).toContain('"Authorization": "[redacted]"');
+    expectNone(dry.stdout + dry.stderr, token, NEIGHBOUR, BEARER);
+    const removed = await cli(home, "uninstall", "cursor");
+    expect(removed.code).toBe(0);
+    expectNone(removed.stdout + removed.stderr + installed.stdout + installed.stderr, token, NEIGHBOUR, BEARER);
+  });
+
+  test("install --dry-run with a new token hides the old one and the new one", async () => {
+    const home = tempHome();
+    cursorConfig(home);
+    const [old, rotated] = ["old-token-8d1e77aa", "new-token-3b5c90ff"];
+    expect((await cli(home, "install", "cursor", "--oj-token", old)).code).toBe(0);
+    const dry = await cli(home, "install", "cursor", "--oj-token", rotated, "--dry-run");
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain("only values shown as [redacted] would change");
+    expectNone(dry.stdout + dry.stderr, old, rotated, NEIGHBOUR, BEARER);
+    // With another change beside the token, the diff shows that change and still neither token.
+    fs.mkdirSync(path.join(home, "docs"));
+    const wider = await cli(home, "install", "cursor", "--oj-token", rotated, "--root", "~/docs", "--dry-run");
+    expect(wider.code).toBe(0);
+    expect(wider.stdout).toContain(path.join(home, "docs"));
+    expectNone(wider.stdout + wider.stderr, old, rotated, NEIGHBOUR, BEARER);
+    const written = await cli(home, "install", "cursor", "--oj-token", rotated);
+    expect(written.code).toBe(0);
+    expectNone(written.stdout + written.stderr, old, rotated);
+  });
+
+  test("a token with JSON escapes in it is hidden in every diff", async () => {
+    const home = tempHome();
+    const token = 'tok\\en"X-5e0d2b';
+    const dry = await cli(home, "install", "vscode", "--oj-token", token, "--dry-run");
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('"OJ_TOKEN": "[redacted]"');
+    expectNone(dry.stdout + dry.stderr, token, "5e0d2b");
+    expect((await cli(home, "install", "vscode", "--oj-token", token)).code).toBe(0);
+    const file = path.join(home, ".config", "Code", "User", "mcp.json");
+    expect(JSON.parse(fs.readFileSync(file, "utf8")).servers.mcpkit.env.OJ_TOKEN).toBe(token);
+    const undo = await cli(home, "uninstall", "vscode", "--dry-run");
+    expect(undo.code).toBe(0);
+    expectNone(undo.stdout + undo.stderr, token, "5e0d2b");
+  });
+
+  test("codex: every value under env and http_headers tables, dotted keys and inline tables is hidden", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(file));
+    const secrets = ["toml-table-secret-1", "toml-dotted-secret-2", "toml-inline-secret-3", "toml-multi-secret-4"];
+    fs.writeFileSync(
+      file,
+      [
+        "[mcp_servers.a]",
+        'command = "a"',
+        `env.A_TOKEN = "${secrets[1]}"`,
+        "",
+        "[mcp_servers.b]",
+        'command = "b"',
+        `env = { B_TOKEN = '${secrets[2]}' }`,
+        "",
+        "[mcp_servers.b.http_headers]",
+        `Authorization = "Bearer ${secrets[0]}"`,
+        `X_MULTI = """`,
+        `${secrets[3]}"""`,
+        "",
+      ].join("\n"),
+    );
+    const token = "codex-oj-token-77aa01";
+    const dry = await cli(home, "install", "codex", "--oj-token", token, "--dry-run");
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('+"OJ_TOKEN" = "[redacted]"');
+    expectNone(dry.stdout + dry.stderr, token, ...secrets);
+    expect((await cli(home, "install", "codex", "--oj-token", token)).code).toBe(0);
+    const undo = await cli(home, "uninstall", "codex", "--dry-run");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("-[mcp_servers.mcpkit]");
+    expectNone(undo.stdout + undo.stderr, token, ...secrets);
+  });
+
+  test("--link leaves the token out of the Cursor and VS Code links and says how to add it", async () => {
+    const home = tempHome();
+    const token = "link-token-c0ffee42";
+    for (const client of ["cursor", "vscode"]) {
+      const result = await cli(home, "install", "--link", client, "--oj-token", token);
+      expect(result.code).toBe(0);
+      const link = result.stdout.trim();
+      const decoded =
+        client === "cursor"
+          ? Buffer.from(new URL(link).searchParams.get("config") ?? "", "base64").toString()
+          : decodeURIComponent(link.slice("vscode:mcp/install?".length));
+      expect(JSON.parse(decoded).env).toBeUndefined();
+      expectNone(link + decoded + result.stderr, token);
+      expect(result.stderr).toContain(`mcpkit install ${client} --oj-token`);
+    }
+  });
+});
