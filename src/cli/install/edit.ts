@@ -1,14 +1,5 @@
 /** Text edits that change only the server's own entry, so every other byte of the file stays as it was. */
-import {
-  type Node,
-  type ParseError,
-  applyEdits,
-  findNodeAtLocation,
-  modify,
-  parse,
-  parseTree,
-  printParseErrorCode,
-} from "jsonc-parser";
+import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
 
 export class UnreadableConfig extends Error {}
 
@@ -46,9 +37,11 @@ function checkedBackup(
   entryPath: string[],
 ): string | null {
   const expected = structuredClone(before);
-  let env: Record<string, unknown> = expected;
-  for (const key of [...entryPath, "env"]) env = env[key] as Record<string, unknown>;
-  env.OJ_TOKEN = REMOVED_TOKEN;
+  let env: unknown = expected;
+  for (const key of [...entryPath, "env"]) env = (env as Record<string, unknown> | undefined)?.[key];
+  // With duplicate keys (JSON) the entry that reads back may hold no token; jsonTokens checks the others.
+  if (typeof (env as Record<string, unknown> | undefined)?.OJ_TOKEN === "string")
+    (env as Record<string, unknown>).OJ_TOKEN = REMOVED_TOKEN;
   try {
     return Bun.deepEquals(parse(scrubbed), expected, true) ? scrubbed : null;
   } catch {
@@ -96,7 +89,7 @@ function setMember(text: string, key: string, name: string, entry: unknown): str
   const root = parseTree(text, [], { allowTrailingComma: true }) as Node;
   const servers = findNodeAtLocation(root, [key]);
   if (!servers) return insertProperty(text, root, key, { [name]: entry });
-  const existing = findNodeAtLocation(root, [key, name]);
+  const existing = ourMembers(root, key, name)[0]?.children?.[1];
   if (!existing) return insertProperty(text, servers, name, entry);
   const indent = indentOf(text, existing.parent?.offset ?? existing.offset);
   return `${text.slice(0, existing.offset)}${jsonAt(entry, indent)}${text.slice(existing.offset + existing.length)}`;
@@ -115,28 +108,116 @@ function parseJsonc(text: string, file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The members of `object` (a JSON tree node) named `name`, every one of them when the name is written twice. */
+function members(object: Node | undefined, name: string): Node[] {
+  if (object?.type !== "object") return [];
+  return (object.children ?? []).filter((member) => member.children?.length === 2 && member.children[0].value === name);
+}
+
+/** Every `name` member under every root-level `key`: a duplicate of either is ours as much as the one that reads back. */
+function ourMembers(root: Node | undefined, key: string, name: string): Node[] {
+  return members(root, key).flatMap((servers) => members(servers.children?.[1], name));
+}
+
+/** The OJ_TOKEN string nodes under every `env` of every entry of ours. */
+function ourTokens(root: Node | undefined, key: string, name: string): Node[] {
+  return ourMembers(root, key, name)
+    .flatMap((entry) => members(entry.children?.[1], "env"))
+    .flatMap((env) => members(env.children?.[1], "OJ_TOKEN"))
+    .map((token) => token.children?.[1] as Node)
+    .filter((value) => value.type === "string");
+}
+
+function treeOf(text: string): Node | undefined {
+  return parseTree(text, [], { allowTrailingComma: true });
+}
+
+/** `text` without `member` and the comma that separated it from a neighbour. */
+function withoutMember(text: string, member: Node): string {
+  const siblings = member.parent?.children ?? [member];
+  const index = siblings.indexOf(member);
+  let begin: number;
+  let end = member.offset + member.length;
+  if (index > 0) begin = siblings[index - 1].offset + siblings[index - 1].length;
+  else if (siblings.length > 1) {
+    // The first of several: up to the next one, so the next takes its place and its line.
+    begin = member.offset;
+    end = siblings[1].offset;
+  } else begin = (member.parent?.offset ?? member.offset - 1) + 1;
+  return text.slice(0, begin) + text.slice(end);
+}
+
+function withoutJsonEntry(doc: Record<string, unknown>, key: string, name: string): Record<string, unknown> {
+  const rest = structuredClone(doc);
+  const servers = rest[key] as Record<string, unknown> | undefined;
+  if (servers === undefined) return rest;
+  delete servers[name];
+  if (Object.keys(servers).length === 0) delete rest[key];
+  return rest;
+}
+
 /** Sets (entry given) or removes (undefined) `key.name` in a JSON or JSONC document. */
 export function editJson(text: string, file: string, key: string, name: string, entry: unknown): Edit {
   const current = parseJsonc(text, file);
   const servers = current[key];
   if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers)))
     throw new UnreadableConfig(`${file}: "${key}" is not an object; fix it, then run again`);
+  const tree = treeOf(text);
+  const ours = ourMembers(tree, key, name);
   const existing = (servers as Record<string, unknown> | undefined)?.[name];
-  if (entry === undefined ? existing === undefined : Bun.deepEquals(existing, entry, true))
+  if (entry === undefined ? ours.length === 0 : ours.length === 1 && Bun.deepEquals(existing, entry, true))
     return { text, changed: false };
+  if (entry !== undefined && ours.length > 1)
+    throw new UnreadableConfig(
+      `${file}: "${key}" holds "${name}" ${ours.length} times; run 'mcpkit uninstall' first, or keep one by hand`,
+    );
   const base = text.trim() === "" ? "{}\n" : text;
-  let next =
-    entry === undefined
-      ? applyEdits(base, modify(base, [key, name], undefined, {}))
-      : setMember(base, key, name, entry);
+  let next = base;
+  if (entry !== undefined) next = setMember(base, key, name, entry);
+  else
+    for (let left = ours.length; left > 0; left--) next = withoutMember(next, ourMembers(treeOf(next), key, name)[0]);
   if (!next.endsWith("\n")) next += "\n";
-  if (!retiredToken(existing, entry)) return { text: next, changed: true };
-  const scrubbed = applyEdits(text, modify(text, [key, name, "env", "OJ_TOKEN"], REMOVED_TOKEN, {}));
+  checkJsonEdit(current, next, file, key, name, entry);
+  const newToken = (entry as { env?: Record<string, unknown> } | undefined)?.env?.OJ_TOKEN;
+  const tokens = ourTokens(tree, key, name);
+  if (!tokens.some((token) => token.value !== "" && token.value !== newToken)) return { text: next, changed: true };
+  let scrubbed = text;
+  for (const token of [...tokens].sort((a, b) => b.offset - a.offset))
+    scrubbed = `${scrubbed.slice(0, token.offset)}${JSON.stringify(REMOVED_TOKEN)}${scrubbed.slice(token.offset + token.length)}`;
+  const everyTokenGone = ourTokens(treeOf(scrubbed), key, name).every((token) => token.value === REMOVED_TOKEN);
   return {
     text: next,
     changed: true,
-    backup: checkedBackup(current, scrubbed, (t) => parseJsonc(t, file), [key, name]),
+    backup: everyTokenGone ? checkedBackup(current, scrubbed, (t) => parseJsonc(t, file), [key, name]) : null,
   };
+}
+
+/**
+ * Reads the edited text back: after an uninstall no entry of ours is left (a duplicate key included); after an
+ * install exactly one, equal to `entry`, and it is the one that reads back; nothing else means something else.
+ */
+function checkJsonEdit(
+  before: Record<string, unknown>,
+  next: string,
+  file: string,
+  key: string,
+  name: string,
+  entry: unknown,
+): void {
+  const unsafe = new UnreadableConfig(
+    `${file}: cannot edit "${key}"."${name}" safely (it is laid out in a way this edit does not handle, e.g. "${key}" written twice); edit it by hand`,
+  );
+  let after: Record<string, unknown>;
+  try {
+    after = parseJsonc(next, file);
+  } catch {
+    throw unsafe;
+  }
+  const count = ourMembers(treeOf(next), key, name).length;
+  const ours = (after[key] as Record<string, unknown> | undefined)?.[name];
+  const right = entry === undefined ? count === 0 : count === 1 && Bun.deepEquals(ours, entry, true);
+  if (!right || !Bun.deepEquals(withoutJsonEntry(after, key, name), withoutJsonEntry(before, key, name), true))
+    throw unsafe;
 }
 
 function parseToml(text: string, file: string): Record<string, unknown> {
