@@ -138,17 +138,17 @@ describe('retries through the process (docs/contracts/boj.md "Retries")', () => 
 
 describe("cancellation reaches BOJ", () => {
   test("cancelling a call aborts the BOJ request in flight (BOJ sees the connection close)", async () => {
-    fake.enqueue({ kind: "delay", ms: 3000 });
+    fake.enqueue({ kind: "delay", ms: 60_000 }); // after the test's own timeout: only the cancel ends it
     const controller = new AbortController();
     const call = server.client.callTool({ name: "boj_get_data_code", arguments: CO }, undefined, {
       signal: controller.signal,
     });
-    for (let i = 0; i < 100 && fake.requests.length === 0; i++) await Bun.sleep(10);
+    while (fake.requests.length === 0) await Bun.sleep(5);
     expect(fake.requests).toHaveLength(1);
     controller.abort();
     await call.catch(() => {});
-    for (let i = 0; i < 100 && !fake.requests[0].aborted; i++) await Bun.sleep(10);
-    expect(fake.requests[0].aborted).toBe(true); // well before the 3 s answer
+    while (!fake.requests[0].aborted) await Bun.sleep(5);
+    expect(fake.requests[0].aborted).toBe(true);
   });
 
   test("a call cancelled during its backoff wait sends no retry, and the server answers the next call at once", async () => {

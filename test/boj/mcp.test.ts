@@ -317,7 +317,7 @@ describe('errors (docs/contracts/boj.md "Errors")', () => {
       args: bojArgs("--boj-timeout-ms", "200", "--boj-retry-max", "0", "--boj-max-body-bytes", "1048576"),
     });
     try {
-      fake.enqueue({ kind: "delay", ms: 1500 });
+      fake.enqueue({ kind: "delay", ms: 60_000 }); // never before the 200 ms timeout, however busy the machine
       const slow = await rpcError("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000"] }, strict);
       expect(slow.code).toBe(-32603);
       expect(slow.data).toMatchObject({ error_type: "TRANSPORT_ERROR" });
@@ -441,9 +441,9 @@ describe("catalogs, resources, prompts, completions", () => {
 
 describe("the process", () => {
   test("a cancelled call aborts the BOJ request and the server keeps serving", async () => {
-    fake.enqueue({ kind: "delay", ms: 4000 });
+    // An answer after the test's own timeout: only the cancel can end the call in time.
+    fake.enqueue({ kind: "delay", ms: 60_000 });
     const controller = new AbortController();
-    const started = performance.now();
     setTimeout(() => controller.abort(), 200);
     const outcome = await server.client
       .callTool({ name: "boj_get_data_code", arguments: { db: "CO", codes: ["TK99F1000601GCQ01000"] } }, undefined, {
@@ -454,7 +454,6 @@ describe("the process", () => {
         () => "rejected",
       );
     expect(outcome).toBe("rejected");
-    expect(performance.now() - started).toBeLessThan(2000);
     expect((await call("boj_get_metadata", { db: "CO" })).entries_count).toBe(3);
   });
 
