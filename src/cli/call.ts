@@ -12,6 +12,7 @@ import {
   type ToolDefinition,
   type Toolset,
   blamesArguments,
+  isCallFailureLevel,
   toolNamed,
 } from "../core/tool.ts";
 import type { DormantToolset, OffToolset } from "./toolsets.ts";
@@ -216,9 +217,11 @@ export async function callTool(
     log,
     calledAs: name,
     outputBudget: request.outputBudget,
-    // No client: what a client would be told goes to stderr, so a person sees retries and skips.
-    notify: (level, logger, message, data) =>
-      logToStderr(log, level === "debug" ? "debug" : "warning", logger, message, data),
+    // No client: what a client would be told goes to stderr, so a person sees retries and skips;
+    // not the call's own failure, which is printed below once (issue 35: it was said twice).
+    notify: (level, logger, message, data) => {
+      if (!isCallFailureLevel(level)) logToStderr(log, level === "debug" ? "debug" : "warning", logger, message, data);
+    },
     reportProgress: ({ progress, total, message }) =>
       log.debug("progress", { progress, ...(total === undefined ? {} : { total }), ...(message ? { message } : {}) }),
     clientRoots: async () => undefined,

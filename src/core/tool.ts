@@ -96,6 +96,13 @@ export const CLIENT_LOG_LEVELS = [
 ] as const;
 export type ClientLogLevel = (typeof CLIENT_LOG_LEVELS)[number];
 
+/**
+ * Whether a notification at `level` tells the call's own failure (ToolContext.notify): `mcpkit call`,
+ * which prints that failure itself, leaves these out so a person reads it once.
+ */
+export const isCallFailureLevel = (level: ClientLogLevel): boolean =>
+  level === "notice" || CLIENT_LOG_LEVELS.indexOf(level) >= CLIENT_LOG_LEVELS.indexOf("error");
+
 /** Whether a client sent one of the levels above (logging/setLevel, or the 2026-07-28 envelope). */
 export const isClientLogLevel = (value: unknown): value is ClientLogLevel =>
   (CLIENT_LOG_LEVELS as readonly unknown[]).includes(value);
@@ -115,7 +122,9 @@ export interface ToolContext {
    * Tells the user's client something worth seeing (a retry, a skipped directory, partial results):
    * `notifications/message` when the client's `logging/setLevel` admits the level, and the stderr
    * log too. `logger` names the toolset. Never pass a secret; text from upstreams must be stripped
-   * of control characters first.
+   * of control characters first. The call's own failure, which the caller also gets as its error,
+   * is told at `notice` (the caller's to fix) or `error` and above (`isCallFailureLevel`); `debug`,
+   * `info` and `warning` tell what happened on the way (a retry, a wait, a skipped directory).
    */
   notify(level: ClientLogLevel, logger: string, message: string, data?: Record<string, unknown>): void;
   /** Sends `notifications/progress` when the request carried a progressToken; otherwise a no-op. */

@@ -162,7 +162,8 @@ describe("control characters from upstream", () => {
       expect(result.code).toBe(1); // an upstream failure, not a usage error (issue 19)
       expectClean(result.stdout);
       expectClean(result.stderr);
-      expect(result.stderr).toContain("DB down now");
+      // Said once (issue 35): with --text the error is stdout itself; otherwise stdout is JSON and stderr says it.
+      expect(textOnly ? result.stdout : result.stderr).toContain("DB down now");
       if (!textOnly) expect(JSON.parse(result.stdout).error.data.message).toBe("DB down now");
     }
   });

@@ -108,7 +108,8 @@ export class BojClient {
             tell(
               clientSide ? "notice" : "error",
               `BOJ ${request.endpoint} failed after ${attempt} attempt${attempt > 1 ? "s" : ""}: ${reason}${retryAfterNote(error)}`,
-              failureFields(request, error, attempt, attempts),
+              // How many were made, not the most allowed: an error that is not retried stops at 1.
+              { ...failureFields(request, error), attempts: attempt },
             );
           }
           throw error;
@@ -119,10 +120,7 @@ export class BojClient {
         tell(
           "warning",
           `BOJ ${request.endpoint} attempt ${attempt} of ${attempts} failed (${reason}); retrying in ${waitMs} ms${asked}`,
-          {
-            ...failureFields(request, error, attempt, attempts),
-            wait_ms: waitMs,
-          },
+          { ...failureFields(request, error), attempt, of: attempts, wait_ms: waitMs },
         );
         await this.wait(waitMs, signal);
       }
@@ -239,13 +237,8 @@ function retryAfterNote(error: BojError): string {
 }
 
 /** Log fields with no `undefined` in them (a log line must never read `status=undefined`). */
-function failureFields(
-  request: BojRequest,
-  error: BojError,
-  attempt: number,
-  attempts: number,
-): Record<string, unknown> {
-  const fields: Record<string, unknown> = { endpoint: request.endpoint, attempt, of: attempts, error_type: error.type };
+function failureFields(request: BojRequest, error: BojError): Record<string, unknown> {
+  const fields: Record<string, unknown> = { endpoint: request.endpoint, error_type: error.type };
   if (error.details.status !== undefined) fields.status = error.details.status;
   if (error.details.message_id) fields.message_id = error.details.message_id;
   if (error.details.retry_after_s !== undefined) fields.retry_after_s = error.details.retry_after_s;
