@@ -582,7 +582,7 @@ describe("client log notifications (notifications/message, logger oj)", () => {
       await call("find_similar_problems", { query: "notify me please" }).finally(() => (fake.shape = "old"));
       await call("find_similar_problems", { query: "and back again" });
       await protocolError("get_problem", { source: "leetcode", id: "bad-json" });
-      await Bun.sleep(50);
+      await server.client.ping(); // its answer comes after every notification sent before it
       const messages = seen.map(({ level, logger, data }) => [
         level,
         logger,
@@ -608,7 +608,7 @@ describe("client log notifications (notifications/message, logger oj)", () => {
       seen.length = 0;
       await server.client.setLoggingLevel("error");
       await call("get_problem", { source: "leetcode", id: "404404" });
-      await Bun.sleep(50);
+      await server.client.ping();
       expect(seen).toEqual([]);
     } finally {
       await server.client.setLoggingLevel("info");

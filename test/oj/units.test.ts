@@ -426,10 +426,10 @@ describe("html_to_markdown", () => {
   });
 
   test("hostile nesting stays bounded", () => {
-    const started = performance.now();
+    // 1.9 s on a loaded 2-core machine; work that grew with the square of the depth would take
+    // hours, far past the test's timeout, so no clock is read here (it allowed 10 s).
     expect(htmlToMarkdown(`${"<div>".repeat(100_000)}deep`)).toBe("deep");
     expect(htmlToMarkdown(`${"<span>".repeat(50_000)}x${"</q>".repeat(50_000)}`)).toBe("x");
-    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   test("the fallback never leaves < or >", () => {
