@@ -7,7 +7,8 @@ import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.t
 import { masked, REDACTED } from "./mask.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
-import { ChangedMeanwhile, configTarget, readConfig, WriteRefused, withLock, writeAtomically } from "./write.ts";
+import { withLock } from "./lock.ts";
+import { ChangedMeanwhile, configTarget, readConfig, WriteRefused, writeAtomically } from "./write.ts";
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;

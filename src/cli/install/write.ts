@@ -15,40 +15,6 @@ const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 // A FIFO planted as the config would block the open forever; with O_NONBLOCK it opens and fstat refuses it.
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
-const LOCK_WAIT_MS = 10_000;
-const STALE_LOCK_MS = 30_000;
-
-/** Runs `work` while holding `<file>.lock`, created with O_EXCL so a second mcpkit waits instead of racing. */
-export function withLock<T>(file: string, work: () => T): T {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  let told = false;
-  for (;;) {
-    try {
-      fs.closeSync(fs.openSync(lock, "wx", 0o600));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      // A lock left by a killed run would block every later one; past this age nobody still holds it.
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > STALE_LOCK_MS) fs.rmSync(lock, { force: true });
-      else if (Date.now() > deadline)
-        throw new WriteRefused(`${lock} is held by another mcpkit install; remove it if none is running`);
-      else {
-        if (!told) process.stderr.write(`mcpkit: waiting for ${lock}: another mcpkit install is writing this file\n`);
-        told = true;
-        Bun.sleepSync(20);
-      }
-    }
-  }
-  try {
-    return work();
-  } finally {
-    fs.rmSync(lock, { force: true });
-  }
-}
-
 /** A config file as read through one descriptor: its bytes, their text, and its mode. */
 export interface ConfigFile {
   bytes: Buffer;
