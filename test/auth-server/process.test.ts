@@ -178,7 +178,7 @@ describe("mcpkit --http --auth oauth with an unreachable state store", () => {
         "--log-level",
         "debug",
       ],
-      { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "client-secret-never-shown" }, timeoutMs: 15_000 },
+      { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "client-secret-never-shown" }, timeoutMs: 30_000 },
     );
     expect(code).toBe(2);
     expect(stdout).toBe("");

@@ -23,7 +23,7 @@ function client(
   return new BojClient(
     {
       baseUrl: fake.url,
-      timeoutMs: 2000,
+      timeoutMs: 30_000,
       retryMax: 2,
       retryBackoffMs: 40,
       minIntervalMs: 0,

@@ -189,7 +189,7 @@ describe("the legacy era over HTTP, on the probe server", () => {
       method: "notifications/cancelled",
       params: { requestId: 5, reason: "test" },
     });
-    await until(() => server.stderr().includes("probe_sleep cancelled (60001 ms)"), "the work to be aborted", 4000);
+    await until(() => server.stderr().includes("probe_sleep cancelled (60001 ms)"), "the work to be aborted");
     await (await running).text();
     await deleteRawSession(server.url, sessionId);
   });
@@ -206,7 +206,7 @@ describe("the legacy era over HTTP, on the probe server", () => {
     await until(() => server.stderr().includes("probe_sleep started (60003 ms)"), "the call to start");
     aborter.abort();
     expect(await running).toBeInstanceOf(Error);
-    await until(() => server.stderr().includes("probe_sleep cancelled (60003 ms)"), "the work to be aborted", 4000);
+    await until(() => server.stderr().includes("probe_sleep cancelled (60003 ms)"), "the work to be aborted");
     // The id is free again on the session.
     const again = await post(server.url, sessionId, call(8, "probe_echo", { text: "again" }));
     expect(((await again.json()) as Json).result.content[0].text).toBe("again");
@@ -218,7 +218,7 @@ describe("the legacy era over HTTP, on the probe server", () => {
     const running = post(server.url, sessionId, call(6, "probe_sleep", { ms: 60_002 }));
     await until(() => server.stderr().includes("probe_sleep started (60002 ms)"), "the call to start");
     expect(await deleteRawSession(server.url, sessionId)).toBe(200);
-    await until(() => server.stderr().includes("probe_sleep cancelled (60002 ms)"), "the work to be aborted", 4000);
+    await until(() => server.stderr().includes("probe_sleep cancelled (60002 ms)"), "the work to be aborted");
     expect(((await (await running).json()) as Json).error.code).toBe(-32000);
   });
 });

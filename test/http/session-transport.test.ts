@@ -263,9 +263,9 @@ describe("the probe server (sessions)", () => {
 
   test("DELETE while a call runs: the call is answered with an error at once, not left hanging", async () => {
     const sessionId = await openRawSession(server.url);
-    const started = Date.now();
-    const call = post(sessionId, callBody(11, "probe_sleep", { ms: 30_001 }));
-    await until(() => server.stderr().includes("probe_sleep started (30001 ms)"), "the call to start");
+    // The call would end after the test's own timeout: only the DELETE can end it in time.
+    const call = post(sessionId, callBody(11, "probe_sleep", { ms: 60_001 }));
+    await until(() => server.stderr().includes("probe_sleep started (60001 ms)"), "the call to start");
     expect(await deleteRawSession(server.url, sessionId)).toBe(200);
     const response = await call;
     expect(response.status).toBe(200);
@@ -273,14 +273,12 @@ describe("the probe server (sessions)", () => {
     const message = (await response.json()) as Message;
     expect(message).toMatchObject({ id: 11, error: { code: -32000 } });
     expect(message.error.message).toContain("session ended");
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   test("a cancelled call's answer ends without a response instead of staying open", async () => {
     const sessionId = await openRawSession(server.url);
-    const started = Date.now();
-    const call = post(sessionId, callBody(41, "probe_sleep", { ms: 30_002 }));
-    await until(() => server.stderr().includes("probe_sleep started (30002 ms)"), "the call to start");
+    const call = post(sessionId, callBody(41, "probe_sleep", { ms: 60_002 })); // past the test's timeout
+    await until(() => server.stderr().includes("probe_sleep started (60002 ms)"), "the call to start");
     const cancel = await post(
       sessionId,
       JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 41, reason: "test" } }),
@@ -291,7 +289,6 @@ describe("the probe server (sessions)", () => {
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const text = await response.text();
     expect(text).toBe(": stream open\n\n");
-    expect(Date.now() - started).toBeLessThan(3000);
     // The id is free again: a new request may use it.
     const again = await post(sessionId, callBody(41, "probe_echo", { text: "again" }));
     expect(((await again.json()) as Message).result.content[0].text).toBe("again");
@@ -399,8 +396,8 @@ describe("the probe server (sessions)", () => {
         body: callBody(12, "probe_hold"),
         signal: aborter.signal,
       });
-      // The headers arrive when the answer turns into a stream, long before the result.
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // The headers arrive when the answer turns into a stream, long before the result (which waits
+      // for probe_release below).
       expect(response.headers.get("content-type")).toBe("text/event-stream");
       const stream = readInBackground(response, aborter);
       await stream.until((text) => keepAlives(text) >= 1, "the first keep-alive");
@@ -420,7 +417,7 @@ describe("the probe server (sessions)", () => {
     } finally {
       await quick.stop();
     }
-  }, 10_000);
+  });
 });
 
 describe("the probe server with --stateless", () => {

@@ -12,7 +12,7 @@ const FIXTURE = join(import.meta.dir, "fixtures/probe-server.ts");
 test("SIGTERM lets a call in flight finish, refuses new connections, then exits 0", async () => {
   const server = await startHttpServer([], { entry: FIXTURE });
   const { client } = await connectClient(server.url);
-  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 1200 } }, undefined, { timeout: 8000 });
+  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 1200 } });
   await until(() => server.stderr().includes("probe_sleep started (1200 ms)"), "the call to start");
   server.kill("SIGTERM");
   // The listener is closed in the same step as this line is logged.
@@ -31,38 +31,36 @@ test("SIGTERM lets a call in flight finish, refuses new connections, then exits 
 test("a call longer than the grace period is cancelled and the process still exits promptly", async () => {
   const server = await startHttpServer([], { entry: FIXTURE, env: { GRACE_MS: "300" } });
   const { client } = await connectClient(server.url);
-  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 30_000 } }, undefined, { timeout: 8000 }).then(
+  // The call would end after the test's own timeout: only the grace period can end it in time.
+  const call = client.callTool({ name: "probe_sleep", arguments: { ms: 60_000 } }).then(
     () => "answered",
     (error: Error) => error.message,
   );
-  await until(() => server.stderr().includes("probe_sleep started (30000 ms)"), "the call to start");
-  const started = Date.now();
+  await until(() => server.stderr().includes("probe_sleep started (60000 ms)"), "the call to start");
   server.kill("SIGTERM");
   expect(await server.exited).toBe(0);
-  expect(Date.now() - started).toBeLessThan(5000);
   expect(await call).toContain("shutting down");
   expect(server.stderr()).toContain("grace period over");
 });
 
 test("a call the client cancelled neither keeps its session alive nor holds up shutdown", async () => {
-  const server = await startHttpServer([], { entry: FIXTURE, env: { GRACE_MS: "8000", IDLE_MS: "1000" } });
+  // A grace period longer than the test may run: the exit must not wait for it.
+  const server = await startHttpServer([], { entry: FIXTURE, env: { GRACE_MS: "60000", IDLE_MS: "1000" } });
   const { client } = await connectClient(server.url);
   const aborter = new AbortController();
   const call = client
-    .callTool({ name: "probe_sleep", arguments: { ms: 30_000 } }, undefined, { signal: aborter.signal })
+    .callTool({ name: "probe_sleep", arguments: { ms: 60_000 } }, undefined, { signal: aborter.signal })
     .then(
       () => "answered",
       (error: Error) => error.message,
     );
-  await until(() => server.stderr().includes("probe_sleep started (30000 ms)"), "the call to start");
+  await until(() => server.stderr().includes("probe_sleep started (60000 ms)"), "the call to start");
   aborter.abort("changed my mind"); // the SDK client sends notifications/cancelled
   expect(await call).toContain("changed my mind");
   // The session is idle now: it expires after --session-idle-ms like any other.
-  await until(() => server.stderr().includes("session expired after being idle"), "the session to expire", 4000);
+  await until(() => server.stderr().includes("session expired after being idle"), "the session to expire");
   expect(((await (await fetch(`${server.base}/healthz`)).json()) as { sessions: number }).sessions).toBe(0);
-  const started = Date.now();
   server.kill("SIGTERM");
   expect(await server.exited).toBe(0);
-  expect(Date.now() - started).toBeLessThan(3000);
   expect(server.stderr()).not.toContain("grace period over");
 });

@@ -68,7 +68,7 @@ export async function startHttpServer(
   });
   const timer = setTimeout(
     () => listening.reject(new Error(`mcpkit did not start listening:\n${stderrText}`)),
-    options.timeoutMs ?? 15_000,
+    options.timeoutMs ?? 30_000,
   );
   let url: string;
   try {
@@ -91,7 +91,7 @@ export async function startHttpServer(
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill("SIGTERM");
-      const timeout = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
       const code = await child.exited;
       clearTimeout(timeout);
       return code;

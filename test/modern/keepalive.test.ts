@@ -53,4 +53,4 @@ test("a quiet subscriptions/listen stream and a silent call both outlive a 2 s i
   expect(quiet.ended()).toBe(false);
   expect(quiet.received()).toContain("notifications/subscriptions/acknowledged");
   await quiet.stop();
-}, 10_000);
+});

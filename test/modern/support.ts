@@ -83,7 +83,7 @@ export function stdioMessages(raw: RawServer): Json[] {
 }
 
 /** Resolves once `condition` holds (checked every few ms: a line on stderr, a file), or fails after `ms`. */
-export async function until(condition: () => boolean, what = "the condition", ms = 10_000): Promise<void> {
+export async function until(condition: () => boolean, what = "the condition", ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

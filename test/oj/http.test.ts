@@ -149,7 +149,7 @@ describe("timeout and network failures (contract §3, §5)", () => {
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
     const port = closed.port;
     await closed.stop(true);
-    const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000 }, silentLogger);
+    const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 30_000 }, silentLogger);
     const error = await protocolErrorOf(http.request("/status"));
     expect(error.code).toBe(ErrorCode.InternalError);
     expect(error.message).toBe(
@@ -160,7 +160,7 @@ describe("timeout and network failures (contract §3, §5)", () => {
   test("a TLS mismatch says so; each network error code gets words and a hint (checked without connecting)", async () => {
     // https:// against the fake's plain-HTTP port.
     const tls = await protocolErrorOf(
-      new OjHttpClient({ baseUrl: fake.url.replace("http:", "https:"), timeoutMs: 5_000 }, silentLogger).request(
+      new OjHttpClient({ baseUrl: fake.url.replace("http:", "https:"), timeoutMs: 30_000 }, silentLogger).request(
         "/status",
       ),
     );
@@ -183,7 +183,7 @@ describe("timeout and network failures (contract §3, §5)", () => {
       socket: { open: (socket) => void socket.end(), data: () => {} },
     });
     try {
-      const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${listener.port}`, timeoutMs: 5_000 }, silentLogger);
+      const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${listener.port}`, timeoutMs: 30_000 }, silentLogger);
       const error = await protocolErrorOf(http.request("/api/v1/daily?domain=com&date=2024-01-01"));
       expect(error.code).toBe(ErrorCode.InternalError);
       expect(error.message).toStartWith(

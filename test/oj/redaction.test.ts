@@ -126,7 +126,7 @@ describe("the HTTP client: the 1 MiB read cap never leaves a prefix of the token
   afterAll(() => fake.stop());
 
   test("for every number of token characters the cap lets through, the body text has no fragment", async () => {
-    const http = new OjHttpClient({ baseUrl: fake.url, token: TOKEN, timeoutMs: 5_000 }, silentLogger);
+    const http = new OjHttpClient({ baseUrl: fake.url, token: TOKEN, timeoutMs: 30_000 }, silentLogger);
     for (let n = 0; n <= TOKEN.length; n += 3) {
       const response = await http.request(`/api/v1/problems/leetcode/echo-at-body-${n}`);
       expect(response.truncated).toBe(true);
@@ -175,7 +175,7 @@ describe("through the real process (stdio at trace level, notifications on)", ()
       });
       return requestId;
     });
-    const replies = await Promise.all(sent.map((id) => server.response(id, 20_000)));
+    const replies = await Promise.all(sent.map((id) => server.response(id)));
     return replies.map((reply) => {
       const result = reply.result as { content?: { text: string }[] } | undefined;
       return result?.content?.[0]?.text ?? (reply.error as { message: string }).message;

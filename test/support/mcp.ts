@@ -161,7 +161,7 @@ export async function runProcess(
     stdout: "pipe",
     stderr: "pipe",
   });
-  const timer = setTimeout(() => child.kill(), options.timeoutMs ?? 20_000);
+  const timer = setTimeout(() => child.kill(), options.timeoutMs ?? 30_000);
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),

@@ -69,7 +69,7 @@ export function startRawServer(args: string[], env: Record<string, string> = {},
     child.stdin.flush();
   };
   const send = (message: unknown) => write(`${typeof message === "string" ? message : JSON.stringify(message)}\n`);
-  const response = (id: number | string, timeoutMs = 10_000) =>
+  const response = (id: number | string, timeoutMs = 30_000) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const key = JSON.stringify(id);
       const done = seen.get(key);
