@@ -12,6 +12,7 @@ import {
   type ToolDefinition,
   type Toolset,
   blamesArguments,
+  blamesConfiguration,
   isCallFailureLevel,
   toolNamed,
 } from "../core/tool.ts";
@@ -228,9 +229,11 @@ export async function callTool(
   };
   try {
     const result = await invokeTool(toolset, tool, args, context);
-    // Arguments the tool refuses (its schema, or wrong in meaning) are the caller's mistake (2); any
-    // other isError result means the tool or its upstream failed (1).
-    const code = blamesArguments(result) ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+    // Arguments the tool refuses (its schema, or wrong in meaning) and configuration it lacks (a
+    // token) mean the command must change (2); any other isError result means the tool or its
+    // upstream failed (1).
+    const usage = blamesArguments(result) || blamesConfiguration(result);
+    const code = usage ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
     if (request.chart && !result.isError && Array.isArray(result.structuredContent?.series)) {
       const { renderTerminalChart } = await import("../toolsets/boj/chart/terminal.ts");
       const tty = process.stdout.isTTY === true;

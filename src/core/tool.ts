@@ -344,6 +344,22 @@ export function blamesArguments(result: ToolResult): boolean {
   return (result as { [BLAMES_ARGUMENTS]?: boolean })[BLAMES_ARGUMENTS] === true;
 }
 
+/** Marks a result whose error is configuration mcpkit was started without. A symbol, as above. */
+const BLAMES_CONFIGURATION = Symbol("mcpkit.blamesConfiguration");
+
+/**
+ * An `isError` result for a tool that cannot run without configuration mcpkit lacks (a token, a
+ * root). Only mcpkit started again with it helps, so the text names the flag and its variable,
+ * and `mcpkit call` exits 2 (usage: the command must change), not 1 ("may work later").
+ */
+export function configurationErrorResult(text: string): ToolResult {
+  return Object.assign(errorResult(text), { [BLAMES_CONFIGURATION]: true });
+}
+
+export function blamesConfiguration(result: ToolResult): boolean {
+  return (result as { [BLAMES_CONFIGURATION]?: boolean })[BLAMES_CONFIGURATION] === true;
+}
+
 /** The tool `name` stands for among `toolsets`: its listed name or its `seedName`. */
 export function toolNamed(
   toolsets: readonly Toolset[],

@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import { defineTool } from "../../../core/tool.ts";
+import { configurationErrorResult, defineTool } from "../../../core/tool.ts";
 import { StatusShape, renderStatus } from "../render.ts";
 import { UpstreamStatus, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
+import { type OjDeps, SCOPE, readOnly, success, upstreamFailure } from "./shared.ts";
 
 export function getPlatformStatus({ http, hasToken }: OjDeps) {
   return defineTool({
@@ -18,8 +18,9 @@ export function getPlatformStatus({ http, hasToken }: OjDeps) {
     async handler(_args, context) {
       // /status is behind the bearer gate, so without a token do not even ask (docs/contracts/oj.md §4).
       if (!hasToken) {
-        return failure(
-          "Authentication required: --oj-token (or OJ_TOKEN) must be provided to use get_platform_status. Restart mcpkit with the craboj API token.",
+        // Worded for a server and for `mcpkit call` alike: "restart" meant nothing to a one-shot call.
+        return configurationErrorResult(
+          "Authentication required: --oj-token (or OJ_TOKEN) must be provided to use get_platform_status. Run mcpkit again with --oj-token TOKEN, or with OJ_TOKEN=TOKEN in its environment, where TOKEN is the craboj server's API token.",
         );
       }
       const outcome = expectJson(await http.request("/status", { signal: context.signal }), UpstreamStatus);
