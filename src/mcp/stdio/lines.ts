@@ -28,6 +28,8 @@ export class LineChannel {
   private reading = true;
   /** Set by `close`: nothing more is written. */
   private closed = false;
+  /** Set while stdout is full; resolves at its next `drain`. Every blocked write waits on this one promise. */
+  private drained?: Promise<void>;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
@@ -70,7 +72,15 @@ export class LineChannel {
   }
 
   private async write(line: string): Promise<void> {
-    if (!this.output.write(line)) await new Promise<void>((resolve) => this.output.once("drain", resolve));
+    if (this.output.write(line)) return;
+    // One listener however many writes are blocked: a flood of requests blocked thousands at once.
+    this.drained ??= new Promise<void>((resolve) =>
+      this.output.once("drain", () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    );
+    await this.drained;
   }
 
   private readonly onEnd = () => this.stopReading();
