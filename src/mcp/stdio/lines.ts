@@ -3,18 +3,34 @@
  *
  * The SDK's StdioServerTransport drops unparsable lines silently and closes itself when a line
  * outgrows its buffer; a server that must survive any input answers a bad line with a JSON-RPC
- * error (-32700 / -32600) and skips an oversized line instead, so this channel does that. It
- * checks the JSON-RPC 2.0 shape itself (no SDK), so no stdio connection, of either era, loads the SDK.
+ * error (-32700 / -32600) and skips an oversized line instead, so this channel does that. It checks the JSON-RPC 2.0 shape itself (no SDK), so no stdio connection, of
+ * either era, loads the SDK.
+ *
+ * What one client can make the server hold is bounded: a line at most MAX_LINE_BYTES (an oversized
+ * one is skipped as it arrives, never buffered), and stdin is read only while stdout keeps up. A client that
+ * never reads its answers would otherwise have the server queue them all in memory (8 s of
+ * `tools/list` took it from 30 to 240 MB): while stdout is full, or lines already read wait their
+ * turn, stdin is paused, so the client's own writes block instead.
  */
 import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import { type JsonRpcMessage, checkJsonRpcMessage } from "../protocol/message.ts";
 import { isRecord } from "../protocol/params.ts";
 
-/** A line longer than this is discarded and answered with -32600. */
+/** A longer line is skipped and answered with -32600. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
+/**
+ * Lines handled before the rest wait for the next turn of the event loop, where their answers
+ * have been written: a 200 KiB chunk of stdin holds thousands of requests, and a full stdout
+ * must be noticed before all of them are answered into memory.
+ */
+const LINES_PER_TURN = 64;
 
 export type { JsonRpcMessage } from "../protocol/message.ts";
+
+/** A complete line read from stdin, or the mark of one skipped for its size. */
+type Line = Buffer | typeof OVERSIZED;
+const OVERSIZED = Symbol("oversized line");
 
 export class LineChannel {
   /** Each well-formed message, in order. */
@@ -22,14 +38,23 @@ export class LineChannel {
   /** Once, when the input ends or `close` is called. Messages can still be sent after the input ended. */
   onclose?: () => void;
 
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** The start of a line whose newline has not arrived yet. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** Set while the rest of an oversized line is skipped up to its newline. */
   private discarding = false;
+  /** Complete lines read but not handled yet, in order. */
+  private readonly lines: Line[] = [];
+  private inputEnded = false;
+  private paused = false;
+  private turnScheduled = false;
   private reading = true;
   /** Set by `close`: nothing more is written. */
   private closed = false;
   /** Set while stdout is full; resolves at its next `drain`. Every blocked write waits on this one promise. */
-  private drained?: Promise<void>;
+  private drained?: PromiseWithResolvers<void>;
+  /** Set once stdout failed (the client closed it): answers are dropped, the input is still read to its end. */
+  private outputFailed = false;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
@@ -41,6 +66,7 @@ export class LineChannel {
     this.input.on("data", this.onData);
     this.input.on("end", this.onEnd);
     this.input.on("error", this.onEnd);
+    this.output.on("error", this.onOutputError);
   }
 
   /** Writes one message as one line; waits while the pipe is full. */
@@ -65,61 +91,145 @@ export class LineChannel {
   private stopReading(): void {
     if (!this.reading) return;
     this.reading = false;
+    this.lines.length = 0;
     this.input.off("data", this.onData);
     this.input.off("end", this.onEnd);
     this.input.off("error", this.onEnd);
     this.onclose?.();
   }
 
-  private async write(line: string): Promise<void> {
-    if (this.output.write(line)) return;
-    // One listener however many writes are blocked: a flood of requests blocked thousands at once.
-    this.drained ??= new Promise<void>((resolve) =>
-      this.output.once("drain", () => {
-        this.drained = undefined;
-        resolve();
-      }),
-    );
-    await this.drained;
+  private write(line: string): Promise<void> | undefined {
+    if (this.outputFailed) return;
+    let accepted: boolean;
+    try {
+      accepted = this.output.write(line);
+    } catch (error) {
+      this.onOutputError(error);
+      return;
+    }
+    if (!accepted) return this.whenDrained();
+    return this.drained?.promise;
   }
 
-  private readonly onEnd = () => this.stopReading();
+  /** One waiter for `drain`, however many writes are blocked; stdin stays paused until then. */
+  private whenDrained(): Promise<void> {
+    if (!this.drained) {
+      this.log?.trace("stdout is full: reading stdin paused until the client reads");
+      this.drained = Promise.withResolvers<void>();
+      this.output.on("drain", this.onDrain);
+      this.updateInputFlow();
+    }
+    return this.drained.promise;
+  }
 
-  private readonly onData = (chunk: Buffer | string) => {
-    let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    let newline = data.indexOf(10);
-    while (newline !== -1) {
-      const tail = data.subarray(0, newline);
-      if (this.discarding) {
-        this.discarding = false;
-        this.reject(ErrorCode.InvalidRequest, `Message too large: a line may hold at most ${MAX_LINE_BYTES} bytes.`);
-      } else {
-        this.pending.push(tail);
-        const line = Buffer.concat(this.pending).toString("utf8");
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.handleLine(line);
-      }
-      data = data.subarray(newline + 1);
-      newline = data.indexOf(10);
-    }
-    if (data.length === 0 || this.discarding) return;
-    this.pendingBytes += data.length;
-    if (this.pendingBytes > MAX_LINE_BYTES) {
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.discarding = true;
-    } else {
-      this.pending.push(data);
-    }
+  private readonly onDrain = () => {
+    const waiting = this.drained;
+    if (!waiting) return;
+    this.output.off("drain", this.onDrain);
+    this.drained = undefined;
+    waiting.resolve();
+    this.handleLines();
   };
 
-  private handleLine(raw: string): void {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line.trim() === "") return;
+  private readonly onOutputError = (error: unknown) => {
+    if (this.outputFailed) return;
+    this.outputFailed = true;
+    this.log?.debug("stdout failed (the client closed it?): answers are dropped", {
+      error: (error as { code?: unknown } | null)?.code ?? String(error),
+    });
+    this.onDrain();
+  };
+
+  private readonly onEnd = () => {
+    this.inputEnded = true;
+    this.handleLines();
+  };
+
+  private readonly onData = (chunk: Buffer | string) => {
+    this.splitLines(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    this.handleLines();
+  };
+
+  /** Queues the complete lines of `data`; keeps the start of the next (or skips it once it is too long). */
+  private splitLines(chunk: Buffer): void {
+    let data = chunk;
+    for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
+      if (this.discarding) {
+        this.discarding = false;
+        this.lines.push(OVERSIZED);
+      } else if (this.partialBytes + newline > MAX_LINE_BYTES) {
+        this.takePartial(Buffer.alloc(0));
+        this.lines.push(OVERSIZED);
+      } else {
+        this.lines.push(this.takePartial(data.subarray(0, newline)));
+      }
+      data = data.subarray(newline + 1);
+    }
+    if (data.length === 0 || this.discarding) return;
+    this.partialBytes += data.length;
+    if (this.partialBytes > MAX_LINE_BYTES) {
+      this.takePartial(Buffer.alloc(0));
+      this.discarding = true;
+    } else {
+      // Copied: a chunk held across reads would otherwise keep the whole chunk it was cut from.
+      this.partial.push(Buffer.from(data));
+    }
+  }
+
+  private takePartial(tail: Buffer): Buffer {
+    const line = this.partial.length === 0 ? tail : Buffer.concat([...this.partial, tail]);
+    this.partial = [];
+    this.partialBytes = 0;
+    return line;
+  }
+
+  /** Handles queued lines while stdout keeps up, LINES_PER_TURN at a time; the end of input once all are handled. */
+  private handleLines(): void {
+    for (let budget = LINES_PER_TURN; budget > 0 && this.reading && !this.drained; budget--) {
+      const line = this.lines.shift();
+      if (line === undefined) break;
+      this.handleLine(line);
+    }
+    if (!this.reading) return;
+    if (this.lines.length === 0 && this.inputEnded) {
+      this.stopReading();
+      return;
+    }
+    if (this.lines.length > 0 && !this.drained && !this.turnScheduled) {
+      this.turnScheduled = true;
+      setImmediate(this.nextTurn);
+    }
+    this.updateInputFlow();
+  }
+
+  private readonly nextTurn = () => {
+    this.turnScheduled = false;
+    this.handleLines();
+  };
+
+  /** Stdin flows only while no line waits and stdout is not full. */
+  private updateInputFlow(): void {
+    const wanted = this.reading && !this.inputEnded && this.lines.length === 0 && !this.drained;
+    if (wanted === !this.paused) return;
+    this.paused = !wanted;
+    if (wanted) this.input.resume();
+    else this.input.pause();
+  }
+
+  private handleLine(line: Line): void {
+    if (line === OVERSIZED) {
+      this.reject(
+        ErrorCode.InvalidRequest,
+        `Message too large: a line may hold at most ${MAX_LINE_BYTES} bytes; send a smaller message.`,
+      );
+      return;
+    }
+    const bytes = line.at(-1) === 13 ? line.subarray(0, -1) : line; // \r\n endings
+    const text = bytes.toString("utf8");
+    if (text.trim() === "") return;
     let json: unknown;
     try {
-      json = JSON.parse(line);
+      json = JSON.parse(text);
     } catch {
       this.reject(ErrorCode.ParseError, "Parse error: each line must be one JSON-RPC message in JSON.");
       return;
