@@ -48,7 +48,7 @@ async function rpcError(name: string, args: Record<string, unknown>, on: Running
 }
 
 describe("tools/list", () => {
-  test("six boj tools with titles, output schemas, scope-free annotations as the issue says", async () => {
+  test("seven boj tools with titles, output schemas, scope-free annotations as the issue says", async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       "boj_get_data_code",
@@ -57,12 +57,13 @@ describe("tools/list", () => {
       "boj_list_databases",
       "boj_get_parameter_catalog",
       "boj_get_message_catalog",
+      "boj_search_series",
     ]);
     for (const tool of tools) {
       expect(tool.outputSchema?.type).toBe("object");
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });
       expect(tool.annotations?.openWorldHint).toBe(
-        tool.name.startsWith("boj_get_data") || tool.name === "boj_get_metadata",
+        tool.name.startsWith("boj_get_data") || tool.name === "boj_get_metadata" || tool.name === "boj_search_series",
       );
     }
     const code = tools[0];

@@ -46,7 +46,7 @@ describe("the 2026-07-28 era behind --auth jwt", () => {
     expect(fsOnly.response.result.tools.map((t: Json) => t.name)).toEqual(["fs_search_by_time"]);
     expect(fsOnly.response.result.cacheScope).toBe("private");
     const all = await post(server.url, request("tools/list"), await bearer("*"));
-    expect(all.response.result.tools.length).toBe(7);
+    expect(all.response.result.tools.length).toBe(8);
     expect(all.response.result.cacheScope).toBe("private");
   });
 

@@ -225,6 +225,7 @@ describe("methods", () => {
       "boj_list_databases",
       "boj_get_parameter_catalog",
       "boj_get_message_catalog",
+      "boj_search_series",
       "fs_search_by_time",
     ]);
   });
@@ -241,7 +242,7 @@ describe("both eras on one endpoint", () => {
     });
     expect(status).toBe(200);
     expect(headers.get("mcp-session-id")).toBeNull();
-    expect(response.result.tools.length).toBe(7);
+    expect(response.result.tools.length).toBe(8);
   });
 
   test("a legacy request without a session still gets today's 400 'missing Mcp-Session-Id' (a dual-era client's cue to initialize)", async () => {

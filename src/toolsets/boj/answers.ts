@@ -32,7 +32,11 @@ export class BojAnswers {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async fetch<T>(request: BojRequest, context: ToolContext, decode: (body: RawBody) => Decoded<T>): Promise<Answer<T>> {
+  async fetch<T>(
+    request: BojRequest,
+    context: Pick<ToolContext, "signal" | "notify">,
+    decode: (body: RawBody) => Decoded<T>,
+  ): Promise<Answer<T>> {
     const key = requestPath(request);
     const ttlMs = request.endpoint === "getMetadata" ? this.ttl.metadataMs : this.ttl.dataMs;
     const hit = this.cache && ttlMs > 0 ? await this.cache.get(key) : undefined;

@@ -9,6 +9,7 @@ import { type OptionSpec, httpUrlOption, integerOption, readDeclared } from "../
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import type { CacheTtl } from "./answers.ts";
 import type { BojClientConfig } from "./client.ts";
+import { defaultCatalogDir } from "./search/cache-dir.ts";
 import { parseSharedState } from "./shared-link.ts";
 
 export const DEFAULT_BOJ_BASE_URL = "https://www.stat-search.boj.or.jp";
@@ -109,6 +110,23 @@ export const bojOptions = [
     // Checked by parseSharedState, whose messages never repeat the value (it may hold a password).
     schema: v.optional(v.string()),
   },
+  {
+    name: "boj-catalog-dir",
+    env: "BOJ_CATALOG_DIR",
+    kind: "string",
+    valueName: "DIR|off",
+    help: "folder of the BOJ series catalogue that boj_search_series reads (built from BOJ's metadata, refreshed daily); off keeps it in memory only",
+    defaultText: "the user's cache folder + /mcpkit",
+    schema: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "expected a folder or off"))),
+  },
+  {
+    name: "boj-catalog-wait-ms",
+    env: "BOJ_CATALOG_WAIT_MS",
+    kind: "string",
+    valueName: "MS",
+    help: "longest a search waits for a series catalogue still being built before answering from the databases indexed so far",
+    schema: integerOption(0, 600_000, 30_000, "milliseconds"),
+  },
 ] as const satisfies readonly OptionSpec[];
 
 const ONE_DAY_S = 86_400;
@@ -129,11 +147,20 @@ export function parseCacheTtl(text: string): CacheTtl | undefined {
   return ttl;
 }
 
+/** `off` (any case) keeps the catalogue in memory; nothing given means the user's cache folder. */
+function catalogDirOf(value: string | undefined): string | undefined {
+  if (value === undefined) return defaultCatalogDir();
+  return value.toLowerCase() === "off" ? undefined : value;
+}
+
 export interface BojConfig extends BojClientConfig {
   cacheBytes: number;
   cacheTtl: CacheTtl;
   /** `postgres://…` or `sqlite:PATH`; undefined: cache and pacing are this process's own. */
   sharedState?: string;
+  /** Folder of the series catalogue; undefined keeps it in memory (`off`). */
+  catalogDir?: string;
+  catalogWaitMs: number;
 }
 
 export const boj = defineToolsetModule<BojConfig>({
@@ -153,6 +180,8 @@ export const boj = defineToolsetModule<BojConfig>({
       cacheBytes: options["boj-cache-bytes"] as number,
       cacheTtl: options["boj-cache-ttl-s"] as CacheTtl,
       sharedState: parseSharedState(options["boj-shared-state"]),
+      catalogDir: catalogDirOf(options["boj-catalog-dir"] as string | undefined),
+      catalogWaitMs: options["boj-catalog-wait-ms"] as number,
     };
   },
   // The tools, their client and schemas load only when the toolset is built (toolset.ts).

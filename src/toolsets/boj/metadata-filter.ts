@@ -10,7 +10,7 @@ import type { MetadataArgs, MetadataEntry, MetadataOutput } from "./schemas.ts";
 type Filters = Pick<MetadataArgs, "query" | "frequency" | "layer" | "offset" | "limit">;
 
 /** The request code of BOJ's printed frequency: MONTHLY → M, WEEKLY(FRIDAY) → W. */
-function shortFrequency(printed: string | null): Frequency | undefined {
+export function shortFrequency(printed: string | null): Frequency | undefined {
   if (!printed) return undefined;
   const upper = printed.toUpperCase();
   if (upper in FREQUENCY_INFO) return upper as Frequency;

@@ -57,7 +57,7 @@ const lang = v.optional(
 );
 
 /** BOJ's short frequency codes; the long names BOJ prints (MONTHLY) get a message naming the code. */
-const frequencyCode = (description: string) =>
+export const frequencyCode = (description: string) =>
   closedSet(
     FREQUENCIES,
     "upper",

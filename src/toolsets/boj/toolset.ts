@@ -13,6 +13,7 @@ import type { BojConfig } from "./index.ts";
 import { bojPrompts } from "./prompts.ts";
 import { bojResourceTemplates, bojResources } from "./resources.ts";
 import { linkSharedState, secretsOf } from "./shared-link.ts";
+import { createSearch } from "./search/index.ts";
 import { bojTools } from "./tools/index.ts";
 
 export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
@@ -26,10 +27,15 @@ export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
   for (const secret of config.sharedState ? secretsOf(config.sharedState) : []) runtime.log.redact(secret);
   const client = new BojClient(config, runtime.log, shared?.pace);
   const cache = shared ? shared.cache : config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
+  const answers = new BojAnswers(client, cache, config.cacheTtl);
+  const search = createSearch(config, answers, runtime.log);
   return {
     name: "boj",
-    close: shared?.close,
-    tools: bojTools({ answers: new BojAnswers(client, cache, config.cacheTtl) }),
+    close: async () => {
+      search.close();
+      await shared?.close();
+    },
+    tools: bojTools({ answers, search }),
     resources: bojResources,
     resourceTemplates: bojResourceTemplates,
     prompts: bojPrompts,

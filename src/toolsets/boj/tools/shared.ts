@@ -1,11 +1,14 @@
 /** What every boj tool file shares: the dependencies, scope and annotations. */
 import type { BojAnswers } from "../answers.ts";
+import type { SearchDeps } from "../search/run.ts";
 import type { KnownDatabases } from "../unknown-database.ts";
 
 export interface BojDeps {
   answers: BojAnswers;
   /** Database codes known to exist, for the "did you mean" of BOJ's M181005E (default: the built-in list). */
   knownDatabases?: KnownDatabases;
+  /** The series catalogue behind boj_search_series. */
+  search?: SearchDeps;
 }
 
 export const BOJ_SCOPE = "boj:read";

@@ -1,0 +1,73 @@
+/**
+ * The series search's parts wired together for the boj toolset: the catalogue store (opened on
+ * first use, in the catalogue folder or in memory), the catalogue that fills it through the boj
+ * answers (paced client, shared cache), and what boj_search_series needs.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { logToStderr } from "../../../core/client-log.ts";
+import type { Logger } from "../../../core/log.ts";
+import type { BojAnswers } from "../answers.ts";
+import { DATABASES } from "../catalog.ts";
+import { decodeMetadataBody } from "../decode/index.ts";
+import { buildMetadataRequest } from "../validation.ts";
+import type { SearchDeps } from "./run.ts";
+import { SeriesCatalog } from "./series-catalog.ts";
+import { CatalogStore } from "./store.ts";
+
+export const CATALOG_FILE = "boj-series-catalog.sqlite";
+
+export interface SearchConfig {
+  catalogDir?: string;
+  catalogWaitMs: number;
+  minIntervalMs: number;
+}
+
+export function createSearch(config: SearchConfig, answers: BojAnswers, log: Logger): SearchDeps & { close(): void } {
+  let store: CatalogStore | undefined;
+  const catalog = new SeriesCatalog({
+    store: () => {
+      store ??= openCatalogStore(config.catalogDir, log);
+      return store;
+    },
+    // lang=jp: BOJ's Japanese metadata carries the English names, units and notes too.
+    fetchMetadata: async (db, signal) => {
+      const request = buildMetadataRequest({ db, lang: "jp" });
+      const answer = await answers.fetch(
+        request,
+        { signal, notify: (level, logger, message, data) => logToStderr(log, level, logger, message, data) },
+        (body) => decodeMetadataBody(body, request),
+      );
+      return { entries: answer.output.entries, date: answer.output.meta.date };
+    },
+    databases: DATABASES.map((entry) => entry.code),
+    log,
+    intervalMs: config.minIntervalMs,
+  });
+  return {
+    catalog,
+    waitMs: config.catalogWaitMs,
+    close() {
+      catalog.close();
+      store?.close();
+    },
+  };
+}
+
+/**
+ * Opens the catalogue in `dir` (created private to the user when missing), or in memory when
+ * `dir` is undefined or cannot be used; the latter is logged once, and search still works.
+ */
+export function openCatalogStore(dir: string | undefined, log: Logger): CatalogStore {
+  if (dir === undefined) return new CatalogStore(":memory:");
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return new CatalogStore(join(dir, CATALOG_FILE));
+  } catch (error) {
+    log.warn("BOJ series catalogue: cannot use the catalogue folder; keeping the catalogue in memory", {
+      dir,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return new CatalogStore(":memory:");
+  }
+}

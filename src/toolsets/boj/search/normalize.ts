@@ -1,0 +1,44 @@
+/**
+ * One spelling for series names and queries, so that case, full-width/half-width forms and
+ * punctuation do not decide a match: `US.Dollar/Yen` and `us dollar yen`, `ドル・円` and `ドル 円`,
+ * `ＵＳＤ`, `ｶﾅ` and full-width spaces all meet. The same function runs over the catalogue when it
+ * is indexed and over every query.
+ */
+
+/** Anything that is not a letter or a digit separates words. */
+const SEPARATORS = /[^\p{L}\p{N}]+/gu;
+
+/**
+ * Japanese is written without spaces, and BOJ's names put `・`, `／` or full-width spaces between
+ * words that a reader types together (`ドル円`): in a document, a separator between two Japanese
+ * characters is dropped, so a query word matches across it.
+ */
+const BETWEEN_JAPANESE =
+  /(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]) (?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー])/gu;
+
+/** NFKC, lower case, punctuation to single spaces. */
+function fold(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(SEPARATORS, " ").trim();
+}
+
+/** The indexed form of a document's text. */
+export function normalizeDocument(...parts: (string | null | undefined)[]): string {
+  return parts
+    .filter((part): part is string => !!part)
+    .map((part) => fold(part).replace(BETWEEN_JAPANESE, ""))
+    .join(" ");
+}
+
+/** The most words one query is matched with; more adds cost without narrowing much. */
+export const MAX_QUERY_WORDS = 12;
+
+/** The distinct words of a query, in order, at most MAX_QUERY_WORDS; [] when it holds no letter or digit. */
+export function queryWords(query: string): string[] {
+  const words = fold(query).split(" ").filter(Boolean);
+  return [...new Set(words)].slice(0, MAX_QUERY_WORDS);
+}
+
+/** Characters, not UTF-16 units: the trigram index needs words of at least three. */
+export function characters(word: string): number {
+  return [...word].length;
+}

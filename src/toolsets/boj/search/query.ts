@@ -1,0 +1,142 @@
+/**
+ * Ranked search over the catalogue (store.ts). Words match in any order, as parts of words (the
+ * trigram index; words under three characters, such as 円 or "us", are checked by substring on
+ * the rows the others select, or on every row when no word is longer). Two phases, each paged by
+ * its own offset so that a cursor resumes exactly: first the series that contain every word, a
+ * series whose code is the query first, then those whose names hold every word, then the rest by
+ * BM25 with names weighing ten times the notes; then the series that contain only some of the
+ * words, most words first.
+ */
+import type { Frequency } from "../catalog.ts";
+import type { CatalogStore, StoredSeries } from "./store.ts";
+import { characters, normalizeDocument, queryWords } from "./normalize.ts";
+
+export interface SearchFilters {
+  dbs?: readonly string[];
+  frequency?: Frequency;
+  /** Words of a category name, either language. */
+  category?: string;
+}
+
+/** Where a page starts: phase 0 holds series with every word, phase 1 those with some. */
+export interface SearchPosition {
+  phase: 0 | 1;
+  offset: number;
+}
+
+export interface Hit extends StoredSeries {
+  /** How many of the query's words the series contains, and how many are in its code or names. */
+  matched: number;
+  in_names: number;
+  /** The position right after this hit, for a cursor that resumes there. */
+  after: SearchPosition;
+}
+
+export interface SearchPage {
+  words: string[];
+  hits: Hit[];
+  /** Where the next page starts, or null when nothing is left. */
+  next: SearchPosition | null;
+}
+
+const COLUMNS = `s.id, s.db, s.code, s.name_en, s.name_ja, s.unit_en, s.unit_ja, s.frequency, s.category_en,
+  s.category_ja, s.first_period, s.last_period, s.last_update`;
+
+type Params = Record<string, string | number>;
+
+/** The SQL text and parameters of one phase, or undefined when the phase cannot hold anything. */
+function phaseQuery(
+  phase: 0 | 1,
+  words: string[],
+  raw: string,
+  filters: SearchFilters,
+): { sql: string; params: Params } | undefined {
+  const long = words.filter((word) => characters(word) >= 3);
+  if (phase === 1 && words.length < 2) return undefined;
+  const params: Params = { raw };
+  const has = (column: string, name: string) => `(instr(t.${column}, $${name}) > 0)`;
+  const inAny = (name: string) => `(${has("names", name)} OR ${has("more", name)})`;
+  for (const [index, word] of words.entries()) params[`w${index}`] = word;
+  const matched = words.map((_, index) => inAny(`w${index}`)).join(" + ");
+  const inNames = words.map((_, index) => has("names", `w${index}`)).join(" + ");
+  const where: string[] = [];
+  const quote = (word: string) => `"${word.replaceAll('"', '""')}"`;
+  if (long.length > 0) {
+    where.push("catalog_text MATCH $match");
+    params.match = long.map(quote).join(phase === 0 ? " AND " : " OR ");
+  }
+  if (phase === 0) {
+    for (const [index, word] of words.entries()) if (characters(word) < 3) where.push(inAny(`w${index}`));
+  } else {
+    where.push(`(${matched}) < ${words.length}`);
+    if (long.length === 0) where.push(`(${matched}) > 0`);
+  }
+  if (filters.dbs?.length) {
+    where.push("s.db IN (SELECT value FROM json_each($dbs))");
+    params.dbs = JSON.stringify(filters.dbs);
+  }
+  if (filters.frequency) {
+    where.push("s.frequency_code = $frequency");
+    params.frequency = filters.frequency;
+  }
+  for (const [index, word] of queryWords(filters.category ?? "").entries()) {
+    where.push(`instr(s.category_norm, $c${index}) > 0`);
+    params[`c${index}`] = normalizeDocument(word);
+  }
+  const relevance = long.length > 0 ? "bm25(catalog_text, 10.0, 1.0)," : "";
+  const order =
+    phase === 0
+      ? `(s.code = $raw COLLATE NOCASE) DESC, in_names = ${words.length} DESC, ${relevance} s.id`
+      : `matched DESC, in_names DESC, ${relevance} s.id`;
+  const sql = `SELECT ${COLUMNS}, ${matched} AS matched, ${inNames} AS in_names
+    FROM catalog_text t JOIN catalog_series s ON s.id = t.rowid
+    WHERE ${where.join(" AND ") || "1"}
+    ORDER BY ${order}
+    LIMIT $limit OFFSET $offset`;
+  return { sql, params };
+}
+
+/** One page of at most `limit` hits from `start`; `query` must hold at least one word (queryWords). */
+export function searchCatalog(
+  store: CatalogStore,
+  query: string,
+  filters: SearchFilters,
+  start: SearchPosition,
+  limit: number,
+): SearchPage {
+  const words = queryWords(query);
+  const hits: Hit[] = [];
+  for (let phase = start.phase; phase <= 1; phase++) {
+    const offset = phase === start.phase ? start.offset : 0;
+    const built = phaseQuery(phase as 0 | 1, words, query.trim(), filters);
+    if (!built) break;
+    const want = limit - hits.length;
+    const rows = store.db.query(built.sql).all({ ...built.params, limit: want + 1, offset }) as (StoredSeries & {
+      matched: number;
+      in_names: number;
+    })[];
+    for (const [index, row] of rows.slice(0, want).entries()) {
+      hits.push({ ...row, after: { phase: phase as 0 | 1, offset: offset + index + 1 } });
+    }
+    if (rows.length > want) return { words, hits, next: { phase: phase as 0 | 1, offset: offset + want } };
+    if (hits.length >= limit) {
+      // This phase is exhausted exactly at the page's end: the next page starts the next phase.
+      const nextPhase =
+        phase === 0 && phaseQuery(1, words, query.trim(), filters) ? { phase: 1 as const, offset: 0 } : null;
+      return { words, hits, next: nextPhase && hasAny(store, nextPhase, words, query, filters) ? nextPhase : null };
+    }
+  }
+  return { words, hits, next: null };
+}
+
+function hasAny(
+  store: CatalogStore,
+  start: SearchPosition,
+  words: string[],
+  query: string,
+  filters: SearchFilters,
+): boolean {
+  const built = phaseQuery(start.phase, words, query.trim(), filters);
+  if (!built) return false;
+  return store.db.query(built.sql).all({ ...built.params, limit: 1, offset: start.offset }).length > 0;
+}
