@@ -66,6 +66,55 @@ describe("a client that does not read stdout", () => {
   }, 120_000);
 });
 
+describe("the cost of parsing one line is bounded", () => {
+  test("a 14 MB line of nested arrays is refused as too large (-32600, naming the limit) without parsing it; the server keeps answering", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(legacyOpening());
+    await peer.linesRead(1);
+    const depth = 7 * 1024 * 1024;
+    await peer.write(`${"[".repeat(depth)}${"]".repeat(depth)}\n`);
+    await peer.write(`${ping(2)}\n`);
+    await peer.linesRead(3);
+    const [refusal, pong] = parsed(peer.lines.slice(1));
+    expect(refusal.error.code).toBe(-32600);
+    expect(refusal.error.message).toContain("at most 1048576 bytes");
+    expect(refusal.id).toBeUndefined();
+    expect(pong).toMatchObject({ id: 2, result: {} });
+    // Before: the whole line was parsed, and the server peaked near 600 MB.
+    expect(peer.memoryMiB("VmHWM")).toBeLessThan(150);
+    expect(await peer.end()).toBe(0);
+  });
+
+  test("nesting: 64 levels are answered, 65 are refused before parsing (-32600 naming the limit), and so is a 1 MB line of them", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(legacyOpening());
+    await peer.linesRead(1);
+    // The message object and params are two levels; `x` adds the rest.
+    const nested = (id: number, levels: number) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"x":${"[".repeat(levels - 2)}${"]".repeat(levels - 2)}}}\n`;
+    // One at a time: a refusal is written at once, an answer a moment later.
+    const answer = async (line: string) => {
+      await peer.write(line);
+      await peer.linesRead(peer.lines.length + 1);
+      return JSON.parse(peer.lines.at(-1) as string) as Json;
+    };
+    expect(await answer(nested(1, 64))).toMatchObject({ id: 1, result: {} });
+    const deep = 500_000;
+    for (const line of [nested(2, 65), `${"[".repeat(deep)}${"]".repeat(deep)}\n`]) {
+      const refusal = await answer(line);
+      expect(refusal.error.code).toBe(-32600);
+      expect(refusal.error.message).toContain("at most 64 levels");
+      expect(refusal.id).toBeUndefined();
+    }
+    // Brackets inside a string are text, not nesting.
+    const bracketsInString = `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"${"[".repeat(100)}"}}\n`;
+    expect(await answer(bracketsInString)).toMatchObject({ id: 3, result: {} });
+    const pong = await answer(`${ping(4)}\n`);
+    expect(pong).toMatchObject({ id: 4, result: {} });
+    expect(await peer.end()).toBe(0);
+  });
+});
+
 describe("a flood of requests in one write", () => {
   test("200,000 pings in one write: one waiter for drain (no MaxListenersExceededWarning), every answer in order", async () => {
     const peer = startPeer(fsArgs());

@@ -3,11 +3,13 @@
  *
  * The SDK's StdioServerTransport drops unparsable lines silently and closes itself when a line
  * outgrows its buffer; a server that must survive any input answers a bad line with a JSON-RPC
- * error (-32700 / -32600) and skips an oversized line instead, so this channel does that. It checks the JSON-RPC 2.0 shape itself (no SDK), so no stdio connection, of
+ * error (-32700 / -32600) and skips an oversized or too deeply nested line instead, so this
+ * channel does that. It checks the JSON-RPC 2.0 shape itself (no SDK), so no stdio connection, of
  * either era, loads the SDK.
  *
  * What one client can make the server hold is bounded: a line at most MAX_LINE_BYTES (an oversized
- * one is skipped as it arrives, never buffered), and stdin is read only while stdout keeps up. A client that
+ * one is skipped as it arrives, never buffered) and MAX_DEPTH deep (checked before `JSON.parse`,
+ * whose cost grows with nesting), and stdin is read only while stdout keeps up. A client that
  * never reads its answers would otherwise have the server queue them all in memory (8 s of
  * `tools/list` took it from 30 to 240 MB): while stdout is full, or lines already read wait their
  * turn, stdin is paused, so the client's own writes block instead.
@@ -16,9 +18,12 @@ import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import { type JsonRpcMessage, checkJsonRpcMessage } from "../protocol/message.ts";
 import { isRecord } from "../protocol/params.ts";
+import { nestsDeeperThan } from "./json-depth.ts";
 
-/** A longer line is skipped and answered with -32600. */
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
+/** A longer line is skipped and answered with -32600 (the same 1 MiB as an HTTP body by default). */
+const MAX_LINE_BYTES = 1024 * 1024;
+/** Arrays and objects nested deeper are refused with -32600 before parsing; MCP messages need a handful of levels. */
+const MAX_DEPTH = 64;
 /**
  * Lines handled before the rest wait for the next turn of the event loop, where their answers
  * have been written: a 200 KiB chunk of stdin holds thousands of requests, and a full stdout
@@ -225,6 +230,13 @@ export class LineChannel {
       return;
     }
     const bytes = line.at(-1) === 13 ? line.subarray(0, -1) : line; // \r\n endings
+    if (nestsDeeperThan(bytes, MAX_DEPTH)) {
+      this.reject(
+        ErrorCode.InvalidRequest,
+        `Message too deeply nested: arrays and objects may nest at most ${MAX_DEPTH} levels; send a flatter message.`,
+      );
+      return;
+    }
     const text = bytes.toString("utf8");
     if (text.trim() === "") return;
     let json: unknown;

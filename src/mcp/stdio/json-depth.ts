@@ -1,0 +1,33 @@
+/**
+ * How deep a JSON text nests, found without parsing it: `JSON.parse` of a line of a million `[`
+ * costs hundreds of megabytes (a 14 MB line peaked at 589 MB), so a stdio line that nests deeper
+ * than any JSON-RPC message needs is refused before it is parsed. Brackets inside strings do not
+ * count; the text need not be valid JSON (the parser still judges that).
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/** Whether the arrays and objects of `bytes` (UTF-8 JSON) nest more than `maxDepth` levels anywhere. */
+export function nestsDeeperThan(bytes: Uint8Array, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > maxDepth) return true;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return false;
+}
