@@ -27,7 +27,8 @@ beforeAll(async () => {
     writeFileSync(original, "");
     for (let f = 1; f < FILES_PER_DIRECTORY; f++) linkSync(original, join(dir, `f${f}.txt`));
   }
-  server = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree, "--log-level", "info"] });
+  // At debug, the server logs how long each walk took by its own clock ("walked … ms=N").
+  server = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree, "--log-level", "debug"] });
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -42,7 +43,7 @@ type Result = {
 
 test("a long walk reports progress at most every 100 ms, with growing counts", async () => {
   const seen: { at: number; progress: number }[] = [];
-  const started = performance.now();
+  const walked = server.nextStderrLine(/fs_search_by_time walked/);
   const result = (await server.client.callTool(
     { name: "fs_search_by_time", arguments: { timeField: "modified", limit: 1 } },
     CallToolResultSchema,
@@ -51,10 +52,12 @@ test("a long walk reports progress at most every 100 ms, with growing counts", a
       timeout: 30_000,
     },
   )) as Result;
-  const elapsed = performance.now() - started;
+  // The walk's own duration, not the round trip's, which a busy machine lengthens without the server
+  // having had the time to report.
+  const ms = Number(/\bms=(\d+)/.exec(await walked)?.[1]);
   expect(result.structuredContent?.stats.scannedFiles).toBe(TOTAL_FILES);
-  if (elapsed > 250) expect(seen.length).toBeGreaterThan(0); // a walk this long must have reported
-  expect(seen.length).toBeLessThanOrEqual(Math.floor(elapsed / 100) + 1);
+  if (ms > 250) expect(seen.length).toBeGreaterThan(0); // a walk this long must have reported
+  expect(seen.length).toBeLessThanOrEqual(Math.floor(ms / 100) + 1);
   for (let i = 1; i < seen.length; i++) expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
   expect(seen.every((p) => p.progress <= TOTAL_FILES + DIRECTORIES + 1)).toBe(true);
 });
@@ -95,14 +98,12 @@ test("cancelling stops the walk early and the server keeps answering", async () 
   await expect(call).rejects.toThrow();
   expect(progress.length).toBeGreaterThan(0);
 
-  const answeredWithin = performance.now();
   const small = (await server.client.callTool({
     name: "fs_search_by_time",
     arguments: { timeField: "modified", path: "d0", limit: 2 },
   })) as Result;
   expect(small.isError).toBeFalsy();
   expect(small.structuredContent?.matches).toHaveLength(2);
-  expect(performance.now() - answeredWithin).toBeLessThan(5_000);
 
   // The server logs how far the cancelled walk got: well short of the whole tree.
   const line = await server.stderrLine(/fs_search_by_time cancelled/);
@@ -126,7 +127,7 @@ test("the time budget ends a walk with partial results and says so", async () =>
     expect(result.isError).toBeFalsy();
     expect(result.content[0].text).toContain("time budget of 100 ms");
     expect(result.structuredContent?.stats.scannedFiles).toBeLessThan(TOTAL_FILES);
-    for (let i = 0; i < 50 && messages.length === 0; i++) await Bun.sleep(10);
+    await limited.client.ping(); // its answer comes after every notification sent before it
     const partial = messages.filter(
       (m) => m.logger === "fs" && JSON.stringify(m.data).includes("time budget of 100 ms"),
     );
