@@ -23,9 +23,14 @@ export function tempHome(): string {
   return home;
 }
 
-export async function cli(home: string, ...args: string[]) {
-  const proc = Bun.spawn([...SELF, ...args], {
-    env: { PATH: process.env.PATH, HOME: home },
+export function cli(home: string, ...args: string[]) {
+  return run(home, [...SELF, ...args]);
+}
+
+/** Runs `argv` in `home` with HOME there and PATH as given (default: the tests' own). */
+export async function run(home: string, argv: string[], searchPath = process.env.PATH) {
+  const proc = Bun.spawn(argv, {
+    env: { PATH: searchPath, HOME: home },
     cwd: home,
     stdout: "pipe",
     stderr: "pipe",

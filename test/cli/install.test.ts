@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, test } from "bun:test";
 import { parse } from "jsonc-parser";
 import { configPath } from "../../src/cli/install/paths.ts";
-import { COMMAND, cli, PREFIX, SELF, tempHome } from "./install-helpers.ts";
+import { COMMAND, cli, PREFIX, run, SCRIPT, SELF, tempHome } from "./install-helpers.ts";
 
 describe("configPath", () => {
   test("computes each client's file per OS", () => {
@@ -402,5 +402,29 @@ describe("mcpkit install", () => {
     const help = await cli(home, "install", "--help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--dry-run");
+  });
+});
+
+describe("the command install writes", () => {
+  test("is the path it was invoked by, or the one found on PATH, not the target of a link to it", async () => {
+    const home = tempHome();
+    const bin = path.join(home, "bin");
+    fs.mkdirSync(bin);
+    // As a Homebrew bin/mcpkit links into Cellar/mcpkit/<version>/, whose path changes at every upgrade.
+    const link = path.join(bin, "mcpkit-linked");
+    fs.symlinkSync(fs.realpathSync(COMMAND), link);
+    const file = path.join(home, "mcp.json");
+    const commandIn = () => JSON.parse(fs.readFileSync(file, "utf8")).mcpServers.mcpkit.command;
+
+    const byPath = await run(home, [link, ...SCRIPT, "install", "cursor", "--config", file]);
+    expect(byPath.code, byPath.stderr).toBe(0);
+    expect(commandIn()).toBe(link);
+
+    fs.rmSync(file);
+    const searchPath = `${bin}${path.delimiter}${process.env.PATH}`;
+    const args = [...SCRIPT, "install", "cursor", "--config", file];
+    const byName = await run(home, ["sh", "-c", 'exec mcpkit-linked "$@"', "sh", ...args], searchPath);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(commandIn()).toBe(link);
   });
 });

@@ -5,6 +5,7 @@ import { ConfigError } from "../../core/options.ts";
 import { type Edit, editJson, editToml, UnreadableConfig } from "./edit.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
 import { masked, REDACTED } from "./mask.ts";
+import { selfCommand } from "./self.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
 import { withLock } from "./lock.ts";
@@ -89,22 +90,6 @@ function expandHome(value: string, host: Host): string {
   return value;
 }
 
-/**
- * How to launch this very program: the compiled binary, or `bun` plus this checkout's entry script.
- * Clients start a server in the user's workspace, and plain `bun` would load that directory's
- * `.env` files and `bunfig.toml` (running its `preload` scripts): from source, the command names
- * this checkout's own bunfig and loads no `.env` (the compiled binary loads neither; see
- * scripts/release/compile.ts).
- */
-export function selfCommand(): { command: string; args: string[] } {
-  const script = Bun.main;
-  const compiled = script.startsWith("/$bunfs") || /^[A-Z]:[\\/]~BUN/.test(script) || !fs.existsSync(script);
-  if (compiled) return { command: process.execPath, args: [] };
-  const entry = path.resolve(script);
-  const bunfig = path.resolve(path.dirname(entry), "..", "bunfig.toml");
-  return { command: process.execPath, args: [`--config=${bunfig}`, "--no-env-file", entry] };
-}
-
 function serverSpec(request: Request, host: Host): ServerSpec {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(request.name))
     throw new ConfigError(`--name "${request.name}" must match ^[A-Za-z0-9_-]{1,64}$`);
@@ -117,7 +102,7 @@ function serverSpec(request: Request, host: Host): ServerSpec {
       throw new ConfigError(`--http "${request.http}" is not a URL, e.g. http://127.0.0.1:8080/mcp`);
     return { command: "", args: [], env: {}, url: request.http };
   }
-  const self = selfCommand();
+  const self = selfCommand(host.env.PATH);
   const args = [...self.args];
   for (const root of request.roots) {
     const absolute = path.resolve(expandHome(root, host));
