@@ -6,8 +6,9 @@
  * the native walk (C), the HTTP server's and the in-process walks through the JavaScript walk.
  *
  * MCPKIT_RACE_SECONDS sets how long the server and the in-process anchored walk are raced (default 1
- * for a contributor's run; CI runs 20). A control run of the old by-path walk under the same
- * flipping, until its first leak, shows that the race is really exercised.
+ * for a contributor's run; CI runs 20), and each race also runs until it has done 5 searches (or 10
+ * walks) a second of that, however long a busy machine makes them. A control run of the old by-path
+ * walk under the same flipping, until its first leak, shows that the race is really exercised.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,8 +26,13 @@ import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
 import { type RunningServer, startStdioServer } from "../support/mcp.ts";
 
 const RACE_SECONDS = Number(process.env.MCPKIT_RACE_SECONDS ?? 1);
-/** At most this long for the by-path control walk to leak (it stops at its first leak). */
-const CONTROL_BOUND_SECONDS = 10;
+/** At most this long for the by-path control walk to leak (it stops at its first leak: milliseconds). */
+const CONTROL_BOUND_SECONDS = 60;
+/** The fewest searches and in-process walks a race runs, whatever the time it takes. */
+const MIN_SEARCHES = RACE_SECONDS * 5 + 1;
+const MIN_WALKS = RACE_SECONDS * 10 + 1;
+/** A race's test timeout: room for its minimum count on a machine several times slower. */
+const RACE_TIMEOUT_MS = (RACE_SECONDS * 3 + 30) * 1000;
 const MARKER = `MARKER-${crypto.randomUUID()}`;
 const SUBDIRECTORIES = 20;
 
@@ -91,26 +97,26 @@ afterAll(async () => {
 });
 
 /**
- * In-process walks for `seconds` (or, with `untilOutside`, only until one sees a marker entry): how
- * many ran, how many marker entries they saw, and how long that took.
+ * In-process walks for `seconds` and at least `minWalks` (or, with `untilOutside`, only until one
+ * sees a marker entry): how many ran, how many marker entries they saw, and how long that took.
  */
 async function raceWalks(
   access: DirectoryAccess,
   seconds: number,
-  untilOutside = false,
+  { minWalks = 0, untilOutside = false } = {},
 ): Promise<{ walks: number; outside: number; ms: number }> {
   let walks = 0;
   let outside = 0;
   const started = performance.now();
   const until = started + seconds * 1000;
-  while (performance.now() < until && !(untilOutside && outside > 0)) {
+  while ((performance.now() < until || walks < minWalks) && !(untilOutside && outside > 0)) {
     walks++;
     await walk(
       walkRequest(root, {
         access,
         maxDepth: 64,
         includeDirectories: true,
-        deadline: performance.now() + 5_000,
+        deadline: performance.now() + 30_000,
         accept: (directory, rel, batch) => {
           for (const name of namesOf(batch)) if (name.includes(MARKER)) outside++;
           // Stat through the walk's handle as the search does, so a leak through stat would count too.
@@ -125,8 +131,8 @@ async function raceWalks(
 }
 
 /**
- * Searches through `client` for `seconds` under the flip (`path` narrows each search): how many ran,
- * how many of them leaked, and entries from outside and inside.
+ * Searches through `client` for `seconds`, and at least MIN_SEARCHES, under the flip (`path` narrows
+ * each search): how many ran, how many of them leaked, and entries from outside and inside.
  */
 async function raceSearches(client: Client, seconds: number, path?: string) {
   let searches = 0;
@@ -134,7 +140,7 @@ async function raceSearches(client: Client, seconds: number, path?: string) {
   let outside = 0;
   let inside = 0;
   const until = performance.now() + seconds * 1000;
-  while (performance.now() < until) {
+  while (performance.now() < until || searches < MIN_SEARCHES) {
     const result = (await client.callTool({
       name: "fs_search_by_time",
       arguments: { timeField: "modified", includeDirectories: true, limit: 1000, sort: "path_asc", path },
@@ -157,13 +163,13 @@ test(
     console.error(
       `race: ${searches} searches through the server in ${RACE_SECONDS} s, ${leakingSearches} of them leaked ${outside} entries from outside, ${inside} inside`,
     );
-    expect(searches).toBeGreaterThan(RACE_SECONDS * 5);
+    expect(searches).toBeGreaterThanOrEqual(MIN_SEARCHES);
     expect(inside).toBeGreaterThan(0);
     expect(outside).toBe(0);
     // Where the platform has it, the native walk is what was raced.
     if (process.platform === "linux" && libc()) expect(server.stderr()).toContain('walker="javascript+native"');
   },
-  (RACE_SECONDS + 20) * 1000,
+  RACE_TIMEOUT_MS,
 );
 
 test(
@@ -173,11 +179,11 @@ test(
     console.error(
       `race with path "d": ${searches} searches in ${RACE_SECONDS} s, ${leakingSearches} of them leaked ${outside} entries from outside, ${inside} inside`,
     );
-    expect(searches).toBeGreaterThan(RACE_SECONDS * 5);
+    expect(searches).toBeGreaterThanOrEqual(MIN_SEARCHES);
     expect(inside).toBeGreaterThan(0);
     expect(outside).toBe(0);
   },
-  (RACE_SECONDS + 20) * 1000,
+  RACE_TIMEOUT_MS,
 );
 
 test(
@@ -187,27 +193,27 @@ test(
     console.error(
       `race over HTTP with client root root/d: ${searches} searches in ${RACE_SECONDS} s, ${leakingSearches} of them leaked ${outside} entries from outside, ${inside} inside`,
     );
-    expect(searches).toBeGreaterThan(RACE_SECONDS * 5);
+    expect(searches).toBeGreaterThanOrEqual(MIN_SEARCHES);
     expect(inside).toBeGreaterThan(0);
     expect(outside).toBe(0);
   },
-  (RACE_SECONDS + 20) * 1000,
+  RACE_TIMEOUT_MS,
 );
 
 test(
   `in-process: the anchored walk sees nothing outside in ${RACE_SECONDS} s, while the old by-path walk does under the same race`,
   async () => {
-    const anchored = await raceWalks(directoryAccess(), RACE_SECONDS);
+    const anchored = await raceWalks(directoryAccess(), RACE_SECONDS, { minWalks: MIN_WALKS });
     // The control stops at its first leak, which takes a few walks (milliseconds) on a quiet machine;
     // the bound is only for a loaded one, where the flipper can be starved for a while.
-    const byPath = await raceWalks(pathAccess(), CONTROL_BOUND_SECONDS, true);
+    const byPath = await raceWalks(pathAccess(), CONTROL_BOUND_SECONDS, { untilOutside: true });
     console.error(
       `race in process: ${directoryAccess().kind} walk ${anchored.walks} walks in ${anchored.ms} ms / ${anchored.outside} outside; by-path walk leaked ${byPath.outside} entries after ${byPath.walks} walks, ${byPath.ms} ms`,
     );
-    expect(anchored.walks).toBeGreaterThan(10);
+    expect(anchored.walks).toBeGreaterThanOrEqual(MIN_WALKS);
     if (directoryAccess().kind === "descriptor") expect(anchored.outside).toBe(0);
     // The control: the race is real (the by-path walk is what Windows still uses).
     expect(byPath.outside).toBeGreaterThan(0);
   },
-  (RACE_SECONDS + CONTROL_BOUND_SECONDS + 20) * 1000,
+  RACE_TIMEOUT_MS + CONTROL_BOUND_SECONDS * 1000,
 );
