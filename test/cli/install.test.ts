@@ -181,7 +181,7 @@ describe("mcpkit install", () => {
     }
   });
 
-  test("--http writes each client's URL entry; Claude Desktop refuses it", async () => {
+  test("--http writes each client's URL entry; Claude Desktop's launches mcp-remote", async () => {
     const home = tempHome();
     const url = "http://127.0.0.1:8080/mcp";
     expect((await cli(home, "install", "vscode", "--http", url)).code).toBe(0);
@@ -190,7 +190,14 @@ describe("mcpkit install", () => {
     expect((await cli(home, "install", "gemini", "--http", url)).code).toBe(0);
     const gemini = JSON.parse(fs.readFileSync(path.join(home, ".gemini/settings.json"), "utf8"));
     expect(gemini.mcpServers.mcpkit).toEqual({ httpUrl: url });
-    expect((await cli(home, "install", "claude-desktop", "--http", url)).code).toBe(2);
+    // Claude Desktop launches local servers only: mcp-remote bridges to the URL.
+    expect((await cli(home, "install", "claude-desktop", "--http", url)).code).toBe(0);
+    const desktop = JSON.parse(fs.readFileSync(path.join(home, ".config/Claude/claude_desktop_config.json"), "utf8"));
+    expect(desktop.mcpServers.mcpkit).toEqual({ command: "npx", args: ["-y", "mcp-remote", url] });
+    const lan = "http://mcp.internal:8080/mcp";
+    expect((await cli(home, "install", "claude-desktop", "--http", lan, "--name", "lan")).code).toBe(0);
+    const withLan = JSON.parse(fs.readFileSync(path.join(home, ".config/Claude/claude_desktop_config.json"), "utf8"));
+    expect(withLan.mcpServers.lan).toEqual({ command: "npx", args: ["-y", "mcp-remote", lan, "--allow-http"] });
     expect((await cli(home, "install", "cursor", "--http", "not a url")).code).toBe(2);
   });
 

@@ -8,9 +8,20 @@ export interface ServerSpec {
   url?: string;
 }
 
+/**
+ * Claude Desktop's file launches local servers only: mcp-remote (through npx) bridges its stdio to the URL. It takes
+ * plain http only from localhost unless told so.
+ */
+function mcpRemoteArgs(url: string): string[] {
+  const { protocol, hostname } = new URL(url);
+  const local = hostname === "localhost" || hostname === "127.0.0.1";
+  return protocol === "http:" && !local ? [url, "--allow-http"] : [url];
+}
+
 /** The entry written under the client's servers key (JSON clients) or as the TOML table (Codex). */
 export function clientEntry(client: Client, spec: ServerSpec): Record<string, unknown> {
   if (spec.url !== undefined) {
+    if (client === "claude-desktop") return { command: "npx", args: ["-y", "mcp-remote", ...mcpRemoteArgs(spec.url)] };
     if (client === "vscode" || client === "claude-code") return { type: "http", url: spec.url };
     if (client === "gemini") return { httpUrl: spec.url };
     return { url: spec.url };

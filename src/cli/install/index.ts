@@ -164,8 +164,6 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
         );
       return EXIT_OK;
     }
-    if (client === "claude-desktop" && request.http)
-      throw new ConfigError("Claude Desktop's config file launches local servers only; drop --http");
     const spec = verb === "install" ? serverSpec(request, host) : undefined;
     const file = configTarget(
       request.config ? path.resolve(expandHome(request.config, host)) : configPath(client, host),
