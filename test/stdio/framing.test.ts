@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { meta } from "../modern/support.ts";
 import { type Json, legacyOpening, startPeer } from "./peer.ts";
 
 let root: string;
@@ -130,4 +131,37 @@ describe("a flood of requests in one write", () => {
     expect(await peer.end()).toBe(0);
     expect(peer.stderr()).not.toContain("MaxListenersExceededWarning");
   }, 120_000);
+});
+
+describe("a last line without a newline", () => {
+  test("2025-11-25: answered when stdin ends, then the process exits 0", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(`${legacyOpening()}${ping(1)}`);
+    const code = await peer.end();
+    expect(parsed(peer.lines).map((message) => message.id)).toEqual(["init", 1]);
+    expect(code).toBe(0);
+  });
+
+  test("2026-07-28 (the only line): answered when stdin ends, then the process exits 0", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }));
+    const code = await peer.end();
+    const [answer, ...rest] = parsed(peer.lines);
+    expect(answer.id).toBe(1);
+    expect(answer.result.tools[0].name).toBe("fs_search_by_time");
+    expect(rest).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  test("a last line over the size limit, without a newline, is refused (-32600) rather than dropped", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(legacyOpening());
+    await peer.linesRead(1);
+    await peer.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${"a".repeat(2 * 1024 * 1024)}"}}`);
+    const code = await peer.end();
+    const [, refusal] = parsed(peer.lines);
+    expect(refusal.error.code).toBe(-32600);
+    expect(refusal.error.message).toContain("at most 1048576 bytes");
+    expect(code).toBe(0);
+  });
 });

@@ -12,7 +12,8 @@
  * whose cost grows with nesting), and stdin is read only while stdout keeps up. A client that
  * never reads its answers would otherwise have the server queue them all in memory (8 s of
  * `tools/list` took it from 30 to 240 MB): while stdout is full, or lines already read wait their
- * turn, stdin is paused, so the client's own writes block instead.
+ * turn, stdin is paused, so the client's own writes block instead. A last line without a newline
+ * is answered when the input ends.
  */
 import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";
@@ -147,6 +148,9 @@ export class LineChannel {
 
   private readonly onEnd = () => {
     this.inputEnded = true;
+    if (this.discarding) this.lines.push(OVERSIZED);
+    else if (this.partialBytes > 0) this.lines.push(this.takePartial(Buffer.alloc(0)));
+    this.discarding = false;
     this.handleLines();
   };
 
