@@ -220,20 +220,27 @@ async function expectStoreRules(url: string) {
   try {
     const origin = `http://pacing-${Math.random()}.test`;
     const never = new AbortController().signal;
-    await x.awaitTurn(origin, 400, never); // first: goes at once, next slot in 400 ms
+    // Slots a minute apart, longer than the test may run: each wait is read, never sat out, so how
+    // long the machine takes between the calls cannot move a wait across the line checked below.
+    const SLOT_MS = 60_000;
+    await x.awaitTurn(origin, SLOT_MS, never); // first: goes at once, next slot in a minute
     const cancelled = new AbortController();
     const queued = Promise.withResolvers<void>();
-    const waiting = y.awaitTurn(origin, 400, cancelled.signal, () => queued.resolve()).catch((error: Error) => error);
+    const waiting = y
+      .awaitTurn(origin, SLOT_MS, cancelled.signal, () => queued.resolve())
+      .catch((error: Error) => error);
     await queued.promise; // y holds the next slot and waits for it
     cancelled.abort(new Error("cancelled"));
     expect(await waiting).toBeInstanceOf(Error);
-    let waited = 0;
-    await x.awaitTurn(origin, 400, never, (ms) => {
-      waited = ms;
-    });
-    // It takes the cancelled caller's slot (~400 ms after the first), not the one after it (~800 ms).
-    expect(waited).toBeGreaterThan(200);
-    expect(waited).toBeLessThanOrEqual(400);
+    const third = new AbortController();
+    const announced = Promise.withResolvers<number>();
+    const last = x.awaitTurn(origin, SLOT_MS, third.signal, (ms) => announced.resolve(ms)).catch(() => undefined);
+    const waited = await announced.promise;
+    third.abort(new Error("read, not waited for"));
+    await last;
+    // It takes the cancelled caller's slot (a minute after the first), not the one after it (two).
+    expect(waited).toBeGreaterThan(SLOT_MS / 2);
+    expect(waited).toBeLessThanOrEqual(SLOT_MS);
 
     // Four answers of ~1,350 bytes each, written by x; y (nothing in its memory) reads the table.
     const answer = (n: number) => ({ output: { n, pad: "p".repeat(1_300) }, raw: () => `raw ${n}`, storedAt: n });
