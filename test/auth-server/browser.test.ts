@@ -11,7 +11,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { hasChromium, launchChromium } from "../support/chromium.ts";
 import { type Harness, authorizeUrl, pkce, registerClient, startHarness } from "./harness.ts";
 
-setDefaultTimeout(20_000);
+setDefaultTimeout(60_000);
 const available = hasChromium("the consent page in a real browser");
 
 let h: Harness;
@@ -88,7 +88,7 @@ describe.skipIf(!available)("consent page in chromium", () => {
     console.error(`consent page screenshot: ${screenshot}`);
     received.length = 0;
     await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("#approve")]);
-    await page.waitForSelector("#done", { timeout: 5000 }).catch(async (error) => {
+    await page.waitForSelector("#done", { timeout: 30_000 }).catch(async (error) => {
       throw new Error(
         `${error}: at ${page.url()}: ${(await page.content()).slice(0, 600)}\n${h.logs.slice(-5).join("")}`,
       );
@@ -136,7 +136,7 @@ describe.skipIf(!available)("consent page in chromium", () => {
       page.on("console", (message) => {
         if (/frame-ancestors|Refused to (display|frame)/i.test(message.text())) resolve(true);
       });
-      setTimeout(() => resolve(false), 5000);
+      setTimeout(() => resolve(false), 30_000);
     });
     await page.goto(`${appBase}/frame?src=${encodeURIComponent(target)}`, { waitUntil: "load" });
     const frame = page.frames().find((candidate) => candidate !== page.mainFrame());

@@ -18,7 +18,7 @@ import { REPO_ROOT, type RunningServer, runCli, runProcess, startStdioServer } f
 import { freeLoopbackPort } from "../support/ports.ts";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.ts";
 
-setDefaultTimeout(20_000);
+setDefaultTimeout(30_000);
 const postgresHere = hasPostgres("the Postgres tests of --boj-shared-state");
 
 const fake = startFakeBoj();

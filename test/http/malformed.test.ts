@@ -47,7 +47,7 @@ async function raw(text: string): Promise<RawResponse> {
   });
   socket.write(text);
   socket.flush();
-  const timer = setTimeout(() => answer.reject(new Error(`no answer to ${JSON.stringify(text.slice(0, 80))}`)), 5000);
+  const timer = setTimeout(() => answer.reject(new Error(`no answer to ${JSON.stringify(text.slice(0, 80))}`)), 30_000);
   try {
     const response = await answer.promise;
     const split = response.indexOf("\r\n\r\n");

@@ -76,7 +76,7 @@ ${instances.map((instance) => `    server 127.0.0.1:${instance.port};`).join("\n
   );
   nginx = Bun.spawn([NGINX, "-p", dir, "-c", join(dir, "nginx.conf")], { stdout: "ignore", stderr: "pipe" });
   proxyUrl = `http://127.0.0.1:${port}/mcp`;
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 600; i++) {
     try {
       await fetch(`http://127.0.0.1:${port}/healthz`);
       return;
