@@ -63,8 +63,8 @@ function expectClean(text: string): void {
   expect(text).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
 }
 
-/** Notifications are sent before the result, but give the client's reader a moment. */
-const settle = () => Bun.sleep(50);
+/** Every notification sent before it has reached the client once a ping's answer has. */
+const settle = (server: RunningServer) => server.client.ping();
 
 describe("MCP logging", () => {
   test("at level info, a 503 that is retried sends a warning naming the attempt, the wait and the reason", async () => {
@@ -72,7 +72,7 @@ describe("MCP logging", () => {
       await server.client.setLoggingLevel("info");
       fake.enqueue({ kind: "status", status: 503 });
       expect((await server.client.callTool({ name: "boj_get_data_code", arguments: CO })).isError).toBeFalsy();
-      await settle();
+      await settle(server);
       const retries = seen.filter((n) => n.level === "warning");
       expect(retries).toHaveLength(1);
       expect(retries[0].logger).toBe("boj");
@@ -98,7 +98,7 @@ describe("MCP logging", () => {
       await server.client.setLoggingLevel("error");
       fake.enqueue({ kind: "status", status: 503 });
       expect((await server.client.callTool({ name: "boj_get_data_code", arguments: CO })).isError).toBeFalsy();
-      await settle();
+      await settle(server);
       expect(fake.requests).toHaveLength(2);
       expect(seen).toEqual([]);
     });
@@ -109,7 +109,7 @@ describe("MCP logging", () => {
       await server.client.setLoggingLevel("info");
       fake.enqueue({ kind: "html", status: 502 }, { kind: "html", status: 502 }, { kind: "html", status: 502 });
       await server.client.callTool({ name: "boj_get_metadata", arguments: { db: "CO" } }).catch(() => {});
-      await settle();
+      await settle(server);
       const failure = seen.find((n) => n.level === "error");
       expect(failure?.data.message).toContain("BOJ getMetadata failed after 3 attempts: TRANSPORT_ERROR");
       const waits = seen.filter((n) => n.level === "info" && String(n.data.message).startsWith("waiting"));
@@ -137,7 +137,7 @@ describe("control characters from upstream", () => {
       await server.client.setLoggingLevel("debug");
       fake.enqueue({ kind: "raw", status: 503, body: hostileJson(503, "M181091S") });
       expect((await server.client.callTool({ name: "boj_get_data_code", arguments: CO })).isError).toBeFalsy();
-      await settle();
+      await settle(server);
       const retry = seen.find((n) => n.level === "warning");
       expect(retry?.data.message).toContain("DB down now");
       expectClean(JSON.stringify(retry));
