@@ -321,7 +321,10 @@ describe("what a newcomer meets (issue 19 §2)", () => {
     expect(upstream.stdout).toContain(
       "cannot reach BOJ at 127.0.0.1:9 (connection refused): check --boj-base-url (BOJ_BASE_URL)",
     );
-    expect(upstream.stderr).toContain("failed after 2 attempts"); // refused is retried; a name that does not resolve is not
+    // Refused is retried (a name that does not resolve is not); the failure itself is said once, on stdout.
+    expect(upstream.stdout).toContain("(2 attempts)");
+    expect(upstream.stderr).toContain("attempt 1 of 2 failed");
+    expect(upstream.stderr).not.toContain("failed after");
   });
 
   test("~ and ~/… in --root and MCPKIT_ROOTS mean the home directory", async () => {
@@ -507,7 +510,9 @@ describe("what a newcomer meets, part two (issue 19 §2)", () => {
     expect(error.message).toContain(
       "cannot reach BOJ at mcpkit-test.invalid (host name not found): check --boj-base-url (BOJ_BASE_URL)",
     );
-    expect(run.stderr).toContain("failed after 1 attempt:");
+    // Said once: the JSON on stdout and one error line on stderr, no retry.
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("host name not found");
     expect(run.stderr).not.toContain("retrying");
   });
 
