@@ -291,7 +291,7 @@ describe("limits", () => {
     const expiredLine = new RegExp(`session expired after being idle.*${idle.slice(0, 8)}`);
     // The active client pings every 50 ms (its pace, not a wait) until the server says the idle one expired.
     for (let pings = 0; !expiredLine.test(server.stderr()); pings++) {
-      if (pings > 60) throw new Error(`the idle session never expired:\n${server.stderr()}`);
+      if (pings > 600) throw new Error(`the idle session never expired:\n${server.stderr()}`); // 30 s and more
       const response = await ping(active);
       expect(response.status).toBe(200);
       await response.text();
