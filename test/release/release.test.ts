@@ -371,6 +371,7 @@ describe("server.json", () => {
 
 describe.if(hasNpm)("npm packages", () => {
   let app: string;
+  let launcherTarball: string;
   const npmEnv = () => ({
     PATH: process.env.PATH ?? "",
     HOME: work,
@@ -393,6 +394,7 @@ describe.if(hasNpm)("npm packages", () => {
       if (pack.code !== 0) throw new Error(`npm pack ${dir} failed: ${pack.stderr}`);
     }
     const tarballs = readdirSync(packs).map((name) => join(packs, name));
+    launcherTarball = tarballs.find((file) => /[\\/]mcpkit-\d[^\\/]*\.tgz$/.test(file))!;
     // Offline, from the tarballs alone: the other platforms' optional packages are skipped.
     const install = await runProcess(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], {
       cwd: app,
@@ -411,6 +413,36 @@ describe.if(hasNpm)("npm packages", () => {
     expect(platform.os).toEqual([process.platform]);
     expect(platform.cpu).toEqual([process.arch]);
   });
+
+  test(
+    "installed with --omit=optional, the bin runs no platform package an ancestor node_modules offers",
+    async () => {
+      // The planted package sits where require.resolve would find it from the app: a parent folder's node_modules.
+      const outer = join(work, "omit-optional");
+      const planted = join(outer, "node_modules", "@mcpkit", HOST, "bin", "mcpkit");
+      mkdirSync(join(planted, ".."), { recursive: true });
+      writeFileSync(planted, "#!/bin/sh\necho planted ran\n");
+      chmodSync(planted, 0o755);
+      const lean = join(outer, "app");
+      mkdirSync(lean, { recursive: true });
+      writeFileSync(join(lean, "package.json"), '{"name":"lean-app","private":true}\n');
+      const install = await runProcess(
+        ["npm", "install", "--offline", "--omit=optional", "--no-audit", "--no-fund", launcherTarball],
+        { cwd: lean, env: npmEnv(), timeoutMs: TIMEOUT },
+      );
+      if (install.code !== 0) throw new Error(`npm install --omit=optional failed: ${install.stderr}`);
+      const result = await runProcess([join(lean, "node_modules", ".bin", "mcpkit"), "--version"], {
+        cwd: lean,
+        env: npmEnv(),
+        timeoutMs: TIMEOUT,
+      });
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain(`the optional dependency @mcpkit/${HOST} is not installed`);
+      expect(result.stderr).toContain("--include=optional");
+      expect(result.code).toBe(1);
+    },
+    TIMEOUT,
+  );
 
   test(
     "npx mcpkit --version runs the installed native binary",
