@@ -14,6 +14,7 @@ import { type FakeBoj, startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
 import { post, request } from "../modern/support.ts";
+import { textOf } from "../support/every-toolset.ts";
 import { type RunningServer, runCli, startStdioServer } from "../support/mcp.ts";
 
 let root: string;
@@ -51,15 +52,10 @@ interface Outcome {
   text: string;
 }
 
-const textOf = (result: { content?: { type: string; text?: string }[] }) =>
-  (result.content ?? []).map((block) => block.text ?? "").join("\n");
-
 const WAYS: Record<string, (tool: string, args: Record<string, unknown>) => Promise<Outcome>> = {
   "2025-11-25 over stdio": async (tool, args) => {
     try {
-      const result = (await stdio.client.callTool({ name: tool, arguments: args })) as Parameters<typeof textOf>[0] & {
-        isError?: boolean;
-      };
+      const result = await stdio.client.callTool({ name: tool, arguments: args });
       return { isError: result.isError === true, text: textOf(result) };
     } catch (error) {
       const { code, message } = error as { code: number; message: string };
