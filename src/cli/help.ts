@@ -43,7 +43,8 @@ export function helpText(core: HelpSection, modules: readonly ToolsetModule[], e
 const EXIT_CODES = [
   "Exit codes of 'call': 0 success; 1 the tool or its upstream failed (isError, an upstream or network",
   "error); 2 usage: a bad flag, JSON that does not parse, arguments the tool refuses (its schema, or a value",
-  "wrong in meaning such as a backwards date range), an unknown tool or one whose toolset is off.",
+  "wrong in meaning such as a backwards date range), an unknown tool or one whose toolset is off, configuration",
+  "the tool needs (get_platform_status without --oj-token). A reader that stops early (| head) is no error.",
 ];
 
 /** `mcpkit call --help` and `mcpkit help call`: how to run one tool. */
