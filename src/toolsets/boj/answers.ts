@@ -36,6 +36,13 @@ export class BojAnswers {
     request: BojRequest,
     context: Pick<ToolContext, "signal" | "notify">,
     decode: (body: RawBody) => Decoded<T>,
+    /**
+     * Whether a new answer is stored (default true). The series catalogue reads the cache but
+     * stores only into a fleet's shared one: its own SQLite file is the lasting copy, and 50
+     * databases' metadata would fill this process's memory for nothing (226 → 123 MB peak RSS
+     * for a 157,000-series build, scripts/bench/boj-search.ts).
+     */
+    store = true,
   ): Promise<Answer<T>> {
     const key = requestPath(request);
     const ttlMs = request.endpoint === "getMetadata" ? this.ttl.metadataMs : this.ttl.dataMs;
@@ -58,7 +65,7 @@ export class BojAnswers {
       },
       (level, message, data) => context.notify(level, "boj", message, data),
     );
-    if (this.cache && ttlMs > 0) {
+    if (this.cache && ttlMs > 0 && store) {
       await this.cache.set(
         key,
         { output: decoded.output, raw: decoded.raw, storedAt: this.now() },

@@ -21,6 +21,8 @@ export interface SearchConfig {
   catalogDir?: string;
   catalogWaitMs: number;
   minIntervalMs: number;
+  /** With a fleet's shared cache, the metadata fetched for the catalogue is stored there for the other instances. */
+  sharedState?: string;
 }
 
 export function createSearch(config: SearchConfig, answers: BojAnswers, log: Logger): SearchDeps & { close(): void } {
@@ -37,6 +39,7 @@ export function createSearch(config: SearchConfig, answers: BojAnswers, log: Log
         request,
         { signal, notify: (level, logger, message, data) => logToStderr(log, level, logger, message, data) },
         (body) => decodeMetadataBody(body, request),
+        config.sharedState !== undefined,
       );
       return { entries: answer.output.entries, date: answer.output.meta.date };
     },
