@@ -1,10 +1,10 @@
 /**
- * A throwaway Debian PostgreSQL cluster for tests: initdb in a temporary directory, listening on
- * a free loopback port only, trust authentication, no fsync. A normal user runs the cluster as
+ * A throwaway Debian PostgreSQL cluster for tests: a copy of one initdb's cluster in a temporary
+ * directory, listening on a free loopback port only, trust authentication, no fsync. A normal user runs the cluster as
  * itself; root (whom initdb refuses) runs it as the `postgres` user through `runuser`. Tests skip
  * with one line when the package is absent or neither way works here.
  */
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { type Stats, chownSync, lstatSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freeLoopbackPort } from "./ports.ts";
@@ -52,13 +52,44 @@ function asOwner(args: string[]): void {
   if (result.exitCode !== 0) throw new Error(`${args[0]} failed: ${result.stderr.toString()}`);
 }
 
+/**
+ * A fresh cluster's data directory, made by initdb once per user and PostgreSQL version and then
+ * copied: initdb takes 1–5 s, a copy a tenth of that, and several test files start a cluster.
+ * Workers racing to make it each make their own and rename it into place; the first wins.
+ */
+function template(owner: { uid: number; gid: number } | undefined): string {
+  const path = join(tmpdir(), `mcpkit-pg-template-${process.getuid?.() ?? 0}-${bin.split("/").at(-2)}`);
+  const existing = lstatOrUndefined(path);
+  if (existing?.isDirectory() && existing.uid === (owner?.uid ?? process.getuid?.())) return path;
+  if (existing) throw new Error(`${path} is not a PostgreSQL template made by this user: remove it`);
+  const making = mkdtempSync(`${path}-making-`);
+  if (owner) chownSync(making, owner.uid, owner.gid);
+  asOwner([`${bin}/initdb`, "-D", join(making, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
+  try {
+    renameSync(join(making, "data"), path);
+  } catch {
+    // Another worker's rename came first: use that one.
+  }
+  rmSync(making, { recursive: true, force: true });
+  return path;
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 export function startPostgres(): TestPostgres {
   const dir = mkdtempSync(join(tmpdir(), "mcpkit-pg-"));
   const port = freeLoopbackPort();
   const account = isRoot ? postgresAccount() : undefined;
   if (account) chownSync(dir, account.uid, account.gid);
   const data = join(dir, "data");
-  asOwner([`${bin}/initdb`, "-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+  // cp -a keeps the owner and the 0700 mode the server insists on.
+  asOwner(["cp", "-a", template(account), data]);
   const options = `-k ${dir} -p ${port} -h 127.0.0.1 -c fsync=off`;
   asOwner([`${bin}/pg_ctl`, "-D", data, "-l", join(dir, "log"), "-o", options, "-w", "start"]);
   return {
