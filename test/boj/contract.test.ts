@@ -329,7 +329,7 @@ describe("outputSchema", () => {
   test("the outputSchema, under the SDK client's own validator, rejects a value that is not number|null and a missing field", async () => {
     const { tools } = await server.client.listTools();
     const validators = new Map(tools.map((tool) => [tool.name, ajv.getValidator(tool.outputSchema!)]));
-    expect(validators.size).toBe(6);
+    expect(validators.size).toBe(7);
     const validate = validators.get("boj_get_data_code")!;
     const good = (await server.client.callTool({ name: "boj_get_data_code", arguments: CO }))
       .structuredContent as Record<string, any>;

@@ -61,7 +61,7 @@ export const bojPrompts: PromptDefinition[] = [
   {
     name: "boj_discovery_flow",
     title: "Find Bank of Japan statistics on a topic",
-    description: "Walks from a topic to the right database, series codes and data.",
+    description: "Walks from a topic to series codes (boj_search_series) and their data.",
     arguments: [
       {
         name: "topic",
@@ -78,11 +78,10 @@ export const bojPrompts: PromptDefinition[] = [
         messages: [
           user(
             `Find Bank of Japan statistics about: ${topic}.\n\n` +
-              "1. Call boj_list_databases and pick the database (db) that fits.\n" +
-              `2. Call boj_get_metadata with that db, lang "${lang}" and query set to one or two key words of the topic (English or Japanese); add frequency (e.g. "M") or layer (e.g. "1,2") to narrow further. Choose the series whose names match, noting series_code, frequency and layer1..layer5. If nothing matches, try other words, or drop query and page with offset = next_offset.\n` +
-              `3. Call boj_get_data_code with db, the chosen codes (one frequency per call) and lang "${lang}"; add start_date/end_date in the format of the frequency (YYYY, YYYYHH, YYYYQQ or YYYYMM).\n` +
-              "4. If next_position is a number, call again with start_position = next_position.\n" +
-              "5. Summarise the values with their units and periods; null values are missing data. If a call fails with API_ERROR, look up its message_id with boj_get_message_catalog.",
+              `1. Call boj_search_series with query set to a few key words of the topic (English or Japanese, e.g. "dollar yen spot" or "ドル 円"); add frequency (e.g. "M") or db to narrow. Pick the hits whose names match; each ends with the boj_get_data_code call that fetches it. If nothing fits, try other words or the other language, or browse: boj_list_databases, then boj_get_metadata with a db and query.\n` +
+              `2. Call boj_get_data_code with the hit's db and codes (one frequency per call) and lang "${lang}"; add start_date/end_date in the format of the frequency (YYYY, YYYYHH, YYYYQQ or YYYYMM).\n` +
+              "3. If next_position is a number, call again with start_position = next_position.\n" +
+              "4. Summarise the values with their units and periods; null values are missing data. If a call fails with API_ERROR, look up its message_id with boj_get_message_catalog.",
           ),
         ],
       };
@@ -145,8 +144,8 @@ export const bojPrompts: PromptDefinition[] = [
         description: `Latest value of ${code} in ${describeDb(db)}`,
         messages: [
           user(
-            `Call boj_get_metadata with db ${JSON.stringify(db.toUpperCase())}${optionalArgs({ lang })}, query ${JSON.stringify(code)} and limit 5, and find series_code ${JSON.stringify(code)}: note its frequency and end_of_the_time_series.\n` +
-              `Then call boj_get_data_code with db ${JSON.stringify(db.toUpperCase())}, codes [${JSON.stringify(code)}]${optionalArgs({ lang })} and start_date/end_date covering the last few periods before end_of_the_time_series (format by frequency: YYYY, YYYYHH, YYYYQQ or YYYYMM).\n` +
+            `Call boj_search_series with query ${JSON.stringify(code)} and db ${JSON.stringify(db.toUpperCase())}; the first hit is that series: note its frequency and last_period.\n` +
+              `Then call boj_get_data_code with db ${JSON.stringify(db.toUpperCase())}, codes [${JSON.stringify(code)}]${optionalArgs({ lang })} and start_date/end_date covering the last few periods up to last_period (format by frequency: YYYY, YYYYHH, YYYYQQ or YYYYMM).\n` +
               "Report the last point whose value is not null, with its survey_date, unit and the series' last_update.",
           ),
         ],

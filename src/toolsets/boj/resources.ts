@@ -21,11 +21,11 @@ function jsonContents(uri: string, value: unknown) {
 
 const CALL_ORDER_GUIDE = `# Using the boj tools
 
-1. boj_list_databases: pick a database code (db), e.g. FM08 for exchange rates, CO for TANKAN, PR01 for corporate goods prices.
-2. boj_get_metadata(db, query?, frequency?, layer?, offset?, limit?): find series codes (series_code), hierarchy positions (layer1..layer5) and each series' frequency. Narrow large databases with query (words of a name or code, English or Japanese), frequency and a layer prefix such as "1,2"; continue with offset = next_offset.
-3. Fetch data:
-   - boj_get_data_code(db, codes, start_date?, end_date?) when you know the codes (one frequency per call, up to 1,250 codes);
+1. boj_search_series(query, db?, frequency?, category?): start here. Words of a series name in English or Japanese (any order, parts of words) or a series code, across all 50 databases; each hit ends with the exact boj_get_data_code call that fetches it. Continue with cursor = next_cursor.
+2. Fetch data:
+   - boj_get_data_code(db, codes, start_date?, end_date?) with the codes found (one frequency per call, up to 1,250 codes);
    - boj_get_data_layer(db, frequency, layers) to take a whole branch of the hierarchy ("*" matches any entry).
+3. To browse instead of search: boj_list_databases for the database codes, then boj_get_metadata(db, query?, frequency?, layer?, offset?, limit?) for one database's series and hierarchy positions (layer1..layer5); continue with offset = next_offset.
 4. Paging: a call returns at most 250 series / 60,000 points. When next_position is a number, repeat the same call with start_position = next_position.
 5. Periods: YYYY (CY/FY), YYYYHH (CH/FH, 01-02), YYYYQQ (Q, 01-04), YYYYMM (M, and also W and D).
 6. Repeated calls are answered from mcpkit's cache for a while (the result says so and how old the answer is).
@@ -51,7 +51,7 @@ export const bojResources: ResourceDefinition[] = [
     uri: "boj://guide/call-order",
     name: "boj-call-order",
     title: "How to use the boj tools",
-    description: "Discovery → metadata → data, paging, period formats and error handling.",
+    description: "Search → data (or browse a database), paging, period formats and error handling.",
     mimeType: "text/markdown",
     read: () => [{ uri: "boj://guide/call-order", mimeType: "text/markdown", text: CALL_ORDER_GUIDE }],
   },

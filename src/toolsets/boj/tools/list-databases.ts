@@ -11,7 +11,7 @@ export function listDatabases() {
     name: "boj_list_databases",
     title: "BOJ database codes",
     description:
-      "List the Bank of Japan databases (code, Japanese and English name, category) that the db argument of the other boj tools accepts. Start here, then call boj_get_metadata for a database. No network access.",
+      "List the Bank of Japan databases (code, Japanese and English name, category) that the db argument of the other boj tools accepts, to browse one with boj_get_metadata. To find a series by name, call boj_search_series instead. No network access.",
     input: listDatabasesInput,
     output: listDatabasesOutput,
     annotations: { title: "BOJ database codes", ...catalogAnnotations },
