@@ -37,6 +37,7 @@ export type { JsonRpcMessage } from "../protocol/message.ts";
 /** A complete line read from stdin, or the mark of one skipped for its size. */
 type Line = Buffer | typeof OVERSIZED;
 const OVERSIZED = Symbol("oversized line");
+const NOTHING = Buffer.alloc(0);
 
 export class LineChannel {
   /** Each well-formed message, in order. */
@@ -49,8 +50,8 @@ export class LineChannel {
   private partialBytes = 0;
   /** Set while the rest of an oversized line is skipped up to its newline. */
   private discarding = false;
-  /** Complete lines read but not handled yet, in order. */
-  private readonly lines: Line[] = [];
+  /** Input read but not yet cut into lines, in order: a chunk or two, as stdin is paused while any waits. */
+  private readonly unread: Buffer[] = [];
   private inputEnded = false;
   private paused = false;
   private turnScheduled = false;
@@ -97,7 +98,7 @@ export class LineChannel {
   private stopReading(): void {
     if (!this.reading) return;
     this.reading = false;
-    this.lines.length = 0;
+    this.unread.length = 0;
     this.input.off("data", this.onData);
     this.input.off("end", this.onEnd);
     this.input.off("error", this.onEnd);
@@ -148,36 +149,50 @@ export class LineChannel {
 
   private readonly onEnd = () => {
     this.inputEnded = true;
-    if (this.discarding) this.lines.push(OVERSIZED);
-    else if (this.partialBytes > 0) this.lines.push(this.takePartial(Buffer.alloc(0)));
-    this.discarding = false;
     this.handleLines();
   };
 
   private readonly onData = (chunk: Buffer | string) => {
-    this.splitLines(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    this.unread.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     this.handleLines();
   };
 
-  /** Queues the complete lines of `data`; keeps the start of the next (or skips it once it is too long). */
-  private splitLines(chunk: Buffer): void {
-    let data = chunk;
-    for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
-      if (this.discarding) {
-        this.discarding = false;
-        this.lines.push(OVERSIZED);
-      } else if (this.partialBytes + newline > MAX_LINE_BYTES) {
-        this.takePartial(Buffer.alloc(0));
-        this.lines.push(OVERSIZED);
-      } else {
-        this.lines.push(this.takePartial(data.subarray(0, newline)));
+  /** Cuts the next complete line off the input read so far; at the end of the input, the last one without its newline. */
+  private nextLine(): Line | undefined {
+    for (let chunk = this.unread[0]; chunk !== undefined; chunk = this.unread[0]) {
+      const newline = chunk.indexOf(10);
+      if (newline === -1) {
+        this.unread.shift();
+        this.keepPartial(chunk);
+        continue;
       }
-      data = data.subarray(newline + 1);
+      if (newline + 1 === chunk.length) this.unread.shift();
+      else this.unread[0] = chunk.subarray(newline + 1);
+      return this.completeLine(chunk.subarray(0, newline));
     }
-    if (data.length === 0 || this.discarding) return;
+    if (this.inputEnded && (this.discarding || this.partialBytes > 0)) return this.completeLine(NOTHING);
+    return undefined;
+  }
+
+  /** The line that `tail` ends: what was kept of its start and `tail`, or OVERSIZED. */
+  private completeLine(tail: Buffer): Line {
+    if (this.discarding) {
+      this.discarding = false;
+      return OVERSIZED;
+    }
+    if (this.partialBytes + tail.length > MAX_LINE_BYTES) {
+      this.takePartial(NOTHING);
+      return OVERSIZED;
+    }
+    return this.takePartial(tail);
+  }
+
+  /** Keeps the start of a line until its newline arrives; once it is too long, skips the rest instead. */
+  private keepPartial(data: Buffer): void {
+    if (this.discarding) return;
     this.partialBytes += data.length;
     if (this.partialBytes > MAX_LINE_BYTES) {
-      this.takePartial(Buffer.alloc(0));
+      this.takePartial(NOTHING);
       this.discarding = true;
     } else {
       // Copied: a chunk held across reads would otherwise keep the whole chunk it was cut from.
@@ -192,19 +207,25 @@ export class LineChannel {
     return line;
   }
 
+  /** Whether a line may be waiting: input not cut yet, or a last line without its newline. */
+  private linesWaiting(): boolean {
+    return this.unread.length > 0 || (this.inputEnded && (this.discarding || this.partialBytes > 0));
+  }
+
   /** Handles queued lines while stdout keeps up, LINES_PER_TURN at a time; the end of input once all are handled. */
   private handleLines(): void {
     for (let budget = LINES_PER_TURN; budget > 0 && this.reading && !this.drained; budget--) {
-      const line = this.lines.shift();
+      const line = this.nextLine();
       if (line === undefined) break;
       this.handleLine(line);
     }
     if (!this.reading) return;
-    if (this.lines.length === 0 && this.inputEnded) {
+    const waiting = this.linesWaiting();
+    if (!waiting && this.inputEnded) {
       this.stopReading();
       return;
     }
-    if (this.lines.length > 0 && !this.drained && !this.turnScheduled) {
+    if (waiting && !this.drained && !this.turnScheduled) {
       this.turnScheduled = true;
       setImmediate(this.nextTurn);
     }
@@ -218,7 +239,7 @@ export class LineChannel {
 
   /** Stdin flows only while no line waits and stdout is not full. */
   private updateInputFlow(): void {
-    const wanted = this.reading && !this.inputEnded && this.lines.length === 0 && !this.drained;
+    const wanted = this.reading && !this.inputEnded && this.unread.length === 0 && !this.drained;
     if (wanted === !this.paused) return;
     this.paused = !wanted;
     if (wanted) this.input.resume();
