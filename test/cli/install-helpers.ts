@@ -27,11 +27,11 @@ export function cli(home: string, ...args: string[]) {
   return run(home, [...SELF, ...args]);
 }
 
-/** Runs `argv` in `home` with HOME there and PATH as given (default: the tests' own). */
-export async function run(home: string, argv: string[], searchPath = process.env.PATH) {
+/** Runs `argv` with HOME at `home`, in `cwd` (default: `home`), and PATH as given (default: the tests' own). */
+export async function run(home: string, argv: string[], searchPath = process.env.PATH, cwd = home) {
   const proc = Bun.spawn(argv, {
     env: { PATH: searchPath, HOME: home },
-    cwd: home,
+    cwd,
     stdout: "pipe",
     stderr: "pipe",
   });

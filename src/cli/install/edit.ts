@@ -13,6 +13,8 @@ export interface Edit {
    * that cannot be done and checked. Undefined: back the file up as it is.
    */
   backup?: string | null;
+  /** The edit left nothing but an empty servers table (a file install created for this entry alone): remove the file. */
+  removeFile?: boolean;
 }
 
 /** Stands for a token in a backup. */
@@ -26,27 +28,40 @@ function retiredToken(existing: unknown, entry: unknown): string | undefined {
 }
 
 /**
- * `scrubbed` when it reads back (`parse`) as `before` with our entry's OJ_TOKEN (at `[...entryPath, "env",
- * "OJ_TOKEN"]`) replaced by `REMOVED_TOKEN` and nothing else changed; null otherwise (a token written in a form the
- * replacement missed, a duplicate key, a multi-line string).
+ * `scrubbed` when it reads back (`parse`) as `before` with our entries' OJ_TOKEN (at `[...entryPath, "env",
+ * "OJ_TOKEN"]` for each of `entryPaths`) replaced by `REMOVED_TOKEN` and nothing else changed; null otherwise (a
+ * token written in a form the replacement missed, a duplicate key, a multi-line string).
  */
 function checkedBackup(
   before: Record<string, unknown>,
   scrubbed: string,
   parse: (text: string) => unknown,
-  entryPath: string[],
+  entryPaths: string[][],
 ): string | null {
   const expected = structuredClone(before);
-  let env: unknown = expected;
-  for (const key of [...entryPath, "env"]) env = (env as Record<string, unknown> | undefined)?.[key];
-  // With duplicate keys (JSON) the entry that reads back may hold no token; jsonTokens checks the others.
-  if (typeof (env as Record<string, unknown> | undefined)?.OJ_TOKEN === "string")
-    (env as Record<string, unknown>).OJ_TOKEN = REMOVED_TOKEN;
+  for (const entryPath of entryPaths) {
+    const env = valueAt(expected, [...entryPath, "env"]);
+    // With duplicate keys (JSON) the entry that reads back may hold no token; ourTokens checks the others.
+    if (typeof env?.OJ_TOKEN === "string") env.OJ_TOKEN = REMOVED_TOKEN;
+  }
   try {
     return Bun.deepEquals(parse(scrubbed), expected, true) ? scrubbed : null;
   } catch {
     return null;
   }
+}
+
+type Table = Record<string, unknown>;
+
+function isTable(value: unknown): value is Table {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The object at `keys` in `doc`, or undefined where one of them is missing or not an object. */
+function valueAt(doc: Table, keys: string[]): Table | undefined {
+  let value: unknown = doc;
+  for (const key of keys) value = isTable(value) ? value[key] : undefined;
+  return isTable(value) ? value : undefined;
 }
 
 /** The whitespace that starts the line holding `offset`. */
@@ -89,7 +104,7 @@ function setMember(text: string, key: string, name: string, entry: unknown): str
   const root = parseTree(text, [], { allowTrailingComma: true }) as Node;
   const servers = findNodeAtLocation(root, [key]);
   if (!servers) return insertProperty(text, root, key, { [name]: entry });
-  const existing = ourMembers(root, key, name)[0]?.children?.[1];
+  const existing = ourMembers(root, [[key]], name)[0]?.children?.[1];
   if (!existing) return insertProperty(text, servers, name, entry);
   const indent = indentOf(text, existing.parent?.offset ?? existing.offset);
   return `${text.slice(0, existing.offset)}${jsonAt(entry, indent)}${text.slice(existing.offset + existing.length)}`;
@@ -114,14 +129,22 @@ function members(object: Node | undefined, name: string): Node[] {
   return (object.children ?? []).filter((member) => member.children?.length === 2 && member.children[0].value === name);
 }
 
-/** Every `name` member under every root-level `key`: a duplicate of either is ours as much as the one that reads back. */
-function ourMembers(root: Node | undefined, key: string, name: string): Node[] {
-  return members(root, key).flatMap((servers) => members(servers.children?.[1], name));
+/**
+ * Every `name` member of every servers object at one of the paths `at` (`[["mcpServers"], ["projects", cwd,
+ * "mcpServers"]]`): a duplicate key on the way is ours as much as the one that reads back.
+ */
+function ourMembers(root: Node | undefined, at: string[][], name: string): Node[] {
+  return at.flatMap((keys) => {
+    let objects = root ? [root] : [];
+    for (const key of keys)
+      objects = objects.flatMap((object) => members(object, key).map((m) => m.children?.[1] as Node));
+    return objects.flatMap((servers) => members(servers, name));
+  });
 }
 
 /** The OJ_TOKEN string nodes under every `env` of every entry of ours. */
-function ourTokens(root: Node | undefined, key: string, name: string): Node[] {
-  return ourMembers(root, key, name)
+function ourTokens(root: Node | undefined, at: string[][], name: string): Node[] {
+  return ourMembers(root, at, name)
     .flatMap((entry) => members(entry.children?.[1], "env"))
     .flatMap((env) => members(env.children?.[1], "OJ_TOKEN"))
     .map((token) => token.children?.[1] as Node)
@@ -147,48 +170,68 @@ function withoutMember(text: string, member: Node): string {
   return text.slice(0, begin) + text.slice(end);
 }
 
-function withoutJsonEntry(doc: Record<string, unknown>, key: string, name: string): Record<string, unknown> {
+function withoutJsonEntry(doc: Table, at: string[][], name: string): Table {
   const rest = structuredClone(doc);
-  const servers = rest[key] as Record<string, unknown> | undefined;
-  if (servers === undefined) return rest;
-  delete servers[name];
-  if (Object.keys(servers).length === 0) delete rest[key];
+  for (const keys of at) {
+    const servers = valueAt(rest, keys);
+    if (servers === undefined) continue;
+    delete servers[name];
+    const parent = valueAt(rest, keys.slice(0, -1));
+    if (Object.keys(servers).length === 0 && parent) delete parent[keys[keys.length - 1]];
+  }
   return rest;
 }
 
-/** Sets (entry given) or removes (undefined) `key.name` in a JSON or JSONC document. */
-export function editJson(text: string, file: string, key: string, name: string, entry: unknown): Edit {
+/** Nothing but `{ "<key>": {} }` is left, and no comment: the file held our entry alone. */
+function onlyEmptyServers(next: string, at: string[][]): boolean {
+  if (at.length !== 1 || at[0].length !== 1) return false;
+  const errors: ParseError[] = [];
+  const doc = parse(next, errors, { disallowComments: true, allowTrailingComma: true });
+  return errors.length === 0 && Bun.deepEquals(doc, { [at[0][0]]: {} }, true);
+}
+
+/**
+ * Sets (entry given) or removes (undefined) `name` in a JSON or JSONC document: in the servers object at `at[0]`
+ * when setting (a root-level key), from every servers object at one of the paths `at` when removing.
+ */
+export function editJson(text: string, file: string, at: string[][], name: string, entry: unknown): Edit {
   const current = parseJsonc(text, file);
-  const servers = current[key];
-  if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers)))
-    throw new UnreadableConfig(`${file}: "${key}" is not an object; fix it, then run again`);
+  for (const keys of at) {
+    const parent = valueAt(current, keys.slice(0, -1));
+    const servers = parent?.[keys[keys.length - 1]];
+    if (servers !== undefined && !isTable(servers))
+      throw new UnreadableConfig(`${file}: "${keys.join(".")}" is not an object; fix it, then run again`);
+  }
   const tree = treeOf(text);
-  const ours = ourMembers(tree, key, name);
-  const existing = (servers as Record<string, unknown> | undefined)?.[name];
+  const ours = ourMembers(tree, at, name);
+  const existing = valueAt(current, at[0])?.[name];
   if (entry === undefined ? ours.length === 0 : ours.length === 1 && Bun.deepEquals(existing, entry, true))
     return { text, changed: false };
   if (entry !== undefined && ours.length > 1)
     throw new UnreadableConfig(
-      `${file}: "${key}" holds "${name}" ${ours.length} times; run 'mcpkit uninstall' first, or keep one by hand`,
+      `${file}: "${at[0].join(".")}" holds "${name}" ${ours.length} times; run 'mcpkit uninstall' first, or keep one by hand`,
     );
   const base = text.trim() === "" ? "{}\n" : text;
   let next = base;
-  if (entry !== undefined) next = setMember(base, key, name, entry);
-  else
-    for (let left = ours.length; left > 0; left--) next = withoutMember(next, ourMembers(treeOf(next), key, name)[0]);
+  if (entry !== undefined) next = setMember(base, at[0][0], name, entry);
+  else for (let left = ours.length; left > 0; left--) next = withoutMember(next, ourMembers(treeOf(next), at, name)[0]);
   if (!next.endsWith("\n")) next += "\n";
-  checkJsonEdit(current, next, file, key, name, entry);
-  const newToken = (entry as { env?: Record<string, unknown> } | undefined)?.env?.OJ_TOKEN;
-  const tokens = ourTokens(tree, key, name);
-  if (!tokens.some((token) => token.value !== "" && token.value !== newToken)) return { text: next, changed: true };
+  checkJsonEdit(current, next, file, at, name, entry);
+  const removeFile = entry === undefined && onlyEmptyServers(next, at);
+  const newToken = (entry as { env?: Table } | undefined)?.env?.OJ_TOKEN;
+  const tokens = ourTokens(tree, at, name);
+  if (!tokens.some((token) => token.value !== "" && token.value !== newToken))
+    return { text: next, changed: true, removeFile };
   let scrubbed = text;
   for (const token of [...tokens].sort((a, b) => b.offset - a.offset))
     scrubbed = `${scrubbed.slice(0, token.offset)}${JSON.stringify(REMOVED_TOKEN)}${scrubbed.slice(token.offset + token.length)}`;
-  const everyTokenGone = ourTokens(treeOf(scrubbed), key, name).every((token) => token.value === REMOVED_TOKEN);
+  const everyTokenGone = ourTokens(treeOf(scrubbed), at, name).every((token) => token.value === REMOVED_TOKEN);
+  const entryPaths = at.map((keys) => [...keys, name]);
   return {
     text: next,
     changed: true,
-    backup: everyTokenGone ? checkedBackup(current, scrubbed, (t) => parseJsonc(t, file), [key, name]) : null,
+    removeFile,
+    backup: everyTokenGone ? checkedBackup(current, scrubbed, (t) => parseJsonc(t, file), entryPaths) : null,
   };
 }
 
@@ -196,16 +239,9 @@ export function editJson(text: string, file: string, key: string, name: string, 
  * Reads the edited text back: after an uninstall no entry of ours is left (a duplicate key included); after an
  * install exactly one, equal to `entry`, and it is the one that reads back; nothing else means something else.
  */
-function checkJsonEdit(
-  before: Record<string, unknown>,
-  next: string,
-  file: string,
-  key: string,
-  name: string,
-  entry: unknown,
-): void {
+function checkJsonEdit(before: Table, next: string, file: string, at: string[][], name: string, entry: unknown): void {
   const unsafe = new UnreadableConfig(
-    `${file}: cannot edit "${key}"."${name}" safely (it is laid out in a way this edit does not handle, e.g. "${key}" written twice); edit it by hand`,
+    `${file}: cannot edit "${at[0].join(".")}"."${name}" safely (it is laid out in a way this edit does not handle, e.g. "${at[0][0]}" written twice); edit it by hand`,
   );
   let after: Record<string, unknown>;
   try {
@@ -213,10 +249,10 @@ function checkJsonEdit(
   } catch {
     throw unsafe;
   }
-  const count = ourMembers(treeOf(next), key, name).length;
-  const ours = (after[key] as Record<string, unknown> | undefined)?.[name];
+  const count = ourMembers(treeOf(next), at, name).length;
+  const ours = valueAt(after, at[0])?.[name];
   const right = entry === undefined ? count === 0 : count === 1 && Bun.deepEquals(ours, entry, true);
-  if (!right || !Bun.deepEquals(withoutJsonEntry(after, key, name), withoutJsonEntry(before, key, name), true))
+  if (!right || !Bun.deepEquals(withoutJsonEntry(after, at, name), withoutJsonEntry(before, at, name), true))
     throw unsafe;
 }
 
@@ -317,9 +353,12 @@ export function editToml(text: string, file: string, name: string, entry: Record
   const stillOurs = (after.mcp_servers as Record<string, unknown> | undefined)?.[name];
   const sameRest = Bun.deepEquals(withoutEntry(after, name), withoutEntry(before, name), true);
   if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
-  if (!retiredToken(existing, entry)) return { text: next, changed: true };
+  // Nothing left but blank lines: the file held our table alone.
+  const removeFile = entry === undefined && next.trim() === "";
+  if (!retiredToken(existing, entry)) return { text: next, changed: true, removeFile };
   const scrubbed = withoutTokenLine(lines, blocks);
-  return { text: next, changed: true, backup: checkedBackup(before, scrubbed, Bun.TOML.parse, ["mcp_servers", name]) };
+  const backup = checkedBackup(before, scrubbed, Bun.TOML.parse, [["mcp_servers", name]]);
+  return { text: next, changed: true, removeFile, backup };
 }
 
 const TOKEN_LINE = /^([ \t]*(?:env[ \t]*\.[ \t]*)?(?:OJ_TOKEN|"OJ_TOKEN"|'OJ_TOKEN')[ \t]*=[ \t]*).*$/;

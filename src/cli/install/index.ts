@@ -8,6 +8,7 @@ import { masked, REDACTED } from "./mask.ts";
 import { selfCommand } from "./self.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
+import { type Place, uninstallPlaces } from "./places.ts";
 import { withLock } from "./lock.ts";
 import { ChangedMeanwhile, configTarget, readConfig, WriteRefused, writeAtomically } from "./write.ts";
 
@@ -17,7 +18,7 @@ const EXIT_USAGE = 2;
 
 export const INSTALL_HELP = `Usage:
   mcpkit install CLIENT [options]     add mcpkit to CLIENT's MCP configuration (user level)
-  mcpkit uninstall CLIENT [options]   remove only that entry again
+  mcpkit uninstall CLIENT [options]   remove that entry from every file CLIENT loads in this folder
   mcpkit install --link cursor|vscode [options]   print a one-click install link instead
 
 CLIENT is one of: ${CLIENTS.join(", ")}.
@@ -116,13 +117,13 @@ function serverSpec(request: Request, host: Host): ServerSpec {
 }
 
 /** The file after the change, for the client's format. */
-function edited(client: Client, text: string, file: string, name: string, spec: ServerSpec | undefined): Edit {
+function edited(client: Client, text: string, place: Place, name: string, spec: ServerSpec | undefined): Edit {
+  const { file, at } = place;
   // A file written with CRLF throughout (Windows editors) keeps CRLF, new lines included.
   const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
   const source = crlf ? text.replaceAll("\r\n", "\n") : text;
   const entry = spec && clientEntry(client, spec);
-  const result =
-    client === "codex" ? editToml(source, file, name, entry) : editJson(source, file, serversKey(client), name, entry);
+  const result = client === "codex" ? editToml(source, file, name, entry) : editJson(source, file, at, name, entry);
   if (!result.changed) return { text, changed: false };
   if (!crlf) return result;
   const toCrlf = (lf: string) => lf.replaceAll("\n", "\r\n");
@@ -165,10 +166,17 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
       return EXIT_OK;
     }
     const spec = verb === "install" ? serverSpec(request, host) : undefined;
-    const file = configTarget(
-      request.config ? path.resolve(expandHome(request.config, host)) : configPath(client, host),
+    const at = [[serversKey(client)]];
+    const places = request.config
+      ? [{ file: path.resolve(expandHome(request.config, host)), at }]
+      : spec
+        ? [{ file: configPath(client, host), at }]
+        : uninstallPlaces(client, host, process.cwd());
+    const options = { client, name: request.name, spec, dryRun: request.dryRun, out: (t: string) => out(redact(t)) };
+    return applyAll(
+      places.map((place) => ({ ...place, file: configTarget(place.file) })),
+      options,
     );
-    return apply({ client, file, name: request.name, spec, dryRun: request.dryRun, out: (t) => out(redact(t)) });
   } catch (error) {
     const usage = error instanceof ConfigError;
     const known = usage || error instanceof UnreadableConfig || error instanceof WriteRefused;
@@ -188,32 +196,47 @@ function shownDiff(client: Client, file: string, before: string, after: string):
 
 interface Apply {
   client: Client;
-  file: string;
   name: string;
   spec: ServerSpec | undefined;
   dryRun: boolean;
   out: (text: string) => void;
 }
 
-function apply({ client, file, name, spec, dryRun, out }: Apply): number {
+/** Installs into the one place, or uninstalls from every place; each file changed says so in a line of its own. */
+function applyAll(places: Place[], options: Apply): number {
+  const { client, name, spec, out } = options;
+  // Every file is read and edited before any is written: one that cannot be parsed leaves them all as they were.
+  // Only a file that changes is locked (the lock would create a missing folder, such as ./.gemini).
+  const toChange = places.filter(
+    (place) => edited(client, readConfig(place.file)?.text ?? "", place, name, spec).changed,
+  );
+  const changed = toChange.filter((place) => applyTo(place, options));
+  if (changed.length > 0) return EXIT_OK;
+  const files = places.map((place) => place.file).join(", ");
+  out(
+    spec
+      ? `${files}: "${name}" is already up to date; nothing changed\n`
+      : `no "${name}" entry in ${files}; nothing changed\n`,
+  );
+  return EXIT_OK;
+}
+
+/** Makes the change in `place`'s file, or prints it as a diff; false when there is nothing to change. */
+function applyTo(place: Place, { client, name, spec, dryRun, out }: Apply): boolean {
+  const { file } = place;
   const change = () => {
     const before = readConfig(file)?.text;
-    const result = edited(client, before ?? "", file, name, spec);
-    if (!result.changed) {
-      out(
-        spec
-          ? `${file}: "${name}" is already up to date; nothing changed\n`
-          : `${file}: no "${name}" entry; nothing changed\n`,
-      );
-      return EXIT_OK;
-    }
+    const result = edited(client, before ?? "", place, name, spec);
+    if (!result.changed) return false;
+    const whole = result.removeFile ? " and the file, which held nothing else" : "";
     if (dryRun) {
       out(shownDiff(client, file, before ?? "", result.text));
-      return EXIT_OK;
+      if (whole) out(`${file}: would be removed, holding nothing else\n`);
+      return true;
     }
-    writeAtomically(file, result.text, before, result.backup);
-    out(`${file}: ${spec ? "added" : "removed"} "${name}"${backupNote(file, before, result.backup)}\n`);
-    return EXIT_OK;
+    writeAtomically(file, result.removeFile ? null : result.text, before, result.backup);
+    out(`${file}: ${spec ? "added" : "removed"} "${name}"${whole}${backupNote(file, before, result.backup)}\n`);
+    return true;
   };
   if (dryRun) return change();
   // The lock keeps other mcpkit runs out; a client rewriting its own file meanwhile is caught by the re-read.

@@ -116,11 +116,16 @@ function replaceFile(target: string, data: string | Buffer, mode: number): void 
 }
 
 /**
- * Replaces `file` with `text`: a backup to `<file>.bak` with the file's mode (a byte copy; `backup` instead when
- * given, none when null: see edit.ts `Edit.backup`), then the new text by rename, unless the file no longer holds
- * `before` (what the edit was computed from).
+ * Replaces `file` with `text` (null: removes it): a backup to `<file>.bak` with the file's mode (a byte copy;
+ * `backup` instead when given, none when null: see edit.ts `Edit.backup`), then the new text by rename, unless the
+ * file no longer holds `before` (what the edit was computed from).
  */
-export function writeAtomically(file: string, text: string, before: string | undefined, backup?: string | null): void {
+export function writeAtomically(
+  file: string,
+  text: string | null,
+  before: string | undefined,
+  backup?: string | null,
+): void {
   const current = readConfig(file);
   if (current?.text !== before) throw new ChangedMeanwhile(file);
   let mode = 0o600;
@@ -133,6 +138,11 @@ export function writeAtomically(file: string, text: string, before: string | und
     mode = current.mode;
     if (backup !== null) replaceFile(`${file}.bak`, backup ?? current.bytes, mode);
   } else fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (text === null) {
+    if (readConfig(file)?.text !== before) throw new ChangedMeanwhile(file);
+    fs.rmSync(file, { force: true });
+    return;
+  }
   const temp = newTempFile(file, text, mode);
   try {
     if (readConfig(file)?.text !== before) throw new ChangedMeanwhile(file);

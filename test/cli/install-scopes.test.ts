@@ -1,0 +1,105 @@
+/** uninstall clears every entry the client loads in the current folder, and leaves no stub of a file it emptied. */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, test } from "bun:test";
+import { cli, run, SELF, tempHome } from "./install-helpers.ts";
+
+const TOKEN = "project-scope-token-9e8d";
+
+function writeJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"));
+
+/** A home with a project folder in it, as the real path the child's process.cwd() reports. */
+function homeWithProject(): { home: string; project: string } {
+  const home = tempHome();
+  const project = path.join(fs.realpathSync(home), "work", "project");
+  fs.mkdirSync(project, { recursive: true });
+  return { home, project };
+}
+
+describe("uninstall in a folder", () => {
+  test("claude-code: the user scope, projects[<cwd>] in ~/.claude.json and ./.mcp.json, each file named", async () => {
+    const { home, project } = homeWithProject();
+    const elsewhere = path.join(home, "elsewhere");
+    const ours = { type: "stdio", command: "mcpkit", args: [], env: { OJ_TOKEN: TOKEN } };
+    const theirs = { ...ours, env: { OJ_TOKEN: "still-in-use-elsewhere" } };
+    const claude = path.join(home, ".claude.json");
+    writeJson(claude, {
+      numStartups: 3,
+      mcpServers: { mcpkit: ours },
+      projects: {
+        [project]: { allowedTools: [], mcpServers: { mcpkit: ours, other: { command: "x" } } },
+        [elsewhere]: { mcpServers: { mcpkit: theirs } },
+      },
+    });
+    const mcpJson = path.join(project, ".mcp.json");
+    writeJson(mcpJson, { mcpServers: { mcpkit: ours, shared: { command: "y" } } });
+
+    const dry = await run(home, [...SELF, "uninstall", "claude-code", "--dry-run"], undefined, project);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`--- ${claude}`);
+    expect(dry.stdout).toContain(`--- ${mcpJson}`);
+    expect(dry.stdout).not.toContain(TOKEN);
+
+    const removed = await run(home, [...SELF, "uninstall", "claude-code"], undefined, project);
+    expect(removed.code, removed.stderr).toBe(0);
+    const lines = removed.stdout.trim().split("\n");
+    expect(lines).toEqual([
+      expect.stringContaining(`${claude}: removed "mcpkit" (backup: ${claude}.bak`),
+      expect.stringContaining(`${mcpJson}: removed "mcpkit" (backup: ${mcpJson}.bak`),
+    ]);
+    const after = readJson(claude);
+    expect(after.numStartups).toBe(3);
+    expect(after.mcpServers).toEqual({});
+    expect(after.projects[project]).toEqual({ allowedTools: [], mcpServers: { other: { command: "x" } } });
+    // Another folder's local scope is not what this folder loads: it stays.
+    expect(after.projects[elsewhere].mcpServers.mcpkit).toEqual(theirs);
+    expect(readJson(mcpJson)).toEqual({ mcpServers: { shared: { command: "y" } } });
+    for (const backup of [`${claude}.bak`, `${mcpJson}.bak`])
+      expect(fs.readFileSync(backup, "utf8")).not.toContain(TOKEN);
+
+    const again = await run(home, [...SELF, "uninstall", "claude-code"], undefined, project);
+    expect(again.stdout).toBe(`no "mcpkit" entry in ${claude}, ${mcpJson}; nothing changed\n`);
+  });
+
+  test("gemini: ./.gemini/settings.json too; a folder without one gets none", async () => {
+    const { home, project } = homeWithProject();
+    const user = path.join(home, ".gemini", "settings.json");
+    const local = path.join(project, ".gemini", "settings.json");
+    writeJson(user, { theme: "dark", mcpServers: { mcpkit: { command: "mcpkit" } } });
+    writeJson(local, { mcpServers: { mcpkit: { command: "mcpkit" }, other: { command: "x" } } });
+    const removed = await run(home, [...SELF, "uninstall", "gemini"], undefined, project);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`${user}: removed "mcpkit"`);
+    expect(removed.stdout).toContain(`${local}: removed "mcpkit"`);
+    expect(readJson(user)).toEqual({ theme: "dark", mcpServers: {} });
+    expect(readJson(local)).toEqual({ mcpServers: { other: { command: "x" } } });
+
+    const bare = path.join(home, "bare");
+    fs.mkdirSync(bare);
+    writeJson(user, { mcpServers: { mcpkit: { command: "mcpkit" } }, theme: "dark" });
+    expect((await run(home, [...SELF, "uninstall", "gemini"], undefined, bare)).code).toBe(0);
+    expect(fs.readdirSync(bare)).toEqual([]);
+  });
+
+  test("a file install created for mcpkit alone is removed with it, not left as an empty stub", async () => {
+    const home = tempHome();
+    for (const [client, file] of [
+      ["cursor", path.join(home, ".cursor", "mcp.json")],
+      ["codex", path.join(home, ".codex", "config.toml")],
+    ] as const) {
+      expect((await cli(home, "install", client, "--oj-token", TOKEN)).code).toBe(0);
+      const removed = await cli(home, "uninstall", client);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain(
+        `${file}: removed "mcpkit" and the file, which held nothing else (backup: ${file}.bak`,
+      );
+      expect(fs.existsSync(file)).toBe(false);
+      expect(fs.readFileSync(`${file}.bak`, "utf8")).not.toContain(TOKEN);
+    }
+  });
+});
