@@ -65,6 +65,22 @@ describe("a client that does not read stdout", () => {
     for (const answer of answers) expect(answer.result.tools[0].name).toBe("fs_search_by_time");
     expect(await peer.end()).toBe(0);
   }, 120_000);
+  test("a client that stopped reading and then closes both pipes: the server, paused, notices (EPIPE) and exits 0", async () => {
+    const peer = startPeer(fsArgs(), { LOG_LEVEL: "trace" });
+    await peer.write(legacyOpening());
+    await peer.linesRead(1);
+    peer.readStdout(false);
+    const listing = (id: number) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }).padEnd(1023)}\n`;
+    void (async () => {
+      for (let id = 1; !peer.child.stdin.writableEnded; id++) await peer.write(listing(id));
+    })();
+    await peer.stderrShows("reading stdin paused");
+    await peer.writeBlocked();
+    peer.child.stdout.destroy();
+    expect(await peer.end()).toBe(0);
+    expect(peer.stderr()).toContain("stdout failed");
+    expect(peer.stderr()).not.toContain("EPIPE: broken pipe");
+  });
 });
 
 describe("the cost of parsing one line is bounded", () => {
