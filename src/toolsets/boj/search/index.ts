@@ -12,7 +12,7 @@ import { DATABASES } from "../catalog.ts";
 import { decodeMetadataBody } from "../decode/index.ts";
 import { buildMetadataRequest } from "../validation.ts";
 import type { SearchDeps } from "./run.ts";
-import { SeriesCatalog } from "./series-catalog.ts";
+import { SeriesCatalog, type SeriesCatalogDeps } from "./series-catalog.ts";
 import { CatalogStore } from "./store.ts";
 
 export const CATALOG_FILE = "boj-series-catalog.sqlite";
@@ -25,7 +25,13 @@ export interface SearchConfig {
   sharedState?: string;
 }
 
-export function createSearch(config: SearchConfig, answers: BojAnswers, log: Logger): SearchDeps & { close(): void } {
+export function createSearch(
+  config: SearchConfig,
+  answers: BojAnswers,
+  log: Logger,
+  /** The clock and the daily timer; tests pass their own. */
+  timing: Pick<SeriesCatalogDeps, "now" | "schedule"> = {},
+): SearchDeps & { close(): void } {
   let store: CatalogStore | undefined;
   const catalog = new SeriesCatalog({
     store: () => {
@@ -46,6 +52,7 @@ export function createSearch(config: SearchConfig, answers: BojAnswers, log: Log
     databases: DATABASES.map((entry) => entry.code),
     log,
     intervalMs: config.minIntervalMs,
+    ...timing,
   });
   return {
     catalog,

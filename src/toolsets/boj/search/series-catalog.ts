@@ -11,7 +11,10 @@
  * to search never calls BOJ for it.
  */
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { Logger } from "../../../core/log.ts";
+import { stripControl } from "../../../core/text.ts";
+import { BojError } from "../errors.ts";
 import type { MetadataEntry } from "../schemas.ts";
 import type { CatalogStore, DatabaseState } from "./store.ts";
 
@@ -20,8 +23,11 @@ const DAY_MS = 86_400_000;
 const RETRY_FAILED_AFTER_MS = 15 * 60_000;
 /** A round stops after this many failures in a row: BOJ is unreachable, and every request would fail too. */
 const MAX_FAILURES_IN_A_ROW = 3;
-/** How long a claim on the refresh lasts without progress (two processes on one cache folder). */
-const CLAIM_MS = 10 * 60_000;
+/**
+ * How long a claim on the refresh lasts without progress (two processes on one cache folder); a
+ * claim of a process on this host that no longer runs is void at once.
+ */
+const CLAIM_MS = 5 * 60_000;
 
 export interface MetadataAnswer {
   entries: readonly MetadataEntry[];
@@ -64,9 +70,29 @@ export interface RoundProgress {
   db: string;
 }
 
+/** "API_ERROR 503 M181091S: …": what a failed refresh records, for the result's `failed` list. */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof BojError)) return error instanceof Error ? error.message : String(error);
+  const status = error.details.status === undefined ? "" : ` ${error.details.status}`;
+  const id = error.details.message_id ? ` ${error.details.message_id}` : "";
+  return `${error.type}${status}${id}: ${stripControl(error.message)}`;
+}
+
 /** The most recent 09:00 JST (00:00 UTC) at or before `now`: BOJ's metadata of that day is out by then. */
 export function lastDailyRefresh(now: number): number {
   return Math.floor(now / DAY_MS) * DAY_MS;
+}
+
+/** Whether the process behind a claim may still be refreshing: not when it ran on this host and is gone. */
+function holderAlive(holder: string): boolean {
+  const [host, pid] = holder.split(":");
+  if (host !== hostname() || !/^\d+$/.test(pid ?? "")) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM"; // alive, but another user's
+  }
 }
 
 const realSchedule = (run: () => void, ms: number) => {
@@ -80,7 +106,7 @@ export class SeriesCatalog {
   private readonly listeners = new Set<(progress: RoundProgress) => void>();
   private readonly stop = new AbortController();
   private cancelDaily: (() => void) | undefined;
-  private readonly holder = randomUUID();
+  private readonly holder = `${hostname()}:${process.pid}:${randomUUID()}`;
   private readonly now: () => number;
 
   constructor(private readonly deps: SeriesCatalogDeps) {
@@ -131,7 +157,8 @@ export class SeriesCatalog {
     const due = this.dueDatabases();
     if (due.length === 0) return;
     const store = this.store();
-    if (!store.claimRefresh(this.holder, this.now(), this.now() + CLAIM_MS)) return; // another process is at it
+    // Another live process on this folder is at it: its progress shows in the shared file.
+    if (!store.claimRefresh(this.holder, this.now(), this.now() + CLAIM_MS, holderAlive)) return;
     this.round = this.runRound(due).finally(() => {
       this.round = undefined;
       store.releaseRefresh(this.holder);
@@ -209,7 +236,7 @@ export class SeriesCatalog {
         failuresInARow = 0;
       } catch (error) {
         if (signal.aborted) return;
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeFailure(error);
         store.recordFailure(db, this.now(), message);
         this.deps.log.warn("BOJ series catalogue: a database could not be indexed; its last copy is kept", {
           db,
@@ -222,7 +249,7 @@ export class SeriesCatalog {
           return;
         }
       }
-      store.claimRefresh(this.holder, this.now(), this.now() + CLAIM_MS);
+      store.claimRefresh(this.holder, this.now(), this.now() + CLAIM_MS, holderAlive);
       for (const listener of this.listeners) listener({ done: index + 1, total: due.length, db });
     }
     const status = this.status();

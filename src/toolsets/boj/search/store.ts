@@ -171,13 +171,13 @@ export class CatalogStore {
    * Claims the refresh for `holder` until `until` unless another process holds an unexpired
    * claim: two processes on one cache folder do not both ask BOJ for the same catalogue.
    */
-  claimRefresh(holder: string, now: number, until: number): boolean {
+  claimRefresh(holder: string, now: number, until: number, alive: (holder: string) => boolean): boolean {
     return this.db.transaction(() => {
       const row = this.db.query("SELECT value FROM catalog_meta WHERE key = 'refresh_claim'").get() as {
         value: string;
       } | null;
       const [other = "", expires = "0"] = row?.value.split(" ") ?? [];
-      if (other !== holder && Number(expires) > now) return false;
+      if (other !== holder && Number(expires) > now && alive(other)) return false;
       this.db.run("INSERT OR REPLACE INTO catalog_meta (key, value) VALUES ('refresh_claim', ?)", [
         `${holder} ${until}`,
       ]);
