@@ -2,7 +2,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../../core/options.ts";
-import { type Edit, editJson, editToml, UnreadableConfig } from "./edit.ts";
+import { type Edit, UnreadableConfig } from "./edit.ts";
+import { editJson } from "./edit-json.ts";
+import { editToml } from "./edit-toml.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
 import { masked, REDACTED } from "./mask.ts";
 import { selfCommand } from "./self.ts";

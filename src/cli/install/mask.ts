@@ -4,6 +4,7 @@
  * neighbour's GITHUB_TOKEN), and the result is parsed back to check that no such value is left.
  */
 import { type Node, parseTree } from "jsonc-parser";
+import { TOML_HEADER } from "./edit-toml.ts";
 import { WriteRefused } from "./write.ts";
 
 export const REDACTED = "[redacted]";
@@ -49,7 +50,6 @@ function jsonHidesSecrets(node: Node | undefined): boolean {
   });
 }
 
-const TOML_HEADER = /^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]\]?[ \t]*(#.*)?$/;
 const TOML_KEY_PART = String.raw`(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')`;
 const TOML_ASSIGNMENT = new RegExp(
   String.raw`^([ \t]*)(${TOML_KEY_PART}(?:[ \t]*\.[ \t]*${TOML_KEY_PART})*)[ \t]*=[ \t]*(.*)$`,

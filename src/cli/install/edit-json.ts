@@ -1,0 +1,195 @@
+/** Editing a JSON or JSONC config (every client but Codex) through jsonc-parser's tree: duplicate keys included. */
+import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+import { checkedBackup, type Edit, isTable, REMOVED_TOKEN, type Table, UnreadableConfig, valueAt } from "./edit.ts";
+
+/** The whitespace that starts the line holding `offset`. */
+function indentOf(text: string, offset: number): string {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))?.[0] ?? "";
+}
+
+function jsonAt(value: unknown, indent: string): string {
+  return JSON.stringify(value, null, 2).split("\n").join(`\n${indent}`);
+}
+
+/*
+ * jsonc-parser's own formatting re-indents the whole line it touches (a neighbour written on one line would be
+ * spread out), so insertions are written here and only the new text is formatted.
+ */
+function insertProperty(text: string, object: Node, name: string, value: unknown): string {
+  const props = object.children ?? [];
+  const member = (indent: string) => `${JSON.stringify(name)}: ${jsonAt(value, indent)}`;
+  if (props.length === 0) {
+    const outer = indentOf(text, object.offset);
+    const open = object.offset + 1;
+    const close = object.offset + object.length - 1;
+    const inside = text.slice(open, close);
+    const rest = inside.trim() === "" ? `\n${outer}` : inside;
+    return `${text.slice(0, open)}\n${outer}  ${member(`${outer}  `)}${rest}${text.slice(close)}`;
+  }
+  const last = props[props.length - 1];
+  const end = last.offset + last.length;
+  const indent = indentOf(text, last.offset);
+  const comma = /^\s*,/.exec(text.slice(end));
+  if (comma) {
+    const at = end + comma[0].length;
+    return `${text.slice(0, at)}\n${indent}${member(indent)},${text.slice(at)}`;
+  }
+  return `${text.slice(0, end)},\n${indent}${member(indent)}${text.slice(end)}`;
+}
+
+function setMember(text: string, key: string, name: string, entry: unknown): string {
+  const root = parseTree(text, [], { allowTrailingComma: true }) as Node;
+  const servers = findNodeAtLocation(root, [key]);
+  if (!servers) return insertProperty(text, root, key, { [name]: entry });
+  const existing = ourMembers(root, [[key]], name)[0]?.children?.[1];
+  if (!existing) return insertProperty(text, servers, name, entry);
+  const indent = indentOf(text, existing.parent?.offset ?? existing.offset);
+  return `${text.slice(0, existing.offset)}${jsonAt(entry, indent)}${text.slice(existing.offset + existing.length)}`;
+}
+
+function parseJsonc(text: string, file: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0)
+    throw new UnreadableConfig(
+      `${file} is not valid JSON (${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}); fix or move it, then run again`,
+    );
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UnreadableConfig(`${file} does not hold a JSON object; fix or move it, then run again`);
+  return value as Record<string, unknown>;
+}
+
+/** The members of `object` (a JSON tree node) named `name`, every one of them when the name is written twice. */
+function members(object: Node | undefined, name: string): Node[] {
+  if (object?.type !== "object") return [];
+  return (object.children ?? []).filter((member) => member.children?.length === 2 && member.children[0].value === name);
+}
+
+/**
+ * Every `name` member of every servers object at one of the paths `at` (`[["mcpServers"], ["projects", cwd,
+ * "mcpServers"]]`): a duplicate key on the way is ours as much as the one that reads back.
+ */
+function ourMembers(root: Node | undefined, at: string[][], name: string): Node[] {
+  return at.flatMap((keys) => {
+    let objects = root ? [root] : [];
+    for (const key of keys)
+      objects = objects.flatMap((object) => members(object, key).map((m) => m.children?.[1] as Node));
+    return objects.flatMap((servers) => members(servers, name));
+  });
+}
+
+/** The OJ_TOKEN string nodes under every `env` of every entry of ours. */
+function ourTokens(root: Node | undefined, at: string[][], name: string): Node[] {
+  return ourMembers(root, at, name)
+    .flatMap((entry) => members(entry.children?.[1], "env"))
+    .flatMap((env) => members(env.children?.[1], "OJ_TOKEN"))
+    .map((token) => token.children?.[1] as Node)
+    .filter((value) => value.type === "string");
+}
+
+function treeOf(text: string): Node | undefined {
+  return parseTree(text, [], { allowTrailingComma: true });
+}
+
+/** `text` without `member` and the comma that separated it from a neighbour. */
+function withoutMember(text: string, member: Node): string {
+  const siblings = member.parent?.children ?? [member];
+  const index = siblings.indexOf(member);
+  let begin: number;
+  let end = member.offset + member.length;
+  if (index > 0) begin = siblings[index - 1].offset + siblings[index - 1].length;
+  else if (siblings.length > 1) {
+    // The first of several: up to the next one, so the next takes its place and its line.
+    begin = member.offset;
+    end = siblings[1].offset;
+  } else begin = (member.parent?.offset ?? member.offset - 1) + 1;
+  return text.slice(0, begin) + text.slice(end);
+}
+
+function withoutJsonEntry(doc: Table, at: string[][], name: string): Table {
+  const rest = structuredClone(doc);
+  for (const keys of at) {
+    const servers = valueAt(rest, keys);
+    if (servers === undefined) continue;
+    delete servers[name];
+    const parent = valueAt(rest, keys.slice(0, -1));
+    if (Object.keys(servers).length === 0 && parent) delete parent[keys[keys.length - 1]];
+  }
+  return rest;
+}
+
+/** Nothing but `{ "<key>": {} }` is left, and no comment: the file held our entry alone. */
+function onlyEmptyServers(next: string, at: string[][]): boolean {
+  if (at.length !== 1 || at[0].length !== 1) return false;
+  const errors: ParseError[] = [];
+  const doc = parse(next, errors, { disallowComments: true, allowTrailingComma: true });
+  return errors.length === 0 && Bun.deepEquals(doc, { [at[0][0]]: {} }, true);
+}
+
+/**
+ * Sets (entry given) or removes (undefined) `name` in a JSON or JSONC document: in the servers object at `at[0]`
+ * when setting (a root-level key), from every servers object at one of the paths `at` when removing.
+ */
+export function editJson(text: string, file: string, at: string[][], name: string, entry: unknown): Edit {
+  const current = parseJsonc(text, file);
+  for (const keys of at) {
+    const parent = valueAt(current, keys.slice(0, -1));
+    const servers = parent?.[keys[keys.length - 1]];
+    if (servers !== undefined && !isTable(servers))
+      throw new UnreadableConfig(`${file}: "${keys.join(".")}" is not an object; fix it, then run again`);
+  }
+  const tree = treeOf(text);
+  const ours = ourMembers(tree, at, name);
+  const existing = valueAt(current, at[0])?.[name];
+  if (entry === undefined ? ours.length === 0 : ours.length === 1 && Bun.deepEquals(existing, entry, true))
+    return { text, changed: false };
+  if (entry !== undefined && ours.length > 1)
+    throw new UnreadableConfig(
+      `${file}: "${at[0].join(".")}" holds "${name}" ${ours.length} times; run 'mcpkit uninstall' first, or keep one by hand`,
+    );
+  const base = text.trim() === "" ? "{}\n" : text;
+  let next = base;
+  if (entry !== undefined) next = setMember(base, at[0][0], name, entry);
+  else for (let left = ours.length; left > 0; left--) next = withoutMember(next, ourMembers(treeOf(next), at, name)[0]);
+  if (!next.endsWith("\n")) next += "\n";
+  checkJsonEdit(current, next, file, at, name, entry);
+  const removeFile = entry === undefined && onlyEmptyServers(next, at);
+  const newToken = (entry as { env?: Table } | undefined)?.env?.OJ_TOKEN;
+  const tokens = ourTokens(tree, at, name);
+  if (!tokens.some((token) => token.value !== "" && token.value !== newToken))
+    return { text: next, changed: true, removeFile };
+  let scrubbed = text;
+  for (const token of [...tokens].sort((a, b) => b.offset - a.offset))
+    scrubbed = `${scrubbed.slice(0, token.offset)}${JSON.stringify(REMOVED_TOKEN)}${scrubbed.slice(token.offset + token.length)}`;
+  const everyTokenGone = ourTokens(treeOf(scrubbed), at, name).every((token) => token.value === REMOVED_TOKEN);
+  const entryPaths = at.map((keys) => [...keys, name]);
+  return {
+    text: next,
+    changed: true,
+    removeFile,
+    backup: everyTokenGone ? checkedBackup(current, scrubbed, (t) => parseJsonc(t, file), entryPaths) : null,
+  };
+}
+
+/**
+ * Reads the edited text back: after an uninstall no entry of ours is left (a duplicate key included); after an
+ * install exactly one, equal to `entry`, and it is the one that reads back; nothing else means something else.
+ */
+function checkJsonEdit(before: Table, next: string, file: string, at: string[][], name: string, entry: unknown): void {
+  const unsafe = new UnreadableConfig(
+    `${file}: cannot edit "${at[0].join(".")}"."${name}" safely (it is laid out in a way this edit does not handle, e.g. "${at[0][0]}" written twice); edit it by hand`,
+  );
+  let after: Record<string, unknown>;
+  try {
+    after = parseJsonc(next, file);
+  } catch {
+    throw unsafe;
+  }
+  const count = ourMembers(treeOf(next), at, name).length;
+  const ours = valueAt(after, at[0])?.[name];
+  const right = entry === undefined ? count === 0 : count === 1 && Bun.deepEquals(ours, entry, true);
+  if (!right || !Bun.deepEquals(withoutJsonEntry(after, at, name), withoutJsonEntry(before, at, name), true))
+    throw unsafe;
+}

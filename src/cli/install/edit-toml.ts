@@ -1,0 +1,117 @@
+/** Editing Codex's config.toml line by line, checked by parsing the result. */
+import { checkedBackup, type Edit, REMOVED_TOKEN, retiredToken, UnreadableConfig } from "./edit.ts";
+
+function parseToml(text: string, file: string): Record<string, unknown> {
+  try {
+    return Bun.TOML.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new UnreadableConfig(
+      `${file} is not valid TOML (${(error as Error).message}); fix or move it, then run again`,
+    );
+  }
+}
+
+/** JSON strings are TOML basic strings; arrays get TOML's usual ", " spacing. */
+function tomlValue(value: unknown): string {
+  return Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(", ")}]` : JSON.stringify(value);
+}
+
+function tomlTable(name: string, entry: Record<string, unknown>): string {
+  const scalars: string[] = [];
+  const tables: string[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const body = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)} = ${JSON.stringify(v)}`);
+      tables.push(`\n[mcp_servers.${name}.${key}]\n${body.join("\n")}\n`);
+    } else scalars.push(`${key} = ${tomlValue(value)}`);
+  }
+  return `[mcp_servers.${name}]\n${scalars.join("\n")}\n${tables.join("")}`;
+}
+
+export const TOML_HEADER = /^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]\]?[ \t]*(#.*)?$/;
+
+function isOurs(header: string, name: string): boolean {
+  const compact = header.replace(/[ \t]/g, "").replace(/"/g, "");
+  return compact === `mcp_servers.${name}` || compact.startsWith(`mcp_servers.${name}.`);
+}
+
+/** The line ranges [start, end) of `[mcp_servers.NAME]` and its sub-tables. */
+function ownBlocks(lines: string[], name: string): Array<[number, number]> {
+  const blocks: Array<[number, number]> = [];
+  let start = -1;
+  lines.forEach((line, index) => {
+    const match = TOML_HEADER.exec(line);
+    if (!match) return;
+    if (start !== -1) {
+      blocks.push([start, index]);
+      start = -1;
+    }
+    if (isOurs(match[1], name)) start = index;
+  });
+  if (start !== -1) blocks.push([start, lines.length]);
+  return blocks;
+}
+
+function withoutEntry(doc: Record<string, unknown>, name: string): Record<string, unknown> {
+  const servers = { ...((doc.mcp_servers as Record<string, unknown> | undefined) ?? {}) };
+  delete servers[name];
+  const rest = { ...doc };
+  if (Object.keys(servers).length === 0) delete rest.mcp_servers;
+  else rest.mcp_servers = servers;
+  return rest;
+}
+
+/** Sets or removes `[mcp_servers.NAME]` in Codex's config.toml, then checks that nothing else changed meaning. */
+export function editToml(text: string, file: string, name: string, entry: Record<string, unknown> | undefined): Edit {
+  const before = parseToml(text, file);
+  const existing = (before.mcp_servers as Record<string, unknown> | undefined)?.[name];
+  if (entry === undefined ? existing === undefined : Bun.deepEquals(existing, entry, true))
+    return { text, changed: false };
+  const lines = text.split("\n");
+  const blocks = ownBlocks(lines, name);
+  const replacement = entry === undefined ? [] : tomlTable(name, entry).split("\n");
+  let out: string[];
+  if (blocks.length === 0) {
+    const head = text === "" ? [] : text.endsWith("\n") ? lines.slice(0, -1) : lines;
+    out = [...head, ...(head.length > 0 && head[head.length - 1].trim() !== "" ? [""] : []), ...replacement];
+  } else {
+    out = [];
+    let cursor = 0;
+    blocks.forEach(([start, end], index) => {
+      out.push(...lines.slice(cursor, start));
+      if (index === 0) out.push(...replacement.slice(0, -1), ...(end < lines.length ? [""] : []));
+      cursor = end;
+    });
+    out.push(...lines.slice(cursor));
+  }
+  let next = out.join("\n");
+  if (!next.endsWith("\n")) next += "\n";
+  const unsafe = new UnreadableConfig(
+    `${file}: cannot edit [mcp_servers.${name}] safely (mcp_servers is laid out in a way this edit does not handle, e.g. inline); edit it by hand`,
+  );
+  let after: Record<string, unknown>;
+  try {
+    after = Bun.TOML.parse(next) as Record<string, unknown>;
+  } catch {
+    throw unsafe;
+  }
+  const stillOurs = (after.mcp_servers as Record<string, unknown> | undefined)?.[name];
+  const sameRest = Bun.deepEquals(withoutEntry(after, name), withoutEntry(before, name), true);
+  if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
+  // Nothing left but blank lines: the file held our table alone.
+  const removeFile = entry === undefined && next.trim() === "";
+  if (!retiredToken(existing, entry)) return { text: next, changed: true, removeFile };
+  const scrubbed = withoutTokenLine(lines, blocks);
+  const backup = checkedBackup(before, scrubbed, Bun.TOML.parse, [["mcp_servers", name]]);
+  return { text: next, changed: true, removeFile, backup };
+}
+
+const TOKEN_LINE = /^([ \t]*(?:env[ \t]*\.[ \t]*)?(?:OJ_TOKEN|"OJ_TOKEN"|'OJ_TOKEN')[ \t]*=[ \t]*).*$/;
+
+/** The file's `lines` with the value of each `OJ_TOKEN = …` line of our `blocks` replaced (`checkedBackup` checks it). */
+function withoutTokenLine(lines: string[], blocks: Array<[number, number]>): string {
+  const ours = (index: number) => blocks.some(([start, end]) => index >= start && index < end);
+  return lines
+    .map((line, index) => (ours(index) ? line.replace(TOKEN_LINE, `$1${JSON.stringify(REMOVED_TOKEN)}`) : line))
+    .join("\n");
+}
