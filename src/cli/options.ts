@@ -47,6 +47,37 @@ export const maxOutputBytesOption = {
   schema: integerOption(1_000, 10_000_000, DEFAULT_OUTPUT_BUDGET, "bytes"),
 } as const satisfies OptionSpec;
 
+export const maxCallsOption = {
+  name: "max-calls",
+  env: "MCPKIT_MAX_CALLS",
+  kind: "string",
+  valueName: "N",
+  help: "most tool calls running at once in the whole server; more wait in a queue (--max-queued-calls), and beyond it a call is refused: HTTP 503 with Retry-After, JSON-RPC error -32000 on stdio",
+  defaultText: "16 a core, at least 64 and at most 1024",
+  // No fallback here: the default depends on the machine (`protocol/admission.ts` defaultCallLimits).
+  schema: v.optional(integerOption(1, 100_000, 0, "calls").wrapped),
+} as const satisfies OptionSpec;
+
+export const maxCallsPerSubjectOption = {
+  name: "max-calls-per-subject",
+  env: "MCPKIT_MAX_CALLS_PER_SUBJECT",
+  kind: "string",
+  valueName: "N",
+  help: "most tool calls one caller (token issuer + sub, else the 2025 session) runs at once, and may have waiting; beyond it its calls get HTTP 429 with Retry-After; at most --max-calls",
+  defaultText: "a quarter of --max-calls (at least 1)",
+  schema: v.optional(integerOption(1, 100_000, 0, "calls").wrapped),
+} as const satisfies OptionSpec;
+
+export const maxQueuedCallsOption = {
+  name: "max-queued-calls",
+  env: "MCPKIT_MAX_QUEUED_CALLS",
+  kind: "string",
+  valueName: "N",
+  help: "most tool calls waiting for a slot in the whole server (first come, first served; a cancelled one leaves at once); 0 refuses every call beyond --max-calls",
+  defaultText: "twice --max-calls",
+  schema: v.optional(integerOption(0, 1_000_000, 0, "calls").wrapped),
+} as const satisfies OptionSpec;
+
 export const textOption = {
   name: "text",
   kind: "boolean",
@@ -64,6 +95,9 @@ export const coreOptions = [
   logLevelOption,
   toolNamesOption,
   maxOutputBytesOption,
+  maxCallsOption,
+  maxCallsPerSubjectOption,
+  maxQueuedCallsOption,
   textOption,
   chartOption,
 ] as const satisfies readonly OptionSpec[];

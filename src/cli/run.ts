@@ -1,10 +1,12 @@
 /** The command line: parse, configure, then serve (stdio or HTTP), list tools or call one. */
 import { type Logger, type LogLevel, createLogger, isLogLevel, levelFromRustLog } from "../core/log.ts";
 import { closestName } from "../core/did-you-mean.ts";
+import { shutdownTelemetry, startTelemetry } from "../core/telemetry/index.ts";
 import { ConfigError, type OptionValues, describeOption, readDeclared } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
 import { httpOptions, readHttpConfig } from "../mcp/http/config.ts";
+import { readCallLimits } from "../mcp/protocol/admission.ts";
 import type { DispatcherOptions as McpServerOptions } from "../mcp/protocol/dispatcher.ts";
 import { toolsetModules } from "../toolsets/index.ts";
 import { NAME, VERSION } from "../version.ts";
@@ -14,7 +16,10 @@ import {
   chartOption,
   coreOptions,
   logLevelOption,
+  maxCallsOption,
+  maxCallsPerSubjectOption,
   maxOutputBytesOption,
+  maxQueuedCallsOption,
   type ParsedCommandLine,
   parseCommandLine,
   textOption,
@@ -81,6 +86,8 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     return dormant;
   };
 
+  // Loads the OpenTelemetry SDK only when an OTEL_* variable asks (core/telemetry/index.ts).
+  if (command !== "tools") await startTelemetry({ env, log, serviceVersion: VERSION });
   try {
     if (command === "tools") {
       if (rest.length > 0) throw new ConfigError(`'mcpkit tools' takes no arguments, got "${rest[0]}"`);
@@ -113,6 +120,11 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       toolNames: core[toolNamesOption.name],
       outputBudget: core[maxOutputBytesOption.name],
       offTool: (name) => offToolNote(name, dormantLookup),
+      callLimits: readCallLimits({
+        maxRunning: core[maxCallsOption.name],
+        maxRunningPerSubject: core[maxCallsPerSubjectOption.name],
+        maxQueued: core[maxQueuedCallsOption.name],
+      }),
     };
     if (http) {
       // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
@@ -138,6 +150,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     return EXIT_OK;
   } finally {
     await closeAll(toolsets, log);
+    await shutdownTelemetry();
   }
 }
 

@@ -16,42 +16,58 @@ import {
   withoutNullForAbsent,
 } from "./tool.ts";
 
+/** A place the call holds while it runs (the server's admission control), given back once it ends. */
+export interface Releasable {
+  release(): void;
+}
+
 export async function invokeTool(
   toolset: Toolset,
   tool: ToolDefinition,
   rawArguments: unknown,
   context: ToolContext,
+  slot?: Releasable,
 ): Promise<ToolResult> {
-  const args = rawArguments ?? {};
-  if (typeof args !== "object" || Array.isArray(args)) {
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      `Invalid request: "arguments" of ${context.calledAs} must be a JSON object, got ${Array.isArray(args) ? "an array" : typeof args}.`,
-    );
-  }
-  const parsed = v.safeParse(tool.input, withoutNullForAbsent(tool.input, args));
-  if (!parsed.success) {
-    const message = describeArgumentIssues(tool, parsed.issues, context.calledAs);
-    return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);
-  }
+  // One async function, its slot given back in `finally`: however the call ends, exactly once.
   try {
-    return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs, () =>
-      toolShape(tool),
-    );
-  } catch (error) {
-    if (error instanceof ProtocolError || error instanceof InputRequired) throw error;
-    const mapped = toolset.mapError?.(error, context.calledAs);
-    if (mapped) throw mapped;
-    if (context.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, `${context.calledAs} was cancelled.`);
-    context.log.error("tool failed", {
-      tool: context.calledAs,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw new ProtocolError(
-      ErrorCode.InternalError,
-      `Internal error in ${context.calledAs}; run the server with --log-level debug for details.`,
-    );
+    const args = rawArguments ?? {};
+    if (typeof args !== "object" || Array.isArray(args)) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Invalid request: "arguments" of ${context.calledAs} must be a JSON object, got ${Array.isArray(args) ? "an array" : typeof args}.`,
+      );
+    }
+    const parsed = v.safeParse(tool.input, withoutNullForAbsent(tool.input, args));
+    if (!parsed.success) {
+      const message = describeArgumentIssues(tool, parsed.issues, context.calledAs);
+      return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);
+    }
+    try {
+      return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs, () =>
+        toolShape(tool),
+      );
+    } catch (error) {
+      throw failureOf(toolset, context, error);
+    }
+  } finally {
+    slot?.release();
   }
+}
+
+/** What a handler's failure becomes: protocol errors as they are, others mapped or reported as internal. */
+function failureOf(toolset: Toolset, context: ToolContext, error: unknown): unknown {
+  if (error instanceof ProtocolError || error instanceof InputRequired) return error;
+  const mapped = toolset.mapError?.(error, context.calledAs);
+  if (mapped) return mapped;
+  if (context.signal.aborted) return new ProtocolError(ErrorCode.InternalError, `${context.calledAs} was cancelled.`);
+  context.log.error("tool failed", {
+    tool: context.calledAs,
+    error: error instanceof Error ? error.message : String(error),
+  });
+  return new ProtocolError(
+    ErrorCode.InternalError,
+    `Internal error in ${context.calledAs}; run the server with --log-level debug for details.`,
+  );
 }
 
 /**

@@ -133,6 +133,8 @@ export function jsonAnswer(id: JsonRpcId | null, reply: Reply, headers: Headers 
   const frozen = reply.ok ? frozenResultBytes(reply.result) : undefined;
   if (frozen) return new Response(responseBytes(id, frozen), { status: 200, headers });
   const status = reply.ok ? 200 : reply.status;
+  // A refusal about load (`protocol/admission.ts`) says when to come back.
+  if (!reply.ok && reply.retryAfter !== undefined) headers = retryAfter(headers, reply.retryAfter);
   const message = reply.ok ? { jsonrpc: "2.0", id, result: reply.result } : { jsonrpc: "2.0", id, error: reply.error };
   try {
     return Response.json(message, { status, headers });
@@ -140,4 +142,10 @@ export function jsonAnswer(id: JsonRpcId | null, reply: Reply, headers: Headers 
     // A result that cannot be serialized still answers its request, with an error (replyJson says why).
     return new Response(replyJson(id, reply), { status, headers });
   }
+}
+
+function retryAfter(headers: Headers | Record<string, string>, seconds: number): Headers {
+  const withRetry = new Headers(headers);
+  withRetry.set("retry-after", String(seconds));
+  return withRetry;
 }

@@ -93,6 +93,12 @@ export class SessionTransport implements AnswerSettings {
   onclientgone?: (id: JsonRpcId) => void;
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
+  /**
+   * Who sends a message without a token: nobody in particular, and once the session has its id,
+   * that session (the subject its tool calls count against, `protocol/admission.ts`). One object
+   * for all its messages.
+   */
+  private anonymous: Caller = ANONYMOUS;
   private initialized = false;
   private closed = false;
 
@@ -109,11 +115,12 @@ export class SessionTransport implements AnswerSettings {
     request: Request,
     message: IncomingMessage | undefined,
     authInfo?: TokenScopes,
+    owner?: string,
   ): Response | Promise<Response> {
     if (this.closed) return sessionNotFound("it was ended");
     switch (request.method) {
       case "POST":
-        return this.post(request, message, authInfo);
+        return this.post(request, message, authInfo, owner);
       case "GET":
         return this.openStream(request);
       case "DELETE":
@@ -197,6 +204,7 @@ export class SessionTransport implements AnswerSettings {
     request: Request,
     message: IncomingMessage | undefined,
     authInfo?: TokenScopes,
+    owner?: string,
   ): Response | Promise<Response> {
     if (!message) {
       return jsonRpcErrorResponse(
@@ -207,7 +215,7 @@ export class SessionTransport implements AnswerSettings {
     }
     const refusal = postHeaderRefusal(request, message) ?? this.admit(request, message);
     if (refusal) return refusal;
-    const caller: Caller = authInfo ? { scopes: authInfo.scopes } : ANONYMOUS;
+    const caller: Caller = authInfo ? { scopes: authInfo.scopes, subject: owner } : this.anonymous;
     if (!message.isRequest) {
       this.onmessage?.(message.body, caller);
       if (message.method === "notifications/cancelled") this.abandon(message);
@@ -263,6 +271,7 @@ export class SessionTransport implements AnswerSettings {
     this.sessionId = this.options.sessionIdGenerator?.();
     if (this.sessionId !== undefined) {
       this.jsonHeaders = new Headers({ "content-type": "application/json", "mcp-session-id": this.sessionId });
+      this.anonymous = { scopes: undefined, subject: this.sessionId };
       this.options.onSessionInitialized?.(this.sessionId);
     }
     return undefined;

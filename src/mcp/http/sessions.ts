@@ -88,7 +88,7 @@ async function openSession(
     if (session) session.lastActive = Date.now();
   };
   try {
-    return await transport.handleRequest(exchange.request, message, exchange.caller?.authInfo);
+    return await transport.handleRequest(exchange.request, message, exchange.caller?.authInfo, owner);
   } finally {
     if (!session) {
       // The transport refused the initialize (bad headers, say): give the slot back.
@@ -103,5 +103,5 @@ function forward(session: Session, { request, message, caller }: Exchange): Resp
   // and forgets a request the client cancels); the session only notes that it was used, now and
   // when a request leaves that record (`onsettled`).
   session.lastActive = Date.now();
-  return session.transport.handleRequest(request, message, caller?.authInfo);
+  return session.transport.handleRequest(request, message, caller?.authInfo, caller?.owner);
 }

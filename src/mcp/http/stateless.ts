@@ -20,7 +20,7 @@ export function stateless(state: HttpState): Middleware {
     };
     let response: Response;
     try {
-      response = await transport.handleRequest(request, message, caller?.authInfo);
+      response = await transport.handleRequest(request, message, caller?.authInfo, caller?.owner);
     } catch (error) {
       done();
       throw error;

@@ -11,6 +11,7 @@
  * and `--stateless` requests (`http/legacy.ts`) use it.
  */
 import type { Logger } from "../../core/log.ts";
+import { requestSpan, sessionOpened, withSpan } from "../../core/telemetry/index.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { ANONYMOUS } from "../modern/core.ts";
@@ -25,6 +26,7 @@ import {
 import { isRecord } from "../protocol/params.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { RunningRequests, type Started } from "../protocol/running.ts";
+import { CallRefused } from "../protocol/admission.ts";
 import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
 import { OutgoingRequests, type Timers } from "./outgoing.ts";
 
@@ -46,6 +48,8 @@ export interface LegacyIo {
 /** Who sent a message: the scopes of its token over HTTP; on stdio, nobody in particular. */
 export interface Caller {
   scopes: readonly string[] | undefined;
+  /** Whom the per-subject call limit counts it against: the token's owner, else the HTTP session. */
+  subject?: string;
 }
 
 type ErrorBody = Extract<Reply, { ok: false }>["error"];
@@ -56,6 +60,9 @@ export class LegacySession {
   private readonly running = new RunningRequests();
   private readonly outgoing: OutgoingRequests;
   private closed = false;
+  /** The version initialize agreed on (for telemetry); its duration is recorded when the session closes. */
+  private protocolVersion: string | undefined;
+  private readonly telemetry = sessionOpened();
   /** What the client declared at `initialize`. */
   private clientCapabilities: Record<string, unknown> | undefined;
   /** The level the client asked for with logging/setLevel; until it asks, debug stays in the server's log. */
@@ -121,6 +128,7 @@ export class LegacySession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.telemetry?.close(this.protocolVersion);
     this.running.cancelAll("The server is shutting down.");
     this.outgoing.close();
   }
@@ -132,15 +140,17 @@ export class LegacySession {
   private async request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): Promise<void> {
     const running = this.running.start(id);
     const context = new LegacyContext(this, id, running, caller, this.clientCapabilities);
+    const span = requestSpan(method, rawParams, id, this.protocolVersion);
     try {
       let reply: Reply;
       try {
-        reply = { ok: true, result: await this.result(method, rawParams ?? {}, context) };
+        reply = { ok: true, result: await withSpan(span, () => this.result(method, rawParams ?? {}, context)) };
       } catch (error) {
-        reply = { ok: false, error: errorBody(error), status: 200 };
+        reply = error instanceof CallRefused ? error.reply() : { ok: false, error: errorBody(error), status: 200 };
       }
       // Once the answer exists, the request is over: what its handler still sends is late (see LegacyContext).
       context.answered = true;
+      span?.end(reply);
       // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
       // answer has been handed over, so the end of the input cannot end the session mid-write.
       if (running.aborted) return;
@@ -194,7 +204,7 @@ export class LegacySession {
     this.clientCapabilities = capabilities;
     const { capabilities: offered, instructions } = this.dispatcher;
     return {
-      protocolVersion: isLegacyVersion(protocolVersion) ? protocolVersion : LATEST_LEGACY_VERSION,
+      protocolVersion: (this.protocolVersion = isLegacyVersion(protocolVersion) ? protocolVersion : LATEST_LEGACY_VERSION),
       capabilities: offered,
       serverInfo: { name: NAME, version: VERSION },
       ...(instructions ? { instructions } : {}),
@@ -290,6 +300,7 @@ class LegacyContext implements RequestContext {
   /** Set once the answer exists. */
   answered = false;
   readonly scopes: readonly string[] | undefined;
+  readonly subject: string | undefined;
 
   constructor(
     private readonly session: LegacySession,
@@ -299,6 +310,7 @@ class LegacyContext implements RequestContext {
     readonly clientCapabilities: Record<string, unknown> | undefined,
   ) {
     this.scopes = caller.scopes;
+    this.subject = caller.subject;
   }
 
   /** Made only if the work asks for it (protocol/lazy-abort.ts). */

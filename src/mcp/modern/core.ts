@@ -16,6 +16,7 @@ import {
 } from "../../core/tool.ts";
 import type { Logger } from "../../core/log.ts";
 import { NAME, VERSION } from "../../version.ts";
+import { CallRefused } from "../protocol/admission.ts";
 import { type Dispatcher, type RequestContext, localRootPaths } from "../protocol/dispatcher.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { type Params, isRecord } from "../protocol/params.ts";
@@ -204,6 +205,7 @@ export function methodNotFound(method: string): ModernError {
 
 /** The error reply for anything a request threw; unexpected errors are logged, never shown. */
 export function failure(server: ModernServer, method: string, error: unknown): Reply {
+  if (error instanceof CallRefused) return error.reply();
   if (error instanceof ProtocolError) {
     // 2026-07-28 reports a resource that does not exist as invalid params (SEP-2164), no longer -32002.
     const code = error.code === ErrorCode.ResourceNotFound ? ErrorCode.InvalidParams : error.code;
@@ -227,6 +229,8 @@ export function failure(server: ModernServer, method: string, error: unknown): R
 class ModernContext implements RequestContext {
   readonly scopes: readonly string[] | undefined;
   readonly clientCapabilities: Record<string, unknown>;
+  /** The token's owner; anonymous requests have no one to tell apart (`protocol/admission.ts`). */
+  readonly subject: string | undefined;
 
   constructor(
     private readonly server: ModernServer,
@@ -235,6 +239,7 @@ class ModernContext implements RequestContext {
     private readonly answered: Record<string, unknown> | undefined,
   ) {
     this.scopes = io.caller.scopes;
+    this.subject = io.caller.principal;
     this.clientCapabilities = envelope.clientCapabilities;
   }
 

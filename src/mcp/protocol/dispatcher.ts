@@ -30,6 +30,7 @@ import {
   UI_MIME_TYPE,
 } from "../../core/tool.ts";
 import { isScopeGranted } from "../scopes.ts";
+import { Admission, type CallLimits, defaultCallLimits } from "./admission.ts";
 import { type Params, optionalRecord, optionalString, requireObject, requireString } from "./params.ts";
 
 /** Which name `tools/list` shows: the portable one (default) or the toolset contract's own. */
@@ -46,6 +47,8 @@ export interface DispatcherOptions {
    * sentence), or undefined. Asked only then, so a server never describes its off toolsets otherwise.
    */
   offTool?(name: string): string | undefined;
+  /** How many tool calls may run and wait at once (--max-calls…; `admission.ts`); the machine's defaults when absent. */
+  callLimits?: CallLimits;
 }
 
 /** A tool as `tools/list` shows it (MCP `Tool`). */
@@ -82,6 +85,11 @@ export interface RequestContext {
   logLevel(): ClientLogLevel | undefined;
   /** The client's roots as local paths; undefined when it offers none (or they are not asked for). */
   clientRoots(): Promise<string[] | undefined>;
+  /**
+   * Whom the per-subject call limit counts this request against: the token's owner, else the 2025
+   * session; undefined where there is no one to tell apart (stdio, anonymous 2026-07-28 requests).
+   */
+  readonly subject?: string;
 }
 
 export type Handler = (params: Params, context: RequestContext) => Promise<Record<string, unknown>>;
@@ -91,6 +99,8 @@ export interface Dispatcher {
   readonly instructions: string;
   /** The methods the enabled toolsets answer; nothing else is routed here. */
   readonly handlers: ReadonlyMap<string, Handler>;
+  /** Admission control of its tool calls, shared by every session and request using it. */
+  readonly admission: Admission;
 }
 
 interface RegisteredTool {
@@ -194,6 +204,7 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
         .map(({ listing, uiListing }) => (ui ? uiListing : listing)),
     };
   });
+  const admission = new Admission(options.callLimits ?? defaultCallLimits());
   // Not an async function: one returning invokeTool's promise would wrap it in a second promise
   // (two more microtask jobs per call); what the checks throw is still a rejection.
   handlers.set("tools/call", (params, context) => {
@@ -201,7 +212,17 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
       const name = requireString(params, "name", "tools/call");
       const entry = callableTool(registry, name, context.scopes, options.offTool);
       options.log.debug("tools/call", { tool: name });
-      return invokeTool(entry.toolset, entry.tool, params.arguments, toolContext(options, name, params, context));
+      const slot = admission.admit(context.subject, context);
+      const toolCall = toolContext(options, name, params, context);
+      if (!(slot instanceof Promise)) return invokeTool(entry.toolset, entry.tool, params.arguments, toolCall, slot);
+      options.log.debug("tools/call waits for a slot", { tool: name, waiting: admission.waiting });
+      return slot.then(
+        (admitted) => invokeTool(entry.toolset, entry.tool, params.arguments, toolCall, admitted),
+        (cancelled: unknown) => {
+          options.log.debug("tools/call left the queue", { tool: name, waiting: admission.waiting });
+          throw cancelled;
+        },
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -210,7 +231,7 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (capabilities.resources) addResourceHandlers(handlers, visible);
   if (capabilities.prompts) addPromptHandlers(handlers, visible);
   if (capabilities.completions) addCompletionHandler(handlers, visible);
-  return { capabilities, instructions: instructionsFor(toolsets, toolNames), handlers };
+  return { capabilities, instructions: instructionsFor(toolsets, toolNames), handlers, admission };
 }
 
 function frozenList(tools: ToolListing[]): Record<string, unknown> {

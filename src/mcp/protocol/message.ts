@@ -11,7 +11,13 @@ export type JsonRpcId = string | number;
 /** What a request is answered with, in either era, before the transport frames it. */
 export type Reply =
   | { ok: true; result: Record<string, unknown> }
-  | { ok: false; error: { code: number; message: string; data?: unknown }; status: number };
+  | {
+      ok: false;
+      error: { code: number; message: string; data?: unknown };
+      status: number;
+      /** Seconds for HTTP's Retry-After (a refusal about load, `admission.ts`). */
+      retryAfter?: number;
+    };
 
 /** One JSON-RPC 2.0 message, shape-checked. */
 export type JsonRpcMessage = Record<string, unknown> & { jsonrpc: "2.0" };
