@@ -19,7 +19,7 @@ export function helpText(core: HelpSection, modules: readonly ToolsetModule[], e
     "  mcpkit call TOOL [JSON] [options]     run one tool once and print its result as JSON (JSON '-' reads stdin)",
     "  mcpkit call TOOL --help               what the tool does and its arguments (any tool, even of a toolset that is off)",
     "  mcpkit install CLIENT [options]       add mcpkit to a client's MCP config (mcpkit install --help)",
-    "  mcpkit uninstall CLIENT               remove that entry again",
+    "  mcpkit uninstall CLIENT               remove it from the files CLIENT loads here",
     "  mcpkit health [URL]                   exit 0 when a running --http server's /healthz answers 200 (containers)",
     "  mcpkit help [call | TOOL]             this text; how 'call' works; what TOOL does (also --help, -h)",
     '  mcpkit --version | -V | -v            prints "mcpkit <version>" (also: mcpkit version)',
