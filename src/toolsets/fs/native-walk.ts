@@ -40,6 +40,7 @@ import {
   pointerOf,
 } from "./native-compile.ts";
 import { COMPILED, type NativeCompile, prebuiltNativeWalk, prestartedNativeCompile, STATE } from "./native-thread.ts";
+import { nativeThreads } from "./native-budget.ts";
 import type { StatSink } from "./stat-sink.ts";
 import { emptyOutcome, type WalkOutcome, type WalkRequest } from "./walk.ts";
 
@@ -55,6 +56,12 @@ const COMPILE_THREAD_WAIT_MS = 1_000;
  * to 765 bytes (255 UTF-16 units on exFAT, vfat, NTFS). The default --fs-max-depth.
  */
 export const NATIVE_MAX_DEPTH = 64;
+/**
+ * Threads one walk starts. Four at least, whatever the cores: with a cold page cache each waits on
+ * the disk, and 4 walked 200k files in 595 ms where 2 took 670 (warm, 4 on 2 cores cost nothing
+ * measurable: 178 vs 174 ms). All walks together stay within `NATIVE_THREAD_BUDGET`.
+ */
+const THREADS_PER_WALK = Math.min(8, Math.max(4, availableParallelism()));
 /** How long this thread waits for records before it looks at the clock, the signal and progress again. */
 const DRAIN_WAIT_MS = 10;
 const PROGRESS_INTERVAL_MS = 100;
@@ -201,9 +208,7 @@ function encodeSettings(request: NativeRequest, { timeField, from, to, oldestFir
     request.includeDirectories ? 1 : 0,
     timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
     oldestFirst ? -1 : 1,
-    // Four at least, whatever the cores: with a cold page cache each waits on the disk, and 4 walked
-    // 200k files in 595 ms where 2 took 670 (warm, 4 on 2 cores cost nothing measurable: 178 vs 174 ms).
-    Math.min(8, Math.max(4, availableParallelism())),
+    THREADS_PER_WALK,
   ]);
   new Float64Array(bytes.buffer, 40, 4).set([
     // Whole seconds that may hold a time in the range, then (count_from, count_to) those that surely
@@ -305,10 +310,32 @@ export async function nativeWalk(
   starts: readonly NativeStart[],
   search: NativeSearch,
 ): Promise<WalkOutcome | undefined> {
-  let compiledWalk = native();
+  const compiledWalk = native();
   if (!compiledWalk) return undefined;
-  const { oldestFirst } = search;
   const outcome = emptyOutcome();
+  // Threads (and the buffers below) only once the process-wide budget has them (`native-budget.ts`).
+  const granted = nativeThreads.acquire(THREADS_PER_WALK, request.signal, request.deadline - performance.now());
+  const lease = granted instanceof Promise ? await granted : granted;
+  if (lease === "cancelled") outcome.cancelled = true;
+  if (lease === "deadline") outcome.budgetExhausted = true;
+  if (typeof lease === "string") return outcome;
+  try {
+    return await leasedWalk(request, starts, search, compiledWalk, outcome);
+  } finally {
+    lease.release();
+  }
+}
+
+/** `nativeWalk` once its threads are granted. */
+async function leasedWalk(
+  request: NativeRequest,
+  starts: readonly NativeStart[],
+  search: NativeSearch,
+  firstCompiled: CompiledWalk,
+  outcome: WalkOutcome,
+): Promise<WalkOutcome | undefined> {
+  let compiledWalk: CompiledWalk | undefined = firstCompiled;
+  const { oldestFirst } = search;
   // The walk's counts and its record area, written by its threads: this thread's memory (large
   // enough to lie outside the garbage-collected heap, so it never moves), held until walk_finish.
   const shared = new ArrayBuffer(COUNTS_BYTES + RECORD_BYTES);
