@@ -117,6 +117,20 @@ describe("install and uninstall print no secret", () => {
     expectNone(undo.stdout + undo.stderr, token, ...secrets);
   });
 
+  test("a secret laid out in a way the masking does not follow refuses the diff in one line instead of showing it", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(file));
+    const secret = "array-spread-secret-6f1c";
+    fs.writeFileSync(file, `[mcp_servers.a]\ncommand = "a"\nenv = [\n  "${secret}",\n]\n`);
+    const dry = await cli(home, "install", "codex", "--dry-run");
+    expect(dry.code).toBe(1);
+    expect(dry.stderr.trim().split("\n")).toEqual([
+      expect.stringContaining('cannot show this change without showing a value under "env"'),
+    ]);
+    expectNone(dry.stdout + dry.stderr, secret);
+  });
+
   test("--link leaves the token out of the Cursor and VS Code links and says how to add it", async () => {
     const home = tempHome();
     const token = "link-token-c0ffee42";
