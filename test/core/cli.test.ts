@@ -116,7 +116,7 @@ describe("start-up failures are one line and exit 2, never a stack or bundle sou
     const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("busy") });
     try {
       const { code, stdout, stderr } = await runCli(["--http", `127.0.0.1:${holder.port}`, "--toolsets", "boj"], {
-        timeoutMs: 10_000,
+        timeoutMs: 30_000,
       });
       expect(code).toBe(2);
       expect(stdout).toBe("");
@@ -138,7 +138,7 @@ describe("start-up failures are one line and exit 2, never a stack or bundle sou
     try {
       const { code, stderr } = await runCli(
         ["--http", `127.0.0.1:${holder.port}`, "--toolsets", "boj", "--auth", "oauth", "--github-client-id", "x"],
-        { timeoutMs: 10_000 },
+        { timeoutMs: 30_000 },
       );
       expect(code).toBe(2);
       expect(stderr).toContain("--github-client-id needs --github-client-secret");

@@ -143,7 +143,7 @@ describe("stdout carries JSON-RPC only", () => {
     }
     raw.write(batch);
     raw.send({ jsonrpc: "2.0", id: "final", method: "tools/list" });
-    const reply = await raw.response("final", 20_000);
+    const reply = await raw.response("final");
     expect((reply.result as { tools: unknown[] }).tools).toHaveLength(1);
     for (const line of raw.lines()) expect(isJsonRpcLine(line)).toBe(true);
     raw.closeStdin();
