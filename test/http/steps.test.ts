@@ -107,14 +107,15 @@ test("well-formed: the path of a plain URL is read without the URL parser, and a
   }
 });
 
-test("health: 200 with the session count; 503 while draining", async () => {
+test("health: 200 with the session and call counts; 503 while draining", async () => {
   const state = makeState();
-  expect((await run(health(state), exchange("/healthz"))).status).toBe(200);
-  expect((await run(health(state), exchange("/mcp"))).status).toBe(299);
+  const anyHost = () => undefined;
+  expect((await run(health(state, anyHost), exchange("/healthz"))).status).toBe(200);
+  expect((await run(health(state, anyHost), exchange("/mcp"))).status).toBe(299);
   state.stopping = true;
-  const response = await run(health(state), exchange("/healthz"));
+  const response = await run(health(state, anyHost), exchange("/healthz"));
   expect(response.status).toBe(503);
-  expect(await response.json()).toEqual({ status: "stopping", sessions: 0 });
+  expect(await response.json()).toEqual({ status: "stopping", sessions: 0, calls: { running: 0, waiting: 0 } });
 });
 
 test("mcp endpoint: its steps run for /mcp only; any other path gets 404 naming /mcp", async () => {

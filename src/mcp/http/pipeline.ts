@@ -58,7 +58,7 @@ export function createPipeline(
 ): (request: Request) => Promise<Response> {
   state.modern ??= modernHttpState(state.serverOptions);
   const steps: Middleware[] = [
-    health(state),
+    health(state, hostOriginCheck),
     protectedResourceMetadata(state),
     authorizationServer(state, hostOriginCheck),
     mount(MCP_PATH, [
