@@ -23,6 +23,7 @@ import { fullCatalogueOptions } from "../fixtures/boj/full-catalogue.ts";
 import { startHttpServer } from "../http/support.ts";
 import { meta, post, request } from "../modern/support.ts";
 import { mcpkitCommand, startStdioServer, testEnv } from "../support/mcp.ts";
+import { hasPostgres, startPostgres } from "../support/postgres.ts";
 import { bojTestArgs } from "./support.ts";
 
 type Structured = Record<string, any>;
@@ -173,6 +174,56 @@ describe("through the real process", () => {
       await counting.stop();
     }
   }, 60_000);
+});
+
+const postgresHere = hasPostgres("the Postgres test of the shared series catalogue");
+
+describe("two instances on one --boj-shared-state build the catalogue once", () => {
+  let fake: FakeBoj;
+  beforeAll(async () => {
+    fake = startFakeBoj(await fullCatalogueOptions());
+  });
+  afterAll(() => fake.stop());
+
+  for (const dialect of ["sqlite", "postgres"] as const) {
+    test.skipIf(dialect === "postgres" && !postgresHere)(
+      `${dialect}: the second instance, with its own catalogue folder, indexes the fleet's copies and asks BOJ nothing`,
+      async () => {
+        const postgres = dialect === "postgres" ? startPostgres() : undefined;
+        const shared = postgres ? postgres.url : `sqlite:${join(scratch(), "shared.db")}`;
+        try {
+          const searchOn = async (dir: string) => {
+            const server = await startStdioServer({
+              args: bojTestArgs(fake.url, "--boj-catalog-dir", dir, "--boj-shared-state", shared),
+            });
+            try {
+              const result = await server.client.callTool(
+                { name: "boj_search_series", arguments: { query: "US.Dollar/Yen spot rate 9:00" } },
+                undefined,
+                { timeout: 60_000 },
+              );
+              return result.structuredContent as Structured;
+            } finally {
+              await server.close();
+            }
+          };
+          fake.reset();
+          const first = await searchOn(scratch());
+          expect(first.catalog.databases_indexed).toBe(50);
+          expect(metadataRequests(fake)).toHaveLength(50);
+          fake.reset();
+          const second = await searchOn(scratch());
+          expect(second.catalog.databases_indexed).toBe(50);
+          expect(second.hits[0]).toMatchObject({ db: "FM08", series_code: "FXERD01" });
+          expect(second.hits).toEqual(first.hits);
+          expect(fake.requests).toEqual([]);
+        } finally {
+          postgres?.stop();
+        }
+      },
+      120_000,
+    );
+  }
 });
 
 describe("refresh, in process with an injected clock", () => {

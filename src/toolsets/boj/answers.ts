@@ -36,12 +36,7 @@ export class BojAnswers {
     request: BojRequest,
     context: Pick<ToolContext, "signal" | "notify">,
     decode: (body: RawBody) => Decoded<T>,
-    /**
-     * Whether a new answer is stored (default true). The series catalogue reads the cache but
-     * stores only into a fleet's shared one: its own SQLite file is the lasting copy, and 50
-     * databases' metadata would fill this process's memory for nothing (226 → 123 MB peak RSS
-     * for a 157,000-series build, scripts/bench/boj-search.ts).
-     */
+    /** Whether a new answer is stored (default true; the series catalogue keeps its own copy, search/index.ts). */
     store = true,
   ): Promise<Answer<T>> {
     const key = requestPath(request);

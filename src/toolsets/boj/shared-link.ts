@@ -8,6 +8,7 @@ import { ConfigError } from "../../core/options.ts";
 import type { AnswerCache, CachedAnswer } from "./cache.ts";
 import { transportError } from "./errors.ts";
 import type { Pacer } from "./pacer.ts";
+import type { CatalogCopies } from "./search/series-catalog.ts";
 import type { SharedState } from "./shared-state.ts";
 
 const FLAG = "--boj-shared-state (BOJ_SHARED_STATE)";
@@ -68,6 +69,8 @@ export function secretsOf(url: string): string[] {
 export interface SharedLink {
   cache: AnswerCache | undefined;
   pace: Pacer;
+  /** The series catalogue's copies; a store that cannot be reached reads as no copy and keeps nothing. */
+  catalog: CatalogCopies;
   close(): Promise<void>;
 }
 
@@ -120,8 +123,30 @@ export function linkSharedState(
         }
       : undefined;
 
+  const catalog: CatalogCopies = {
+    async get(db, since) {
+      try {
+        return await (await open()).catalog.get(db, since);
+      } catch (error) {
+        options.log.warn("boj: the shared catalogue copy could not be read; asking BOJ", {
+          db,
+          error: scrub((error as Error).message),
+        });
+        return undefined;
+      }
+    },
+    async put(db, copy) {
+      try {
+        await (await open()).catalog.put(db, copy);
+      } catch (error) {
+        options.log.warn("boj: the catalogue copy could not be shared", { db, error: scrub((error as Error).message) });
+      }
+    },
+  };
+
   return {
     cache,
+    catalog,
     pace: async (origin, intervalMs, signal, onWait) => {
       if (intervalMs <= 0) return;
       const state = await open();

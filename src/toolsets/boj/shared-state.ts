@@ -16,6 +16,7 @@ import { type Dialect, openSqlStore } from "../../core/sql-store.ts";
 import { byteLength } from "../../core/text.ts";
 import { type AnswerCache, type CachedAnswer, MemoryAnswerCache, approximateBytes } from "./cache.ts";
 import type { Pacer } from "./pacer.ts";
+import type { CatalogCopies, CatalogCopy } from "./search/series-catalog.ts";
 import { sleep } from "./sleep.ts";
 
 export interface SharedStateOptions {
@@ -32,6 +33,7 @@ export interface SharedState {
   /** Undefined when `cacheBytes` is 0: the fleet then shares only the pacing. */
   readonly cache: AnswerCache | undefined;
   readonly awaitTurn: Pacer;
+  readonly catalog: CatalogCopies;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,9 @@ const SCHEMA = [
   `create table if not exists boj_answers_size (one integer primary key check (one = 1), bytes bigint not null)`,
   `insert into boj_answers_size (one, bytes) select 1, coalesce(sum(bytes), 0) from boj_answers where true on conflict (one) do nothing`,
   `create table if not exists boj_pacing (origin text primary key, next_allowed_at bigint not null)`,
+  // The series catalogue's copy of each database's metadata (boj_search_series): one instance
+  // fetches it from BOJ each day, the others index it from here.
+  `create table if not exists boj_catalog (upstream text not null, db text not null, fetched_at bigint not null, boj_date text, entries text not null, primary key (upstream, db))`,
 ];
 
 /** Triggers that keep `boj_answers_size` equal to the sum of `boj_answers.bytes`, per dialect. */
@@ -102,6 +107,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     cache:
       options.cacheBytes > 0 ? new LayeredAnswerCache(new MemoryAnswerCache(options.cacheBytes), table) : undefined,
     awaitTurn: sharedPacer(sql, dialect),
+    catalog: catalogCopies(sql, options.upstream),
     close: () => sql.close(),
   };
 }
@@ -156,6 +162,33 @@ function sqliteClaim(sql: SQL, origin: string, intervalMs: number): Promise<Row[
   const now = Date.now();
   return sql`update boj_pacing set next_allowed_at = max(next_allowed_at, ${now}) + ${intervalMs}
     where origin = ${origin} returning next_allowed_at - ${intervalMs} as slot, ${now} as now`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The series catalogue's copies
+
+/** Each database's metadata as the fleet last fetched it from this upstream; failures are the caller's to handle. */
+function catalogCopies(sql: SQL, upstream: string): CatalogCopies {
+  return {
+    async get(db: string, since: number): Promise<CatalogCopy | undefined> {
+      const rows: Row[] = await sql`select fetched_at, boj_date, entries from boj_catalog
+        where upstream = ${upstream} and db = ${db} and fetched_at >= ${since}`;
+      const row = rows[0];
+      if (!row) return undefined;
+      return {
+        entries: JSON.parse(String(row.entries)),
+        date: row.boj_date === null ? null : String(row.boj_date),
+        fetchedAt: Number(row.fetched_at),
+      };
+    },
+    async put(db: string, copy: CatalogCopy): Promise<void> {
+      const entries = JSON.stringify(copy.entries);
+      await sql`insert into boj_catalog (upstream, db, fetched_at, boj_date, entries)
+        values (${upstream}, ${db}, ${copy.fetchedAt}, ${copy.date}, ${entries})
+        on conflict (upstream, db) do update set fetched_at = excluded.fetched_at, boj_date = excluded.boj_date,
+          entries = excluded.entries`;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

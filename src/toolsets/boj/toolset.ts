@@ -28,7 +28,7 @@ export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
   const client = new BojClient(config, runtime.log, shared?.pace);
   const cache = shared ? shared.cache : config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
   const answers = new BojAnswers(client, cache, config.cacheTtl);
-  const search = createSearch(config, answers, runtime.log);
+  const search = createSearch({ ...config, shared: shared?.catalog }, answers, runtime.log);
   return {
     name: "boj",
     close: async () => {

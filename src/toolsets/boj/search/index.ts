@@ -1,7 +1,8 @@
 /**
  * The series search's parts wired together for the boj toolset: the catalogue store (opened on
- * first use, in the catalogue folder or in memory), the catalogue that fills it through the boj
- * answers (paced client, shared cache), and what boj_search_series needs.
+ * first use, in the catalogue folder or in memory), the catalogue that fills it from a fleet's
+ * copies (--boj-shared-state) or through the boj answers (paced client), and what
+ * boj_search_series needs.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,7 @@ import { DATABASES } from "../catalog.ts";
 import { decodeMetadataBody } from "../decode/index.ts";
 import { buildMetadataRequest } from "../validation.ts";
 import type { SearchDeps } from "./run.ts";
-import { SeriesCatalog, type SeriesCatalogDeps } from "./series-catalog.ts";
+import { type CatalogCopies, SeriesCatalog, type SeriesCatalogDeps, lastDailyRefresh } from "./series-catalog.ts";
 import { CatalogStore } from "./store.ts";
 
 export const CATALOG_FILE = "boj-series-catalog.sqlite";
@@ -21,8 +22,26 @@ export interface SearchConfig {
   catalogDir?: string;
   catalogWaitMs: number;
   minIntervalMs: number;
-  /** With a fleet's shared cache, the metadata fetched for the catalogue is stored there for the other instances. */
-  sharedState?: string;
+  /** A fleet's copies (--boj-shared-state): what one instance fetched today, the others index without asking BOJ. */
+  shared?: CatalogCopies;
+}
+
+/**
+ * getMetadata of `db` with lang=jp (BOJ's Japanese metadata carries the English fields too),
+ * through the paced client. The answer cache is read but not written: the catalogue is the lasting
+ * copy, and 50 databases' metadata would fill this process's memory for nothing (226 → 122 MB peak
+ * RSS for a 157,000-series build, scripts/bench/boj-search.ts).
+ */
+async function fetchFromBoj(answers: BojAnswers, db: string, signal: AbortSignal, log: Logger) {
+  const request = buildMetadataRequest({ db, lang: "jp" });
+  const answer = await answers.fetch(
+    request,
+    { signal, notify: (level, logger, message, data) => logToStderr(log, level, logger, message, data) },
+    (body) => decodeMetadataBody(body, request),
+    false,
+  );
+  // Heading rows are never indexed, so they are never copied either.
+  return { entries: answer.output.entries.filter((entry) => entry.series_code), date: answer.output.meta.date };
 }
 
 export function createSearch(
@@ -32,22 +51,20 @@ export function createSearch(
   /** The clock and the daily timer; tests pass their own. */
   timing: Pick<SeriesCatalogDeps, "now" | "schedule"> = {},
 ): SearchDeps & { close(): void } {
+  const now = timing.now ?? Date.now;
   let store: CatalogStore | undefined;
   const catalog = new SeriesCatalog({
     store: () => {
       store ??= openCatalogStore(config.catalogDir, log);
       return store;
     },
-    // lang=jp: BOJ's Japanese metadata carries the English names, units and notes too.
     fetchMetadata: async (db, signal) => {
-      const request = buildMetadataRequest({ db, lang: "jp" });
-      const answer = await answers.fetch(
-        request,
-        { signal, notify: (level, logger, message, data) => logToStderr(log, level, logger, message, data) },
-        (body) => decodeMetadataBody(body, request),
-        config.sharedState !== undefined,
-      );
-      return { entries: answer.output.entries, date: answer.output.meta.date };
+      const since = lastDailyRefresh(now());
+      const copy = await config.shared?.get(db, since);
+      if (copy) return copy;
+      const fresh = await fetchFromBoj(answers, db, signal, log);
+      await config.shared?.put(db, { ...fresh, fetchedAt: now() });
+      return fresh;
     },
     databases: DATABASES.map((entry) => entry.code),
     log,

@@ -35,6 +35,17 @@ export interface MetadataAnswer {
   date: string | null;
 }
 
+/** One database's metadata as a fleet keeps it (--boj-shared-state), with when it was fetched. */
+export interface CatalogCopy extends MetadataAnswer {
+  fetchedAt: number;
+}
+
+/** The fleet's copies (shared-state.ts): a copy fetched since `since`, or undefined; and storing one. */
+export interface CatalogCopies {
+  get(db: string, since: number): Promise<CatalogCopy | undefined>;
+  put(db: string, copy: CatalogCopy): Promise<void>;
+}
+
 export interface SeriesCatalogDeps {
   /** Opens the store on first use. */
   store: () => CatalogStore;
