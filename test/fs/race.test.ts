@@ -8,7 +8,8 @@
  * MCPKIT_RACE_SECONDS sets how long the server and the in-process anchored walk are raced (default 1
  * for a contributor's run; CI runs 20), and each race also runs until it has done 5 searches (or 10
  * walks) a second of that, however long a busy machine makes them. A control run of the old by-path
- * walk under the same flipping, until its first leak, shows that the race is really exercised.
+ * walk under the same flipping, until its first leak, shows that the race is really exercised. The
+ * three races through a server run at the same time, under the one flipper.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -156,7 +157,7 @@ async function raceSearches(client: Client, seconds: number, path?: string) {
   return { searches, leakingSearches, outside, inside };
 }
 
-test(
+test.concurrent(
   `searches raced for ${RACE_SECONDS} s by a directory/link flip every 3 ms report nothing from outside the root`,
   async () => {
     const { searches, leakingSearches, outside, inside } = await raceSearches(server.client, RACE_SECONDS);
@@ -172,7 +173,7 @@ test(
   RACE_TIMEOUT_MS,
 );
 
-test(
+test.concurrent(
   `searches whose 'path' argument is the directory swapped for a link (raced ${RACE_SECONDS} s) never lead outside`,
   async () => {
     const { searches, leakingSearches, outside, inside } = await raceSearches(server.client, RACE_SECONDS, "d");
@@ -186,7 +187,7 @@ test(
   RACE_TIMEOUT_MS,
 );
 
-test(
+test.concurrent(
   `over HTTP, a client root inside --root that is swapped for a link (raced ${RACE_SECONDS} s) never leads outside (issue 18 G2)`,
   async () => {
     const { searches, leakingSearches, outside, inside } = await raceSearches(httpClient, RACE_SECONDS);
