@@ -5,3 +5,9 @@
 
 /** The native walk compiled ahead for this binary's target, base64 (`scripts/release/prebuilt-walk.ts`). */
 declare const MCPKIT_PREBUILT_NATIVE_WALK: string | undefined;
+
+/**
+ * Every shipped tool's JSON Schemas, converted at build time: a JSON object of fingerprint → schema
+ * (`scripts/release/frozen-schemas.ts`; read by `src/core/json-schema.ts`).
+ */
+declare const MCPKIT_FROZEN_JSON_SCHEMAS: string | undefined;

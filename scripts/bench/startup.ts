@@ -22,9 +22,12 @@
  * era on stdio runs on mcpkit's own session engine and loads no more than the modern one).
  *
  *   bun scripts/bench/startup.ts [--era legacy|modern] [--rounds N] [--mcpkit PATH] [--mcpkit-args ARGS]
- *                                [--compare-bytecode] [--check]
+ *                                [--baseline PATH] [--compare-bytecode] [--check]
  *
  * --mcpkit-args is split on spaces; {root} stands for the temporary directory every server serves. *
+ * --baseline adds another mcpkit binary (e.g. one built from the previous commit) to the same
+ * interleaved rounds, asked the same way as mcpkit (both ways with --era modern), for before/after
+ * ratios from one run on the same machine load.
  * --compare-bytecode also compiles mcpkit with and without --bytecode and times both.
  * --check exits 1 when a target is missed.
  */
@@ -154,13 +157,31 @@ async function measure(
 }
 
 /** `--era modern`: mcpkit answering discover + tools/list, the same binary the 2025 way, and the bare responder. */
-async function modernEra(work: string, mcpkit: string[], rounds: number, check: boolean): Promise<number> {
+async function modernEra(
+  work: string,
+  mcpkit: string[],
+  baseline: string[] | undefined,
+  rounds: number,
+  check: boolean,
+): Promise<number> {
   console.error("compiling the bare responder with the release flags…");
   const bareBin = join(work, "bare-responder");
   await compile({ entry: "scripts/bench/fixtures/bare-responder.ts", outfile: bareBin, cwd: REPO_ROOT });
   const contenders: Contender[] = [
     { name: "mcpkit", command: mcpkit, send: DISCOVER_AND_LIST, answers: 2, bytes: statSync(mcpkit[0]).size },
     { name: "mcpkit-2025", command: mcpkit, send: INITIALIZE_AND_LIST, answers: 2 },
+    ...(baseline
+      ? [
+          {
+            name: "baseline",
+            command: baseline,
+            send: DISCOVER_AND_LIST,
+            answers: 2,
+            bytes: statSync(baseline[0]).size,
+          },
+          { name: "baseline-2025", command: baseline, send: INITIALIZE_AND_LIST, answers: 2 },
+        ]
+      : []),
     { name: "bare", command: [bareBin], send: DISCOVER_AND_LIST, answers: 2, bytes: statSync(bareBin).size },
   ];
   const medians = await measure(contenders, rounds);
@@ -179,6 +200,14 @@ async function modernEra(work: string, mcpkit: string[], rounds: number, check: 
   const legacy = medians.get("mcpkit-2025")!.answered / bare;
   console.log(`mcpkit 2026-07-28  ${modern.toFixed(2)}× bare (target ≤ 1.50×, ${modern <= 1.5 ? "met" : "MISSED"})`);
   console.log(`mcpkit 2025-11-25  ${legacy.toFixed(2)}× bare (target ≤ 2.00×, ${legacy <= 2 ? "met" : "MISSED"})`);
+  if (baseline) {
+    for (const [name, era] of [
+      ["baseline", "2026-07-28"],
+      ["baseline-2025", "2025-11-25"],
+    ]) {
+      console.log(`${name.padEnd(18)} ${(medians.get(name)!.answered / bare).toFixed(2)}× bare (${era})`);
+    }
+  }
   return check && (modern > 1.5 || legacy > 2) ? 1 : 0;
 }
 
@@ -195,6 +224,7 @@ async function main(): Promise<number> {
       "compare-bytecode": { type: "boolean", default: false },
       check: { type: "boolean", default: false },
       era: { type: "string", default: "legacy" },
+      baseline: { type: "string" },
     },
   });
   const rounds = Number(values.rounds);
@@ -220,9 +250,14 @@ async function main(): Promise<number> {
       .split(" ")
       .filter(Boolean)
       .map((arg) => arg.replaceAll("{root}", root));
-    if (values.era === "modern") return await modernEra(work, [mcpkitPath, ...mcpkitArgs], rounds, values.check);
+    const baseline = values.baseline === undefined ? undefined : [resolve(REPO_ROOT, values.baseline), ...mcpkitArgs];
+    if (baseline && !existsSync(baseline[0])) throw new Error(`--baseline ${values.baseline} does not exist`);
+    if (values.era === "modern") {
+      return await modernEra(work, [mcpkitPath, ...mcpkitArgs], baseline, rounds, values.check);
+    }
     const contenders: Contender[] = [
       { name: "mcpkit", command: [mcpkitPath, ...mcpkitArgs], bytes: statSync(mcpkitPath).size },
+      ...(baseline ? [{ name: "baseline", command: baseline, bytes: statSync(baseline[0]).size }] : []),
       { name: "node-fs", command: ["node", nodeServer, root] },
       { name: "minimal-bun", command: [minimalBin], bytes: statSync(minimalBin).size },
     ];

@@ -61,6 +61,26 @@ export const MCPKIT_EXTRA_ENTRIES = [
   "src/toolsets/fs/native-compile-thread.ts",
 ] as const;
 
+/**
+ * Every shipped tool's JSON Schemas converted ahead (`frozen-schemas.ts`), as JSON text. In a
+ * process of its own: it loads every toolset's code, which the build process need not.
+ */
+async function frozenJsonSchemasText(cwd: string): Promise<string> {
+  const child = Bun.spawn([process.execPath, "scripts/release/frozen-schemas.ts"], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? cwd },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  if (code !== 0) throw new Error(`converting the tools' JSON Schemas failed (exit ${code}):\n${stderr}`);
+  return stdout;
+}
+
 /** The release target of the machine running this, or undefined when mcpkit has no build for it. */
 export function hostTarget(): TargetName | undefined {
   const os = process.platform === "win32" ? "windows" : process.platform;
@@ -87,6 +107,7 @@ export async function compile(options: {
 }): Promise<{ prebuiltBy?: string; notPrebuilt?: string }> {
   const mcpkit = options.entry === "src/main.ts";
   const prebuilt = mcpkit ? prebuildNativeWalk(options.cwd, options.target) : undefined;
+  const frozenSchemas = mcpkit ? await frozenJsonSchemasText(options.cwd) : undefined;
   const command = [
     process.execPath,
     "build",
@@ -96,6 +117,8 @@ export async function compile(options: {
     ...(prebuilt && "library" in prebuilt
       ? ["--define", `MCPKIT_PREBUILT_NATIVE_WALK=${JSON.stringify(Buffer.from(prebuilt.library).toString("base64"))}`]
       : []),
+    // Read by src/core/json-schema.ts, the same way.
+    ...(frozenSchemas ? ["--define", `MCPKIT_FROZEN_JSON_SCHEMAS=${JSON.stringify(frozenSchemas)}`] : []),
     ...(options.flags ?? COMPILE_FLAGS),
     ...(options.target ? [`--target=${TARGETS[options.target]}`] : []),
     "--outfile",
