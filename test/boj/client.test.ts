@@ -5,6 +5,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
 import { BojClient, type BojClientConfig } from "../../src/toolsets/boj/client.ts";
+import { bojClientConfig } from "./support.ts";
 import { type Pacer, createPacer } from "../../src/toolsets/boj/pacer.ts";
 import { FakeClock, recordingSleep } from "../support/fake-clock.ts";
 import { decodeDataBody } from "../../src/toolsets/boj/decode/index.ts";
@@ -20,22 +21,7 @@ function client(
   overrides: Partial<BojClientConfig> = {},
   clock: { pace?: Pacer; wait?: (ms: number, signal: AbortSignal) => Promise<void>; now?: () => number } = {},
 ): BojClient {
-  return new BojClient(
-    {
-      baseUrl: fake.url,
-      timeoutMs: 30_000,
-      retryMax: 2,
-      retryBackoffMs: 40,
-      minIntervalMs: 0,
-      maxBodyBytes: 64 * 1024 * 1024,
-      userAgent: "mcpkit-test",
-      ...overrides,
-    },
-    silentLogger,
-    clock.pace,
-    clock.wait,
-    clock.now,
-  );
+  return new BojClient(bojClientConfig(fake.url, overrides), silentLogger, clock.pace, clock.wait, clock.now);
 }
 
 const request = buildCodeRequest({

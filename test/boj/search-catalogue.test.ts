@@ -24,7 +24,7 @@ import { startHttpServer } from "../http/support.ts";
 import { meta, post, request } from "../modern/support.ts";
 import { mcpkitCommand, startStdioServer, testEnv } from "../support/mcp.ts";
 import { hasPostgres, startPostgres } from "../support/postgres.ts";
-import { bojTestArgs } from "./support.ts";
+import { bojClientConfig, bojTestArgs } from "./support.ts";
 
 type Structured = Record<string, any>;
 
@@ -237,18 +237,7 @@ describe("refresh, in process with an injected clock", () => {
   function setUp() {
     let now = Date.UTC(2026, 1, 19, 10, 0); // 19:00 JST, after BOJ's 08:50 refresh
     const scheduled: number[] = [];
-    const client = new BojClient(
-      {
-        baseUrl: fake.url,
-        timeoutMs: 10_000,
-        retryMax: 0,
-        retryBackoffMs: 0,
-        minIntervalMs: 0,
-        maxBodyBytes: 64 * 1024 * 1024,
-        userAgent: "mcpkit-test",
-      },
-      silentLogger,
-    );
+    const client = new BojClient(bojClientConfig(fake.url, { retryMax: 0 }), silentLogger);
     const answers = new BojAnswers(client, undefined, { dataMs: 0, metadataMs: 0 });
     const search = createSearch({ catalogWaitMs: 600_000, minIntervalMs: 0 }, answers, silentLogger, {
       now: () => now,

@@ -1,3 +1,5 @@
+import type { BojClientConfig } from "../../src/toolsets/boj/client.ts";
+
 /**
  * Flags for a boj server under test: only the boj toolset, against a local fake BOJ, with no
  * pacing and no cache, so every call reaches the fake at once and tests stay independent.
@@ -14,4 +16,18 @@ export function bojTestArgs(fakeUrl: string, ...extra: string[]): string[] {
     "0",
     ...extra,
   ];
+}
+
+/** A BOJ client's configuration for in-process tests against the fake at `baseUrl`: no pacing. */
+export function bojClientConfig(baseUrl: string, overrides: Partial<BojClientConfig> = {}): BojClientConfig {
+  return {
+    baseUrl,
+    timeoutMs: 30_000,
+    retryMax: 2,
+    retryBackoffMs: 40,
+    minIntervalMs: 0,
+    maxBodyBytes: 64 * 1024 * 1024,
+    userAgent: "mcpkit-test",
+    ...overrides,
+  };
 }

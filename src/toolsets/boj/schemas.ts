@@ -140,6 +140,16 @@ export const getDataLayerInput = v.strictObject({
   ...dataPageOptions,
 });
 
+/** A `limit` argument: a whole number from 1 to `max`. */
+export const pageLimit = (max: number, description: string) =>
+  v.pipe(
+    v.number(),
+    v.integer("must be a whole number"),
+    v.minValue(1, "must be 1 or more"),
+    v.maxValue(max, `must be at most ${max}`),
+    v.description(description),
+  );
+
 /** Largest `limit` of boj_get_metadata; BOJ's biggest databases have a few thousand entries. */
 export const METADATA_LIMIT_MAX = 10_000;
 
@@ -184,14 +194,9 @@ export const getMetadataInput = v.strictObject({
     0,
   ),
   limit: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer("must be a whole number"),
-      v.minValue(1, "must be 1 or more"),
-      v.maxValue(METADATA_LIMIT_MAX, `must be at most ${METADATA_LIMIT_MAX}`),
-      v.description(
-        "Return at most this many matching entries (default: all). The text form shows as many as fit the output budget and gives the next offset.",
-      ),
+    pageLimit(
+      METADATA_LIMIT_MAX,
+      "Return at most this many matching entries (default: all). The text form shows as many as fit the output budget and gives the next offset.",
     ),
   ),
 });

@@ -1,6 +1,6 @@
 /** boj_search_series's arguments and structured result (docs/contracts/boj.md "boj_search_series"). */
 import * as v from "valibot";
-import { frequencyCode } from "../schemas.ts";
+import { frequencyCode, pageLimit } from "../schemas.ts";
 
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 100;
@@ -37,13 +37,7 @@ export const searchSeriesInput = v.strictObject({
     ),
   ),
   limit: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer("must be a whole number"),
-      v.minValue(1, "must be 1 or more"),
-      v.maxValue(SEARCH_LIMIT_MAX, `must be at most ${SEARCH_LIMIT_MAX}`),
-      v.description(`Hits per page, 1 to ${SEARCH_LIMIT_MAX} (default ${SEARCH_LIMIT_DEFAULT}).`),
-    ),
+    pageLimit(SEARCH_LIMIT_MAX, `Hits per page, 1 to ${SEARCH_LIMIT_MAX} (default ${SEARCH_LIMIT_DEFAULT}).`),
     SEARCH_LIMIT_DEFAULT,
   ),
   cursor: v.optional(
