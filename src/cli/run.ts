@@ -1,6 +1,7 @@
 /** The command line: parse, configure, then serve (stdio or HTTP), list tools or call one. */
 import { type Logger, type LogLevel, createLogger, isLogLevel, levelFromRustLog } from "../core/log.ts";
 import { closestName } from "../core/did-you-mean.ts";
+import { shutdownTelemetry, startTelemetry } from "../core/telemetry/index.ts";
 import { ConfigError, type OptionValues, describeOption, readDeclared } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
@@ -85,6 +86,8 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     return dormant;
   };
 
+  // Loads the OpenTelemetry SDK only when an OTEL_* variable asks (core/telemetry/index.ts).
+  if (command !== "tools") await startTelemetry({ env, log, serviceVersion: VERSION });
   try {
     if (command === "tools") {
       if (rest.length > 0) throw new ConfigError(`'mcpkit tools' takes no arguments, got "${rest[0]}"`);
@@ -147,6 +150,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     return EXIT_OK;
   } finally {
     await closeAll(toolsets, log);
+    await shutdownTelemetry();
   }
 }
 

@@ -34,7 +34,10 @@ SCRUBBED.add("RUST_LOG");
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !SCRUBBED.has(key) && !key.startsWith("MCPKIT_")) env[key] = value;
+    // OTEL_*: a developer's own OpenTelemetry settings would turn mcpkit's telemetry on in every test.
+    if (value !== undefined && !SCRUBBED.has(key) && !key.startsWith("MCPKIT_") && !key.startsWith("OTEL_")) {
+      env[key] = value;
+    }
   }
   env.BOJ_BASE_URL = "http://127.0.0.1:9";
   return { ...env, ...extra };

@@ -16,6 +16,7 @@ import type { HttpConfig } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";
 import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import { createPipeline, withRequestLog } from "./pipeline.ts";
+import { traceHttp } from "../../core/telemetry/index.ts";
 import { SessionStore } from "./session-store.ts";
 import type { HttpState } from "./state.ts";
 import { keepAliveMs } from "./sse.ts";
@@ -85,9 +86,11 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
   });
-  handle = withRequestLog(
-    createPipeline(state, hostOriginCheck, (request) => bun.requestIP(request)?.address),
-    log,
+  handle = traceHttp(
+    withRequestLog(
+      createPipeline(state, hostOriginCheck, (request) => bun.requestIP(request)?.address),
+      log,
+    ),
   );
 
   const url = `http://${boundHost}:${bun.port}/mcp`;

@@ -11,6 +11,7 @@
  * and `--stateless` requests (`http/legacy.ts`) use it.
  */
 import type { Logger } from "../../core/log.ts";
+import { requestSpan, sessionOpened, withSpan } from "../../core/telemetry/index.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { ANONYMOUS } from "../modern/core.ts";
@@ -59,6 +60,9 @@ export class LegacySession {
   private readonly running = new RunningRequests();
   private readonly outgoing: OutgoingRequests;
   private closed = false;
+  /** The version initialize agreed on (for telemetry); its duration is recorded when the session closes. */
+  private protocolVersion: string | undefined;
+  private readonly telemetry = sessionOpened();
   /** What the client declared at `initialize`. */
   private clientCapabilities: Record<string, unknown> | undefined;
   /** The level the client asked for with logging/setLevel; until it asks, debug stays in the server's log. */
@@ -124,6 +128,7 @@ export class LegacySession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.telemetry?.close(this.protocolVersion);
     this.running.cancelAll("The server is shutting down.");
     this.outgoing.close();
   }
@@ -135,15 +140,17 @@ export class LegacySession {
   private async request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): Promise<void> {
     const running = this.running.start(id);
     const context = new LegacyContext(this, id, running, caller, this.clientCapabilities);
+    const span = requestSpan(method, rawParams, id, this.protocolVersion);
     try {
       let reply: Reply;
       try {
-        reply = { ok: true, result: await this.result(method, rawParams ?? {}, context) };
+        reply = { ok: true, result: await withSpan(span, () => this.result(method, rawParams ?? {}, context)) };
       } catch (error) {
         reply = error instanceof CallRefused ? error.reply() : { ok: false, error: errorBody(error), status: 200 };
       }
       // Once the answer exists, the request is over: what its handler still sends is late (see LegacyContext).
       context.answered = true;
+      span?.end(reply);
       // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
       // answer has been handed over, so the end of the input cannot end the session mid-write.
       if (running.aborted) return;
@@ -196,8 +203,9 @@ export class LegacySession {
     }
     this.clientCapabilities = capabilities;
     const { capabilities: offered, instructions } = this.dispatcher;
+    this.protocolVersion = isLegacyVersion(protocolVersion) ? protocolVersion : LATEST_LEGACY_VERSION;
     return {
-      protocolVersion: isLegacyVersion(protocolVersion) ? protocolVersion : LATEST_LEGACY_VERSION,
+      protocolVersion: this.protocolVersion,
       capabilities: offered,
       serverInfo: { name: NAME, version: VERSION },
       ...(instructions ? { instructions } : {}),

@@ -39,6 +39,7 @@ import {
 } from "./core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "./subscriptions.ts";
 import { notificationJson } from "./wire.ts";
+import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
 
 /** What the modern steps share: the era's server and what is open on it. */
 export interface ModernHttpState {
@@ -195,7 +196,11 @@ interface ModernCall {
 
 function respond(state: ModernHttpState, request: Request, call: ModernCall): Promise<Response> {
   const reply = new ModernAnswer(state, request, call);
-  void answer(state.server, call.method, call.params, call.envelope, reply).then((outcome) => reply.settle(outcome));
+  const span = requestSpan(call.method, call.params, call.id, call.envelope.version);
+  void withSpan(span, () => answer(state.server, call.method, call.params, call.envelope, reply)).then((outcome) => {
+    span?.end(outcome);
+    reply.settle(outcome);
+  });
   return reply.response;
 }
 

@@ -22,6 +22,7 @@ import { isRecord } from "../protocol/params.ts";
 import { RunningRequests } from "../protocol/running.ts";
 import { DRAIN_MS, type StdioConnection } from "./connection.ts";
 import type { JsonRpcMessage, LineChannel } from "./lines.ts";
+import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
 
 /** The caller on stdio: the user who launched the process; no token, nothing hidden. */
 
@@ -62,7 +63,9 @@ export function connectModern(server: ModernServer, channel: LineChannel): Stdio
         if (!request.aborted) void channel.sendJson(notificationJson(name, body));
       },
     };
-    void answer(server, method, params, envelope, io).then(async (reply) => {
+    const span = requestSpan(method, params, id, envelope.version);
+    void withSpan(span, () => answer(server, method, params, envelope, io)).then(async (reply) => {
+      span?.end(reply);
       // A cancelled request gets no answer (2026-07-28 cancellation). The request stays in flight
       // until its answer has left for the pipe, so the end of stdin cannot exit the process while
       // a large answer is still being written.

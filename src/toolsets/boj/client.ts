@@ -9,6 +9,7 @@
 import { logToStderr } from "../../core/client-log.ts";
 import type { Logger } from "../../core/log.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
+import { upstreamFetch } from "../../core/telemetry/index.ts";
 import { stripControl } from "../../core/text.ts";
 import type { ClientLogLevel } from "../../core/tool.ts";
 import type { RawBody } from "./decode/body.ts";
@@ -145,7 +146,7 @@ export class BojClient {
       try {
         // Redirects are read here, not followed by fetch: one to another host would be asked in
         // BOJ's name, its answer taken for BOJ's data, and its failures blamed on BOJ's host.
-        response = await fetch(current, {
+        response = await upstreamFetch(current, {
           signal,
           redirect: "manual",
           headers: {

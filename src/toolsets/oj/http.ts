@@ -13,6 +13,7 @@ import { networkFailure } from "../../core/network-failure.ts";
 import { parseRetryAfter, retryAfterSeconds } from "../../core/retry-after.ts";
 import type { Logger } from "../../core/log.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
+import { upstreamFetch } from "../../core/telemetry/index.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import type { OjConfig } from "./config.ts";
 import { type Sanitizer, createSanitizer } from "./sanitize.ts";
@@ -80,7 +81,7 @@ export class OjHttpClient {
 
     try {
       for (let redirects = 0; ; redirects++) {
-        const response = await fetch(url, {
+        const response = await upstreamFetch(url, {
           method,
           body,
           headers: this.headersFor(url, body !== undefined),

@@ -1,0 +1,151 @@
+/**
+ * OpenTelemetry for mcpkit, behind a facade that costs nothing while it is off.
+ *
+ * The SDK (`./sdk.ts` and every `@opentelemetry/*` package) is imported only by `startTelemetry`,
+ * and only when an `OTEL_*` variable asks for it; the release build keeps that `import()` as a
+ * chunk of its own. Until then every function here reads one module-level variable and returns:
+ * no span, no allocation, no import. Callers on a hot path write `requestSpan(…)` and
+ * `span?.end(…)`, never build anything for telemetry themselves.
+ *
+ * What is recorded follows the MCP semantic conventions (open-telemetry/semantic-conventions-genai,
+ * docs/gen-ai/mcp.md). Never recorded: tokens, Authorization headers, the caller's identity, and
+ * tool arguments and results unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+ */
+import type { Logger } from "../log.ts";
+import type { TelemetrySdk } from "./sdk.ts";
+
+/** A request's id (MCP: a string or an integer). */
+export type RequestId = string | number;
+
+/** What a request was answered with, as far as its span needs to know. */
+export type AnsweredReply =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; error: { code: number; data?: unknown } };
+
+/** The SERVER span of one MCP request. */
+export interface RequestSpan {
+  /** Runs the request's work with this span as the active context (upstream calls become its children). */
+  run<T>(work: () => T): T;
+  /** Ends the span with the request's answer and records its duration. */
+  end(reply: AnsweredReply): void;
+}
+
+/** One 2025-era session, from its start to its end (`mcp.server.session.duration`). */
+export interface SessionRecord {
+  /** Records the session's end; the version is the one its initialize agreed on, when known. */
+  close(protocolVersion?: string): void;
+}
+
+/** Counters that parts of mcpkit bump; the names are the instruments' (see sdk.ts). */
+export type CounterName = "mcpkit.boj.cache.lookups" | "mcpkit.calls.refused" | "mcpkit.authorization.sign_ins";
+
+export interface TelemetryStart {
+  env: Record<string, string | undefined>;
+  log: Logger;
+  serviceVersion: string;
+}
+
+/** How long shutdown waits for the last spans and metrics to be sent (within the HTTP grace period of 10 s). */
+const FLUSH_MS = 5_000;
+
+let sdk: TelemetrySdk | undefined;
+
+/**
+ * Whether an `OTEL_*` variable asks for telemetry: any one set to a value, unless
+ * `OTEL_SDK_DISABLED=true` turns the SDK off (as the specification says).
+ */
+export function wantsTelemetry(env: Record<string, string | undefined>): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
+  for (const key in env) {
+    if (key.startsWith("OTEL_") && key !== "OTEL_SDK_DISABLED" && env[key]) return true;
+  }
+  return false;
+}
+
+/**
+ * Loads and starts the SDK when the environment asks for it; otherwise does nothing (and imports
+ * nothing). A failure to start is logged and leaves telemetry off: it never stops the server.
+ */
+export async function startTelemetry(start: TelemetryStart): Promise<void> {
+  if (sdk || !wantsTelemetry(start.env)) return;
+  try {
+    const { startSdk } = await import("./sdk.ts");
+    sdk = await startSdk(start);
+  } catch (error) {
+    start.log.warn("OpenTelemetry could not start; continuing without it", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/** Exports what is still buffered (spans, the last metrics) and stops, waiting at most `ms`. */
+export async function shutdownTelemetry(ms = FLUSH_MS): Promise<void> {
+  const running = sdk;
+  if (!running) return;
+  sdk = undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([running.shutdown(), late]);
+  clearTimeout(timer);
+}
+
+/** Whether the SDK is running (for tests and for code that would otherwise build something). */
+export function telemetryOn(): boolean {
+  return sdk !== undefined;
+}
+
+/**
+ * The SERVER span of a request, in either era, on either transport; undefined while telemetry is
+ * off. `protocolVersion` is the era's (the `_meta` one, or the version initialize agreed on).
+ */
+export function requestSpan(
+  method: string,
+  params: unknown,
+  id: RequestId,
+  protocolVersion: string | undefined,
+): RequestSpan | undefined {
+  return sdk?.requestSpan(method, params, id, protocolVersion);
+}
+
+/** `work()` inside `span`'s context, or just `work()` without one. */
+export function withSpan<T>(span: RequestSpan | undefined, work: () => T): T {
+  return span ? span.run(work) : work();
+}
+
+/** A session begins (2025 era, stdio or HTTP); undefined while telemetry is off. */
+export function sessionOpened(): SessionRecord | undefined {
+  return sdk?.sessionOpened();
+}
+
+/**
+ * An HTTP handler that continues the caller's trace from its `traceparent` header and marks the
+ * requests it answers as HTTP (`network.transport=tcp`); the handler itself while telemetry is off.
+ */
+export function traceHttp(handle: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+  return sdk ? sdk.traceHttp(handle) : handle;
+}
+
+/**
+ * `fetch` for a request to an upstream (BOJ, craboj, an identity provider): a CLIENT span with the
+ * HTTP client conventions that sends `traceparent` along; plain `fetch` while telemetry is off.
+ */
+export function upstreamFetch(input: string | URL, init?: RequestInit): Promise<Response> {
+  return sdk ? sdk.fetch(input, init) : fetch(input, init);
+}
+
+/** Adds one to a counter, with low-cardinality attributes. */
+export function countEvent(name: CounterName, attributes?: Record<string, string>): void {
+  sdk?.count(name, attributes);
+}
+
+/** Notes on the active span that something took time (a wait for a slot, for the BOJ pacer). */
+export function spanEvent(name: string, attributes?: Record<string, string | number>): void {
+  sdk?.event(name, attributes);
+}
+
+/** The trace and span ids of the request being served, for log lines; undefined outside one or while off. */
+export function currentTraceIds(): { trace_id: string; span_id: string } | undefined {
+  return sdk?.currentIds();
+}

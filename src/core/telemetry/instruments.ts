@@ -1,0 +1,65 @@
+/**
+ * The metric instruments: the MCP semantic conventions' two server histograms (seconds, the
+ * conventions' buckets), HTTP client duration for upstream requests, and what an operator of a
+ * shared server asks first (sessions open, tool calls in flight and refused, BOJ cache use,
+ * sign-ins). Names outside the conventions carry the `mcpkit.` prefix.
+ */
+import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
+import type { CounterName } from "./index.ts";
+
+/** docs/gen-ai/mcp.md: explicit bucket boundaries for both MCP duration histograms. */
+export const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+/** The HTTP semantic conventions' boundaries for `http.client.request.duration`. */
+const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+export interface Instruments {
+  operationDuration: Histogram;
+  sessionDuration: Histogram;
+  upstreamDuration: Histogram;
+  sessionsOpen: UpDownCounter;
+  callsInFlight: UpDownCounter;
+  counters: Record<CounterName, Counter>;
+}
+
+export function createInstruments(meter: Meter): Instruments {
+  return {
+    operationDuration: meter.createHistogram("mcp.server.operation.duration", {
+      unit: "s",
+      description:
+        "MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.",
+      advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+    }),
+    sessionDuration: meter.createHistogram("mcp.server.session.duration", {
+      unit: "s",
+      description: "The duration of the MCP session as observed on the MCP server.",
+      advice: { explicitBucketBoundaries: MCP_DURATION_BUCKETS },
+    }),
+    upstreamDuration: meter.createHistogram("http.client.request.duration", {
+      unit: "s",
+      description: "Duration of HTTP requests to upstreams (BOJ, craboj, the identity provider).",
+      advice: { explicitBucketBoundaries: HTTP_DURATION_BUCKETS },
+    }),
+    sessionsOpen: meter.createUpDownCounter("mcpkit.sessions.open", {
+      unit: "{session}",
+      description: "MCP sessions (2025-11-25 era) open now.",
+    }),
+    callsInFlight: meter.createUpDownCounter("mcpkit.calls.in_flight", {
+      unit: "{call}",
+      description: "tools/call requests being answered now, running or waiting for a slot.",
+    }),
+    counters: {
+      "mcpkit.boj.cache.lookups": meter.createCounter("mcpkit.boj.cache.lookups", {
+        unit: "{lookup}",
+        description: "BOJ answer cache lookups, by mcpkit.cache.result (hit or miss).",
+      }),
+      "mcpkit.calls.refused": meter.createCounter("mcpkit.calls.refused", {
+        unit: "{call}",
+        description: "tools/call requests refused by admission control, by mcpkit.limit (server or subject).",
+      }),
+      "mcpkit.authorization.sign_ins": meter.createCounter("mcpkit.authorization.sign_ins", {
+        unit: "{sign_in}",
+        description: "Sign-ins at mcpkit's authorization server, by mcpkit.outcome.",
+      }),
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The running OpenTelemetry SDK: providers, the context manager, and what `index.ts` hands out.
+ * Imported only by `startTelemetry` (a chunk of its own in the release build), so a process
+ * without `OTEL_*` variables never loads a line of it.
+ *
+ * Configuration is the standard variables only, read by the SDK's own readers: the sampler
+ * (OTEL_TRACES_SAMPLER/_ARG), span limits and the batch processor (OTEL_BSP_*) by the tracer
+ * provider, the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) by the env detector, the
+ * exporters by `exporters.ts`.
+ */
+import { type Attributes, type Context, context, metrics, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { metricReaders, spanProcessors } from "./exporters.ts";
+import type { CounterName, RequestId, RequestSpan, SessionRecord, TelemetryStart } from "./index.ts";
+import { createInstruments } from "./instruments.ts";
+import { McpRequestSpan, McpSession, type Recorder, httpScope } from "./requests.ts";
+import { tracedFetch } from "./upstream.ts";
+
+export interface TelemetrySdk {
+  requestSpan(method: string, params: unknown, id: RequestId, protocolVersion: string | undefined): RequestSpan;
+  sessionOpened(): SessionRecord;
+  traceHttp(handle: (request: Request) => Promise<Response>): (request: Request) => Promise<Response>;
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+  count(name: CounterName, attributes?: Record<string, string>): void;
+  event(name: string, attributes?: Record<string, string | number>): void;
+  currentIds(): { trace_id: string; span_id: string } | undefined;
+  shutdown(): Promise<void>;
+}
+
+const SCOPE = "mcpkit";
+
+export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Promise<TelemetrySdk> {
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ "service.name": "mcpkit", "service.version": serviceVersion }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const propagator = new CompositePropagator({
+    propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+  });
+  propagation.setGlobalPropagator(propagator);
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: await spanProcessors(log) });
+  trace.setGlobalTracerProvider(tracerProvider);
+  const meterProvider = new MeterProvider({ resource, readers: await metricReaders(log) });
+  metrics.setGlobalMeterProvider(meterProvider);
+
+  const recorder: Recorder = {
+    tracer: tracerProvider.getTracer(SCOPE, serviceVersion),
+    instruments: createInstruments(meterProvider.getMeter(SCOPE, serviceVersion)),
+    propagator,
+    captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === "true",
+  };
+  log.debug("OpenTelemetry on", { service: String(resource.attributes["service.name"]) });
+
+  return {
+    requestSpan: (method, params, id, version) => new McpRequestSpan(recorder, method, params, id, version),
+    sessionOpened: () => new McpSession(recorder),
+    traceHttp: (handle) => (request) => context.with(httpScope(recorder, request), handle, undefined, request),
+    fetch: (input, init) => tracedFetch(recorder, input, init),
+    count: (name, attributes) => recorder.instruments.counters[name].add(1, attributes),
+    event: (name, attributes) => trace.getActiveSpan()?.addEvent(name, attributes as Attributes),
+    currentIds: () => {
+      const span = trace.getSpanContext(context.active() as Context);
+      return span ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
+    },
+    shutdown: async () => {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      context.disable();
+    },
+  };
+}
