@@ -14,6 +14,7 @@ import { silentLogger } from "../../src/core/log.ts";
 import type { ToolContext } from "../../src/core/tool.ts";
 import { BojAnswers } from "../../src/toolsets/boj/answers.ts";
 import { BojClient } from "../../src/toolsets/boj/client.ts";
+import { defaultCatalogDir } from "../../src/toolsets/boj/search/cache-dir.ts";
 import { createSearch } from "../../src/toolsets/boj/search/index.ts";
 import { runSearch } from "../../src/toolsets/boj/search/run.ts";
 import { searchSeriesInput } from "../../src/toolsets/boj/search/schema.ts";
@@ -309,5 +310,35 @@ describe("refresh, in process with an injected clock", () => {
     expect(metadataRequests(fake).map((r) => r.query.get("db"))).toEqual(["IR01"]);
     expect((await find("yen")).catalog).toMatchObject({ stale: false, failed: [] });
     search.close();
+  });
+});
+
+describe("where the catalogue lives", () => {
+  test("the user's cache folder on each system: XDG on Linux (an absolute XDG_CACHE_HOME only), Library/Caches on macOS, LOCALAPPDATA on Windows", () => {
+    expect(defaultCatalogDir({ XDG_CACHE_HOME: "/var/cache/me" }, "linux", "/home/me")).toBe("/var/cache/me/mcpkit");
+    expect(defaultCatalogDir({}, "linux", "/home/me")).toBe("/home/me/.cache/mcpkit");
+    expect(defaultCatalogDir({ XDG_CACHE_HOME: "relative/cache" }, "linux", "/home/me")).toBe("/home/me/.cache/mcpkit");
+    expect(defaultCatalogDir({ XDG_CACHE_HOME: "/ignored" }, "darwin", "/Users/me")).toBe(
+      "/Users/me/Library/Caches/mcpkit",
+    );
+    expect(defaultCatalogDir({ LOCALAPPDATA: "C:/Users/me/AppData/Local" }, "win32", "C:/Users/me")).toBe(
+      join("C:/Users/me/AppData/Local", "mcpkit", "cache"),
+    );
+  });
+
+  test("a folder that cannot be used leaves the catalogue in memory, with one warning, and search still works", async () => {
+    const fake = startFakeBoj(await fullCatalogueOptions(5));
+    const file = join(scratch(), "a-file");
+    await Bun.write(file, "not a folder");
+    const server = await startStdioServer({ args: bojTestArgs(fake.url, "--boj-catalog-dir", join(file, "below")) });
+    try {
+      const warned = server.stderrLine(/cannot use the catalogue folder; keeping the catalogue in memory/);
+      const result = await server.client.callTool({ name: "boj_search_series", arguments: { query: "FXERD01" } });
+      expect((result.structuredContent as Structured).hits[0].series_code).toBe("FXERD01");
+      expect(await warned).toContain("a-file");
+    } finally {
+      await server.close();
+      await fake.stop();
+    }
   });
 });

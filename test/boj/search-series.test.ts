@@ -166,6 +166,16 @@ describe("matching", () => {
   });
 });
 
+describe("the text half", () => {
+  test("stays under 8,000 bytes at the default limit even for BOJ's longest names, which structuredContent keeps whole", async () => {
+    const { structured, text } = await search({ query: "OTG", db: "OT" }); // every OT series code starts so
+    expect(structured.hits).toHaveLength(10);
+    expect(structured.hits.every((hit: Structured) => hit.name.length > 120)).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThan(8_000);
+    expect(text).toContain("…");
+  });
+});
+
 describe("paging", () => {
   test("pages of 7 follow each other exactly and together equal one page of 100", async () => {
     // Every word first (FM08's dollar/yen and euro series), then some words ("yen" is in many units).

@@ -7,7 +7,15 @@ import type { CatalogStatus } from "./series-catalog.ts";
 import type { Hit } from "./query.ts";
 import type { SearchHit, SearchOutput } from "./schema.ts";
 
-const TEXT_NAME_CHARS = 150;
+/**
+ * Characters of each name shown in the text (structuredContent keeps them whole): a Japanese
+ * character is three bytes, so at these lengths a line stays under about 600 bytes and ten hits
+ * with their notes under 8,000.
+ */
+const TEXT_NAME_CHARS = { en: 120, ja: 60 };
+/** Failed refreshes the text names, and how much of each failure it quotes. */
+const TEXT_FAILURES = 3;
+const TEXT_FAILURE_CHARS = 120;
 
 export function toSearchHit(hit: Hit): SearchHit {
   return {
@@ -27,14 +35,16 @@ export function toSearchHit(hit: Hit): SearchHit {
   };
 }
 
-function shorten(text: string | null, chars = TEXT_NAME_CHARS): string {
+function shorten(text: string | null, chars: number): string {
   if (!text) return "";
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= chars ? flat : `${flat.slice(0, chars - 1)}…`;
 }
 
 export function hitLine(hit: SearchHit): string {
-  const names = [shorten(hit.name), shorten(hit.name_ja)].filter(Boolean).join(" / ");
+  const names = [shorten(hit.name, TEXT_NAME_CHARS.en), shorten(hit.name_ja, TEXT_NAME_CHARS.ja)]
+    .filter(Boolean)
+    .join(" / ");
   const unit = shorten(hit.unit || hit.unit_ja, 60);
   const period = hit.first_period || hit.last_period ? `${hit.first_period ?? "?"}–${hit.last_period ?? "?"}` : "";
   const facts = [unit, hit.frequency ?? "", period, hit.last_update ? `updated ${hit.last_update}` : ""]
@@ -78,9 +88,11 @@ export function catalogNotes(catalog: SearchOutput["catalog"]): string[] {
       `The catalogue dates from ${catalog.as_of.slice(0, 10)} (BOJ refreshes its metadata daily at about 08:50 JST)${catalog.refreshing ? "; a refresh is running" : ""}.`,
     );
   }
-  for (const { db, failure } of catalog.failed.slice(0, 5)) {
-    notes.push(`${db} could not be refreshed (${failure}); its last copy is used.`);
+  for (const { db, failure } of catalog.failed.slice(0, TEXT_FAILURES)) {
+    notes.push(`${db} could not be refreshed (${shorten(failure, TEXT_FAILURE_CHARS)}); its last copy is used.`);
   }
+  if (catalog.failed.length > TEXT_FAILURES)
+    notes.push(`${catalog.failed.length - TEXT_FAILURES} more databases could not be refreshed (see catalog.failed).`);
   return notes;
 }
 
