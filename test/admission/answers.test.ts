@@ -18,7 +18,7 @@ import {
   startAuthServer,
   startHttpServer,
 } from "../http/support.ts";
-import { type Json, meta, post, request, until } from "../modern/support.ts";
+import { type Answer, type Json, meta, post, request, until } from "../modern/support.ts";
 import { type RawServer, startRawServer } from "../support/raw-stdio.ts";
 
 const FIXTURE = resolve(import.meta.dir, "fixtures/server.ts");
@@ -40,6 +40,13 @@ async function answerOf(response: Response): Promise<HttpAnswer> {
   const json = text.startsWith("{") ? JSON.parse(text) : JSON.parse(/data: (.*)/.exec(text)?.[1] ?? "{}");
   return { status: response.status, retryAfter: response.headers.get("retry-after"), body: json };
 }
+
+/** A 2026-07-28 answer (`modern/support.ts` post) as the refusal checks read it. */
+const modernAnswer = (answer: Answer): HttpAnswer => ({
+  status: answer.status,
+  retryAfter: answer.headers.get("retry-after"),
+  body: answer.response,
+});
 
 /** A tools/call on a 2025 session, raw. */
 function sessionCall(url: string, session: string, id: number, name: string, args: Json = {}): Promise<Response> {
@@ -170,20 +177,10 @@ describe("2026-07-28 over HTTP", () => {
     await held(server, 1);
     const aliceWaits = call(alice, "probe_echo", { text: "queued" });
     await waiting(server, 1);
-    const refused = await call(alice, "probe_echo", { text: "x" });
-    expectRefusal(
-      { status: refused.status, retryAfter: refused.headers.get("retry-after"), body: refused.response },
-      429,
-      "--max-calls-per-subject",
-    );
+    expectRefusal(modernAnswer(await call(alice, "probe_echo", { text: "x" })), 429, "--max-calls-per-subject");
     const bobHold = call(bob, "probe_hold");
     await held(server, 2);
-    const full = await call(carol, "probe_echo", { text: "x" });
-    expectRefusal(
-      { status: full.status, retryAfter: full.headers.get("retry-after"), body: full.response },
-      503,
-      "--max-calls",
-    );
+    expectRefusal(modernAnswer(await call(carol, "probe_echo", { text: "x" })), 503, "--max-calls");
     server.kill("SIGUSR2");
     const answers = await Promise.all([aliceHold, aliceWaits, bobHold]);
     expect(answers.map((answer) => [answer.status, answer.response.result?.content?.[0]?.text])).toEqual([

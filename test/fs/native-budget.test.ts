@@ -17,21 +17,10 @@ import {
   type ThreadLease,
   nativeThreads,
 } from "../../src/toolsets/fs/native-budget.ts";
-import { type NativeSearch, nativeWalk } from "../../src/toolsets/fs/native-walk.ts";
-import { walkRequest } from "./support.ts";
+import { nativeWalk } from "../../src/toolsets/fs/native-walk.ts";
+import { quietSearch, walkRequest } from "./support.ts";
 
 const hasNativeWalk = process.platform === "linux" && libc() !== undefined;
-const quietSearch: NativeSearch = {
-  ranking: { acceptStated() {}, keptBound: () => undefined, addBehind() {} },
-  startPrefix: "",
-  timeField: "modified",
-  from: null,
-  to: null,
-  oldestFirst: false,
-  scannedBefore: 0,
-  pagingSince: null,
-};
-
 let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "mcpkit-budget-"));

@@ -29,34 +29,18 @@ import type { CursorState } from "../../src/toolsets/fs/cursor.ts";
 import { directoryAccess } from "../../src/toolsets/fs/directories.ts";
 import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { libc } from "../../src/toolsets/fs/libc.ts";
-import {
-  type NativeRequest,
-  type NativeSearch,
-  nativeHandOffDue,
-  nativeWalk,
-} from "../../src/toolsets/fs/native-walk.ts";
+import { type NativeRequest, nativeHandOffDue, nativeWalk } from "../../src/toolsets/fs/native-walk.ts";
 import { likelyNativeWalk } from "../../src/toolsets/fs/native-thread.ts";
 import { compileGlob } from "../../src/toolsets/fs/glob.ts";
 import { prebuildNativeWalk } from "../../scripts/release/prebuilt-walk.ts";
 import { mcpkitCommand, REPO_ROOT, runCli, runProcess, testEnv } from "../support/mcp.ts";
 import { largeTreeDir } from "../support/scratch.ts";
-import { collectorConfig, walkRequest } from "./support.ts";
+import { collectorConfig, quietSearch, walkRequest } from "./support.ts";
 
 const hasNativeWalk = process.platform === "linux" && libc() !== undefined;
 const DAY = 86_400_000;
 /** Root reads the locked directory below (DAC does not apply to it); another user gets EACCES. */
 const readsLocked = process.getuid?.() === 0;
-/** A native walk whose finds go nowhere. */
-const quietSearch: NativeSearch = {
-  ranking: { acceptStated() {}, keptBound: () => undefined, addBehind() {} },
-  startPrefix: "",
-  timeField: "modified",
-  from: null,
-  to: null,
-  oldestFirst: false,
-  scannedBefore: 0,
-  pagingSince: null,
-};
 const now = Date.now();
 
 let root: string;

@@ -1,6 +1,7 @@
 /** Helpers shared by the in-process fs tests. */
 import type { CollectorConfig } from "../../src/toolsets/fs/collector.ts";
 import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
+import type { NativeSearch } from "../../src/toolsets/fs/native-walk.ts";
 import type { WalkRequest } from "../../src/toolsets/fs/walk.ts";
 
 /** Every name in a batch the walk accepted, decoded. */
@@ -38,3 +39,15 @@ export function collectorConfig(overrides: Partial<CollectorConfig> = {}): Colle
     ...overrides,
   };
 }
+
+/** A native walk whose finds go nowhere. */
+export const quietSearch: NativeSearch = {
+  ranking: { acceptStated() {}, keptBound: () => undefined, addBehind() {} },
+  startPrefix: "",
+  timeField: "modified",
+  from: null,
+  to: null,
+  oldestFirst: false,
+  scannedBefore: 0,
+  pagingSince: null,
+};
