@@ -11,10 +11,15 @@
 //      platform package already sits in the folder above (and in global installs of some npm versions);
 //   2. <node_modules holding this package>/@mcpkit/<target>: its sibling, where npm hoists it
 //      (./node_modules/mcpkit next to ./node_modules/@mcpkit/linux-x64; npx's cache folder; pnpm's
-//      .pnpm/mcpkit@V/node_modules, where the sibling is a link to the package's folder).
-// npm never places a dependency above the node_modules folder of the package that needs it unless
-// this package sits there too, so no folder further up is a place npm would have put it. Node
-// resolves the links to this script, so these folders are the real package's, not .bin's.
+//      .pnpm/mcpkit@V/node_modules, where the sibling is a link to the package's folder);
+//   3. when this package is nested in another's node_modules (a second version of mcpkit, under
+//      foo/node_modules), each node_modules further up the same tree, up to the project's own:
+//      npm hoists the platform package as high as nothing conflicts (npm 11 put it in the app's
+//      node_modules while mcpkit sat in node_modules/foo/node_modules).
+// npm places a dependency only in the tree of node_modules folders that holds the package needing
+// it, so the walk stops at the first folder that is not a package inside a node_modules (the
+// project itself), or whose node_modules is another user's. Node resolves the links to this
+// script, so these folders are the real package's, not .bin's.
 // Yarn Plug'n'Play has no node_modules; its resolver answers only with declared dependencies (no
 // walk up), so there require.resolve is kept.
 //
@@ -43,12 +48,34 @@ function fail(message) {
 
 /** The places npm installs this package's dependencies (see the header), nearest first. */
 function candidates() {
-  const packageDir = path.dirname(__dirname);
   const inside = path.join("bin", executable);
+  let packageDir = path.dirname(__dirname);
   const places = [path.join(packageDir, "node_modules", platformPackage, inside)];
-  const holder = path.dirname(packageDir);
-  if (path.basename(holder) === "node_modules") places.push(path.join(holder, platformPackage, inside));
+  for (let holder = holderOf(packageDir); holder; holder = holderOf(packageDir)) {
+    if (places.length > 1 && !ownedByUserOrRoot(holder)) break;
+    places.push(path.join(holder, platformPackage, inside));
+    packageDir = path.dirname(holder);
+  }
   return places;
+}
+
+/** The node_modules folder `dir` is a package of (node_modules/name or node_modules/@scope/name), if it is one. */
+function holderOf(dir) {
+  const parent = path.dirname(dir);
+  if (path.basename(parent) === "node_modules") return parent;
+  const grandparent = path.dirname(parent);
+  if (path.basename(parent).startsWith("@") && path.basename(grandparent) === "node_modules") return grandparent;
+  return undefined;
+}
+
+function ownedByUserOrRoot(dir) {
+  if (typeof process.getuid !== "function") return true; // Windows: no owners to compare
+  try {
+    const { uid } = fs.statSync(dir);
+    return uid === process.getuid() || uid === 0;
+  } catch {
+    return false;
+  }
 }
 
 function findBinary() {

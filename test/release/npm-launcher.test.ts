@@ -83,6 +83,48 @@ describe.if(hasNode && process.platform !== "win32")("npm launcher", () => {
     expect(result.stdout).toBe("nested ran: --version\n");
   });
 
+  test("a copy nested under another package runs the platform package npm hoisted to the project's node_modules", async () => {
+    // npm 11 lays it out so for an app needing mcpkit@1 (no platform package) and foo, which needs
+    // mcpkit@2: mcpkit@2 nests in foo/node_modules, its platform package goes to the top, where nothing conflicts.
+    const { root, modules } = plantProject();
+    const nested = join(modules, "foo", "node_modules", "mcpkit", "bin", "mcpkit.js");
+    mkdirSync(dirname(nested), { recursive: true });
+    copyFileSync(LAUNCHER, nested);
+    plantScript(join(modules, PLATFORM_BIN), "hoisted");
+    // Above the project's own node_modules is still no place npm installs to.
+    plantScript(join(root, "node_modules", PLATFORM_BIN), "ancestor");
+    const result = await launch(nested);
+    expect(result.stdout).toBe("hoisted ran: --version\n");
+    expect(result.code).toBe(7);
+  });
+
+  test("a nested copy stops at the project's node_modules: no platform package above it runs", async () => {
+    const { root, modules } = plantProject();
+    const nested = join(modules, "@scope", "foo", "node_modules", "mcpkit", "bin", "mcpkit.js");
+    mkdirSync(dirname(nested), { recursive: true });
+    copyFileSync(LAUNCHER, nested);
+    plantScript(join(root, "node_modules", PLATFORM_BIN), "ancestor");
+    const result = await launch(nested);
+    expect(result.stdout).toBe("");
+    expect(result.code).toBe(1);
+    // Every folder of the project's tree was looked in, a scoped package's too, and none above it.
+    expect(result.stderr).toContain(join(modules, "@scope", "foo", "node_modules", "@mcpkit"));
+    expect(result.stderr).toContain(join(modules, "@mcpkit"));
+    expect(result.stderr).not.toContain(join(root, "node_modules", "@mcpkit"));
+  });
+
+  test.if(isRoot)("a nested copy does not climb into a node_modules of another user", async () => {
+    const { modules } = plantProject();
+    const nested = join(modules, "foo", "node_modules", "mcpkit", "bin", "mcpkit.js");
+    mkdirSync(dirname(nested), { recursive: true });
+    copyFileSync(LAUNCHER, nested);
+    plantScript(join(modules, PLATFORM_BIN), "hoisted");
+    chownSync(modules, OTHER_UID, OTHER_UID);
+    const result = await launch(nested);
+    expect(result.stdout).toBe("");
+    expect(result.code).toBe(1);
+  });
+
   test("never runs a platform package an ancestor node_modules offers, and says how to reinstall", async () => {
     const { root, launcher } = plantProject();
     plantScript(join(root, "node_modules", PLATFORM_BIN), "ancestor");
