@@ -29,6 +29,15 @@ export const logLevelOption = {
   defaultText: "info (warn for tools/call)",
 } as const satisfies OptionSpec;
 
+export const logFormatOption = {
+  name: "log-format",
+  env: "LOG_FORMAT",
+  kind: "string",
+  valueName: "text|json",
+  help: "text lines, or one JSON object a line (time, level, message, fields, and the trace_id and span_id of the request with OpenTelemetry on).",
+  schema: v.optional(v.picklist(["text", "json"], "expected text or json"), "text"),
+} as const satisfies OptionSpec;
+
 export const toolNamesOption = {
   name: "tool-names",
   env: "MCPKIT_TOOL_NAMES",
@@ -93,6 +102,7 @@ export const chartOption = {
 export const coreOptions = [
   toolsetsOption,
   logLevelOption,
+  logFormatOption,
   toolNamesOption,
   maxOutputBytesOption,
   maxCallsOption,

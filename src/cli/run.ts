@@ -15,6 +15,7 @@ import { callUsage, helpText } from "./help.ts";
 import {
   chartOption,
   coreOptions,
+  logFormatOption,
   logLevelOption,
   maxCallsOption,
   maxCallsPerSubjectOption,
@@ -73,7 +74,11 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   const core = readDeclared(coreOptions, values);
   const http = command === undefined ? readHttpConfig(values) : undefined;
   const mode: Runtime["mode"] = command !== undefined ? "call" : http ? "http" : "stdio";
-  const log = createLogger(logLevel(values, env, mode === "call" ? "warn" : "info"));
+  const log = createLogger(
+    logLevel(values, env, mode === "call" ? "warn" : "info"),
+    undefined,
+    core[logFormatOption.name],
+  );
   const runtime: Runtime = { log, mode, cwd: process.cwd() };
   // `call TOOL` builds only what it needs; `call TOOL --help` and every other command build all.
   const forTool = command === "call" && !help ? rest[0] : undefined;

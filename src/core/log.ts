@@ -4,8 +4,11 @@
  * Secrets registered with `redact` are replaced wherever they appear in a line, as a last line of
  * defence: code should not log them in the first place.
  */
+import { currentTraceIds } from "./telemetry/index.ts";
 export const LOG_LEVELS = ["off", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `text` (the default): one readable line; `json`: one JSON object a line, for log collectors (--log-format). */
+export type LogFormat = "text" | "json";
 
 export interface Logger {
   readonly level: LogLevel;
@@ -39,19 +42,19 @@ export function levelFromRustLog(value: string): LogLevel | undefined {
   return bare ?? mostVerbose;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = writeStderr): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = writeStderr,
+  format: LogFormat = "text",
+): Logger {
   const secrets = new Map<string, (line: string) => string>();
   const rank = LOG_LEVELS.indexOf(level);
   const enabled = (at: Exclude<LogLevel, "off">) => rank >= LOG_LEVELS.indexOf(at);
+  const render = format === "json" ? jsonLine : textLine;
 
   const emit = (at: Exclude<LogLevel, "off">, message: string, fields?: Record<string, unknown>) => {
     if (!enabled(at)) return;
-    let line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} mcpkit: ${message}`;
-    if (fields) {
-      for (const [key, value] of Object.entries(fields)) {
-        line += ` ${key}=${typeof value === "string" ? JSON.stringify(value) : safeJson(value)}`;
-      }
-    }
+    let line = render(at, message, fields);
     for (const hide of secrets.values()) line = hide(line);
     write(`${line}\n`);
   };
@@ -68,6 +71,46 @@ export function createLogger(level: LogLevel, write: (line: string) => void = wr
       if (secret.length > 0 && !secrets.has(secret)) secrets.set(secret, hider(secret));
     },
   };
+}
+
+function textLine(at: Exclude<LogLevel, "off">, message: string, fields?: Record<string, unknown>): string {
+  let line = `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} mcpkit: ${message}`;
+  if (fields) {
+    for (const [key, value] of Object.entries(fields)) {
+      line += ` ${key}=${typeof value === "string" ? JSON.stringify(value) : safeJson(value)}`;
+    }
+  }
+  return line;
+}
+
+/** The keys every JSON line has; a field of the same name cannot replace them. */
+const JSON_KEYS = new Set(["time", "level", "message", "trace_id", "span_id"]);
+
+/** One JSON object: time, level, message, the fields, and the request's trace ids when telemetry is on. */
+function jsonLine(at: Exclude<LogLevel, "off">, message: string, fields?: Record<string, unknown>): string {
+  const entry: Record<string, unknown> = { time: new Date().toISOString(), level: at, message };
+  if (fields) {
+    for (const [key, value] of Object.entries(fields)) {
+      if (!JSON_KEYS.has(key)) entry[key] = value instanceof Error ? value.message : value;
+    }
+  }
+  const ids = currentTraceIds();
+  if (ids) {
+    entry.trace_id = ids.trace_id;
+    entry.span_id = ids.span_id;
+  }
+  try {
+    return JSON.stringify(entry);
+  } catch {
+    // A field that does not serialize (a cycle, a BigInt) is shown as text instead.
+    return JSON.stringify({ ...entry, ...stringified(fields) });
+  }
+}
+
+function stringified(fields: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(fields ?? {})) if (!JSON_KEYS.has(key)) out[key] = safeJson(value);
+  return out;
 }
 
 /** Below this length a secret is hidden only where it stands whole, not inside words. */
