@@ -104,38 +104,66 @@ describe("2025-11-25 sessions over HTTP", () => {
     ]);
   });
 
-  test("a session ended while its call waits frees the place", async () => {
-    const [alice, bob] = await Promise.all([1, 2].map(() => openRawSession(server.url)));
-    const bobHold = sessionCall(server.url, bob, 1, "probe_hold");
-    const aliceHold = sessionCall(server.url, alice, 1, "probe_hold");
-    await until(() => occurrences(server.stderr(), "probe_hold started") >= 4, "two more held calls");
-    const before = occurrences(server.stderr(), "tools/call waits for a slot");
-    const aliceWaits = sessionCall(server.url, alice, 2, "probe_echo", { text: "never" });
-    await waiting(server, before + 1);
-    const deleted = await fetch(server.url, {
-      method: "DELETE",
-      headers: { "mcp-session-id": alice, "mcp-protocol-version": PROTOCOL_VERSION },
-    });
-    expect(deleted.status).toBe(200);
-    // Both of Alice's answers end with her session.
-    await Promise.all(
-      [aliceWaits, aliceHold].map((answer) =>
-        answer.then(
-          (response) => response.text(),
-          () => "",
-        ),
-      ),
-    );
-    await until(() => server.stderr().includes("tools/call left the queue"), "the waiting call leaving the queue");
-    // Both holds still run (a held call ignores its cancellation), but the queue has room again:
-    // Carol's call waits instead of being refused with 503.
-    const carol = await openRawSession(server.url);
-    const carolCall = sessionCall(server.url, carol, 1, "probe_echo", { text: "served" });
-    await waiting(server, before + 2);
-    server.kill("SIGUSR2");
-    expect((await answerOf(await carolCall)).body.result.content[0].text).toBe("served");
-    expect((await answerOf(await bobHold)).status).toBe(200);
-  });
+  /** The ways Alice's waiting call can end before it runs. */
+  const leavings: [string, (alice: string, leaving: AbortController) => Promise<unknown>][] = [
+    [
+      "her session is ended (DELETE)",
+      async (alice) => {
+        const deleted = await fetch(server.url, {
+          method: "DELETE",
+          headers: { "mcp-session-id": alice, "mcp-protocol-version": PROTOCOL_VERSION },
+        });
+        expect(deleted.status).toBe(200);
+      },
+    ],
+    ["her client disconnects", async (_alice, leaving) => leaving.abort()],
+  ];
+
+  test.each(leavings)(
+    "a call waiting on a session leaves the queue when %s, and its place is free",
+    async (_how, leave) => {
+      const [alice, bob, carol] = await Promise.all([1, 2, 3].map(() => openRawSession(server.url)));
+      const holds = occurrences(server.stderr(), "probe_hold started");
+      const bobHold = sessionCall(server.url, bob, 1, "probe_hold");
+      const aliceHold = sessionCall(server.url, alice, 1, "probe_hold");
+      await until(() => occurrences(server.stderr(), "probe_hold started") >= holds + 2, "two more held calls");
+      const queued = occurrences(server.stderr(), "tools/call waits for a slot");
+      const left = occurrences(server.stderr(), "tools/call left the queue");
+      const leaving = new AbortController();
+      const aliceWaits = fetch(server.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-session-id": alice, "mcp-protocol-version": PROTOCOL_VERSION },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "probe_echo", arguments: { text: "never" } },
+        }),
+        signal: leaving.signal,
+      });
+      await waiting(server, queued + 1);
+      await leave(alice, leaving);
+      await aliceWaits.then(
+        (response) => response.text(),
+        () => "",
+      );
+      await until(
+        () => occurrences(server.stderr(), "tools/call left the queue") > left,
+        "the waiting call leaving the queue",
+      );
+      // Both holds still run (a held call ignores its cancellation), but the queue has room again:
+      // Carol's call waits instead of being refused with 503.
+      const carolCall = sessionCall(server.url, carol, 1, "probe_echo", { text: "served" });
+      await waiting(server, queued + 2);
+      server.kill("SIGUSR2");
+      expect((await answerOf(await carolCall)).body.result.content[0].text).toBe("served");
+      expect((await answerOf(await bobHold)).status).toBe(200);
+      await aliceHold.then(
+        (response) => response.text(),
+        () => "",
+      );
+    },
+  );
 });
 
 describe("2026-07-28 over HTTP", () => {
