@@ -1,0 +1,116 @@
+/**
+ * OTEL_METRICS_EXPORTER=prometheus: mcpkit serves /metrics at OTEL_EXPORTER_PROMETHEUS_HOST/_PORT.
+ * A scrape shows mcp.server.operation.duration as a Prometheus histogram with the MCP semantic
+ * conventions' buckets; when Debian's `prometheus` is installed, a real Prometheus scrapes it too.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startHttpServer } from "../http/support.ts";
+import { post, request } from "../modern/support.ts";
+import { freeLoopbackPort } from "../support/ports.ts";
+import { hasSystemTool } from "../support/system-tools.ts";
+
+const MCP_BUCKETS = [
+  "0.01",
+  "0.02",
+  "0.05",
+  "0.1",
+  "0.2",
+  "0.5",
+  "1",
+  "2",
+  "5",
+  "10",
+  "30",
+  "60",
+  "120",
+  "300",
+  "+Inf",
+];
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** mcpkit over HTTP with its metrics at http://127.0.0.1:PORT/metrics; two tools/list answered. */
+async function servingMetrics(): Promise<string> {
+  const port = freeLoopbackPort();
+  const server = await startHttpServer(["--toolsets", "boj"], {
+    env: {
+      OTEL_METRICS_EXPORTER: "prometheus",
+      OTEL_TRACES_EXPORTER: "none",
+      OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+      OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+    },
+  });
+  cleanups.push(() => server.stop());
+  for (let i = 0; i < 2; i++) expect((await post(server.url, request("tools/list"))).status).toBe(200);
+  return `127.0.0.1:${port}`;
+}
+
+test("a scrape of /metrics shows mcp.server.operation.duration as a histogram with the semconv buckets", async () => {
+  const target = await servingMetrics();
+  const response = await fetch(`http://${target}/metrics`);
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  expect(text).toContain("# TYPE mcp_server_operation_duration histogram");
+  const list = (line: string) =>
+    line.includes('mcp_method_name="tools/list"') && line.includes('network_transport="tcp"');
+  const lines = text.split("\n").filter(list);
+  const count = lines.find((line) => line.startsWith("mcp_server_operation_duration_count{"));
+  expect(count?.split(" ").at(-1)).toBe("2");
+  const bounds = lines
+    .filter((line) => line.startsWith("mcp_server_operation_duration_bucket{"))
+    .map((line) => /le="([^"]+)"/.exec(line)?.[1]);
+  expect(bounds).toEqual(MCP_BUCKETS);
+  expect(
+    lines
+      .find((line) => line.includes('le="+Inf"'))
+      ?.split(" ")
+      .at(-1),
+  ).toBe("2");
+});
+
+test("a real Prometheus scrapes mcpkit's /metrics", async () => {
+  if (!hasSystemTool("prometheus", "prometheus", "a real Prometheus scraping mcpkit")) return;
+  const target = await servingMetrics();
+  const dir = mkdtempSync(join(tmpdir(), "mcpkit-prometheus-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const config = join(dir, "prometheus.yml");
+  writeFileSync(
+    config,
+    `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: mcpkit\n    static_configs:\n      - targets: ["${target}"]\n`,
+  );
+  const web = `127.0.0.1:${freeLoopbackPort()}`;
+  const prometheus = Bun.spawn(
+    [
+      "prometheus",
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--web.listen-address=${web}`,
+    ],
+    { stdout: "ignore", stderr: "pipe" },
+  );
+  cleanups.push(async () => {
+    prometheus.kill("SIGTERM");
+    await prometheus.exited;
+  });
+  let log = "";
+  for await (const chunk of prometheus.stderr) {
+    log += new TextDecoder().decode(chunk);
+    if (log.includes("Server is ready to receive web requests")) break;
+  }
+  expect(log).toContain("Server is ready to receive web requests");
+  // The first scrape comes within a scrape interval; the answer is what Prometheus stored from it.
+  const query = `http://${web}/api/v1/query?query=${encodeURIComponent('mcp_server_operation_duration_count{mcp_method_name="tools/list"}')}`;
+  let value: string | undefined;
+  while (value === undefined) {
+    const answer = (await (await fetch(query)).json()) as { data: { result: { value: [number, string] }[] } };
+    value = answer.data.result[0]?.value[1];
+    if (value === undefined) await Bun.sleep(250);
+  }
+  expect(value).toBe("2");
+}, 60_000);
