@@ -8,6 +8,7 @@ import type { CursorCodec, CursorState } from "./cursor.ts";
 import { type DirectoryAccess, directoryAccess, reportUnanchoredWalk } from "./directories.ts";
 import { compileGlob, type GlobMatcher } from "./glob.ts";
 import { presentResult } from "./result-text.ts";
+import { risingProgress } from "./progress.ts";
 import { type StartPoint, openingPath } from "./roots.ts";
 import type { SearchArguments, SearchMatch, SearchOutput } from "./schema.ts";
 import {
@@ -268,8 +269,9 @@ function walkRequest(query: Query, context: ToolContext, sink: StatSink, access:
     includeDirectories: args.includeDirectories,
     deadline: query.deadline,
     signal: context.signal,
-    onProgress: (scanned) =>
+    onProgress: risingProgress((scanned) =>
       context.reportProgress({ progress: scanned, message: `Scanned ${scanned} entries so far` }),
+    ),
     accept: (directory, relativePrefix, batch) => sink.accept(directory, relativePrefix, batch),
   };
 }
