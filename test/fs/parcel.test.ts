@@ -13,14 +13,17 @@ import { entryStat } from "../../src/toolsets/fs/entry-stat.ts";
 import { ParcelBuilder, ParcelDirectory } from "../../src/toolsets/fs/parcel.ts";
 import { type StatJob, StatWorker } from "../../src/toolsets/fs/stat-worker.ts";
 import { type WalkRequest, walk } from "../../src/toolsets/fs/walk.ts";
+import { largeTreeDir } from "../support/scratch.ts";
 import { collectorConfig, namesOf, walkRequest } from "./support.ts";
 
 let tree: string;
 const DIRECTORIES = 12;
 const FILES = 150;
 
+// Trees in memory where they can be (test/support/scratch.ts): on a disk other work keeps busy,
+// making a few thousand entries took longer than the tests that read them.
 beforeAll(() => {
-  tree = mkdtempSync(join(tmpdir(), "mcpkit-fs-parcel-"));
+  tree = largeTreeDir("mcpkit-fs-parcel-");
   const now = Date.now() / 1000;
   for (let d = 0; d < DIRECTORIES; d++) {
     const directory = join(tree, `dir ${d} é`, `sub${d % 3}`);
@@ -157,7 +160,7 @@ async function walkThroughWorker(
 test.skipIf(directoryAccess().kind !== "descriptor")(
   "many small directories handed to the worker: descriptors stay bounded (parcels close over few directories)",
   async () => {
-    const wide = mkdtempSync(join(tmpdir(), "mcpkit-fs-wide-"));
+    const wide = largeTreeDir("mcpkit-fs-wide-");
     try {
       for (let a = 0; a < 40; a++) {
         for (let b = 0; b < 40; b++) {
