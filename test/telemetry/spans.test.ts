@@ -65,7 +65,7 @@ function only(spans: ReceivedSpan[], name: string): ReceivedSpan {
   return found[0];
 }
 
-function histogramPoints(to: OtlpReceiver, name: string) {
+function pointsOf(to: OtlpReceiver, name: string) {
   return to.metrics.filter((metric) => metric.name === name).flatMap((metric) => metric.points);
 }
 
@@ -84,10 +84,19 @@ describe("stdio", () => {
     });
     const answer = await raw.response(2);
     expect(answer.result).toBeDefined();
+    // The same request again is answered from BOJ's answer cache: a hit, no upstream request.
+    raw.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "boj_get_data_code", arguments: SERIES } });
+    expect((await raw.response(3)).result).toBeDefined();
     raw.closeStdin();
     expect(await raw.exited).toBe(0);
 
-    const call = only(otlp.spans, "tools/call boj_get_data_code");
+    const [call, cached] = otlp.spans.filter((span) => span.name === "tools/call boj_get_data_code");
+    expect(cached.attributes["jsonrpc.request.id"]).toBe("3");
+    expect(call.events.map((event) => event.name)).toEqual(["mcpkit.boj.cache.lookups"]);
+    expect(cached.events.map((event) => event.name)).toEqual(["mcpkit.boj.cache.lookups"]);
+    expect(otlp.spans.filter((span) => span.kind === SPAN_KIND_CLIENT && span.parentSpanId === cached.spanId)).toEqual(
+      [],
+    );
     expect(call.kind).toBe(SPAN_KIND_SERVER);
     expect(call.traceId).toBe(CALLER_TRACE);
     expect(call.parentSpanId).toBe(CALLER_SPAN);
@@ -121,17 +130,25 @@ describe("stdio", () => {
     });
     expect(boj.requests.map((logged) => logged.traceparent)).toContain(`00-${CALLER_TRACE}-${client.spanId}-01`);
 
-    const operations = histogramPoints(otlp, "mcp.server.operation.duration");
+    const operations = pointsOf(otlp, "mcp.server.operation.duration");
     const calls = operations.find((point) => point.attributes["gen_ai.tool.name"] === "boj_get_data_code");
     expect(calls?.attributes).toMatchObject({ "mcp.method.name": "tools/call", "network.transport": "pipe" });
-    expect(Number(calls?.count)).toBe(1);
+    expect(Number(calls?.count)).toBe(2);
     expect(calls?.explicitBounds).toEqual(MCP_BUCKETS);
-    const sessions = histogramPoints(otlp, "mcp.server.session.duration");
+    const sessions = pointsOf(otlp, "mcp.server.session.duration");
     expect(sessions.map((point) => [point.attributes["network.transport"], Number(point.count)])).toEqual([
       ["pipe", 1],
     ]);
     expect(sessions[0].explicitBounds).toEqual(MCP_BUCKETS);
-    const upstreamPoints = histogramPoints(otlp, "http.client.request.duration");
+    const lookups = pointsOf(otlp, "mcpkit.boj.cache.lookups").map((point) => [
+      point.attributes["mcpkit.cache.result"],
+      Number(point.asInt ?? point.asDouble),
+    ]);
+    expect(lookups.sort()).toEqual([
+      ["hit", 1],
+      ["miss", 1],
+    ]);
+    const upstreamPoints = pointsOf(otlp, "http.client.request.duration");
     expect(upstreamPoints.some((point) => point.attributes["server.address"] === "127.0.0.1")).toBe(true);
   });
 
@@ -166,7 +183,7 @@ describe("stdio", () => {
     expect(list.attributes["error.type"]).toBeUndefined();
     expect(list.traceId).toBe(CALLER_TRACE);
 
-    const operations = histogramPoints(otlp, "mcp.server.operation.duration");
+    const operations = pointsOf(otlp, "mcp.server.operation.duration");
     // A name the server does not know never becomes a metric attribute.
     expect(JSON.stringify(operations)).not.toContain("no_such_tool");
     expect(operations.find((point) => point.attributes["error.type"] === "tool_error")?.attributes).toMatchObject({
@@ -214,7 +231,7 @@ describe("HTTP", () => {
     const client = otlp.spans.find((span) => span.kind === SPAN_KIND_CLIENT && span.parentSpanId === call.spanId);
     expect(client).toBeDefined();
     expect(boj.requests.map((logged) => logged.traceparent)).toContain(`00-${HTTP_TRACE}-${client?.spanId}-01`);
-    const sessions = histogramPoints(otlp, "mcp.server.session.duration");
+    const sessions = pointsOf(otlp, "mcp.server.session.duration");
     expect(sessions.some((point) => point.attributes["network.transport"] === "tcp")).toBe(true);
   });
 

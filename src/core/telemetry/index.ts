@@ -135,7 +135,7 @@ export function upstreamFetch(input: string | URL, init?: RequestInit): Promise<
   return sdk ? sdk.fetch(input, init) : fetch(input, init);
 }
 
-/** Adds one to a counter, with low-cardinality attributes. */
+/** Adds one to a counter, with low-cardinality attributes, and notes it as an event on the active span. */
 export function countEvent(name: CounterName, attributes?: Record<string, string>): void {
   sdk?.count(name, attributes);
 }

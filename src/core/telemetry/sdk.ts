@@ -60,7 +60,11 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
     sessionOpened: () => new McpSession(recorder),
     traceHttp: (handle) => (request) => context.with(httpScope(recorder, request), handle, undefined, request),
     fetch: (input, init) => tracedFetch(recorder, input, init),
-    count: (name, attributes) => recorder.instruments.counters[name].add(1, attributes),
+    count: (name, attributes) => {
+      recorder.instruments.counters[name].add(1, attributes);
+      // On the request's span too, where the count happened (a cache miss, a sign-in).
+      trace.getActiveSpan()?.addEvent(name, attributes);
+    },
     event: (name, attributes) => trace.getActiveSpan()?.addEvent(name, attributes as Attributes),
     currentIds: () => {
       const span = trace.getSpanContext(context.active() as Context);

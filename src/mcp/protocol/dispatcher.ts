@@ -14,6 +14,7 @@ import { closestName } from "../../core/did-you-mean.ts";
 import { invokeTool } from "../../core/invoke.ts";
 import { jsonSchemaOf } from "../../core/json-schema.ts";
 import type { Logger } from "../../core/log.ts";
+import { spanEvent } from "../../core/telemetry/index.ts";
 import { logToStderr } from "../../core/client-log.ts";
 import {
   CLIENT_LOG_LEVELS,
@@ -216,6 +217,7 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
       const toolCall = toolContext(options, name, params, context);
       if (!(slot instanceof Promise)) return invokeTool(entry.toolset, entry.tool, params.arguments, toolCall, slot);
       options.log.debug("tools/call waits for a slot", { tool: name, waiting: admission.waiting });
+      spanEvent("mcpkit.call.queued", { "mcpkit.calls.waiting": admission.waiting });
       return slot.then(
         (admitted) => invokeTool(entry.toolset, entry.tool, params.arguments, toolCall, admitted),
         (cancelled: unknown) => {

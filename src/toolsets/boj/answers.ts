@@ -4,6 +4,7 @@
  * A hit takes no pacing slot and makes no request. Only successes reach the cache: a failure
  * throws before `set`.
  */
+import { countEvent } from "../../core/telemetry/index.ts";
 import type { ToolContext } from "../../core/tool.ts";
 import { type AnswerCache, approximateBytes } from "./cache.ts";
 import type { BojClient } from "./client.ts";
@@ -42,6 +43,9 @@ export class BojAnswers {
     const key = requestPath(request);
     const ttlMs = request.endpoint === "getMetadata" ? this.ttl.metadataMs : this.ttl.dataMs;
     const hit = this.cache && ttlMs > 0 ? await this.cache.get(key) : undefined;
+    if (this.cache && ttlMs > 0) {
+      countEvent("mcpkit.boj.cache.lookups", { "mcpkit.cache.result": hit ? "hit" : "miss" });
+    }
     if (hit) {
       const ageMs = Math.max(0, this.now() - hit.storedAt);
       return {

@@ -4,6 +4,7 @@
  * (`iss`, PKCE, ID token); then the access policy decides, and the client gets mcpkit's own
  * single-use code.
  */
+import { countEvent } from "../../../core/telemetry/index.ts";
 import type { Deps, PendingRequest, UpstreamState } from "../context.ts";
 import { hashToken, randomToken, safeEqual } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
@@ -65,6 +66,7 @@ async function callback(deps: Deps, request: Request): Promise<Response> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.log.warn("upstream sign-in failed", { error: message });
+    countEvent("mcpkit.authorization.sign_ins", { "mcpkit.outcome": "upstream_failed" });
     if (error instanceof OAuthFailure && error.code === "access_denied") {
       await deps.store.takeEphemeral("request", upstreamState.requestId, now);
       throw new OAuthFailure("access_denied", "the identity provider did not sign the user in.", {
@@ -90,6 +92,7 @@ async function finish(
   const now = Date.now();
   if (policyScopes(deps.config.policy, identity).length === 0) {
     deps.log.info("sign-in refused by the access policy", { user: identity.displayName });
+    countEvent("mcpkit.authorization.sign_ins", { "mcpkit.outcome": "refused_by_policy" });
     throw notAllowed(identity.displayName, "The access policy of this server does not include your account.");
   }
   const scopes = grantScopes(deps.config.policy, identity, pending.scopes);
@@ -133,6 +136,7 @@ async function finish(
     expiresAt: now + deps.config.codeTtl * 1000,
     signedInAt: deps.config.now(),
   });
+  countEvent("mcpkit.authorization.sign_ins", { "mcpkit.outcome": "signed_in" });
   deps.log.info("sign-in complete", {
     client_id: pending.clientId,
     user: identity.displayName,
