@@ -4,6 +4,7 @@
  * 2.0, identity through its REST API). Upstream tokens never reach mcpkit's clients.
  */
 import * as oauth from "oauth4webapi";
+import { upstreamFetch } from "../../core/telemetry/index.ts";
 import { stripControl } from "../../core/text.ts";
 import { isLoopbackName, type UpstreamConfig } from "./config.ts";
 import { OAuthFailure } from "./errors.ts";
@@ -75,11 +76,17 @@ export function createUpstream(
     : createGithubUpstream(config, callbackUrl, wantOrgs, now);
 }
 
-function insecureFor(url: string): Record<symbol, boolean> {
-  // Plain http only for a loopback test IdP (config validation refuses it elsewhere).
-  return new URL(url).protocol === "http:" && isLoopbackName(new URL(url).hostname)
-    ? { [oauth.allowInsecureRequests]: true }
-    : {};
+/**
+ * What every oauth4webapi request to the IdP at `url` is sent with: `upstreamFetch` (a CLIENT span
+ * that sends traceparent, with OpenTelemetry on), and plain http only for a loopback test IdP
+ * (config validation refuses it elsewhere).
+ */
+function requestOptions(url: string): Record<symbol, unknown> {
+  const options: Record<symbol, unknown> = { [oauth.customFetch]: upstreamFetch };
+  if (new URL(url).protocol === "http:" && isLoopbackName(new URL(url).hostname)) {
+    options[oauth.allowInsecureRequests] = true;
+  }
+  return options;
 }
 
 function tokensOf(response: oauth.TokenEndpointResponse, clock: () => number): UpstreamTokens {
@@ -138,7 +145,7 @@ function createOidcUpstream(
 ): Upstream {
   const client: oauth.Client = { client_id: config.clientId };
   const clientAuth = config.clientSecret ? oauth.ClientSecretPost(config.clientSecret) : oauth.None();
-  const options = () => ({ ...insecureFor(config.issuer), signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const options = () => ({ ...requestOptions(config.issuer), signal: AbortSignal.timeout(TIMEOUT_MS) });
   let metadata: Promise<oauth.AuthorizationServer> | undefined;
   const server = () => {
     metadata ??= (async () => {
@@ -268,7 +275,7 @@ function createGithubUpstream(
   const scope = ["read:user", "user:email", ...(wantOrgs ? ["read:org"] : [])].join(" ");
 
   const getJson = async <T>(path: string, token: string): Promise<T> => {
-    const response = await fetch(`${api}${path}`, {
+    const response = await upstreamFetch(`${api}${path}`, {
       headers: {
         authorization: `Bearer ${token}`,
         accept: "application/vnd.github+json",
@@ -285,7 +292,7 @@ function createGithubUpstream(
   const refreshGithubToken = async (refreshToken: string): Promise<UpstreamTokens> => {
     try {
       const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, {
-        ...insecureFor(web),
+        ...requestOptions(web),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
       // GitHub answers a refused refresh with HTTP 200 and an `error` field.
@@ -314,7 +321,7 @@ function createGithubUpstream(
       try {
         const response = await redeemUpstreamCode(
           { as, client, clientAuth, callback, pending, callbackUrl },
-          { ...insecureFor(web), signal: AbortSignal.timeout(TIMEOUT_MS) },
+          { ...requestOptions(web), signal: AbortSignal.timeout(TIMEOUT_MS) },
         );
         const result = await oauth.processAuthorizationCodeResponse(as, client, response);
         const token = result.access_token;

@@ -8,6 +8,7 @@
  */
 import * as jose from "jose";
 import type { Logger } from "../../../core/log.ts";
+import { upstreamFetch } from "../../../core/telemetry/index.ts";
 
 /**
  * Asymmetric algorithms only. `none` is never accepted, and no HMAC (`HS*`) either: with a
@@ -201,7 +202,7 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
   const failures: string[] = [];
   for (const url of candidates) {
     try {
-      const response = await fetch(url, {
+      const response = await upstreamFetch(url, {
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
         headers: { accept: "application/json" },
       });
@@ -236,7 +237,7 @@ function createFetchBackoff(backoffMs: number): { fetch: typeof fetch } {
     }
     let response: Response;
     try {
-      response = await fetch(input, init);
+      response = await upstreamFetch(input instanceof Request ? input.url : input, init);
     } catch (error) {
       failed();
       throw error;
