@@ -95,35 +95,56 @@ function findBinary() {
   return fail(`no binary for ${target}: the optional dependency ${platformPackage} is not installed${looked}. ${REINSTALL}`);
 }
 
-/** Refuses anything but a regular file owned by this user or root; restores the owner's execute bit. */
+/**
+ * Refuses anything but a regular file owned by this user or root and restores the owner's execute bit, judging the
+ * file through a descriptor opened without following a link; returns that descriptor (undefined on Windows, which has
+ * no owners, mode bits or O_NOFOLLOW), so what is started is the file checked (see `start`).
+ */
 function checkBinary(binary) {
   const refuse = (why) => fail(`refusing to run ${binary}: ${why}. ${REINSTALL}`);
   const found = fs.lstatSync(binary);
   if (found.isSymbolicLink()) refuse("it is a symbolic link, not the file npm installed");
   if (!found.isFile()) refuse("it is not a regular file");
-  if (typeof process.getuid !== "function") return; // Windows: no owners or mode bits to check
-  const uid = process.getuid();
-  if (found.uid !== uid && found.uid !== 0) refuse(`it belongs to uid ${found.uid}, not to you (uid ${uid}) or root`);
-  if ((found.mode & 0o100) !== 0) return;
-  // Some package managers unpack without the execute bit. Change it on a descriptor opened without
-  // following links and checked to be the file inspected above, so nothing swapped in is changed.
-  const fd = fs.openSync(binary, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  if (typeof process.getuid !== "function") return undefined;
+  let fd;
   try {
-    const opened = fs.fstatSync(fd);
-    if (opened.ino !== found.ino || opened.dev !== found.dev) refuse("it changed while being checked");
-    fs.fchmodSync(fd, (opened.mode & 0o777) | 0o700);
-  } finally {
-    fs.closeSync(fd);
+    fd = fs.openSync(binary, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (error) {
+    if (error.code === "ELOOP") refuse("it is a symbolic link, not the file npm installed");
+    throw error;
   }
+  const opened = fs.fstatSync(fd);
+  if (opened.ino !== found.ino || opened.dev !== found.dev) refuse("it changed while being checked");
+  const uid = process.getuid();
+  if (opened.uid !== uid && opened.uid !== 0) refuse(`it belongs to uid ${opened.uid}, not to you (uid ${uid}) or root`);
+  // Some package managers unpack without the execute bit: given back on the descriptor, to the owner alone.
+  if ((opened.mode & 0o100) === 0) fs.fchmodSync(fd, (opened.mode & 0o777) | 0o700);
+  return fd;
+}
+
+/**
+ * Starts the binary. Where /proc/self/fd exists (Linux), the child is handed the checked descriptor as its fd 3 and
+ * executes /proc/self/fd/3: a file renamed into the binary's place after the checks (a link to another file, by
+ * someone who can write that folder) is never what runs. argv[0] stays the binary's path. Elsewhere, by its path.
+ */
+function start(binary, fd) {
+  const args = process.argv.slice(2);
+  const child =
+    fd !== undefined && fs.existsSync("/proc/self/fd")
+      ? spawn("/proc/self/fd/3", args, { stdio: ["inherit", "inherit", "inherit", fd], argv0: binary })
+      : spawn(binary, args, { stdio: "inherit" });
+  if (fd !== undefined) fs.closeSync(fd);
+  return child;
 }
 
 const binary = findBinary();
+let checked;
 try {
-  checkBinary(binary);
+  checked = checkBinary(binary);
 } catch (error) {
   fail(`cannot check ${binary}: ${error.message}`);
 }
-const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
+const child = start(binary, checked);
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
 child.on("error", (error) => {
   process.stderr.write(`mcpkit: cannot start ${binary}: ${error.message}\n`);
