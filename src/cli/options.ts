@@ -72,7 +72,7 @@ export const maxCallsPerSubjectOption = {
   env: "MCPKIT_MAX_CALLS_PER_SUBJECT",
   kind: "string",
   valueName: "N",
-  help: "most tool calls one caller (token issuer + sub, else the 2025 session) runs at once, and may have waiting; beyond it its calls get HTTP 429 with Retry-After; at most --max-calls",
+  help: "most tool calls one caller (token issuer + sub, else the 2025 session; HTTP callers with neither count as one) runs at once, and may have waiting; beyond it its calls get HTTP 429 with Retry-After; at most --max-calls",
   defaultText: "a quarter of --max-calls (at least 1)",
   schema: v.optional(integerOption(1, 100_000, 0, "calls").wrapped),
 } as const satisfies OptionSpec;

@@ -222,11 +222,13 @@ describe("2026-07-28 over HTTP", () => {
 describe("2026-07-28 over HTTP without authorization", () => {
   let server: HttpServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer(["--max-calls", "1", "--max-queued-calls", "1"], { entry: FIXTURE });
+    server = await startHttpServer(["--max-calls", "2", "--max-calls-per-subject", "1", "--max-queued-calls", "2"], {
+      entry: FIXTURE,
+    });
   });
   afterAll(() => server?.stop());
 
-  test("a waiting call whose client disconnects leaves the queue, and its place takes the next call", async () => {
+  test("callers without a token share one caller's limit (429), a session is served meanwhile, and a waiting call whose client disconnects frees its place", async () => {
     const hold = post(server.url, request("tools/call", { name: "probe_hold", arguments: {} }));
     await held(server, 1);
     const leaving = new AbortController();
@@ -244,10 +246,16 @@ describe("2026-07-28 over HTTP without authorization", () => {
       signal: leaving.signal,
     }).catch(() => undefined);
     await waiting(server, 1);
-    // The queue is full: refused at once.
-    const full = await post(server.url, request("tools/call", { name: "probe_echo", arguments: { text: "x" } }));
-    expect(full.status).toBe(503);
-    expect(full.headers.get("retry-after")).toBe("2");
+    // Callers without a token or session count as one: their share is taken, so 429 at once.
+    const refused = modernAnswer(
+      await post(server.url, request("tools/call", { name: "probe_echo", arguments: { text: "x" } })),
+    );
+    expectRefusal(refused, 429, "--max-calls-per-subject");
+    expect(refused.body.error.message).toContain("callers without a token or session");
+    // A 2025 session is someone else: its call runs at once beside the held one.
+    const session = await openRawSession(server.url);
+    const served = await answerOf(await sessionCall(server.url, session, 1, "probe_echo", { text: "served" }));
+    expect([served.status, served.body.result.content[0].text]).toEqual([200, "served"]);
     leaving.abort();
     await gone;
     await until(() => server.stderr().includes("tools/call left the queue"), "the waiting call leaving the queue");

@@ -18,7 +18,7 @@
 import { ErrorCode } from "../../core/tool.ts";
 import { CONNECTION_CLOSED } from "../legacy/outgoing.ts";
 import type { Caller } from "../legacy/session.ts";
-import { ANONYMOUS } from "../modern/core.ts";
+import { UNIDENTIFIED } from "../protocol/admission.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { LEGACY_VERSIONS } from "../protocol/versions.ts";
 import { isRecord } from "../protocol/params.ts";
@@ -27,6 +27,8 @@ import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFoun
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { InFlight, type InFlightRequest } from "../in-flight.ts";
 import { Answer, type AnswerSettings } from "./answer.ts";
+
+const UNIDENTIFIED_CALLER: Caller = Object.freeze({ scopes: undefined, subject: UNIDENTIFIED });
 
 /** What the transport reads of a request's verified token: the scopes each message is handled with. */
 export interface TokenScopes {
@@ -94,11 +96,11 @@ export class SessionTransport implements AnswerSettings {
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
   /**
-   * Who sends a message without a token: nobody in particular, and once the session has its id,
-   * that session (the subject its tool calls count against, `protocol/admission.ts`). One object
-   * for all its messages.
+   * Who sends a message without a token: nobody in particular. Its tool calls count against the
+   * session once it has its id, or (`--stateless`) against all callers without a token or
+   * session together (`protocol/admission.ts`). One object for all its messages.
    */
-  private anonymous: Caller = ANONYMOUS;
+  private anonymous: Caller = UNIDENTIFIED_CALLER;
   private initialized = false;
   private closed = false;
 

@@ -144,6 +144,8 @@ export interface Caller {
   scopes: readonly string[] | undefined;
   /** The token's owner (issuer + subject); binds a `requestState` to its caller. */
   principal: string | undefined;
+  /** Whom the per-subject call limit counts (`protocol/admission.ts`), where not the principal. */
+  subject?: string;
 }
 
 /**
@@ -229,7 +231,7 @@ export function failure(server: ModernServer, method: string, error: unknown): R
 class ModernContext implements RequestContext {
   readonly scopes: readonly string[] | undefined;
   readonly clientCapabilities: Record<string, unknown>;
-  /** The token's owner; anonymous requests have no one to tell apart (`protocol/admission.ts`). */
+  /** The token's owner, else what the transport counts such callers as (`protocol/admission.ts`). */
   readonly subject: string | undefined;
 
   constructor(
@@ -239,7 +241,7 @@ class ModernContext implements RequestContext {
     private readonly answered: Record<string, unknown> | undefined,
   ) {
     this.scopes = io.caller.scopes;
-    this.subject = io.caller.principal;
+    this.subject = io.caller.principal ?? io.caller.subject;
     this.clientCapabilities = envelope.clientCapabilities;
   }
 

@@ -19,11 +19,11 @@ import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../h
 import type { Exchange, Middleware, Next } from "../http/middleware.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "../http/sse.ts";
 import { Answer, type AnswerSettings } from "../http/answer.ts";
+import { UNIDENTIFIED } from "../protocol/admission.ts";
 import { LazyAbort } from "../protocol/lazy-abort.ts";
 import { isRecord } from "../protocol/params.ts";
 import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
 import {
-  ANONYMOUS,
   type Caller,
   type Envelope,
   type JsonRpcId,
@@ -75,6 +75,9 @@ export function modernHttpState(
     listensByOwner: new Map(),
   };
 }
+
+/** Every request without a token: nobody in particular, counted together for the call limits. */
+const UNIDENTIFIED_CALLER: Caller = Object.freeze({ scopes: undefined, principal: undefined, subject: UNIDENTIFIED });
 
 /** A Response copies its Headers: one instance serves every answer, cheaper than a record each time. */
 const JSON_HEADERS = new Headers({ "content-type": "application/json" });
@@ -180,7 +183,7 @@ export function answerModern(state: ModernHttpState): Middleware {
     const params = message.body.params as Record<string, unknown>;
     const caller: Caller = exchange.caller
       ? { scopes: exchange.caller.authInfo.scopes, principal: exchange.caller.owner }
-      : ANONYMOUS;
+      : UNIDENTIFIED_CALLER;
     if (message.method === "subscriptions/listen") return listen(state, id, params, caller.principal);
     return respond(state, exchange.request, { id, method: message.method as string, params, envelope, caller });
   };

@@ -5,8 +5,8 @@
  *
  *   - At most `maxRunning` calls run at once in the whole server (--max-calls), and at most
  *     `maxRunningPerSubject` of one subject (--max-calls-per-subject): the token's owner over
- *     HTTP with authorization, else the 2025 session; stdio and anonymous 2026-07-28 requests
- *     have no one to tell apart, so only the server's limit counts for them.
+ *     HTTP with authorization, else the 2025 session, else `UNIDENTIFIED` (all HTTP callers with
+ *     neither, together); stdio has one client, so only the server's limit counts there.
  *   - Beyond that a call waits in one first-in-first-out queue of at most `maxQueued` calls
  *     (--max-queued-calls), of which one subject may hold `maxRunningPerSubject`: a burst waits
  *     instead of failing, and no one caller fills the queue.
@@ -31,6 +31,14 @@ export interface CallLimits {
   /** Calls waiting for a slot in the whole server (--max-queued-calls); 0: refuse at once. */
   maxQueued: number;
 }
+
+/**
+ * The one subject of every HTTP caller with neither a token nor a session (2026-07-28 requests and
+ * `--stateless` without authorization): nothing tells them apart, so together they get one
+ * caller's share, and a flood from them leaves room for sessions and signed-in users. (Session ids
+ * are base64url and token owners JSON arrays: neither can be this.)
+ */
+export const UNIDENTIFIED = "(no token, no session)";
 
 /** The JSON-RPC code of a refusal: a server error, as the HTTP layer's other load refusals use. */
 export const CALL_REFUSED = -32000;
@@ -246,9 +254,10 @@ export class Admission {
     this.forgetIfIdle(held, subject);
     const wait = `retry after ${CALL_RETRY_AFTER_SECONDS} seconds`;
     if (limit === "subject") {
+      const who = subject === UNIDENTIFIED ? "callers without a token or session (together one caller)" : "this caller";
       return new CallRefused(
         "subject",
-        `Too many tool calls from this caller: ${held?.running ?? 0} running and ${held?.waiting ?? 0} waiting, the most one caller may have (--max-calls-per-subject ${maxRunningPerSubject}). Wait for an answer before sending more, or ${wait}.`,
+        `Too many tool calls from ${who}: ${held?.running ?? 0} running and ${held?.waiting ?? 0} waiting, the most one caller may have (--max-calls-per-subject ${maxRunningPerSubject}). Wait for an answer before sending more, or ${wait}.`,
       );
     }
     return new CallRefused(
