@@ -6,7 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log.ts";
 import { meta } from "../modern/support.ts";
-import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
+import { runCli } from "../support/mcp.ts";
 import { startRawServer } from "../support/raw-stdio.ts";
 import { SPAN_KIND_SERVER, startOtlpReceiver } from "./otlp-receiver.ts";
 
@@ -64,13 +64,7 @@ test("every stderr line is a JSON object; lines logged while serving a request c
 });
 
 test("--log-format takes text or json; anything else is a usage error naming the flag and its variable", async () => {
-  const child = Bun.spawn([...mcpkitCommand(), "tools", "--log-format", "xml"], {
-    cwd: REPO_ROOT,
-    env: testEnv(),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  const { code, stderr } = await runCli(["tools", "--log-format", "xml"]);
   expect(code).toBe(2);
   expect(stderr).toContain("--log-format (LOG_FORMAT)");
   expect(stderr).toContain("expected text or json");

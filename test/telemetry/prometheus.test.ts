@@ -98,12 +98,17 @@ test("a real Prometheus scrapes mcpkit's /metrics", async () => {
     prometheus.kill("SIGTERM");
     await prometheus.exited;
   });
+  // Its log is read to the end: a closed pipe would end Prometheus at its next line (SIGPIPE).
   let log = "";
-  for await (const chunk of prometheus.stderr) {
-    log += new TextDecoder().decode(chunk);
-    if (log.includes("Server is ready to receive web requests")) break;
-  }
-  expect(log).toContain("Server is ready to receive web requests");
+  const ready = Promise.withResolvers<void>();
+  void (async () => {
+    for await (const chunk of prometheus.stderr) {
+      log += new TextDecoder().decode(chunk);
+      if (log.includes("Server is ready to receive web requests")) ready.resolve();
+    }
+    ready.reject(new Error(`prometheus exited before it was ready:\n${log}`));
+  })();
+  await ready.promise;
   // The first scrape comes within a scrape interval; the answer is what Prometheus stored from it.
   const query = `http://${web}/api/v1/query?query=${encodeURIComponent('mcp_server_operation_duration_count{mcp_method_name="tools/list"}')}`;
   let value: string | undefined;
