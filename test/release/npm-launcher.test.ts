@@ -157,15 +157,17 @@ describe.if(hasNode && process.platform !== "win32")("npm launcher", () => {
   });
 
   // Deterministic, no race: a preload wraps child_process.spawn and swaps a link to another file into the binary's
-  // place just before the launcher starts it, after every check has passed. The launcher must start the file it checked.
-  test.if(process.platform === "linux")("starts the file it checked, not one swapped into its place after the checks", async () => {
-    const { root, modules, launcher } = plantProject();
-    const binary = plantScript(join(modules, PLATFORM_BIN), "checked");
-    const swapped = plantScript(join(root, "elsewhere", "swapped"), "swapped");
-    const preload = join(root, "swap-before-spawn.cjs");
-    writeFileSync(
-      preload,
-      `const cp = require("node:child_process"), fs = require("node:fs");
+  // place just before the launcher starts it, after every check has passed. What starts must be the file checked.
+  test.if(process.platform === "linux")(
+    "starts the file it checked, not one swapped into its place after the checks",
+    async () => {
+      const { root, modules, launcher } = plantProject();
+      const binary = plantScript(join(modules, PLATFORM_BIN), "checked");
+      const swapped = plantScript(join(root, "elsewhere", "swapped"), "swapped");
+      const preload = join(root, "swap-before-spawn.cjs");
+      writeFileSync(
+        preload,
+        `const cp = require("node:child_process"), fs = require("node:fs");
 const spawn = cp.spawn;
 cp.spawn = (...args) => {
   fs.symlinkSync(${JSON.stringify(swapped)}, ${JSON.stringify(`${binary}.link`)});
@@ -173,15 +175,16 @@ cp.spawn = (...args) => {
   return spawn(...args);
 };
 `,
-    );
-    const result = await runProcess(["node", "--require", preload, launcher, "--version"], {
-      env: testEnv(),
-      timeoutMs: 60_000,
-    });
-    expect(result.stderr).toBe("");
-    expect(result.stdout).toBe("checked ran: --version\n");
-    expect(result.code).toBe(7);
-  });
+      );
+      const result = await runProcess(["node", "--require", preload, launcher, "--version"], {
+        env: testEnv(),
+        timeoutMs: 60_000,
+      });
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toBe("checked ran: --version\n");
+      expect(result.code).toBe(7);
+    },
+  );
 
   test("refuses a directory in the binary's place", async () => {
     const { modules, launcher } = plantProject();
