@@ -245,6 +245,9 @@ export class SeriesCatalog {
         const answer = await this.deps.fetchMetadata(db, signal);
         store.replaceDatabase(db, answer.entries, this.now(), answer.date);
         failuresInARow = 0;
+        // One database's decoded metadata is garbage now; collecting it before the next keeps the
+        // build's peak near one database's worth instead of however many the collector let pile up.
+        Bun.gc(false);
       } catch (error) {
         if (signal.aborted) return;
         const message = describeFailure(error);
