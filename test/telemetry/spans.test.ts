@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { type FakeBoj, startFakeBoj } from "../fixtures/boj/fake-boj.ts";
 import { MCP_HEADERS, PROTOCOL_VERSION, openRawSession, startHttpServer } from "../http/support.ts";
 import { meta, post, request } from "../modern/support.ts";
+import { freeLoopbackPort } from "../support/ports.ts";
 import { startRawServer } from "../support/raw-stdio.ts";
 import {
   type OtlpReceiver,
@@ -189,6 +190,56 @@ describe("stdio", () => {
     expect(operations.find((point) => point.attributes["error.type"] === "tool_error")?.attributes).toMatchObject({
       "gen_ai.tool.name": "fs_search_by_time",
     });
+  });
+});
+
+describe("admission control", () => {
+  test("a call that waits for a slot has a queued event, one refused counts in mcpkit.calls.refused; the gauges report", async () => {
+    const otlp = receiver();
+    const arrived = Promise.withResolvers<void>();
+    const boj = startFakeBoj({ onRequest: () => arrived.resolve() });
+    cleanups.push(() => boj.stop());
+    // The first call holds the only slot until it is cancelled: BOJ answers it after a minute.
+    boj.enqueue({ kind: "delay", ms: 60_000 });
+    const prometheus = `127.0.0.1:${freeLoopbackPort()}`;
+    const raw = startRawServer(
+      ["--toolsets", "boj", "--boj-base-url", boj.url, "--max-calls", "1", "--max-queued-calls", "1"],
+      {
+        ...otelEnv(otlp),
+        OTEL_METRICS_EXPORTER: "otlp,prometheus",
+        OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+        OTEL_EXPORTER_PROMETHEUS_PORT: prometheus.split(":")[1],
+      },
+    );
+    const call = (id: number, codes: string[]) =>
+      raw.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "boj_get_data_code", arguments: { db: "CO", codes }, _meta: meta() },
+      });
+    call(1, ["TK99F1000601GCQ01000"]);
+    await arrived.promise;
+    call(2, ["TK99F2000601GCQ01000"]);
+    call(3, ["TK99F1000601GCQ01000"]);
+    const refused = await raw.response(3);
+    expect((refused.error as { code: number; data: { limit: string } }).data.limit).toBe("server");
+    // Now one call runs and one waits, as the gauges say.
+    const scraped = await (await fetch(`http://${prometheus}/metrics`)).text();
+    const gauge = (name: string) => new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(scraped)?.[1];
+    expect([gauge("mcpkit_calls_running"), gauge("mcpkit_calls_waiting")]).toEqual(["1", "1"]);
+    for (const id of [1, 2]) raw.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+    raw.closeStdin();
+    expect(await raw.exited).toBe(0);
+
+    const byId = (id: string) => otlp.spans.find((span) => span.attributes["jsonrpc.request.id"] === id);
+    expect(byId("2")?.events.map((event) => event.name)).toContain("mcpkit.call.queued");
+    expect(byId("3")?.attributes).toMatchObject({ "error.type": "-32000", "rpc.response.status_code": "-32000" });
+    const counted = pointsOf(otlp, "mcpkit.calls.refused").map((point) => [
+      point.attributes["mcpkit.limit"],
+      Number(point.asInt ?? point.asDouble),
+    ]);
+    expect(counted).toEqual([["server", 1]]);
   });
 });
 

@@ -135,6 +135,17 @@ export function upstreamFetch(input: string | URL, init?: RequestInit): Promise<
   return sdk ? sdk.fetch(input, init) : fetch(input, init);
 }
 
+/** Where tool calls are admitted (`protocol/admission.ts`): its counts become the gauges of calls running and waiting. */
+export interface CallCounts {
+  readonly running: number;
+  readonly waiting: number;
+}
+
+/** Reports `counts` as mcpkit.calls.running and mcpkit.calls.waiting while telemetry is on. */
+export function observeCalls(counts: CallCounts): void {
+  sdk?.observeCalls(counts);
+}
+
 /** Adds one to a counter, with low-cardinality attributes, and notes it as an event on the active span. */
 export function countEvent(name: CounterName, attributes?: Record<string, string>): void {
   sdk?.count(name, attributes);

@@ -5,7 +5,7 @@
  * sign-ins). Names outside the conventions carry the `mcpkit.` prefix.
  */
 import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
-import type { CounterName } from "./index.ts";
+import type { CallCounts, CounterName } from "./index.ts";
 
 /** docs/gen-ai/mcp.md: explicit bucket boundaries for both MCP duration histograms. */
 export const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -17,11 +17,26 @@ export interface Instruments {
   sessionDuration: Histogram;
   upstreamDuration: Histogram;
   sessionsOpen: UpDownCounter;
-  callsInFlight: UpDownCounter;
+  /** The admission controls whose calls running and waiting are reported (one per dispatcher). */
+  callSources: Set<CallCounts>;
   counters: Record<CounterName, Counter>;
 }
 
 export function createInstruments(meter: Meter): Instruments {
+  const callSources = new Set<CallCounts>();
+  const sum = (count: (source: CallCounts) => number) => [...callSources].reduce((total, s) => total + count(s), 0);
+  meter
+    .createObservableGauge("mcpkit.calls.running", {
+      unit: "{call}",
+      description: "Tool calls running now (admission control, --max-calls).",
+    })
+    .addCallback((result) => result.observe(sum((source) => source.running)));
+  meter
+    .createObservableGauge("mcpkit.calls.waiting", {
+      unit: "{call}",
+      description: "Tool calls waiting for a slot now (--max-queued-calls).",
+    })
+    .addCallback((result) => result.observe(sum((source) => source.waiting)));
   return {
     operationDuration: meter.createHistogram("mcp.server.operation.duration", {
       unit: "s",
@@ -43,10 +58,7 @@ export function createInstruments(meter: Meter): Instruments {
       unit: "{session}",
       description: "MCP sessions (2025-11-25 era) open now.",
     }),
-    callsInFlight: meter.createUpDownCounter("mcpkit.calls.in_flight", {
-      unit: "{call}",
-      description: "tools/call requests being answered now, running or waiting for a slot.",
-    }),
+    callSources,
     counters: {
       "mcpkit.boj.cache.lookups": meter.createCounter("mcpkit.boj.cache.lookups", {
         unit: "{lookup}",

@@ -162,7 +162,6 @@ export class McpRequestSpan implements RequestSpan {
         this.target = ["gen_ai.tool.name", target];
       }
       if (recorder.captureContent) attributes["gen_ai.tool.call.arguments"] = captured(args.arguments ?? {});
-      recorder.instruments.callsInFlight.add(1);
     } else if (method === "prompts/get") {
       target = bounded(args.name, MAX_NAME);
       if (target) {
@@ -188,7 +187,6 @@ export class McpRequestSpan implements RequestSpan {
 
   end(reply: AnsweredReply): void {
     const { span, metric, recorder } = this;
-    if (this.method === "tools/call") recorder.instruments.callsInFlight.add(-1);
     if (!reply.ok) {
       const code = String(reply.error.code);
       span.setAttribute("error.type", code);

@@ -15,7 +15,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { metricReaders, spanProcessors } from "./exporters.ts";
-import type { CounterName, RequestId, RequestSpan, SessionRecord, TelemetryStart } from "./index.ts";
+import type { CallCounts, CounterName, RequestId, RequestSpan, SessionRecord, TelemetryStart } from "./index.ts";
 import { createInstruments } from "./instruments.ts";
 import { McpRequestSpan, McpSession, type Recorder, httpScope } from "./requests.ts";
 import { tracedFetch } from "./upstream.ts";
@@ -26,6 +26,7 @@ export interface TelemetrySdk {
   traceHttp(handle: (request: Request) => Promise<Response>): (request: Request) => Promise<Response>;
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
   count(name: CounterName, attributes?: Record<string, string>): void;
+  observeCalls(counts: CallCounts): void;
   event(name: string, attributes?: Record<string, string | number>): void;
   currentIds(): { trace_id: string; span_id: string } | undefined;
   shutdown(): Promise<void>;
@@ -65,6 +66,7 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
       // On the request's span too, where the count happened (a cache miss, a sign-in).
       trace.getActiveSpan()?.addEvent(name, attributes);
     },
+    observeCalls: (counts) => recorder.instruments.callSources.add(counts),
     event: (name, attributes) => trace.getActiveSpan()?.addEvent(name, attributes as Attributes),
     currentIds: () => {
       const span = trace.getSpanContext(context.active() as Context);

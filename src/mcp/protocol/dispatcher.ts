@@ -14,7 +14,7 @@ import { closestName } from "../../core/did-you-mean.ts";
 import { invokeTool } from "../../core/invoke.ts";
 import { jsonSchemaOf } from "../../core/json-schema.ts";
 import type { Logger } from "../../core/log.ts";
-import { spanEvent } from "../../core/telemetry/index.ts";
+import { observeCalls, spanEvent } from "../../core/telemetry/index.ts";
 import { logToStderr } from "../../core/client-log.ts";
 import {
   CLIENT_LOG_LEVELS,
@@ -206,6 +206,7 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
   });
   const admission = new Admission(options.callLimits ?? defaultCallLimits());
+  observeCalls(admission);
   // Not an async function: one returning invokeTool's promise would wrap it in a second promise
   // (two more microtask jobs per call); what the checks throw is still a rejection.
   handlers.set("tools/call", (params, context) => {
