@@ -256,13 +256,14 @@ describe("refresh, in process with an injected clock", () => {
       clientRoots: async () => undefined,
       log: silentLogger,
     };
-    const find = async (query: string) =>
-      (await runSearch(search, v.parse(searchSeriesInput, { query }), context)).structuredContent as Structured;
-    return { search, find, scheduled, advance: (ms: number) => (now += ms), at: () => now };
+    const answer = (query: string) => runSearch(search, v.parse(searchSeriesInput, { query }), context);
+    const find = async (query: string) => (await answer(query)).structuredContent as Structured;
+    const textOf = async (query: string) => ((await answer(query)).content[0] as { text: string }).text;
+    return { search, find, textOf, scheduled, advance: (ms: number) => (now += ms), at: () => now };
   }
 
   test("a catalogue is stale after the next 09:00 JST, still answers with its date, and is fetched again in the background", async () => {
-    const { search, find, scheduled, advance } = setUp();
+    const { search, find, textOf, scheduled, advance } = setUp();
     fake.reset();
     const first = await find("US.Dollar/Yen");
     expect(first.catalog).toMatchObject({ databases_indexed: 50, stale: false, as_of: "2026-02-19T10:00:00.000Z" });
@@ -275,6 +276,9 @@ describe("refresh, in process with an injected clock", () => {
     const stale = await find("US.Dollar/Yen");
     expect(stale.catalog).toMatchObject({ stale: true, refreshing: true, as_of: "2026-02-19T10:00:00.000Z" });
     expect(stale.hits[0].db).toBe("FM08"); // answered from the old copy at once
+    expect(await textOf("US.Dollar/Yen")).toContain(
+      "The catalogue dates from 2026-02-19 (BOJ refreshes its metadata daily at about 08:50 JST); a refresh is running.",
+    );
     await search.catalog.settled();
     expect(metadataRequests(fake)).toHaveLength(50);
     const fresh = await find("US.Dollar/Yen");
