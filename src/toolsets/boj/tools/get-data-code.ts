@@ -9,7 +9,7 @@ export function getDataCode(deps: BojDeps) {
   return defineTool({
     name: "boj_get_data_code",
     title: "BOJ time series by series code",
-    description: `Fetch Bank of Japan time-series data for given series codes (BOJ getDataCode). Use when you know the series codes (from boj_get_metadata or the BOJ site), e.g. db "CO", codes ["TK99F1000601GCQ01000"], start_date "202401". All codes in one call must share one frequency. ${PAGING}`,
+    description: `Fetch Bank of Japan time-series data for given series codes (BOJ getDataCode). Use when you know the series codes (from boj_search_series, boj_get_metadata or the BOJ site), e.g. db "CO", codes ["TK99F1000601GCQ01000"], start_date "202401". All codes in one call must share one frequency. ${PAGING}`,
     input: getDataCodeInput,
     output: getDataCodeOutput,
     annotations: { title: "BOJ time series by series code", ...dataAnnotations },
