@@ -105,7 +105,7 @@ export const bojOptions = [
     env: "BOJ_SHARED_STATE",
     kind: "string",
     valueName: "URL",
-    help: "share cached BOJ answers and the request spacing with every instance on this database: postgres://USER:PASSWORD@HOST/DB, or sqlite:PATH for processes on one host",
+    help: "share cached BOJ answers, the request spacing and the series catalogue with every instance on this database: postgres://USER:PASSWORD@HOST/DB, or sqlite:PATH for processes on one host",
     defaultText: "off",
     // Checked by parseSharedState, whose messages never repeat the value (it may hold a password).
     schema: v.optional(v.string()),
