@@ -2,7 +2,8 @@ import type { BojClientConfig } from "../../src/toolsets/boj/client.ts";
 
 /**
  * Flags for a boj server under test: only the boj toolset, against a local fake BOJ, with no
- * pacing and no cache, so every call reaches the fake at once and tests stay independent.
+ * pacing, no cache and the series catalogue in memory, so every call reaches the fake at once and
+ * tests stay independent.
  */
 export function bojTestArgs(fakeUrl: string, ...extra: string[]): string[] {
   return [
@@ -14,6 +15,9 @@ export function bojTestArgs(fakeUrl: string, ...extra: string[]): string[] {
     "0",
     "--boj-cache-bytes",
     "0",
+    // Never the user's own cache folder: a test that searches gives its own (a later flag wins).
+    "--boj-catalog-dir",
+    "off",
     ...extra,
   ];
 }
