@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHttpServer } from "../http/support.ts";
-import { post, request } from "../modern/support.ts";
+import { meta, post, request } from "../modern/support.ts";
 import { freeLoopbackPort } from "../support/ports.ts";
+import { startRawServer } from "../support/raw-stdio.ts";
 import { hasSystemTool } from "../support/system-tools.ts";
 
 const MCP_BUCKETS = [
@@ -72,6 +73,24 @@ test("a scrape of /metrics shows mcp.server.operation.duration as a histogram wi
       ?.split(" ")
       .at(-1),
   ).toBe("2");
+});
+
+test("a Prometheus port already in use is a warning naming it; the server keeps answering", async () => {
+  const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("taken") });
+  cleanups.push(() => taken.stop(true));
+  const raw = startRawServer(["--toolsets", "boj"], {
+    OTEL_METRICS_EXPORTER: "prometheus",
+    OTEL_TRACES_EXPORTER: "none",
+    OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+    OTEL_EXPORTER_PROMETHEUS_PORT: String(taken.port),
+  });
+  raw.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } });
+  expect(((await raw.response(1)).result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+  raw.closeStdin();
+  expect(await raw.exited).toBe(0);
+  expect(raw.stderr()).toContain(
+    `OpenTelemetry: the Prometheus endpoint could not start url="http://127.0.0.1:${taken.port}/metrics"`,
+  );
 });
 
 test("a real Prometheus scrapes mcpkit's /metrics", async () => {

@@ -90,15 +90,18 @@ export async function metricReaders(log: Logger): Promise<MetricReader[]> {
     } else if (name === "prometheus") {
       const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
       // Host and port from OTEL_EXPORTER_PROMETHEUS_HOST / _PORT (default 0.0.0.0:9464), read by the exporter.
-      const exporter = new PrometheusExporter({}, (error) => {
-        if (error) log.warn("OpenTelemetry: the Prometheus endpoint could not start", { error: error.message });
-      });
+      const exporter = new PrometheusExporter({ preventServerStart: true });
       readers.push(exporter);
-      await exporter.startServer().catch(() => {});
-      const port = getNumberFromEnv("OTEL_EXPORTER_PROMETHEUS_PORT") ?? 9464;
-      log.info("OpenTelemetry: Prometheus metrics served", {
-        url: `http://${getStringFromEnv("OTEL_EXPORTER_PROMETHEUS_HOST") ?? "0.0.0.0"}:${port}/metrics`,
-      });
+      const url = `http://${getStringFromEnv("OTEL_EXPORTER_PROMETHEUS_HOST") ?? "0.0.0.0"}:${getNumberFromEnv("OTEL_EXPORTER_PROMETHEUS_PORT") ?? 9464}/metrics`;
+      try {
+        await exporter.startServer();
+        log.info("OpenTelemetry: Prometheus metrics served", { url });
+      } catch (error) {
+        log.warn("OpenTelemetry: the Prometheus endpoint could not start", {
+          url,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
     } else unknownExporter("METRICS", name, log, "otlp, prometheus, console or none");
   }
   return readers;

@@ -91,11 +91,6 @@ export async function shutdownTelemetry(ms = FLUSH_MS): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Whether the SDK is running (for tests and for code that would otherwise build something). */
-export function telemetryOn(): boolean {
-  return sdk !== undefined;
-}
-
 /**
  * The SERVER span of a request, in either era, on either transport; undefined while telemetry is
  * off. `protocolVersion` is the era's (the `_meta` one, or the version initialize agreed on).

@@ -8,7 +8,7 @@
  * provider, the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) by the env detector, the
  * exporters by `exporters.ts`.
  */
-import { type Attributes, type Context, context, metrics, propagation, trace } from "@opentelemetry/api";
+import { type Attributes, context, metrics, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
@@ -69,7 +69,7 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
     observeCalls: (counts) => recorder.instruments.callSources.add(counts),
     event: (name, attributes) => trace.getActiveSpan()?.addEvent(name, attributes as Attributes),
     currentIds: () => {
-      const span = trace.getSpanContext(context.active() as Context);
+      const span = trace.getSpanContext(context.active());
       return span ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
     },
     shutdown: async () => {
