@@ -66,19 +66,25 @@ export const MCPKIT_EXTRA_ENTRIES = [
  * process of its own: it loads every toolset's code, which the build process need not.
  */
 async function frozenJsonSchemasText(cwd: string): Promise<string> {
-  const child = Bun.spawn([process.execPath, "scripts/release/frozen-schemas.ts"], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? cwd },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? cwd };
+  const { stdout, stderr, code } = await output([process.execPath, "scripts/release/frozen-schemas.ts"], cwd, env);
+  if (code !== 0) throw new Error(`converting the tools' JSON Schemas failed (exit ${code}):\n${stderr}`);
+  return stdout;
+}
+
+/** Runs `command` in `cwd` to its end, with what it printed. */
+async function output(
+  command: string[],
+  cwd: string,
+  env?: Record<string, string>,
+): Promise<{ stdout: string; stderr: string; code: number }> {
+  const child = Bun.spawn(command, { cwd, env, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
     child.exited,
   ]);
-  if (code !== 0) throw new Error(`converting the tools' JSON Schemas failed (exit ${code}):\n${stderr}`);
-  return stdout;
+  return { stdout, stderr, code };
 }
 
 /** The release target of the machine running this, or undefined when mcpkit has no build for it. */
@@ -124,12 +130,7 @@ export async function compile(options: {
     "--outfile",
     options.outfile,
   ];
-  const child = Bun.spawn(command, { cwd: options.cwd, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
+  const { stdout, stderr, code } = await output(command, options.cwd);
   if (code !== 0) {
     throw new Error(`bun build failed for ${options.target ?? "the host"} (exit ${code}):\n${stderr || stdout}`);
   }
