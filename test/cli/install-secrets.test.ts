@@ -40,7 +40,7 @@ describe("install and uninstall print no secret", () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('-    "mcpkit": {');
     expect(dry.stdout).toContain('"OJ_TOKEN": "[redacted]"');
-    expect(dry.stdout).toContain('"Authorization": "[redacted]"');
+    expect(dry.stdout).toContain('"remote": "[not shown]"');
     expectNone(dry.stdout + dry.stderr, token, NEIGHBOUR, BEARER);
     const removed = await cli(home, "uninstall", "cursor");
     expect(removed.code).toBe(0);
@@ -117,18 +117,63 @@ describe("install and uninstall print no secret", () => {
     expectNone(undo.stdout + undo.stderr, token, ...secrets);
   });
 
-  test("a secret laid out in a way the masking does not follow refuses the diff in one line instead of showing it", async () => {
+  test("a secret laid out in a way a text masking would not follow, in a neighbour, is not shown either", async () => {
     const home = tempHome();
     const file = path.join(home, ".codex", "config.toml");
     fs.mkdirSync(path.dirname(file));
     const secret = "array-spread-secret-6f1c";
     fs.writeFileSync(file, `[mcp_servers.a]\ncommand = "a"\nenv = [\n  "${secret}",\n]\n`);
     const dry = await cli(home, "install", "codex", "--dry-run");
-    expect(dry.code).toBe(1);
-    expect(dry.stderr.trim().split("\n")).toEqual([
-      expect.stringContaining('cannot show this change without showing a value under "env"'),
-    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain("[mcp_servers.a]  # [not shown]");
     expectNone(dry.stdout + dry.stderr, secret);
+  });
+
+  test("a diff shows the changing entry alone: no secret in args, URLs, other keys or the rest of the file", async () => {
+    const home = tempHome();
+    const [query, bearer, flag, env, key, userinfo] = ["Q-q7", "A-a7", "T-t7", "E-e7", "U-u7", "P-p7"];
+    const file = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(file));
+    const github = [
+      "-y",
+      "mcp-remote",
+      `https://api.example/mcp?access_token=${query}`,
+      "--header",
+      `Authorization: Bearer ${bearer}`,
+    ];
+    const doc = {
+      mcpServers: {
+        github: { command: "npx", args: github },
+        mcpkit: {
+          command: "x",
+          args: ["--oj-token", flag, `--oj-base-url=https://me:${userinfo}@h/`],
+          env: { OJ_TOKEN: env },
+        },
+        remote: { url: `https://x/mcp?key=${key}`, headers: { Authorization: "Bearer h" } },
+      },
+    };
+    fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+    const dry = await cli(home, "uninstall", "cursor", "--dry-run");
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('-    "mcpkit": {');
+    expect(dry.stdout).toContain('"github": "[not shown]"');
+    expect(dry.stdout).toContain('"--oj-base-url=https://[redacted]@h/"');
+    expectNone(dry.stdout + dry.stderr, query, bearer, flag, env, key, userinfo);
+
+    const codex = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(codex));
+    fs.writeFileSync(codex, `[mcp_servers.other]\nurl = "https://h/mcp"\nbearer_token = "${bearer}"\n`);
+    const toml = await cli(home, "install", "codex", "--dry-run");
+    expect(toml.code, toml.stderr).toBe(0);
+    expect(toml.stdout).toContain("+[mcp_servers.mcpkit]");
+    expectNone(toml.stdout + toml.stderr, bearer);
+
+    const apiKey = "sk-ant-api03-secret-9c1d";
+    fs.writeFileSync(path.join(home, ".claude.json"), `{\n  "primaryApiKey": "${apiKey}",\n  "mcpServers": {}\n}\n`);
+    const claude = await cli(home, "install", "claude-code", "--dry-run");
+    expect(claude.code, claude.stderr).toBe(0);
+    expect(claude.stdout).toContain('+    "mcpkit": {');
+    expectNone(claude.stdout + claude.stderr, apiKey, "primaryApiKey");
   });
 
   test("--link leaves the token out of the Cursor and VS Code links and says how to add it", async () => {

@@ -16,7 +16,7 @@ function tomlValue(value: unknown): string {
   return Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(", ")}]` : JSON.stringify(value);
 }
 
-function tomlTable(name: string, entry: Record<string, unknown>): string {
+export function tomlTable(name: string, entry: Record<string, unknown>): string {
   const scalars: string[] = [];
   const tables: string[] = [];
   for (const [key, value] of Object.entries(entry)) {

@@ -6,7 +6,7 @@ import { type Edit, UnreadableConfig } from "./edit.ts";
 import { editJson } from "./edit-json.ts";
 import { editToml } from "./edit-toml.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
-import { masked, REDACTED } from "./mask.ts";
+import { REDACTED, shownConfig } from "./mask.ts";
 import { selfCommand } from "./self.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
@@ -188,12 +188,12 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
   }
 }
 
-/** The change as a diff in which no value under an `env` or `headers` table shows (mask.ts). */
-function shownDiff(client: Client, file: string, before: string, after: string): string {
+/** The change as a diff of the servers tables alone, every secret masked and other servers by name (mask.ts). */
+function shownDiff(client: Client, place: Place, name: string, before: string, after: string): string {
   const format = client === "codex" ? "toml" : "json";
-  const [a, b] = [masked(before, format, file), masked(after, format, file)];
-  if (a === b) return `${file}: only values shown as ${REDACTED} would change\n`;
-  return unifiedDiff(file, a, b);
+  const [a, b] = [before, after].map((text) => shownConfig(text, format, place.at, name));
+  if (a === b) return `${place.file}: only values shown as ${REDACTED} would change\n`;
+  return unifiedDiff(place.file, a, b);
 }
 
 interface Apply {
@@ -232,7 +232,7 @@ function applyTo(place: Place, { client, name, spec, dryRun, out }: Apply): bool
     if (!result.changed) return false;
     const whole = result.removeFile ? " and the file, which held nothing else" : "";
     if (dryRun) {
-      out(shownDiff(client, file, before ?? "", result.text));
+      out(shownDiff(client, place, name, before ?? "", result.text));
       if (whole) out(`${file}: would be removed, holding nothing else\n`);
       return true;
     }

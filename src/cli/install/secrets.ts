@@ -1,0 +1,81 @@
+/**
+ * What counts as a secret in a server entry, by structure: what a diff hides of the entry it shows (mask.ts) and what
+ * a backup keeps of the entry a change removes (edit.ts) both follow these rules.
+ */
+
+/** Tables whose values are secrets as often as not: a server's environment and its HTTP headers (Codex: http_headers). */
+export const SECRET_TABLES = new Set(["env", "headers", "http_headers"]);
+
+/** A key or flag named like a credential: OJ_TOKEN, oj_token, bearer_token, apiKey, --password, --auth… */
+export const SECRET_NAME = /token|secret|key|passw|auth|bearer|credential|cookie/i;
+
+/** A flag whose value is the next argument or follows `=`: `--oj-token`, `--api-key`, `--header`, `-H`. */
+function isSecretFlag(flag: string): boolean {
+  return /^--?[A-Za-z0-9_.-]+$/.test(flag) && (SECRET_NAME.test(flag) || flag === "--header" || flag === "-H");
+}
+
+/**
+ * `args` with the value of every secret flag replaced by `hidden`: the argument after `--oj-token`, or what follows
+ * the `=` of `--oj-token=…`. Other values are kept as they are.
+ */
+export function hiddenArgs(args: readonly unknown[], hidden: string): unknown[] {
+  return args.map((arg, index) => {
+    if (typeof arg !== "string") return arg;
+    const previous = args[index - 1];
+    if (typeof previous === "string" && isSecretFlag(previous)) return hidden;
+    const inline = /^(-[^=]*)=/.exec(arg);
+    return inline && isSecretFlag(inline[1]) ? `${inline[0]}${hidden}` : arg;
+  });
+}
+
+/**
+ * `text` with what a URL or a header line in it carries hidden: userinfo (`https://u:p@`), every query value
+ * (`?access_token=…`), and whatever follows `Authorization:` or `Bearer`.
+ */
+export function hiddenInText(text: string, hidden: string): string {
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi, `$1${hidden}@`)
+    .replace(/([?&;][^=&#\s]*=)[^&#\s]*/g, `$1${hidden}`)
+    .replace(/(authorization\s*:\s*|bearer\s+).*$/gi, `$1${hidden}`);
+}
+
+type Entry = Record<string, unknown>;
+
+function isObject(value: unknown): value is Entry {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `entry` as a backup may keep it once its secrets are removed: every string under its `env` named like a credential
+ * (any case: Windows reads `oj_token` as `OJ_TOKEN`) and every secret flag's value in its `args` become `removed`.
+ */
+export function withoutSecrets(entry: unknown, removed: string): unknown {
+  if (!isObject(entry)) return entry;
+  const result: Entry = { ...entry };
+  if (isObject(entry.env))
+    result.env = Object.fromEntries(
+      Object.entries(entry.env).map(([key, value]) => [
+        key,
+        typeof value === "string" && SECRET_NAME.test(key) ? removed : value,
+      ]),
+    );
+  if (Array.isArray(entry.args)) result.args = hiddenArgs(entry.args, removed);
+  return result;
+}
+
+/** The secret strings `withoutSecrets` would remove from `entry`, the empty string left out. */
+export function secretsOf(entry: unknown): string[] {
+  if (!isObject(entry)) return [];
+  const found: string[] = [];
+  if (isObject(entry.env))
+    for (const [key, value] of Object.entries(entry.env))
+      if (typeof value === "string" && SECRET_NAME.test(key)) found.push(value);
+  if (Array.isArray(entry.args)) {
+    // Hidden by "": a whole argument becomes "", an inline one keeps its "--flag=" and loses the rest.
+    const kept = hiddenArgs(entry.args, "");
+    entry.args.forEach((arg, index) => {
+      if (typeof arg === "string" && arg !== kept[index]) found.push(arg.slice(String(kept[index]).length));
+    });
+  }
+  return found.filter((secret) => secret !== "");
+}
