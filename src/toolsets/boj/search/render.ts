@@ -53,7 +53,7 @@ export function hitLine(hit: SearchHit): string {
   return `${hit.db} ${hit.series_code} · ${names}${facts ? ` · ${facts}` : ""} → ${hit.next_call.tool} ${JSON.stringify(hit.next_call.arguments)}`;
 }
 
-export function isoDay(ms: number | null): string | null {
+function isoTime(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
@@ -62,7 +62,7 @@ export function catalogSummary(status: CatalogStatus, retryAfterS: number | unde
     databases_total: status.total,
     databases_indexed: status.indexed.length,
     series_count: status.seriesCount,
-    as_of: isoDay(status.oldestIndexedAt),
+    as_of: isoTime(status.oldestIndexedAt),
     stale: status.stale.length > 0,
     refreshing: status.refreshing,
     missing: status.missing,
