@@ -218,6 +218,31 @@ describe("paging", () => {
       await small.close();
     }
   });
+
+  test.each([1_500, 4_000, 9_000])(
+    "under --max-output-bytes %d, paging to the end returns every hit exactly once, each page within the budget",
+    async (budget) => {
+      const args = { query: "dollar yen", limit: 25 };
+      const whole = (await search({ ...args, limit: 100 })).structured.hits.map((hit: Structured) => hit.series_code);
+      expect(whole.length).toBeGreaterThan(25);
+      const small = await startStdioServer({ args: searchArgs(cacheDir, "--max-output-bytes", String(budget)) });
+      try {
+        const paged: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 200; page++) {
+          const { structured, text } = await search({ ...args, ...(cursor ? { cursor } : {}) }, small);
+          expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budget);
+          expect(Buffer.byteLength(JSON.stringify(structured))).toBeLessThanOrEqual(budget);
+          paged.push(...structured.hits.map((hit: Structured) => hit.series_code));
+          cursor = structured.next_cursor ?? undefined;
+          if (!cursor) break;
+        }
+        expect(paged).toEqual(whole);
+      } finally {
+        await small.close();
+      }
+    },
+  );
 });
 
 describe("bad input is a VALIDATION_ERROR naming the field", () => {
