@@ -286,6 +286,25 @@ describe("HTTP", () => {
     expect(sessions.some((point) => point.attributes["network.transport"] === "tcp")).toBe(true);
   });
 
+  test("--stateless: a request is a span but no session; only an initialize opens one", async () => {
+    const otlp = receiver();
+    const server = await startHttpServer(["--toolsets", "boj", "--stateless"], { env: otelEnv(otlp) });
+    cleanups.push(() => server.stop());
+    const send = async (body: Record<string, unknown>) => {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-protocol-version": PROTOCOL_VERSION },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+    };
+    for (const id of [1, 2]) await send({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
+    expect(await server.stop()).toBe(0);
+    expect(otlp.spans.filter((span) => span.name === "tools/list").length).toBe(2);
+    expect(pointsOf(otlp, "mcp.server.session.duration")).toEqual([]);
+  });
+
   test("2026-07-28: _meta.traceparent is the parent and the header's context a link", async () => {
     const otlp = receiver();
     const server = await startHttpServer(["--toolsets", "boj"], { env: otelEnv(otlp) });

@@ -11,7 +11,7 @@
  * and `--stateless` requests (`http/legacy.ts`) use it.
  */
 import type { Logger } from "../../core/log.ts";
-import { requestSpan, sessionOpened, withSpan } from "../../core/telemetry/index.ts";
+import { type SessionRecord, requestSpan, sessionOpened, withSpan } from "../../core/telemetry/index.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { ANONYMOUS } from "../modern/core.ts";
@@ -60,9 +60,10 @@ export class LegacySession {
   private readonly running = new RunningRequests();
   private readonly outgoing: OutgoingRequests;
   private closed = false;
-  /** The version initialize agreed on (for telemetry); its duration is recorded when the session closes. */
+  /** The version initialize agreed on (for telemetry). */
   private protocolVersion: string | undefined;
-  private readonly telemetry = sessionOpened();
+  /** The session as telemetry counts it: from initialize (a `--stateless` request without one is none) to close. */
+  private telemetry: SessionRecord | undefined;
   /** What the client declared at `initialize`. */
   private clientCapabilities: Record<string, unknown> | undefined;
   /** The level the client asked for with logging/setLevel; until it asks, debug stays in the server's log. */
@@ -204,6 +205,7 @@ export class LegacySession {
     this.clientCapabilities = capabilities;
     const { capabilities: offered, instructions } = this.dispatcher;
     this.protocolVersion = isLegacyVersion(protocolVersion) ? protocolVersion : LATEST_LEGACY_VERSION;
+    this.telemetry ??= sessionOpened();
     return {
       protocolVersion: this.protocolVersion,
       capabilities: offered,
