@@ -176,6 +176,31 @@ describe("install and uninstall print no secret", () => {
     expectNone(claude.stdout + claude.stderr, apiKey, "primaryApiKey");
   });
 
+  test("a file and its .bak that hold the token are made 0600, and the output says so", async () => {
+    if (process.platform === "win32") return;
+    const home = tempHome();
+    const file = cursorConfig(home);
+    fs.chmodSync(file, 0o644);
+    const token = "mode-token-51d0e3";
+    const installed = await cli(home, "install", "cursor", "--oj-token", token);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain("(mode 0644 → 0600: it holds the OJ_TOKEN)");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    // Installed again with another root, the .bak is a copy of a file with the token in it.
+    fs.mkdirSync(path.join(home, "docs"));
+    fs.chmodSync(file, 0o644);
+    const again = await cli(home, "install", "cursor", "--oj-token", token, "--root", "~/docs");
+    expect(again.code, again.stderr).toBe(0);
+    expect(fs.readFileSync(`${file}.bak`, "utf8")).toContain(token);
+    for (const written of [file, `${file}.bak`]) expect(fs.statSync(written).mode & 0o777).toBe(0o600);
+    // Without a token the file keeps its mode.
+    fs.chmodSync(file, 0o644);
+    const plain = await cli(home, "install", "cursor");
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).not.toContain("0600");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+  });
+
   test("--link leaves the token out of the Cursor and VS Code links and says how to add it", async () => {
     const home = tempHome();
     const token = "link-token-c0ffee42";

@@ -236,8 +236,10 @@ function applyTo(place: Place, { client, name, spec, dryRun, out }: Apply): bool
       if (whole) out(`${file}: would be removed, holding nothing else\n`);
       return true;
     }
-    writeAtomically(file, result.removeFile ? null : result.text, before, result.backup);
-    out(`${file}: ${spec ? "added" : "removed"} "${name}"${whole}${backupNote(file, before, result.backup)}\n`);
+    const secret = Boolean(spec?.env.OJ_TOKEN);
+    const was = writeAtomically(file, result.removeFile ? null : result.text, before, result.backup, secret);
+    const mode = was === undefined ? "" : ` (mode ${was.toString(8).padStart(4, "0")} → 0600: it holds the OJ_TOKEN)`;
+    out(`${file}: ${spec ? "added" : "removed"} "${name}"${whole}${backupNote(file, before, result.backup)}${mode}\n`);
     return true;
   };
   if (dryRun) return change();

@@ -118,14 +118,16 @@ function replaceFile(target: string, data: string | Buffer, mode: number): void 
 /**
  * Replaces `file` with `text` (null: removes it): a backup to `<file>.bak` with the file's mode (a byte copy;
  * `backup` instead when given, none when null: see edit.ts `Edit.backup`), then the new text by rename, unless the
- * file no longer holds `before` (what the edit was computed from).
+ * file no longer holds `before` (what the edit was computed from). When the new text holds a secret (`secret`), it
+ * and the backup are 0600 whatever the file's mode was: the mode the file had when it was made 0600, else undefined.
  */
 export function writeAtomically(
   file: string,
   text: string | null,
   before: string | undefined,
   backup?: string | null,
-): void {
+  secret = false,
+): number | undefined {
   const current = readConfig(file);
   if (current?.text !== before) throw new ChangedMeanwhile(file);
   let mode = 0o600;
@@ -135,13 +137,14 @@ export function writeAtomically(
     } catch {
       throw new WriteRefused(`${file} is read-only; make it writable (chmod u+w) and run again`);
     }
-    mode = current.mode;
+    if (!secret) mode = current.mode;
     if (backup !== null) replaceFile(`${file}.bak`, backup ?? current.bytes, mode);
   } else fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tightened = current && current.mode !== mode ? current.mode : undefined;
   if (text === null) {
     if (readConfig(file)?.text !== before) throw new ChangedMeanwhile(file);
     fs.rmSync(file, { force: true });
-    return;
+    return undefined;
   }
   const temp = newTempFile(file, text, mode);
   try {
@@ -151,4 +154,5 @@ export function writeAtomically(
     fs.rmSync(temp, { force: true });
     throw error;
   }
+  return tightened;
 }
