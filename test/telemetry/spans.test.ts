@@ -166,11 +166,14 @@ describe("stdio", () => {
     expect((bad.result as { isError?: boolean }).isError).toBe(true);
     const unknown = await send(2, "tools/call", { name: "no_such_tool", arguments: {} });
     expect((unknown.error as { code: number }).code).toBe(-32602);
+    const walked = await send(4, "tools/call", { name: "fs_search_by_time", arguments: { timeField: "modified" } });
+    expect((walked.result as { isError?: boolean }).isError).toBeUndefined();
     await send(3, "tools/list", {});
     raw.closeStdin();
     expect(await raw.exited).toBe(0);
 
-    const failed = only(otlp.spans, "tools/call fs_search_by_time");
+    const failed = otlp.spans.find((span) => span.attributes["jsonrpc.request.id"] === "1") as ReceivedSpan;
+    expect(failed.name).toBe("tools/call fs_search_by_time");
     expect(failed.parentSpanId).toBe(CALLER_SPAN);
     expect(failed.attributes).toMatchObject({
       "mcp.protocol.version": "2026-07-28",
@@ -178,6 +181,8 @@ describe("stdio", () => {
       "error.type": "tool_error",
     });
     expect(failed.status.code).toBe(2);
+    const search = otlp.spans.find((span) => span.attributes["jsonrpc.request.id"] === "4");
+    expect(search?.events.map((event) => event.name)).toEqual(["mcpkit.fs.walk"]);
     const refused = only(otlp.spans, "tools/call no_such_tool");
     expect(refused.attributes).toMatchObject({ "error.type": "-32602", "rpc.response.status_code": "-32602" });
     const list = only(otlp.spans, "tools/list");
