@@ -139,9 +139,14 @@ describe("matching", () => {
   });
 
   test("a series code returns that series first, in any letter case", async () => {
-    for (const query of ["FXERD05", "fxerd05"]) {
+    for (const query of ["FXERD05", "fxerd05", "ＦＸＥＲＤ０５"]) {
       const { structured } = await search({ query });
       expect(structured.hits[0]).toMatchObject({ db: "FM08", series_code: "FXERD05" });
+    }
+    // One code inside another: the exact one first, whichever way it is written.
+    for (const query of ["BPBP6JYNCB", "ｂｐｂｐ６ｊｙｎｃｂ"]) {
+      const both = await search({ query });
+      expect(both.structured.hits.map((hit: Structured) => hit.series_code)).toEqual(["BPBP6JYNCB", "BPBP6JYNCBQ"]);
     }
     const { structured } = await search({ query: "TK99F1000601GCQ01000" });
     expect(structured.hits[0]).toMatchObject({ db: "CO", series_code: "TK99F1000601GCQ01000" });

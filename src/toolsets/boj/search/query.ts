@@ -91,8 +91,9 @@ function phaseQuery(
   // series table: joining every match first cost a third of a query over 157,000 series.
   const filtered = Boolean(filters.dbs?.length || filters.frequency || categoryWords.length);
   // The code leads `names` in lower case (store.ts), so a query that is a code is found there.
-  params.rawPrefix = `${raw.toLowerCase()} `;
-  params.rawLength = characters(raw) + 1;
+  const code = raw.normalize("NFKC").toLowerCase();
+  params.rawPrefix = `${code} `;
+  params.rawLength = characters(code) + 1;
   const exact = "(substr(t.names, 1, $rawLength) = $rawPrefix)";
   const score = long.length > 0 ? "bm25(catalog_text, 10.0, 1.0)" : "0";
   const order =
