@@ -102,4 +102,40 @@ describe("uninstall in a folder", () => {
       expect(fs.readFileSync(`${file}.bak`, "utf8")).not.toContain(TOKEN);
     }
   });
+
+  test("a project folder that is another user's link to elsewhere is refused in one line, and nothing there changes", async () => {
+    if (process.getuid?.() !== 0) {
+      console.log("skip: giving a link to another user (uid 65534) needs root");
+      return;
+    }
+    const { home, project } = homeWithProject();
+    const elsewhere = path.join(home, "elsewhere");
+    const settings = path.join(elsewhere, "settings.json");
+    writeJson(settings, { mcpServers: { mcpkit: { command: "mcpkit" } } });
+    fs.writeFileSync(`${settings}.bak`, "their backup\n");
+    const link = path.join(project, ".gemini");
+    fs.symlinkSync(elsewhere, link);
+    fs.lchownSync(link, 65534, 65534);
+    const config = ["--config", "./.gemini/settings.json"];
+    for (const args of [
+      ["uninstall", "gemini"],
+      ["uninstall", "gemini", ...config],
+      ["install", "gemini", ...config],
+    ]) {
+      const { code, stderr } = await run(home, [...SELF, ...args], undefined, project);
+      expect(code).toBe(1);
+      expect(stderr.trim().split("\n")).toEqual([
+        expect.stringContaining(`${link} is a symbolic link of another user's (uid 65534)`),
+      ]);
+    }
+    expect(readJson(settings)).toEqual({ mcpServers: { mcpkit: { command: "mcpkit" } } });
+    expect(fs.readFileSync(`${settings}.bak`, "utf8")).toBe("their backup\n");
+    expect(fs.readdirSync(elsewhere).sort()).toEqual(["settings.json", "settings.json.bak"]);
+
+    // A link of the user's own is followed as before.
+    fs.lchownSync(link, 0, 0);
+    const own = await run(home, [...SELF, "uninstall", "gemini"], undefined, project);
+    expect(own.code, own.stderr).toBe(0);
+    expect(fs.existsSync(settings)).toBe(false);
+  });
 });

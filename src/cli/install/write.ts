@@ -44,13 +44,46 @@ export function readConfig(file: string): ConfigFile | undefined {
 }
 
 /**
+ * The first symbolic link on the way to `dir` (`dir` included, and the links on the way to each link's target) that
+ * belongs to neither the user nor root: a shared project's `.gemini` that another user pointed at a folder of their
+ * choosing would have mcpkit write and delete there. Undefined when there is none, or where there are no owners.
+ */
+function foreignLink(dir: string, uid: number, hops = 0): string | undefined {
+  let prefix = path.parse(dir).root;
+  for (const part of path.resolve(dir).slice(prefix.length).split(path.sep).filter(Boolean)) {
+    prefix = path.join(prefix, part);
+    const stat = fs.lstatSync(prefix, { throwIfNoEntry: false });
+    if (!stat) return undefined;
+    if (!stat.isSymbolicLink()) continue;
+    if (stat.uid !== uid && stat.uid !== 0) return prefix;
+    // 40 hops: the kernel's own limit (ELOOP) for a chain of links.
+    const beyond =
+      hops < 40 ? foreignLink(path.resolve(path.dirname(prefix), fs.readlinkSync(prefix)), uid, hops + 1) : prefix;
+    if (beyond !== undefined) return beyond;
+  }
+  return undefined;
+}
+
+/** Refuses a config whose folder is reached through another user's link (`foreignLink`). */
+export function checkFolder(file: string): void {
+  const uid = process.getuid?.();
+  const link = uid === undefined ? undefined : foreignLink(path.dirname(file), uid);
+  if (link !== undefined)
+    throw new WriteRefused(
+      `${link} is a symbolic link of another user's (uid ${fs.lstatSync(link).uid}), and mcpkit reads, writes and removes nothing through it; remove the link, or edit ${file} by hand`,
+    );
+}
+
+/**
  * The file a symlinked config points at, so the link (a dotfiles manager's, say) stays a link; but only a link of
  * the user's own to a regular file of theirs: a link someone planted in a shared folder (a project's `.vscode/`)
  * must not aim mcpkit's write at a file of their choosing.
  */
 export function configTarget(file: string): string {
+  checkFolder(file);
   const link = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!link?.isSymbolicLink()) return file;
+  checkFolder(path.resolve(path.dirname(file), fs.readlinkSync(file)));
   let target: string;
   try {
     target = fs.realpathSync(file);
@@ -128,6 +161,7 @@ export function writeAtomically(
   backup?: string | null,
   secret = false,
 ): number | undefined {
+  checkFolder(file);
   const current = readConfig(file);
   if (current?.text !== before) throw new ChangedMeanwhile(file);
   let mode = 0o600;
