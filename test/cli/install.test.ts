@@ -57,7 +57,8 @@ describe("mcpkit install", () => {
       expect(doc[key].mcpkit.env).toEqual({ OJ_TOKEN: "s3cret" });
       if (client === "vscode") expect(doc[key].mcpkit.type).toBe("stdio");
       expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(original);
-      expect(fs.statSync(file).mode & 0o777).toBe(0o640);
+      // It holds the token now: 0600, not the 0640 it had (a file without a token keeps its mode).
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       const written = fs.readFileSync(file, "utf8");
       const again = await cli(home, "install", client, "--root", "~/docs", "--oj-token", "s3cret");
       expect(again.code).toBe(0);
@@ -69,7 +70,7 @@ describe("mcpkit install", () => {
       // The backup is the file as it was, but for the token of the entry that went.
       expect(removed.stdout).toContain("without the OJ_TOKEN it held");
       expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(written.replace('"s3cret"', '"[removed by mcpkit]"'));
-      expect(fs.statSync(`${file}.bak`).mode & 0o777).toBe(0o640);
+      expect(fs.statSync(`${file}.bak`).mode & 0o777).toBe(0o600);
     });
   }
 
