@@ -201,6 +201,22 @@ describe("install and uninstall print no secret", () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o644);
   });
 
+  test("a TOML parse error names the file and line, and quotes nothing of the file", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(file));
+    const token = "unquotedtoken7c3e";
+    fs.writeFileSync(file, `[mcp_servers.x]\ncommand = "a"\n\n[mcp_servers.mcpkit.env]\nOJ_TOKEN = ${token}\n`);
+    for (const verb of ["uninstall", "install"]) {
+      const result = await cli(home, verb, "codex", "--dry-run");
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `mcpkit ${verb}: ${file} is not valid TOML (line 5); fix or move it, then run again\n`,
+      );
+      expectNone(result.stdout + result.stderr, token);
+    }
+  });
+
   test("--link leaves the token out of the Cursor and VS Code links and says how to add it", async () => {
     const home = tempHome();
     const token = "link-token-c0ffee42";

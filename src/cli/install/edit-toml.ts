@@ -1,12 +1,39 @@
 /** Editing Codex's config.toml line by line, checked by parsing the result. */
 import { checkedBackup, type Edit, REMOVED_TOKEN, retiredToken, UnreadableConfig } from "./edit.ts";
 
+/** Beyond this many lines the line of a parse error is not looked for (each line tried is one more parse). */
+const MAX_LINES_SEARCHED = 2_000;
+
+function parseError(text: string): string | undefined {
+  try {
+    Bun.TOML.parse(text);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/**
+ * The line (1-based) of the first parse error in `text`: the shortest run of its first lines that fails as the whole
+ * text does. Bun's error carries no usable position, and its message quotes the text (a token, say), so it is never
+ * shown: the line number is.
+ */
+function errorLine(text: string): number | undefined {
+  const lines = text.split("\n");
+  const whole = parseError(text);
+  if (whole === undefined || lines.length > MAX_LINES_SEARCHED) return undefined;
+  for (let count = 1; count <= lines.length; count++)
+    if (parseError(lines.slice(0, count).join("\n")) === whole) return count;
+  return undefined;
+}
+
 function parseToml(text: string, file: string): Record<string, unknown> {
   try {
     return Bun.TOML.parse(text) as Record<string, unknown>;
-  } catch (error) {
+  } catch {
+    const line = errorLine(text);
     throw new UnreadableConfig(
-      `${file} is not valid TOML (${(error as Error).message}); fix or move it, then run again`,
+      `${file} is not valid TOML${line === undefined ? "" : ` (line ${line})`}; fix or move it, then run again`,
     );
   }
 }
