@@ -49,6 +49,8 @@ export interface TelemetryStart {
 const FLUSH_MS = 5_000;
 
 let sdk: TelemetrySdk | undefined;
+/** The log of the running SDK, for what shutdown has to say. */
+let sdkLog: Logger | undefined;
 
 /**
  * Whether an `OTEL_*` variable asks for telemetry: any one set to a value, unless
@@ -71,6 +73,7 @@ export async function startTelemetry(start: TelemetryStart): Promise<void> {
   try {
     const { startSdk } = await import("./sdk.ts");
     sdk = await startSdk(start);
+    sdkLog = start.log;
   } catch (error) {
     start.log.warn("OpenTelemetry could not start; continuing without it", {
       error: error instanceof Error ? error.message : String(error),
@@ -84,10 +87,12 @@ export async function shutdownTelemetry(ms = FLUSH_MS): Promise<void> {
   if (!running) return;
   sdk = undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), ms);
   });
-  await Promise.race([running.shutdown(), late]);
+  if ((await Promise.race([running.shutdown(), late])) === "late") {
+    sdkLog?.warn(`OpenTelemetry: the last spans and metrics were not all sent within ${ms} ms; exiting without them`);
+  }
   clearTimeout(timer);
 }
 

@@ -14,6 +14,7 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { reportDiagnostics, reportShutdown } from "./diagnostics.ts";
 import { metricReaders, spanProcessors } from "./exporters.ts";
 import type { CallCounts, CounterName, RequestId, RequestSpan, SessionRecord, TelemetryStart } from "./index.ts";
 import { createInstruments } from "./instruments.ts";
@@ -35,6 +36,7 @@ export interface TelemetrySdk {
 const SCOPE = "mcpkit";
 
 export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Promise<TelemetrySdk> {
+  reportDiagnostics(log, env);
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": "mcpkit", "service.version": serviceVersion }))
     .merge(detectResources({ detectors: [envDetector] }));
@@ -73,7 +75,9 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
       return span ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
     },
     shutdown: async () => {
-      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      const [spans, metricsSent] = await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      reportShutdown(log, "spans", spans);
+      reportShutdown(log, "metrics", metricsSent);
       context.disable();
     },
   };
