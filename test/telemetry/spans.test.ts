@@ -320,6 +320,8 @@ describe("HTTP", () => {
       traceparent: HTTP_PARENT,
     });
     expect(withBoth.status).toBe(200);
+    const read = await post(server.url, request("resources/read", { uri: "boj://guide/call-order" }, 13));
+    expect(read.response.result?.contents).toBeDefined();
     expect(await server.stop()).toBe(0);
 
     const list = only(otlp.spans, "tools/list");
@@ -330,5 +332,11 @@ describe("HTTP", () => {
     expect(prompts.traceId).toBe(CALLER_TRACE);
     expect(prompts.parentSpanId).toBe(CALLER_SPAN);
     expect(prompts.links).toEqual([{ traceId: HTTP_TRACE, spanId: HTTP_SPAN }]);
+    // A read names its resource in mcp.resource.uri, not in the span name (its cardinality is the client's).
+    const resource = only(otlp.spans, "resources/read");
+    expect(resource.attributes).toMatchObject({
+      "mcp.resource.uri": "boj://guide/call-order",
+      "jsonrpc.request.id": "13",
+    });
   });
 });
