@@ -217,6 +217,36 @@ describe("install and uninstall print no secret", () => {
     }
   });
 
+  test("uninstall's .bak keeps no token given in args or under an env key in another case", async () => {
+    const home = tempHome();
+    const [inline, spaced, lower] = ["inline-S9-a1b2", "spaced-S8-c3d4", "lower-S7-e5f6"];
+    const cursor = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(cursor));
+    const mcpkit = {
+      command: "mcpkit",
+      args: [`--oj-token=${inline}`, "--oj-token", spaced],
+      env: { oj_token: lower },
+    };
+    fs.writeFileSync(cursor, `${JSON.stringify({ mcpServers: { mcpkit, other: { command: "x" } } }, null, 2)}\n`);
+    const codex = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(codex));
+    fs.writeFileSync(
+      codex,
+      `[mcp_servers.mcpkit]\ncommand = "mcpkit"\nargs = ["--oj-token=${inline}", "--oj-token", "${spaced}"]\n\n[mcp_servers.mcpkit.env]\noj_token = "${lower}"\n\n[mcp_servers.other]\ncommand = "x"\n`,
+    );
+    for (const [client, file] of [
+      ["cursor", cursor],
+      ["codex", codex],
+    ] as const) {
+      const removed = await cli(home, "uninstall", client);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain(`(backup: ${file}.bak, without the OJ_TOKEN it held)`);
+      const backup = fs.readFileSync(`${file}.bak`, "utf8");
+      expect(backup).toContain("--oj-token=[removed by mcpkit]");
+      expectNone(backup + removed.stdout + removed.stderr, inline, spaced, lower);
+    }
+  });
+
   test("--link leaves the token out of the Cursor and VS Code links and says how to add it", async () => {
     const home = tempHome();
     const token = "link-token-c0ffee42";

@@ -1,6 +1,7 @@
 /** Editing a JSON or JSONC config (every client but Codex) through jsonc-parser's tree: duplicate keys included. */
 import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
 import { checkedBackup, type Edit, isTable, REMOVED_TOKEN, type Table, UnreadableConfig, valueAt } from "./edit.ts";
+import { hiddenArgs, SECRET_NAME, secretsOf } from "./secrets.ts";
 
 /** The whitespace that starts the line holding `offset`. */
 function indentOf(text: string, offset: number): string {
@@ -80,13 +81,42 @@ function ourMembers(root: Node | undefined, at: string[][], name: string): Node[
   });
 }
 
-/** The OJ_TOKEN string nodes under every `env` of every entry of ours. */
-function ourTokens(root: Node | undefined, at: string[][], name: string): Node[] {
-  return ourMembers(root, at, name)
-    .flatMap((entry) => members(entry.children?.[1], "env"))
-    .flatMap((env) => members(env.children?.[1], "OJ_TOKEN"))
-    .map((token) => token.children?.[1] as Node)
-    .filter((value) => value.type === "string");
+/** A string node of an entry of ours that holds a secret, and the text it has with the secret removed. */
+interface SecretNode {
+  node: Node;
+  secret: string;
+  removed: string;
+}
+
+/** The string nodes of `array` (an `args`) that `hiddenArgs` would change. */
+function secretArgs(array: Node): SecretNode[] {
+  const items = array.children ?? [];
+  const values = items.map((item) => (item.type === "string" ? (item.value as string) : null));
+  const hidden = hiddenArgs(values, REMOVED_TOKEN);
+  return items.flatMap((node, index) => {
+    const [value, removed] = [values[index], hidden[index]];
+    if (value === null || removed === value || typeof removed !== "string") return [];
+    return [{ node, secret: value.slice(removed.length - REMOVED_TOKEN.length), removed }];
+  });
+}
+
+/**
+ * The secrets of every entry of ours (`withoutSecrets`): each string under its `env` named like a credential, in any
+ * case, and each secret flag's value in its `args`.
+ */
+function ourSecrets(root: Node | undefined, at: string[][], name: string): SecretNode[] {
+  return ourMembers(root, at, name).flatMap((member) => {
+    const entry = member.children?.[1];
+    const env = members(entry, "env")
+      .flatMap((table) => table.children?.[1]?.children ?? [])
+      .filter((item) => SECRET_NAME.test(String(item.children?.[0].value)) && item.children?.[1].type === "string")
+      .map((item) => item.children?.[1] as Node)
+      .map((node) => ({ node, secret: node.value as string, removed: REMOVED_TOKEN }));
+    const args = members(entry, "args")
+      .map((list) => list.children?.[1])
+      .flatMap((list) => (list?.type === "array" ? secretArgs(list) : []));
+    return [...env, ...args];
+  });
 }
 
 function treeOf(text: string): Node | undefined {
@@ -156,14 +186,14 @@ export function editJson(text: string, file: string, at: string[][], name: strin
   if (!next.endsWith("\n")) next += "\n";
   checkJsonEdit(current, next, file, at, name, entry);
   const removeFile = entry === undefined && onlyEmptyServers(next, at);
-  const newToken = (entry as { env?: Table } | undefined)?.env?.OJ_TOKEN;
-  const tokens = ourTokens(tree, at, name);
-  if (!tokens.some((token) => token.value !== "" && token.value !== newToken))
+  const kept = secretsOf(entry);
+  const secrets = ourSecrets(tree, at, name);
+  if (!secrets.some(({ secret }) => secret !== "" && !kept.includes(secret)))
     return { text: next, changed: true, removeFile };
   let scrubbed = text;
-  for (const token of [...tokens].sort((a, b) => b.offset - a.offset))
-    scrubbed = `${scrubbed.slice(0, token.offset)}${JSON.stringify(REMOVED_TOKEN)}${scrubbed.slice(token.offset + token.length)}`;
-  const everyTokenGone = ourTokens(treeOf(scrubbed), at, name).every((token) => token.value === REMOVED_TOKEN);
+  for (const { node, removed } of [...secrets].sort((a, b) => b.node.offset - a.node.offset))
+    scrubbed = `${scrubbed.slice(0, node.offset)}${JSON.stringify(removed)}${scrubbed.slice(node.offset + node.length)}`;
+  const everyTokenGone = ourSecrets(treeOf(scrubbed), at, name).every(({ secret }) => secret === REMOVED_TOKEN);
   const entryPaths = at.map((keys) => [...keys, name]);
   return {
     text: next,

@@ -1,5 +1,6 @@
 /** Editing Codex's config.toml line by line, checked by parsing the result. */
-import { checkedBackup, type Edit, REMOVED_TOKEN, retiredToken, UnreadableConfig } from "./edit.ts";
+import { checkedBackup, type Edit, REMOVED_TOKEN, retiresSecret, UnreadableConfig } from "./edit.ts";
+import { hiddenArgs, SECRET_NAME } from "./secrets.ts";
 
 /** Beyond this many lines the line of a parse error is not looked for (each line tried is one more parse). */
 const MAX_LINES_SEARCHED = 2_000;
@@ -127,18 +128,43 @@ export function editToml(text: string, file: string, name: string, entry: Record
   if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
   // Nothing left but blank lines: the file held our table alone.
   const removeFile = entry === undefined && next.trim() === "";
-  if (!retiredToken(existing, entry)) return { text: next, changed: true, removeFile };
-  const scrubbed = withoutTokenLine(lines, blocks);
+  if (!retiresSecret(existing, entry)) return { text: next, changed: true, removeFile };
+  const scrubbed = withoutSecretLines(lines, blocks);
   const backup = checkedBackup(before, scrubbed, Bun.TOML.parse, [["mcp_servers", name]]);
   return { text: next, changed: true, removeFile, backup };
 }
 
-const TOKEN_LINE = /^([ \t]*(?:env[ \t]*\.[ \t]*)?(?:OJ_TOKEN|"OJ_TOKEN"|'OJ_TOKEN')[ \t]*=[ \t]*).*$/;
+/** `KEY = …` or `env.KEY = …`, the key bare or quoted. */
+const KEY_LINE = /^([ \t]*(env[ \t]*\.[ \t]*)?(["']?)([A-Za-z0-9_-]+)\3[ \t]*=[ \t]*).*$/;
+/** `args = [ … ]` on one line. */
+const ARGS_LINE = /^([ \t]*args[ \t]*=[ \t]*)(\[.*\])[ \t]*$/;
 
-/** The file's `lines` with the value of each `OJ_TOKEN = …` line of our `blocks` replaced (`checkedBackup` checks it). */
-function withoutTokenLine(lines: string[], blocks: Array<[number, number]>): string {
-  const ours = (index: number) => blocks.some(([start, end]) => index >= start && index < end);
-  return lines
-    .map((line, index) => (ours(index) ? line.replace(TOKEN_LINE, `$1${JSON.stringify(REMOVED_TOKEN)}`) : line))
-    .join("\n");
+/** A one-line `args` array with every secret flag's value replaced, or the line as it was. */
+function withoutSecretArgs(line: string): string {
+  const args = ARGS_LINE.exec(line);
+  if (!args) return line;
+  try {
+    const value = (Bun.TOML.parse(`args = ${args[2]}`) as { args: unknown }).args;
+    return Array.isArray(value) ? `${args[1]}${tomlValue(hiddenArgs(value, REMOVED_TOKEN))}` : line;
+  } catch {
+    return line;
+  }
+}
+
+/**
+ * The file's `lines` with our `blocks` stripped of their secrets as `withoutSecrets` does (`checkedBackup` checks
+ * it): the value of each env key named like a credential (`[…env]` table or `env.KEY`), and the token in `args`.
+ */
+function withoutSecretLines(lines: string[], blocks: Array<[number, number]>): string {
+  const out = [...lines];
+  for (const [start, end] of blocks) {
+    const envTable = /\.[ \t]*["']?env["']?[ \t]*\][ \t]*(#.*)?$/.test(lines[start]);
+    for (let index = start + 1; index < end; index++) {
+      const key = KEY_LINE.exec(lines[index]);
+      if (key && (envTable || key[2]) && SECRET_NAME.test(key[4]))
+        out[index] = `${key[1]}${JSON.stringify(REMOVED_TOKEN)}`;
+      else if (!envTable) out[index] = withoutSecretArgs(lines[index]);
+    }
+  }
+  return out.join("\n");
 }

@@ -3,6 +3,8 @@
  * (edit-json.ts) and TOML (edit-toml.ts) edits share.
  */
 
+import { secretsOf, withoutSecrets } from "./secrets.ts";
+
 export class UnreadableConfig extends Error {}
 
 export interface Edit {
@@ -10,7 +12,7 @@ export interface Edit {
   text: string;
   changed: boolean;
   /**
-   * When the edit removes or replaces the OJ_TOKEN our entry held (uninstalling, or rotating a leaked token), the
+   * When the edit removes or replaces a secret our entry held (its OJ_TOKEN, a token in its args) (uninstalling, or rotating a leaked token), the
    * backup must leave no copy of it: the old text with `REMOVED_TOKEN` in its place, or null (keep no backup) where
    * that cannot be done and checked. Undefined: back the file up as it is.
    */
@@ -22,17 +24,16 @@ export interface Edit {
 /** Stands for a token in a backup. */
 export const REMOVED_TOKEN = "[removed by mcpkit]";
 
-/** `existing`'s OJ_TOKEN when `entry` (undefined: the entry goes) does not keep it. */
-export function retiredToken(existing: unknown, entry: unknown): string | undefined {
-  const tokenOf = (value: unknown) => (value as { env?: Record<string, unknown> } | undefined)?.env?.OJ_TOKEN;
-  const old = tokenOf(existing);
-  return typeof old === "string" && old !== "" && old !== tokenOf(entry) ? old : undefined;
+/** `existing` (the entry there) holds a secret that `entry` (undefined: the entry goes) does not keep. */
+export function retiresSecret(existing: unknown, entry: unknown): boolean {
+  const kept = secretsOf(entry);
+  return secretsOf(existing).some((secret) => !kept.includes(secret));
 }
 
 /**
- * `scrubbed` when it reads back (`parse`) as `before` with our entries' OJ_TOKEN (at `[...entryPath, "env",
- * "OJ_TOKEN"]` for each of `entryPaths`) replaced by `REMOVED_TOKEN` and nothing else changed; null otherwise (a
- * token written in a form the replacement missed, a duplicate key, a multi-line string).
+ * `scrubbed` when it reads back (`parse`) as `before` with our entries (at each of `entryPaths`) stripped of their
+ * secrets (`withoutSecrets`: the OJ_TOKEN in `env`, whatever its case, and a token in `args`) and nothing else
+ * changed; null otherwise (a secret written in a form the replacement missed, a duplicate key, a multi-line string).
  */
 export function checkedBackup(
   before: Record<string, unknown>,
@@ -42,9 +43,9 @@ export function checkedBackup(
 ): string | null {
   const expected = structuredClone(before);
   for (const entryPath of entryPaths) {
-    const env = valueAt(expected, [...entryPath, "env"]);
-    // With duplicate keys (JSON) the entry that reads back may hold no token; ourTokens checks the others.
-    if (typeof env?.OJ_TOKEN === "string") env.OJ_TOKEN = REMOVED_TOKEN;
+    const servers = valueAt(expected, entryPath.slice(0, -1));
+    const name = entryPath[entryPath.length - 1];
+    if (servers && name in servers) servers[name] = withoutSecrets(servers[name], REMOVED_TOKEN);
   }
   try {
     return Bun.deepEquals(parse(scrubbed), expected, true) ? scrubbed : null;
