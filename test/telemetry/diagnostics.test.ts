@@ -3,19 +3,17 @@
  * shutdown, and the OTLP header values (API keys) never show in it. The default protocol is
  * http/protobuf (the receiver, which reads JSON only, refuses it with 415).
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { meta } from "../modern/support.ts";
 import { startRawServer } from "../support/raw-stdio.ts";
 import { startOtlpReceiver } from "./otlp-receiver.ts";
+import { cleanupsAfterEach } from "./cleanups.ts";
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const later = cleanupsAfterEach();
 
 test("a refused export is a warning at shutdown; the API key in OTEL_EXPORTER_OTLP_HEADERS stays out", async () => {
   const otlp = startOtlpReceiver();
-  cleanups.push(() => otlp.stop());
+  later(() => otlp.stop());
   const apiKey = "collector-api-key-5f1d2c";
   const raw = startRawServer(["--toolsets", "boj"], {
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,

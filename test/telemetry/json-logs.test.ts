@@ -3,20 +3,18 @@
  * message, and while OpenTelemetry is on, the trace and span ids of the request a line belongs to.
  * Secrets registered with the logger stay out of JSON lines as they do out of text lines.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createLogger } from "../../src/core/log.ts";
 import { meta } from "../modern/support.ts";
 import { runCli } from "../support/mcp.ts";
 import { startRawServer } from "../support/raw-stdio.ts";
 import { SPAN_KIND_SERVER, startOtlpReceiver } from "./otlp-receiver.ts";
+import { cleanupsAfterEach } from "./cleanups.ts";
 
 const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
 const CALLER = `00-${CALLER_TRACE}-b7ad6b7169203331-01`;
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const later = cleanupsAfterEach();
 
 function jsonLines(stderr: string): Record<string, unknown>[] {
   return stderr
@@ -27,7 +25,7 @@ function jsonLines(stderr: string): Record<string, unknown>[] {
 
 test("every stderr line is a JSON object; lines logged while serving a request carry its trace and span ids", async () => {
   const otlp = startOtlpReceiver();
-  cleanups.push(() => otlp.stop());
+  later(() => otlp.stop());
   const raw = startRawServer(["--toolsets", "boj", "--log-level", "debug"], {
     LOG_FORMAT: "json",
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,

@@ -3,7 +3,7 @@
  * A scrape shows mcp.server.operation.duration as a Prometheus histogram with the MCP semantic
  * conventions' buckets; when Debian's `prometheus` is installed, a real Prometheus scrapes it too.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { meta, post, request } from "../modern/support.ts";
 import { freeLoopbackPort } from "../support/ports.ts";
 import { startRawServer } from "../support/raw-stdio.ts";
 import { hasSystemTool } from "../support/system-tools.ts";
+import { cleanupsAfterEach } from "./cleanups.ts";
 
 const MCP_BUCKETS = [
   "0.01",
@@ -31,10 +32,7 @@ const MCP_BUCKETS = [
   "+Inf",
 ];
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const later = cleanupsAfterEach();
 
 /** mcpkit over HTTP with its metrics at http://127.0.0.1:PORT/metrics; two tools/list answered. */
 async function servingMetrics(): Promise<string> {
@@ -47,7 +45,7 @@ async function servingMetrics(): Promise<string> {
       OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
     },
   });
-  cleanups.push(() => server.stop());
+  later(() => server.stop());
   for (let i = 0; i < 2; i++) expect((await post(server.url, request("tools/list"))).status).toBe(200);
   return `127.0.0.1:${port}`;
 }
@@ -77,7 +75,7 @@ test("a scrape of /metrics shows mcp.server.operation.duration as a histogram wi
 
 test("a Prometheus port already in use is a warning naming it; the server keeps answering", async () => {
   const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("taken") });
-  cleanups.push(() => taken.stop(true));
+  later(() => taken.stop(true));
   const raw = startRawServer(["--toolsets", "boj"], {
     OTEL_METRICS_EXPORTER: "prometheus",
     OTEL_TRACES_EXPORTER: "none",
@@ -97,7 +95,7 @@ test("a real Prometheus scrapes mcpkit's /metrics", async () => {
   if (!hasSystemTool("prometheus", "prometheus", "a real Prometheus scraping mcpkit")) return;
   const target = await servingMetrics();
   const dir = mkdtempSync(join(tmpdir(), "mcpkit-prometheus-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  later(() => rmSync(dir, { recursive: true, force: true }));
   const config = join(dir, "prometheus.yml");
   writeFileSync(
     config,
@@ -113,7 +111,7 @@ test("a real Prometheus scrapes mcpkit's /metrics", async () => {
     ],
     { stdout: "ignore", stderr: "pipe" },
   );
-  cleanups.push(async () => {
+  later(async () => {
     prometheus.kill("SIGTERM");
     await prometheus.exited;
   });

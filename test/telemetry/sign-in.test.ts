@@ -3,7 +3,7 @@
  * CLIENT spans to the IdP (its discovery and token requests) and counts in
  * mcpkit.authorization.sign_ins; no token, client secret or Authorization header reaches a span.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,19 +12,17 @@ import { type Harness, signIn, startIdp } from "../auth-server/harness.ts";
 import { MemoryProvider } from "../auth-server/sdk-client.ts";
 import { startHttpServer } from "../http/support.ts";
 import { SPAN_KIND_CLIENT, startOtlpReceiver } from "./otlp-receiver.ts";
+import { cleanupsAfterEach } from "./cleanups.ts";
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const later = cleanupsAfterEach();
 
 test("a sign-in's requests to the IdP are CLIENT spans and it is counted; no secret is recorded", async () => {
   const otlp = startOtlpReceiver();
-  cleanups.push(() => otlp.stop());
+  later(() => otlp.stop());
   const idp = await startIdp();
-  cleanups.push(() => idp.stop());
+  later(() => idp.stop());
   const dir = mkdtempSync(join(tmpdir(), "mcpkit-otel-sign-in-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  later(() => rmSync(dir, { recursive: true, force: true }));
   const server = await startHttpServer(
     [
       ...["--auth", "oauth", "--upstream-issuer", idp.issuer, "--upstream-client-id", "mcpkit-upstream"],
@@ -40,7 +38,7 @@ test("a sign-in's requests to the IdP are CLIENT spans and it is counted; no sec
       },
     },
   );
-  cleanups.push(() => server.stop());
+  later(() => server.stop());
   const provider = new MemoryProvider("http://127.0.0.1:9/callback");
   expect(await auth(provider, { serverUrl: server.url })).toBe("REDIRECT");
   const { exit } = await signIn({ base: server.base, idp } as Harness, (provider.authorizationUrl as URL).href);

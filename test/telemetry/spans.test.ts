@@ -5,7 +5,7 @@
  * waits for the process to end (stdin closed, or SIGTERM): the last spans and metrics are flushed
  * on shutdown, so nothing here waits on a clock.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,7 @@ import {
   SPAN_KIND_SERVER,
   startOtlpReceiver,
 } from "./otlp-receiver.ts";
+import { cleanupsAfterEach } from "./cleanups.ts";
 
 /** docs/gen-ai/mcp.md: the buckets of both MCP duration histograms. */
 const MCP_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -32,20 +33,17 @@ const HTTP_SPAN = "00f067aa0ba902b7";
 const HTTP_PARENT = `00-${HTTP_TRACE}-${HTTP_SPAN}-01`;
 const SERIES = { db: "CO", codes: ["TK99F1000601GCQ01000"] };
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const later = cleanupsAfterEach();
 
 function receiver(): OtlpReceiver {
   const started = startOtlpReceiver();
-  cleanups.push(() => started.stop());
+  later(() => started.stop());
   return started;
 }
 
 function fakeBoj(): FakeBoj {
   const boj = startFakeBoj();
-  cleanups.push(() => boj.stop());
+  later(() => boj.stop());
   return boj;
 }
 
@@ -156,7 +154,7 @@ describe("stdio", () => {
   test("2026-07-28: spans carry the _meta version and parent; a tool result with isError is error.type tool_error, a JSON-RPC error its code", async () => {
     const otlp = receiver();
     const root = mkdtempSync(join(tmpdir(), "mcpkit-otel-"));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    later(() => rmSync(root, { recursive: true, force: true }));
     const raw = startRawServer(["--toolsets", "fs", "--root", root], otelEnv(otlp));
     const send = (id: number, method: string, params: Record<string, unknown>) => {
       raw.send({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta({ traceparent: CALLER }) } });
@@ -203,7 +201,7 @@ describe("admission control", () => {
     const otlp = receiver();
     const arrived = Promise.withResolvers<void>();
     const boj = startFakeBoj({ onRequest: () => arrived.resolve() });
-    cleanups.push(() => boj.stop());
+    later(() => boj.stop());
     // The first call holds the only slot until it is cancelled: BOJ answers it after a minute.
     boj.enqueue({ kind: "delay", ms: 60_000 });
     const prometheus = `127.0.0.1:${freeLoopbackPort()}`;
@@ -253,7 +251,7 @@ describe("HTTP", () => {
     const otlp = receiver();
     const boj = fakeBoj();
     const server = await startHttpServer(["--toolsets", "boj", "--boj-base-url", boj.url], { env: otelEnv(otlp) });
-    cleanups.push(() => server.stop());
+    later(() => server.stop());
     const session = await openRawSession(server.url);
     const response = await fetch(server.url, {
       method: "POST",
@@ -294,7 +292,7 @@ describe("HTTP", () => {
   test("--stateless: a request is a span but no session; only an initialize opens one", async () => {
     const otlp = receiver();
     const server = await startHttpServer(["--toolsets", "boj", "--stateless"], { env: otelEnv(otlp) });
-    cleanups.push(() => server.stop());
+    later(() => server.stop());
     const send = async (body: Record<string, unknown>) => {
       const response = await fetch(server.url, {
         method: "POST",
@@ -313,7 +311,7 @@ describe("HTTP", () => {
   test("2026-07-28: _meta.traceparent is the parent and the header's context a link", async () => {
     const otlp = receiver();
     const server = await startHttpServer(["--toolsets", "boj"], { env: otelEnv(otlp) });
-    cleanups.push(() => server.stop());
+    later(() => server.stop());
     const withHeader = await post(server.url, request("tools/list", {}, 11), { traceparent: HTTP_PARENT });
     expect(withHeader.status).toBe(200);
     const withBoth = await post(server.url, request("prompts/list", { _meta: meta({ traceparent: CALLER }) }, 12), {
