@@ -59,6 +59,8 @@ if (!existsSync(bin)) {
 
 interface Run {
   ms: number;
+  /** CPU time of the process (user + system, every thread): what machine load sways least. */
+  cpuMs: number;
   stdout: string;
 }
 
@@ -79,7 +81,8 @@ function run(command: string[]): Run {
   const ms = performance.now() - started;
   if (child.exitCode !== 0)
     throw new Error(`${command.join(" ")} exited ${child.exitCode}: ${child.stderr.toString().slice(0, 300)}`);
-  return { ms, stdout: child.stdout.toString() };
+  const cpuMs = Number(child.resourceUsage?.cpuTime.total ?? Number.NaN) / 1000;
+  return { ms, cpuMs, stdout: child.stdout.toString() };
 }
 
 const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
@@ -131,6 +134,9 @@ if (!fdBinary)
   console.error("fd not found: skipping it (install with 'apt-get install -y fd-find' or 'brew install fd').");
 if (!findBinary) console.error("find not found: skipping it.");
 
+/** The CPU times of the last `timeRounds`, by command. */
+let lastCpuTimes: Record<string, number[]> = {};
+
 /**
  * Each command once untimed (warm cache), then `rounds` interleaved rounds in a rotating order;
  * `cold`: no warm-up, and the page cache is dropped before every run.
@@ -138,13 +144,16 @@ if (!findBinary) console.error("find not found: skipping it.");
 function timeRounds(commands: Record<string, string[]>, cold = false): Record<string, number[]> {
   if (!cold) for (const command of Object.values(commands)) run(command);
   const times: Record<string, number[]> = {};
+  lastCpuTimes = {};
   for (let round = 0; round < rounds; round++) {
     // Rotating, so drift in machine load hits every command alike.
     const names = Object.keys(commands);
     const order = names.map((_, i) => names[(i + round) % names.length]);
     for (const name of order) {
       if (cold && !dropCaches()) throw new Error("cannot drop the page cache");
-      (times[name] ??= []).push(run(commands[name]).ms);
+      const timed = run(commands[name]);
+      (times[name] ??= []).push(timed.ms);
+      (lastCpuTimes[name] ??= []).push(timed.cpuMs);
     }
   }
   return times;
@@ -266,6 +275,7 @@ function benchTree(
 
   const loadBefore = loadavg()[0];
   const times = timeRounds(commands);
+  const cpu = lastCpuTimes;
   const findMs = times.find ? median(times.find) : undefined;
   console.log(
     `\n${label}: ${tree} (${rounds} rounds, warm cache; matches in 30 days: ${findBinary ? run(commands.find).stdout.split("\n").filter(Boolean).length : "?"}; load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)`,
@@ -273,6 +283,7 @@ function benchTree(
   console.log(
     `${"command".padEnd(26)} ${"median ms".padStart(10)} ${"min ms".padStart(8)} ${"peak RSS MB".padStart(12)} ${"vs find".padStart(8)}`,
   );
+  const cpuLines: string[] = [];
   const rss: Record<string, number | undefined> = {};
   for (const name of Object.keys(commands)) {
     // Separate untimed runs: the wrapper must not colour the timings.
@@ -286,7 +297,13 @@ function benchTree(
         .toFixed(0)
         .padStart(8)} ${(rss[name]?.toFixed(1) ?? "n/a").padStart(12)} ${ratio.padStart(8)}${fd}`,
     );
+    const cpuMs = median(cpu[name]);
+    const cpuVs = (peer: string) => (cpu[peer] ? ` ${(cpuMs / median(cpu[peer])).toFixed(2)}x ${peer}` : "");
+    cpuLines.push(`${name.padEnd(26)} ${cpuMs.toFixed(0).padStart(10)}${cpuVs("find")}${cpuVs("fd")}`);
   }
+  // On two cores a walk on two threads can take half its CPU time in wall time; find takes all of its own.
+  console.log(`\nCPU time (user + system, median ms; load sways it far less than wall time):`);
+  for (const line of cpuLines) console.log(line);
   if (flags.cold) {
     const { "mcpkit (page 2, cursor)": _, "baseline (page 2, cursor)": __, ...firstPages } = commands;
     benchCold(label, firstPages);
