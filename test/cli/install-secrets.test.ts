@@ -184,7 +184,7 @@ describe("install and uninstall print no secret", () => {
     const token = "mode-token-51d0e3";
     const installed = await cli(home, "install", "cursor", "--oj-token", token);
     expect(installed.code, installed.stderr).toBe(0);
-    expect(installed.stdout).toContain("(mode 0644 → 0600: it holds the OJ_TOKEN)");
+    expect(installed.stdout).toContain("(mode 0644 → 0600: it holds a credential)");
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     // Installed again with another root, the .bak is a copy of a file with the token in it.
     fs.mkdirSync(path.join(home, "docs"));
@@ -245,6 +245,32 @@ describe("install and uninstall print no secret", () => {
       expect(backup).toContain("--oj-token=[removed by mcpkit]");
       expectNone(backup + removed.stdout + removed.stderr, inline, spaced, lower);
     }
+  });
+
+  test("--link refuses a URL that carries a credential, and install refuses an --oj-base-url the server would", async () => {
+    const home = tempHome();
+    const [query, password] = ["link-query-X-9a8b", "link-password-P-7c6d"];
+    for (const client of ["vscode", "cursor"]) {
+      for (const url of [`https://h/mcp?token=${query}`, `https://u:${password}@h/mcp`]) {
+        const result = await cli(home, "install", "--link", client, "--http", url);
+        expect(result.code).toBe(2);
+        expect(result.stdout).toBe("");
+        expect(result.stderr.trim().split("\n")).toEqual([
+          expect.stringContaining("--link would show the --http URL's"),
+        ]);
+        expectNone(result.stderr, query, password);
+      }
+    }
+    expect((await cli(home, "install", "--link", "vscode", "--http", "https://h/mcp?region=eu")).stdout).toContain(
+      "region%3Deu",
+    );
+    for (const args of [["--link", "cursor"], ["cursor"]]) {
+      const result = await cli(home, "install", ...args, "--oj-base-url", `https://u:${password}@oj.example`);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("--oj-base-url: the URL must not carry a user name or password");
+      expectNone(result.stdout + result.stderr, password);
+    }
+    expect(fs.existsSync(path.join(home, ".cursor"))).toBe(false);
   });
 
   test("--link leaves the token out of the Cursor and VS Code links and says how to add it", async () => {

@@ -2,11 +2,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../../core/options.ts";
+import { checkBaseUrl } from "../../toolsets/oj/config.ts";
 import { type Edit, UnreadableConfig } from "./edit.ts";
 import { editJson } from "./edit-json.ts";
 import { editToml } from "./edit-toml.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
 import { REDACTED, shownConfig } from "./mask.ts";
+import { urlCredential } from "./secrets.ts";
 import { selfCommand } from "./self.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
@@ -114,7 +116,12 @@ function serverSpec(request: Request, host: Host): ServerSpec {
     args.push("--root", absolute);
   }
   if (request.toolsets) args.push("--toolsets", request.toolsets);
-  if (request.ojBaseUrl) args.push("--oj-base-url", request.ojBaseUrl);
+  if (request.ojBaseUrl) {
+    // The server refuses such a URL when it starts (a user name or password in it, say): so does install.
+    const checked = checkBaseUrl(request.ojBaseUrl.trim());
+    if (!checked.ok) throw new ConfigError(`--oj-base-url: ${checked.reason}`);
+    args.push("--oj-base-url", request.ojBaseUrl);
+  }
   return { command: self.command, args, env: request.ojToken ? { OJ_TOKEN: request.ojToken } : {} };
 }
 
@@ -159,8 +166,14 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     const client = request.client;
     if (request.link) {
       if (client !== "cursor" && client !== "vscode") throw new ConfigError("--link is for cursor or vscode");
-      // Anyone who sees a link can read what it carries: the token stays out of it.
-      out(`${installLink(client, request.name, { ...serverSpec(request, host), env: {} })}\n`);
+      // Anyone who sees a link can read what it carries: the token stays out of it, and a URL with one is refused.
+      const spec = serverSpec(request, host);
+      const credential = urlCredential(spec.url);
+      if (credential)
+        throw new ConfigError(
+          `--link would show the --http URL's ${credential} to anyone who sees the link; leave it out of the URL, or write it to the config with 'mcpkit install ${client} --http URL'`,
+        );
+      out(`${installLink(client, request.name, { ...spec, env: {} })}\n`);
       if (request.ojToken)
         process.stderr.write(
           `mcpkit install: the link leaves out --oj-token; to store the token, run 'mcpkit install ${client} --oj-token …' instead, or add "env": { "OJ_TOKEN": "…" } to the "${request.name}" entry once the editor has added it\n`,
@@ -236,9 +249,9 @@ function applyTo(place: Place, { client, name, spec, dryRun, out }: Apply): bool
       if (whole) out(`${file}: would be removed, holding nothing else\n`);
       return true;
     }
-    const secret = Boolean(spec?.env.OJ_TOKEN);
+    const secret = Boolean(spec?.env.OJ_TOKEN) || urlCredential(spec?.url) !== undefined;
     const was = writeAtomically(file, result.removeFile ? null : result.text, before, result.backup, secret);
-    const mode = was === undefined ? "" : ` (mode ${was.toString(8).padStart(4, "0")} → 0600: it holds the OJ_TOKEN)`;
+    const mode = was === undefined ? "" : ` (mode ${was.toString(8).padStart(4, "0")} → 0600: it holds a credential)`;
     out(`${file}: ${spec ? "added" : "removed"} "${name}"${whole}${backupNote(file, before, result.backup)}${mode}\n`);
     return true;
   };

@@ -79,3 +79,12 @@ export function secretsOf(entry: unknown): string[] {
   }
   return found.filter((secret) => secret !== "");
 }
+
+/** What in `url` is a credential: its user name or password, or a query parameter named like one; undefined if none. */
+export function urlCredential(url: string | undefined): string | undefined {
+  if (url === undefined || !URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  if (parsed.username !== "" || parsed.password !== "") return "a user name or password";
+  const name = [...parsed.searchParams.keys()].find((key) => SECRET_NAME.test(key));
+  return name === undefined ? undefined : `the query parameter ${JSON.stringify(name)}`;
+}
