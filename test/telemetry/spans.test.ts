@@ -86,11 +86,20 @@ describe("stdio", () => {
     // The same request again is answered from BOJ's answer cache: a hit, no upstream request.
     raw.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "boj_get_data_code", arguments: SERIES } });
     expect((await raw.response(3)).result).toBeDefined();
+    // A known tool's own refusal (BOJ's VALIDATION_ERROR, -32602 with data) keeps the tool in the name.
+    raw.send({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "boj_get_data_code", arguments: { db: "CO", codes: [] } },
+    });
+    expect(((await raw.response(4)).error as { code: number }).code).toBe(-32602);
     raw.closeStdin();
     expect(await raw.exited).toBe(0);
 
-    const [call, cached] = otlp.spans.filter((span) => span.name === "tools/call boj_get_data_code");
+    const [call, cached, invalid] = otlp.spans.filter((span) => span.name === "tools/call boj_get_data_code");
     expect(cached.attributes["jsonrpc.request.id"]).toBe("3");
+    expect(invalid.attributes).toMatchObject({ "jsonrpc.request.id": "4", "error.type": "-32602" });
     expect(call.events.map((event) => event.name)).toEqual(["mcpkit.boj.cache.lookups"]);
     expect(cached.events.map((event) => event.name)).toEqual(["mcpkit.boj.cache.lookups"]);
     expect(otlp.spans.filter((span) => span.kind === SPAN_KIND_CLIENT && span.parentSpanId === cached.spanId)).toEqual(
@@ -133,6 +142,8 @@ describe("stdio", () => {
     const calls = operations.find((point) => point.attributes["gen_ai.tool.name"] === "boj_get_data_code");
     expect(calls?.attributes).toMatchObject({ "mcp.method.name": "tools/call", "network.transport": "pipe" });
     expect(Number(calls?.count)).toBe(2);
+    const invalidCalls = operations.find((point) => point.attributes["error.type"] === "-32602");
+    expect(invalidCalls?.attributes["gen_ai.tool.name"]).toBe("boj_get_data_code");
     expect(calls?.explicitBounds).toEqual(MCP_BUCKETS);
     const sessions = pointsOf(otlp, "mcp.server.session.duration");
     expect(sessions.map((point) => [point.attributes["network.transport"], Number(point.count)])).toEqual([
@@ -167,6 +178,8 @@ describe("stdio", () => {
     const walked = await send(4, "tools/call", { name: "fs_search_by_time", arguments: { timeField: "modified" } });
     expect((walked.result as { isError?: boolean }).isError).toBeUndefined();
     await send(3, "tools/list", {});
+    const unknownMethod = await send(5, "no/such_method", {});
+    expect((unknownMethod.error as { code: number }).code).toBe(-32601);
     raw.closeStdin();
     expect(await raw.exited).toBe(0);
 
@@ -181,8 +194,16 @@ describe("stdio", () => {
     expect(failed.status.code).toBe(2);
     const search = otlp.spans.find((span) => span.attributes["jsonrpc.request.id"] === "4");
     expect(search?.events.map((event) => event.name)).toEqual(["mcpkit.fs.walk"]);
-    const refused = only(otlp.spans, "tools/call no_such_tool");
-    expect(refused.attributes).toMatchObject({ "error.type": "-32602", "rpc.response.status_code": "-32602" });
+    // A made-up name is not in the span's name (its attribute keeps what the client sent).
+    const refused = otlp.spans.find((span) => span.attributes["jsonrpc.request.id"] === "2") as ReceivedSpan;
+    expect(refused.name).toBe("tools/call");
+    expect(refused.attributes).toMatchObject({
+      "gen_ai.tool.name": "no_such_tool",
+      "error.type": "-32602",
+      "rpc.response.status_code": "-32602",
+    });
+    const other = only(otlp.spans, "_OTHER");
+    expect(other.attributes).toMatchObject({ "mcp.method.name": "no/such_method", "error.type": "-32601" });
     const list = only(otlp.spans, "tools/list");
     expect(list.attributes["error.type"]).toBeUndefined();
     expect(list.traceId).toBe(CALLER_TRACE);
@@ -190,6 +211,7 @@ describe("stdio", () => {
     const operations = pointsOf(otlp, "mcp.server.operation.duration");
     // A name the server does not know never becomes a metric attribute.
     expect(JSON.stringify(operations)).not.toContain("no_such_tool");
+    expect(JSON.stringify(operations)).not.toContain("no/such_method");
     expect(operations.find((point) => point.attributes["error.type"] === "tool_error")?.attributes).toMatchObject({
       "gen_ai.tool.name": "fs_search_by_time",
     });

@@ -2,7 +2,8 @@
  * The SERVER span of one MCP request and the record of one session, by the MCP semantic
  * conventions (docs/gen-ai/mcp.md in open-telemetry/semantic-conventions-genai):
  *
- *   name        `{mcp.method.name} {target}`: the tool's or prompt's name as target, else the method alone
+ *   name        `{mcp.method.name} {target}`: the tool's or prompt's name as target, else the method
+ *               alone; `_OTHER` for a method mcpkit does not know, no target for a name it refused
  *   attributes  mcp.method.name, mcp.protocol.version, jsonrpc.request.id, mcp.session.id (2025
  *               era over HTTP), network.transport (pipe on stdio, tcp over HTTP), gen_ai.tool.name
  *               and gen_ai.operation.name=execute_tool on tools/call, gen_ai.prompt.name on
@@ -129,6 +130,8 @@ export class McpRequestSpan implements RequestSpan {
   private readonly metric: Attributes;
   /** The tool or prompt named, as the metric attribute it becomes once answered. */
   private target: [string, string] | undefined;
+  /** The method as the span shows it; an unknown one is `_OTHER` in the span's name. */
+  private readonly shownMethod: string;
 
   constructor(
     private readonly recorder: Recorder,
@@ -143,9 +146,9 @@ export class McpRequestSpan implements RequestSpan {
     const transport = http ? "tcp" : "pipe";
     const version = protocolVersion ?? http?.protocolVersion;
     const known = KNOWN_METHODS.has(method);
-    const shownMethod = method.slice(0, MAX_NAME);
+    this.shownMethod = known ? method : "_OTHER";
     const attributes: Attributes = {
-      "mcp.method.name": shownMethod,
+      "mcp.method.name": method.slice(0, MAX_NAME),
       "jsonrpc.request.id": String(id).slice(0, MAX_NAME),
       "network.transport": transport,
     };
@@ -174,7 +177,7 @@ export class McpRequestSpan implements RequestSpan {
     }
     const { parent, links } = parentOf(recorder, active, http, args._meta);
     this.span = recorder.tracer.startSpan(
-      target ? `${shownMethod} ${target}` : shownMethod,
+      target ? `${this.shownMethod} ${target}` : this.shownMethod,
       { kind: SpanKind.SERVER, attributes, links },
       parent,
     );
@@ -209,11 +212,23 @@ export class McpRequestSpan implements RequestSpan {
         span.setAttribute("gen_ai.tool.call.result", captured(reply.result));
       }
     }
-    // Only a tool or prompt the server answered for is a name it knows: the metric's cardinality stays bounded.
-    if (this.target && (reply.ok || reply.error.code !== INVALID_PARAMS)) this.metric[this.target[0]] = this.target[1];
+    // A name the server refused as unknown stays out of the span's name and the metric: a client
+    // sending made-up names cannot grow either without bound (the attribute keeps what it sent).
+    if (this.target) {
+      if (knownTarget(reply)) this.metric[this.target[0]] = this.target[1];
+      else span.updateName(this.shownMethod);
+    }
     span.end();
     recorder.instruments.operationDuration.record((performance.now() - this.started) / 1000, metric);
   }
+}
+
+/**
+ * Whether the tool or prompt a request named exists: an unknown name is refused with a bare
+ * invalid-params error, while a known tool's own refusals (BOJ's validation errors) carry `data`.
+ */
+function knownTarget(reply: AnsweredReply): boolean {
+  return reply.ok || reply.error.code !== INVALID_PARAMS || reply.error.data !== undefined;
 }
 
 /** Which limit refused a call (admission control's refusal carries it in `data.limit`). */
