@@ -5,8 +5,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { breakStaleLock, isStale, seeLock, tryLock, withLock } from "../../src/cli/install/lock.ts";
+import { cli, tempHome } from "./install-helpers.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -58,4 +59,53 @@ test("withLock takes a stale lock over, and on the way out removes only its own 
   fs.rmSync(lock);
   withLock(file, () => undefined);
   expect(fs.existsSync(lock)).toBe(false);
+});
+
+describe("a lock a killed run left, through the real CLI", () => {
+  /** Cursor's config in a new home, and its lock path. */
+  function cursorHome(): { home: string; file: string; lock: string } {
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(file));
+    return { home, file, lock: `${file}.lock` };
+  }
+
+  test("a lock dated in the future is stale, not held forever", async () => {
+    const { home, file, lock } = cursorHome();
+    fs.writeFileSync(lock, "");
+    const future = new Date("2099-01-01T00:00:00Z");
+    fs.utimesSync(lock, future, future);
+    const result = await cli(home, "install", "cursor");
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, "utf8")).mcpServers.mcpkit).toBeDefined();
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+
+  test("a takeover guard a killed run left expires as a lock does, and is removed", async () => {
+    const { home, file, lock } = cursorHome();
+    fs.writeFileSync(lock, "");
+    const longAgo = new Date(Date.now() - 120_000);
+    fs.utimesSync(lock, longAgo, longAgo);
+    const seen = fs.statSync(lock, { bigint: true });
+    const guard = `${lock}.${seen.ino}-${seen.mtimeNs}.takeover`;
+    fs.writeFileSync(guard, "");
+    fs.utimesSync(guard, longAgo, longAgo);
+    const result = await cli(home, "install", "cursor");
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.existsSync(file)).toBe(true);
+    expect(fs.readdirSync(path.dirname(file))).toEqual(["mcp.json"]);
+  });
+
+  test("a lock that is a directory is refused in one line that names it", async () => {
+    const { home, file, lock } = cursorHome();
+    fs.mkdirSync(lock);
+    const longAgo = new Date(Date.now() - 120_000);
+    fs.utimesSync(lock, longAgo, longAgo);
+    const result = await cli(home, "install", "cursor");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `mcpkit install: ${lock} is a directory, not a lock mcpkit made; if no mcpkit install is running, remove it (rmdir ${lock}) and run again\n`,
+    );
+    expect(fs.existsSync(file)).toBe(false);
+  });
 });

@@ -38,8 +38,35 @@ export function seeLock(lock: string): fs.BigIntStats | undefined {
   return fs.lstatSync(lock, { bigint: true, throwIfNoEntry: false });
 }
 
+/** How far in the future a live lock's time may be (clocks of a network share); beyond it, the lock is stale too. */
+const CLOCK_SKEW_MS = 5_000;
+
+/** Left by a killed run: older than STALE_LOCK_MS, or dated in the future (a lock that would never grow old). */
 export function isStale(seen: fs.BigIntStats, now = Date.now()): boolean {
-  return now - Number(seen.mtimeMs) > STALE_LOCK_MS;
+  const age = now - Number(seen.mtimeMs);
+  return age > STALE_LOCK_MS || age < -CLOCK_SKEW_MS;
+}
+
+/** No mcpkit makes a directory there: say what to remove rather than fail at the removal. */
+function refuseDirectory(name: string, seen: fs.BigIntStats | undefined): void {
+  if (seen?.isDirectory())
+    throw new WriteRefused(
+      `${name} is a directory, not a lock mcpkit made; if no mcpkit install is running, remove it (rmdir ${name}) and run again`,
+    );
+}
+
+/**
+ * Takes `guard` (an O_EXCL file), also when a takeover killed midway left it behind: a stale guard is removed as a
+ * stale lock is, so it cannot block its lock's takeover forever.
+ */
+function takeGuard(guard: string): LockIdentity | undefined {
+  const held = tryLock(guard);
+  if (held) return held;
+  const seen = seeLock(guard);
+  refuseDirectory(guard, seen);
+  if (!seen || !isStale(seen)) return undefined;
+  fs.rmSync(guard, { force: true });
+  return tryLock(guard);
 }
 
 /**
@@ -50,7 +77,7 @@ export function isStale(seen: fs.BigIntStats, now = Date.now()): boolean {
  */
 export function breakStaleLock(lock: string, seen: LockIdentity): boolean {
   const guard = `${lock}.${seen.ino}-${seen.mtimeNs}.takeover`;
-  if (!tryLock(guard)) return false;
+  if (!takeGuard(guard)) return false;
   try {
     if (!sameLock(seeLock(lock), seen)) return false;
     fs.rmSync(lock, { force: true });
@@ -58,6 +85,16 @@ export function breakStaleLock(lock: string, seen: LockIdentity): boolean {
   } finally {
     fs.rmSync(guard, { force: true });
   }
+}
+
+/** What to remove when no mcpkit is running: the lock, and any takeover guard beside it. */
+function heldMessage(lock: string): string {
+  const prefix = `${path.basename(lock)}.`;
+  const guards = fs
+    .readdirSync(path.dirname(lock))
+    .filter((name) => name.startsWith(prefix) && name.endsWith(".takeover"))
+    .map((name) => path.join(path.dirname(lock), name));
+  return `${lock} is held by another mcpkit install; if none is running, remove ${[lock, ...guards].join(" and ")} and run again`;
 }
 
 /** Runs `work` while holding `<file>.lock`, so a second mcpkit waits instead of racing. */
@@ -69,12 +106,12 @@ export function withLock<T>(file: string, work: () => T): T {
   let held = tryLock(lock);
   while (!held) {
     const seen = seeLock(lock);
+    refuseDirectory(lock, seen);
     if (seen && isStale(seen) && breakStaleLock(lock, seen)) {
       held = tryLock(lock);
       continue;
     }
-    if (Date.now() > deadline)
-      throw new WriteRefused(`${lock} is held by another mcpkit install; remove it if none is running`);
+    if (Date.now() > deadline) throw new WriteRefused(heldMessage(lock));
     if (!told) process.stderr.write(`mcpkit: waiting for ${lock}: another mcpkit install is writing this file\n`);
     told = true;
     Bun.sleepSync(20);
