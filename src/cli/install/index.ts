@@ -30,13 +30,15 @@ CLIENT is one of: ${CLIENTS.join(", ")}.
 Options:
   --root DIR (repeatable)   a root for fs_search_by_time; must exist; written as an absolute path
   --toolsets LIST           passed on as --toolsets LIST
-  --oj-base-url URL         passed on as --oj-base-url URL
-  --oj-token TOKEN          written to the entry's env as OJ_TOKEN; never printed (a diff shows every env and
-                            headers value as [redacted]); left out of a --link
-  --http URL                point the client at a running mcpkit HTTP server instead of launching one
+  --oj-base-url URL         passed on as --oj-base-url URL (an origin, with no user name or password)
+  --oj-token TOKEN          written to the entry's env as OJ_TOKEN (the file and its .bak made 0600); never
+                            printed; left out of a --link
+  --http URL                point the client at a running mcpkit HTTP server instead of launching one; with
+                            --link, refused when it carries a user name, password or ?token=-like parameter
   --name NAME               the entry's name. Default: mcpkit
   --config PATH             edit this file instead of the client's usual one
-  --dry-run                 print the change as a unified diff and write nothing
+  --dry-run                 print the change as a unified diff and write nothing: the servers list alone,
+                            other servers by name, every secret of the entry shown as [redacted]
 
 Exit codes: 0 written, or nothing to change; 1 the file cannot be read, parsed or written (nothing changed);
 2 usage: an unknown client or flag, a missing root.
