@@ -4,14 +4,13 @@
  * copies (--boj-shared-state) or through the boj answers (paced client), and what
  * boj_search_series needs.
  */
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { logToStderr } from "../../../core/client-log.ts";
 import type { Logger } from "../../../core/log.ts";
 import type { BojAnswers } from "../answers.ts";
 import { DATABASES } from "../catalog.ts";
 import { decodeMetadataBody } from "../decode/index.ts";
 import { buildMetadataRequest } from "../validation.ts";
+import { privateCatalogFile } from "./catalog-folder.ts";
 import type { SearchDeps } from "./run.ts";
 import { type CatalogCopies, SeriesCatalog, type SeriesCatalogDeps, lastDailyRefresh } from "./series-catalog.ts";
 import type { CatalogStore } from "./store.ts";
@@ -82,16 +81,16 @@ export function createSearch(
 }
 
 /**
- * Opens the catalogue in `dir` (created private to the user when missing), or in memory when
- * `dir` is undefined or cannot be used; the latter is logged once, and search still works.
+ * Opens the catalogue in `dir` (created private to the user when missing; catalog-folder.ts), or in
+ * memory when `dir` is undefined or cannot be used safely; the latter is logged once, and search
+ * still works.
  */
 export function openCatalogStore(dir: string | undefined, log: Logger): CatalogStore {
   // Loaded on the first search: bun:sqlite costs a start 0.7 ms, and most sessions never search.
   const { CatalogStore } = require("./store.ts") as typeof import("./store.ts");
   if (dir === undefined) return new CatalogStore(":memory:");
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return new CatalogStore(join(dir, CATALOG_FILE));
+    return new CatalogStore(privateCatalogFile(dir, CATALOG_FILE));
   } catch (error) {
     log.warn("BOJ series catalogue: cannot use the catalogue folder; keeping the catalogue in memory", {
       dir,
