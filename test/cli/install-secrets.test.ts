@@ -201,7 +201,7 @@ describe("install and uninstall print no secret", () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o644);
   });
 
-  test("a TOML parse error names the file and line, and quotes nothing of the file", async () => {
+  test("a TOML parse error names the file, line and column, and quotes nothing of the file", async () => {
     const home = tempHome();
     const file = path.join(home, ".codex", "config.toml");
     fs.mkdirSync(path.dirname(file));
@@ -211,7 +211,7 @@ describe("install and uninstall print no secret", () => {
       const result = await cli(home, verb, "codex", "--dry-run");
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
-        `mcpkit ${verb}: ${file} is not valid TOML (line 5); fix or move it, then run again\n`,
+        `mcpkit ${verb}: ${file} is not valid TOML (line 5, column 12); fix or move it, then run again\n`,
       );
       expectNone(result.stdout + result.stderr, token);
     }

@@ -109,7 +109,12 @@ function ourSecrets(root: Node | undefined, at: string[][], name: string): Secre
     const entry = member.children?.[1];
     const env = members(entry, "env")
       .flatMap((table) => table.children?.[1]?.children ?? [])
-      .filter((item) => SECRET_NAME.test(String(item.children?.[0].value)) && item.children?.[1].type === "string")
+      .filter(
+        (item) =>
+          item.type === "property" &&
+          SECRET_NAME.test(String(item.children?.[0].value)) &&
+          item.children?.[1].type === "string",
+      )
       .map((item) => item.children?.[1] as Node)
       .map((node) => ({ node, secret: node.value as string, removed: REMOVED_TOKEN }));
     const args = members(entry, "args")

@@ -2,39 +2,48 @@
 import { checkedBackup, type Edit, REMOVED_TOKEN, retiresSecret, UnreadableConfig } from "./edit.ts";
 import { hiddenArgs, SECRET_NAME } from "./secrets.ts";
 
-/** Beyond this many lines the line of a parse error is not looked for (each line tried is one more parse). */
+/** Beyond this many lines, or characters in the line at fault, the error's position is not looked for. */
 const MAX_LINES_SEARCHED = 2_000;
+const MAX_COLUMNS_SEARCHED = 1_000;
 
+/** Bun's message for `text`'s first parse error, with what it quotes of the text left out; undefined if it parses. */
 function parseError(text: string): string | undefined {
   try {
     Bun.TOML.parse(text);
     return undefined;
   } catch (error) {
-    return (error as Error).message;
+    return (error as Error).message.replace(/"[^"]*"|'[^']*'/g, "…");
   }
 }
 
 /**
- * The line (1-based) of the first parse error in `text`: the shortest run of its first lines that fails as the whole
- * text does. Bun's error carries no usable position, and its message quotes the text (a token, say), so it is never
- * shown: the line number is.
+ * Where the first parse error in `text` is (1-based): the shortest run of its first lines, then of the characters of
+ * the last one, that fails as the whole text does. Bun's error carries no usable position, and its message quotes
+ * the text (a token, say), so it is never shown: the position is.
  */
-function errorLine(text: string): number | undefined {
+function errorPosition(text: string): string | undefined {
   const lines = text.split("\n");
   const whole = parseError(text);
   if (whole === undefined || lines.length > MAX_LINES_SEARCHED) return undefined;
-  for (let count = 1; count <= lines.length; count++)
-    if (parseError(lines.slice(0, count).join("\n")) === whole) return count;
-  return undefined;
+  const line = lines.findIndex((_, index) => parseError(lines.slice(0, index + 1).join("\n")) === whole);
+  if (line === -1) return undefined;
+  const head = lines
+    .slice(0, line)
+    .map((before) => `${before}\n`)
+    .join("");
+  const fault = lines[line].slice(0, MAX_COLUMNS_SEARCHED);
+  for (let column = 1; column <= fault.length; column++)
+    if (parseError(head + fault.slice(0, column)) === whole) return `line ${line + 1}, column ${column}`;
+  return `line ${line + 1}`;
 }
 
 function parseToml(text: string, file: string): Record<string, unknown> {
   try {
     return Bun.TOML.parse(text) as Record<string, unknown>;
   } catch {
-    const line = errorLine(text);
+    const at = errorPosition(text);
     throw new UnreadableConfig(
-      `${file} is not valid TOML${line === undefined ? "" : ` (line ${line})`}; fix or move it, then run again`,
+      `${file} is not valid TOML${at === undefined ? "" : ` (${at})`}; fix or move it, then run again`,
     );
   }
 }
