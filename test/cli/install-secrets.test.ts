@@ -261,6 +261,10 @@ describe("install and uninstall print no secret", () => {
         expectNone(result.stderr, query, password);
       }
     }
+    const mistyped = await cli(home, "install", "--link", "vscode", "--http", `h/mcp?token=${query}`);
+    expect(mistyped.code).toBe(2);
+    expect(mistyped.stderr).toContain("--http needs a whole URL");
+    expectNone(mistyped.stderr, query);
     expect((await cli(home, "install", "--link", "vscode", "--http", "https://h/mcp?region=eu")).stdout).toContain(
       "region%3Deu",
     );

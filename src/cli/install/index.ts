@@ -106,7 +106,8 @@ function serverSpec(request: Request, host: Host): ServerSpec {
         "--http URL points the client at a running server; give --root, --toolsets and --oj-* to that server instead",
       );
     if (!URL.canParse(request.http))
-      throw new ConfigError(`--http "${request.http}" is not a URL, e.g. http://127.0.0.1:8080/mcp`);
+      // Not quoted: a URL mistyped may still hold a credential (h/mcp?token=…).
+      throw new ConfigError("--http needs a whole URL, with its scheme, e.g. http://127.0.0.1:8080/mcp");
     return { command: "", args: [], env: {}, url: request.http };
   }
   const self = selfCommand(host.env.PATH);
