@@ -199,6 +199,11 @@ describe("install and uninstall print no secret", () => {
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).not.toContain("0600");
     expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+    // A URL with a credential in it is one too.
+    const url = await cli(home, "install", "cursor", "--http", "http://127.0.0.1:9/mcp?access_token=u-6b2a");
+    expect(url.code, url.stderr).toBe(0);
+    expect(url.stdout).toContain("(mode 0644 → 0600: it holds a credential)");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
   test("a TOML parse error names the file, line and column, and quotes nothing of the file", async () => {

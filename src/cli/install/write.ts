@@ -49,8 +49,9 @@ export function readConfig(file: string): ConfigFile | undefined {
  * choosing would have mcpkit write and delete there. Undefined when there is none, or where there are no owners.
  */
 function foreignLink(dir: string, uid: number, hops = 0): string | undefined {
-  let prefix = path.parse(dir).root;
-  for (const part of path.resolve(dir).slice(prefix.length).split(path.sep).filter(Boolean)) {
+  const absolute = path.resolve(dir);
+  let prefix = path.parse(absolute).root;
+  for (const part of absolute.slice(prefix.length).split(path.sep).filter(Boolean)) {
     prefix = path.join(prefix, part);
     const stat = fs.lstatSync(prefix, { throwIfNoEntry: false });
     if (!stat) return undefined;
