@@ -75,23 +75,33 @@ export class CatalogStore {
     this.insertText = this.db.prepare("INSERT INTO catalog_text (rowid, names, more) VALUES ($id, $names, $more)");
   }
 
+  /**
+   * Every transaction that writes takes the write lock first (IMMEDIATE), where busy_timeout
+   * waits for it: a deferred one that read first and then found another process had committed
+   * fails at once with "database is locked" (its snapshot is stale; waiting cannot help), which
+   * left servers started together on one new file without it.
+   */
+  private writing<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
   private migrate(): void {
-    this.db.run("CREATE TABLE IF NOT EXISTS catalog_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-    const version = this.db.query("SELECT value FROM catalog_meta WHERE key = 'schema'").get() as {
-      value: string;
-    } | null;
-    if (version && version.value !== SCHEMA_VERSION) {
-      this.db.run("DROP TABLE IF EXISTS catalog_text");
-      this.db.run("DROP TABLE IF EXISTS catalog_series");
-      this.db.run("DROP TABLE IF EXISTS catalog_databases");
-    }
-    this.db.transaction(() => {
+    this.writing(() => {
+      this.db.run("CREATE TABLE IF NOT EXISTS catalog_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+      const version = this.db.query("SELECT value FROM catalog_meta WHERE key = 'schema'").get() as {
+        value: string;
+      } | null;
+      if (version && version.value !== SCHEMA_VERSION) {
+        this.db.run("DROP TABLE IF EXISTS catalog_text");
+        this.db.run("DROP TABLE IF EXISTS catalog_series");
+        this.db.run("DROP TABLE IF EXISTS catalog_databases");
+      }
       for (const statement of SCHEMA.split(";")
         .map((s) => s.trim())
         .filter(Boolean))
         this.db.run(statement);
       this.db.run("INSERT OR REPLACE INTO catalog_meta (key, value) VALUES ('schema', ?)", [SCHEMA_VERSION]);
-    })();
+    });
   }
 
   /** Every database's state, including ones never indexed only if a failure was recorded. */
@@ -110,7 +120,7 @@ export class CatalogStore {
    */
   replaceDatabase(db: string, entries: readonly MetadataEntry[], at: number, bojDate: string | null): number {
     let count = 0;
-    this.db.transaction(() => {
+    this.writing(() => {
       this.db.run("DELETE FROM catalog_text WHERE rowid IN (SELECT id FROM catalog_series WHERE db = ?)", [db]);
       this.db.run("DELETE FROM catalog_series WHERE db = ?", [db]);
       for (const entry of entries) {
@@ -154,7 +164,7 @@ export class CatalogStore {
            series_count = excluded.series_count, failed_at = NULL, failure = NULL`,
         [db, at, bojDate, count],
       );
-    })();
+    });
     return count;
   }
 
@@ -172,7 +182,7 @@ export class CatalogStore {
    * claim: two processes on one cache folder do not both ask BOJ for the same catalogue.
    */
   claimRefresh(holder: string, now: number, until: number, alive: (holder: string) => boolean): boolean {
-    return this.db.transaction(() => {
+    return this.writing(() => {
       const row = this.db.query("SELECT value FROM catalog_meta WHERE key = 'refresh_claim'").get() as {
         value: string;
       } | null;
@@ -182,7 +192,7 @@ export class CatalogStore {
         `${holder} ${until}`,
       ]);
       return true;
-    })();
+    });
   }
 
   releaseRefresh(holder: string): void {
