@@ -286,6 +286,26 @@ describe("refresh, in process with an injected clock", () => {
     search.close();
   });
 
+  test("a database whose first fetch failed is named as having no copy, and the client is told to ask again once it is retried (15 minutes), not in seconds", async () => {
+    const { search, find, textOf, advance } = setUp();
+    fake.reset();
+    // The first database of the first round (IR01) gets BOJ's 503; retries are off in this client.
+    fake.enqueue({ kind: "status", status: 503 });
+    const first = await find("yen");
+    expect(first.catalog).toMatchObject({ databases_indexed: 49, missing: ["IR01"], refreshing: false });
+    // Before: retry_after_s 6 ("ask again in about 6 s"), while IR01 is not asked for again for 15 minutes.
+    expect(first.catalog.retry_after_s).toBeGreaterThanOrEqual(15 * 60);
+    const text = await textOf("yen");
+    expect(text).toContain("The catalogue is incomplete: 49 of 50 databases are indexed; not yet IR01.");
+    expect(text).toContain("); it has no copy yet.");
+    expect(text).not.toContain("its last copy is used");
+    advance(first.catalog.retry_after_s * 1000);
+    await find("yen");
+    await search.catalog.settled();
+    expect((await find("yen")).catalog).toMatchObject({ databases_indexed: 50, missing: [], failed: [] });
+    search.close();
+  });
+
   test("a database whose refresh fails keeps its last copy, is retried after 15 minutes, and the others refresh", async () => {
     const { search, find, advance } = setUp();
     fake.reset();

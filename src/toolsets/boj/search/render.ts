@@ -79,8 +79,9 @@ export function catalogNotes(catalog: SearchOutput["catalog"]): string[] {
       catalog.missing.length > 12
         ? `${catalog.missing.slice(0, 12).join(", ")} and ${catalog.missing.length - 12} more`
         : catalog.missing.join(", ");
+    const state = catalog.refreshing ? "is still being built" : "is incomplete";
     notes.push(
-      `The catalogue is still being built: ${catalog.databases_indexed} of ${catalog.databases_total} databases are indexed; not yet ${list}. Ask again in about ${catalog.retry_after_s ?? 60} s for hits from them.`,
+      `The catalogue ${state}: ${catalog.databases_indexed} of ${catalog.databases_total} databases are indexed; not yet ${list}. Ask again in about ${catalog.retry_after_s ?? 60} s for hits from them.`,
     );
   }
   if (catalog.stale && catalog.as_of) {
@@ -89,7 +90,8 @@ export function catalogNotes(catalog: SearchOutput["catalog"]): string[] {
     );
   }
   for (const { db, failure } of catalog.failed.slice(0, TEXT_FAILURES)) {
-    notes.push(`${db} could not be refreshed (${shorten(failure, TEXT_FAILURE_CHARS)}); its last copy is used.`);
+    const kept = catalog.missing.includes(db) ? "it has no copy yet" : "its last copy is used";
+    notes.push(`${db} could not be refreshed (${shorten(failure, TEXT_FAILURE_CHARS)}); ${kept}.`);
   }
   if (catalog.failed.length > TEXT_FAILURES)
     notes.push(`${catalog.failed.length - TEXT_FAILURES} more databases could not be refreshed (see catalog.failed).`);

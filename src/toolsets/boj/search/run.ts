@@ -89,7 +89,7 @@ export async function runSearch(deps: SearchDeps, args: SearchArgs, context: Too
   await awaitCatalogue(deps, context);
   const status = deps.catalog.status();
   const page = searchCatalog(deps.catalog.store(), args.query, filters, start, args.limit);
-  const retryAfterS = status.missing.length > 0 ? deps.catalog.secondsToComplete(status.missing.length) : undefined;
+  const retryAfterS = status.missing.length > 0 ? deps.catalog.secondsToComplete(status.missing) : undefined;
   const catalog = catalogSummary(status, retryAfterS);
   return fitSearchPage({ args, page, key, catalog, tool: context.calledAs }, context.outputBudget);
 }

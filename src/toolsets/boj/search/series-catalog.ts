@@ -288,8 +288,19 @@ export class SeriesCatalog {
     arm();
   }
 
-  /** The expected wait until the missing databases are in, for "ask again in about N s". */
-  secondsToComplete(missing: number): number {
-    return Math.max(5, Math.ceil((missing * Math.max(this.deps.intervalMs, 500)) / 1000) + 5);
+  /**
+   * The expected wait until the missing databases are in, for "ask again in about N s": their
+   * paced requests, and first the rest of RETRY_FAILED_AFTER_MS for one whose fetch failed just now
+   * (it is not asked for again before, so "ask again in 6 s" would send a client back for nothing).
+   */
+  secondsToComplete(missing: readonly string[]): number {
+    const states = this.store().states();
+    const now = this.now();
+    const retryInMs = missing.map((db) => {
+      const failedAt = states.get(db)?.failedAt;
+      return failedAt != null ? Math.max(0, failedAt + RETRY_FAILED_AFTER_MS - now) : 0;
+    });
+    const pacedMs = missing.length * Math.max(this.deps.intervalMs, 500);
+    return Math.max(5, Math.ceil((Math.max(0, ...retryInMs) + pacedMs) / 1000) + 5);
   }
 }
