@@ -258,6 +258,7 @@ describe("bad input is a VALIDATION_ERROR naming the field", () => {
     [{ query: "yen", db: "FM8" }, "db"],
     [{ query: "yen", db: ["FM08", "XX99"] }, "db[1]"],
     [{ query: "yen", cursor: "not-a-cursor" }, "cursor"],
+    [{ query: "yen", category: "・!!" }, "category"],
   ])("%j", async (args, field) => {
     const error = await rpcError(args);
     expect(error.code).toBe(-32602);
@@ -265,6 +266,7 @@ describe("bad input is a VALIDATION_ERROR naming the field", () => {
     expect(error.message).toContain(field.replace(/\[\d\]$/, ""));
     if (field === "db") expect(error.message).toContain('did you mean "FM08"?');
     if (field === "db[1]") expect((error.data as Structured).field).toBe("db[1]");
+    if (field === "category") expect((error.data as Structured).field).toBe("category");
   });
 
   test("a cursor of another query is refused", async () => {

@@ -35,6 +35,19 @@ function checkQuery(query: string): string[] {
   return words;
 }
 
+/** The category's words, or undefined for none; punctuation alone would silently filter nothing. */
+function checkCategory(category: string | undefined): string | undefined {
+  const given = category?.trim();
+  if (!given) return undefined;
+  if (queryWords(given).length === 0) {
+    throw validationError(
+      "category",
+      `"category" (${JSON.stringify(given.slice(0, 40))}) has no letter or digit; give words of a category name in English or Japanese (e.g. "TANKAN", "外国為替"), or leave category out.`,
+    );
+  }
+  return given;
+}
+
 /** The databases asked for, upper-cased; each must be one the catalogue indexes. */
 function checkDatabases(db: string | string[] | undefined): string[] | undefined {
   if (db === undefined) return undefined;
@@ -82,7 +95,7 @@ async function awaitCatalogue(deps: SearchDeps, context: ToolContext): Promise<v
 export async function runSearch(deps: SearchDeps, args: SearchArgs, context: ToolContext): Promise<ToolResult> {
   const words = checkQuery(args.query);
   const dbs = checkDatabases(args.db);
-  const category = args.category?.trim() || undefined;
+  const category = checkCategory(args.category);
   const filters: SearchFilters = { dbs, frequency: args.frequency, category };
   const key = searchKey({ words, dbs, frequency: args.frequency, category: queryWords(category ?? "").join(" ") });
   const start = args.cursor ? decodeCursor(key, args.cursor) : { phase: 0 as const, offset: 0 };
