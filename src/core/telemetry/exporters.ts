@@ -20,7 +20,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import type { Logger } from "../log.ts";
 
-type Signal = "TRACES" | "METRICS";
+export type Signal = "TRACES" | "METRICS";
 
 /** The names in OTEL_{signal}_EXPORTER (default `otlp`), lower-cased and without blanks. */
 function chosenExporters(signal: Signal): string[] {
@@ -47,16 +47,49 @@ function otlpProtocol(signal: Signal, log: Logger): "http/json" | "http/protobuf
   return "http/protobuf";
 }
 
+const SIGNAL_NAMES: Record<Signal, string> = { TRACES: "spans", METRICS: "metrics" };
+
+/**
+ * The signals whose OTLP endpoint (OTEL_EXPORTER_OTLP_{signal}_ENDPOINT, else
+ * OTEL_EXPORTER_OTLP_ENDPOINT) is not an http(s) URL: one warning per variable, which names it
+ * and not its value (it may hold a credential). Such a signal is not sent over OTLP at all; the
+ * SDK would quote the value and send to http://localhost:4318 instead, whoever listens there.
+ */
+export function unusableOtlpEndpoints(log: Logger): Set<Signal> {
+  const unusable = new Map<string, Signal[]>();
+  for (const signal of ["TRACES", "METRICS"] as const) {
+    const own = `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`;
+    const name = getStringFromEnv(own) ? own : "OTEL_EXPORTER_OTLP_ENDPOINT";
+    const value = getStringFromEnv(name);
+    if (value === undefined || isHttpUrl(value)) continue;
+    unusable.set(name, [...(unusable.get(name) ?? []), signal]);
+  }
+  for (const [name, signals] of unusable) {
+    log.warn(
+      `OpenTelemetry: ${name} is not an http:// or https:// URL, so no ${signals.map((signal) => SIGNAL_NAMES[signal]).join(" or ")} are sent over OTLP`,
+      {
+        hint: `e.g. ${name === "OTEL_EXPORTER_OTLP_ENDPOINT" ? "http://127.0.0.1:4318" : `http://127.0.0.1:4318/v1/${signals[0].toLowerCase()}`} (the value is not shown: it may hold a credential)`,
+      },
+    );
+  }
+  return new Set([...unusable.values()].flat());
+}
+
+function isHttpUrl(value: string): boolean {
+  const url = URL.parse(value.trim());
+  return url?.protocol === "http:" || url?.protocol === "https:";
+}
+
 function unknownExporter(signal: Signal, name: string, log: Logger, known: string): void {
   log.warn(`OpenTelemetry: OTEL_${signal}_EXPORTER names ${JSON.stringify(name)}, which mcpkit does not have`, {
     hint: `use ${known}`,
   });
 }
 
-export async function spanProcessors(log: Logger): Promise<SpanProcessor[]> {
+export async function spanProcessors(log: Logger, unusable: Set<Signal>): Promise<SpanProcessor[]> {
   const processors: SpanProcessor[] = [];
   for (const name of chosenExporters("TRACES")) {
-    if (name === "none") continue;
+    if (name === "none" || (name === "otlp" && unusable.has("TRACES"))) continue;
     if (name === "console") processors.push(new SimpleSpanProcessor(new StderrSpanExporter()));
     else if (name === "otlp") {
       const { OTLPTraceExporter } =
@@ -70,7 +103,7 @@ export async function spanProcessors(log: Logger): Promise<SpanProcessor[]> {
   return processors;
 }
 
-export async function metricReaders(log: Logger): Promise<MetricReader[]> {
+export async function metricReaders(log: Logger, unusable: Set<Signal>): Promise<MetricReader[]> {
   const readers: MetricReader[] = [];
   const periodic = (exporter: PushMetricExporter) =>
     new PeriodicExportingMetricReader({
@@ -79,7 +112,7 @@ export async function metricReaders(log: Logger): Promise<MetricReader[]> {
       exportTimeoutMillis: getNumberFromEnv("OTEL_METRIC_EXPORT_TIMEOUT") ?? 30_000,
     });
   for (const name of chosenExporters("METRICS")) {
-    if (name === "none") continue;
+    if (name === "none" || (name === "otlp" && unusable.has("METRICS"))) continue;
     if (name === "console") readers.push(periodic(new StderrMetricExporter()));
     else if (name === "otlp") {
       const { OTLPMetricExporter } =

@@ -15,7 +15,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { reportDiagnostics, reportShutdown } from "./diagnostics.ts";
-import { metricReaders, spanProcessors } from "./exporters.ts";
+import { metricReaders, spanProcessors, unusableOtlpEndpoints } from "./exporters.ts";
 import type { CallCounts, CounterName, RequestId, RequestSpan, SessionRecord, TelemetryStart } from "./index.ts";
 import { createInstruments } from "./instruments.ts";
 import { McpRequestSpan, McpSession, type Recorder, httpScope } from "./requests.ts";
@@ -45,9 +45,10 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
     propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
   });
   propagation.setGlobalPropagator(propagator);
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: await spanProcessors(log) });
+  const unusable = unusableOtlpEndpoints(log);
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: await spanProcessors(log, unusable) });
   trace.setGlobalTracerProvider(tracerProvider);
-  const meterProvider = new MeterProvider({ resource, readers: await metricReaders(log) });
+  const meterProvider = new MeterProvider({ resource, readers: await metricReaders(log, unusable) });
   metrics.setGlobalMeterProvider(meterProvider);
 
   const recorder: Recorder = {
