@@ -10,7 +10,7 @@
  */
 import { type Attributes, context, metrics, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
@@ -41,9 +41,9 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
     .merge(resourceFromAttributes({ "service.name": "mcpkit", "service.version": serviceVersion }))
     .merge(detectResources({ detectors: [envDetector] }));
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const propagator = new CompositePropagator({
-    propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
-  });
+  // Trace context only: a caller's baggage (user and tenant ids, as often as not) is not mcpkit's
+  // to pass on to BOJ, craboj or the identity provider, and mcpkit reads none of it.
+  const propagator = new W3CTraceContextPropagator();
   propagation.setGlobalPropagator(propagator);
   const unusable = unusableOtlpEndpoints(log);
   const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: await spanProcessors(log, unusable) });
