@@ -214,8 +214,9 @@ function createDispatcher(options: DispatcherOptions): Dispatcher {
       const name = requireString(params, "name", "tools/call");
       const entry = callableTool(registry, name, context.scopes, options.offTool);
       options.log.debug("tools/call", { tool: name });
-      const slot = admission.admit(context.subject, context);
+      // The context is read first: what it throws for a malformed _meta must not hold a slot.
       const toolCall = toolContext(options, name, params, context);
+      const slot = admission.admit(context.subject, context);
       if (!(slot instanceof Promise)) return invokeTool(entry.toolset, entry.tool, params.arguments, toolCall, slot);
       options.log.debug("tools/call waits for a slot", { tool: name, waiting: admission.waiting });
       spanEvent("mcpkit.call.queued", { "mcpkit.calls.waiting": admission.waiting });
