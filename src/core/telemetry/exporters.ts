@@ -105,12 +105,10 @@ export async function spanProcessors(log: Logger, unusable: Set<Signal>): Promis
 
 export async function metricReaders(log: Logger, unusable: Set<Signal>): Promise<MetricReader[]> {
   const readers: MetricReader[] = [];
+  // Read once, and only for a push exporter: a warning about them would mislead beside prometheus alone.
+  let timing: ReturnType<typeof exportTiming> | undefined;
   const periodic = (exporter: PushMetricExporter) =>
-    new PeriodicExportingMetricReader({
-      exporter,
-      exportIntervalMillis: getNumberFromEnv("OTEL_METRIC_EXPORT_INTERVAL") ?? 60_000,
-      exportTimeoutMillis: getNumberFromEnv("OTEL_METRIC_EXPORT_TIMEOUT") ?? 30_000,
-    });
+    new PeriodicExportingMetricReader({ exporter, ...(timing ??= exportTiming(log)) });
   for (const name of chosenExporters("METRICS")) {
     if (name === "none" || (name === "otlp" && unusable.has("METRICS"))) continue;
     if (name === "console") readers.push(periodic(new StderrMetricExporter()));
@@ -138,6 +136,24 @@ export async function metricReaders(log: Logger, unusable: Set<Signal>): Promise
     } else unknownExporter("METRICS", name, log, "otlp, prometheus, console or none");
   }
   return readers;
+}
+
+/**
+ * OTEL_METRIC_EXPORT_INTERVAL and _TIMEOUT (defaults 60 s and 30 s) as the periodic reader takes
+ * them. An export cannot outlast the interval, so the timeout is cut to it: the reader throws for a
+ * pair the other way round, and that stopped the whole SDK (OTEL_METRIC_EXPORT_INTERVAL=5000 alone
+ * turned traces off too). A value of 0 or below is named in a warning and the default used.
+ */
+function exportTiming(log: Logger): { exportIntervalMillis: number; exportTimeoutMillis: number } {
+  const positive = (name: string, fallback: number) => {
+    const value = getNumberFromEnv(name);
+    if (value === undefined || value > 0) return value ?? fallback;
+    log.warn(`OpenTelemetry: ${name} must be a number of milliseconds above 0; using ${fallback}`);
+    return fallback;
+  };
+  const exportIntervalMillis = positive("OTEL_METRIC_EXPORT_INTERVAL", 60_000);
+  const exportTimeoutMillis = Math.min(positive("OTEL_METRIC_EXPORT_TIMEOUT", 30_000), exportIntervalMillis);
+  return { exportIntervalMillis, exportTimeoutMillis };
 }
 
 /** Spans as one JSON line each on stderr (`OTEL_TRACES_EXPORTER=console`). */
