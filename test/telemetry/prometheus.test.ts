@@ -4,7 +4,7 @@
  * conventions' buckets; when Debian's `prometheus` is installed, a real Prometheus scrapes it too.
  */
 import { expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHttpServer } from "../http/support.ts";
@@ -136,3 +136,37 @@ test("a real Prometheus scrapes mcpkit's /metrics", async () => {
   }
   expect(value).toBe("2");
 }, 60_000);
+
+/** The local addresses (hex, as /proc/net/tcp{,6} spell them) of the sockets listening on `port`. */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  return ["/proc/net/tcp", "/proc/net/tcp6"].flatMap((table) =>
+    readFileSync(table, "utf8")
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A")
+      .map((fields) => fields[1].split(":")[0]),
+  );
+}
+
+test.skipIf(process.platform !== "linux")(
+  "without OTEL_EXPORTER_PROMETHEUS_HOST, /metrics listens on loopback only",
+  async () => {
+    const port = freeLoopbackPort();
+    const raw = startRawServer(["--toolsets", "boj"], {
+      OTEL_METRICS_EXPORTER: "prometheus",
+      OTEL_TRACES_EXPORTER: "none",
+      OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+    });
+    later(() => raw.kill());
+    raw.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } });
+    expect((await raw.response(1)).result).toBeDefined();
+    expect(raw.stderr()).toContain(`OpenTelemetry: Prometheus metrics served url="http://127.0.0.1:${port}/metrics"`);
+    // 127.0.0.1 as /proc/net/tcp writes it; 0.0.0.0 (every network) would be 00000000.
+    expect(listeningAddresses(port)).toEqual(["0100007F"]);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+    raw.closeStdin();
+    expect(await raw.exited).toBe(0);
+  },
+);

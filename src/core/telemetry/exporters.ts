@@ -120,10 +120,13 @@ export async function metricReaders(log: Logger, unusable: Set<Signal>): Promise
       readers.push(periodic(new OTLPMetricExporter()));
     } else if (name === "prometheus") {
       const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
-      // Host and port from OTEL_EXPORTER_PROMETHEUS_HOST / _PORT (default 0.0.0.0:9464), read by the exporter.
-      const exporter = new PrometheusExporter({ preventServerStart: true });
+      // OTEL_EXPORTER_PROMETHEUS_HOST / _PORT. The host defaults to loopback, as the specification's
+      // "localhost" and as --http without --auth: the exporter's own default, 0.0.0.0, would serve
+      // the metrics to every network the machine is on, with no authorization.
+      const host = getStringFromEnv("OTEL_EXPORTER_PROMETHEUS_HOST") ?? "127.0.0.1";
+      const exporter = new PrometheusExporter({ preventServerStart: true, host });
       readers.push(exporter);
-      const url = `http://${getStringFromEnv("OTEL_EXPORTER_PROMETHEUS_HOST") ?? "0.0.0.0"}:${getNumberFromEnv("OTEL_EXPORTER_PROMETHEUS_PORT") ?? 9464}/metrics`;
+      const url = `http://${host}:${getNumberFromEnv("OTEL_EXPORTER_PROMETHEUS_PORT") ?? 9464}/metrics`;
       try {
         await exporter.startServer();
         log.info("OpenTelemetry: Prometheus metrics served", { url });
