@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { packArchive } from "./release/archive.ts";
+import { gzipLevel, packArchive } from "./release/archive.ts";
 import { sha256File, sha256sums } from "./release/checksums.ts";
 import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
@@ -101,6 +101,7 @@ export function prebuiltWalkNote(
 async function release(targets: TargetName[], outDir: string, npmDir: string, complete: boolean): Promise<void> {
   const version = readVersion(PROJECT_DIR);
   const repository = releaseRepository(process.env);
+  gzipLevel(process.env); // a bad MCPKIT_RELEASE_GZIP_LEVEL fails here, not after the compile
   const documents = DOCUMENTS.map((name) => join(PROJECT_DIR, name));
   for (const document of documents) {
     if (!existsSync(document))

@@ -130,7 +130,8 @@ beforeAll(async () => {
   const project = copyProject(mkdtempSync(join(work, "project-")), { version: VERSION });
   out = join(work, "out");
   npmDir = `${out}-npm`;
-  const result = await release(project, out, { GITHUB_REPOSITORY: REPOSITORY });
+  // gzip -1: what the archive holds is checked, not its size, and level 9 costs 5 s of CPU more.
+  const result = await release(project, out, { GITHUB_REPOSITORY: REPOSITORY, MCPKIT_RELEASE_GZIP_LEVEL: "1" });
   if (result.code !== 0) throw new Error(`bun run release failed (exit ${result.code}):\n${result.stderr}`);
 }, TIMEOUT);
 
@@ -230,6 +231,13 @@ describe("a project the release refuses", () => {
     const result = await release(project, join(work, "bad-out"));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('"version" must be a semantic version');
+  });
+
+  test("a gzip level that is not a digit from 1 to 9, naming the variable", async () => {
+    const project = copyProject(mkdtempSync(join(work, "bad-level-")), {});
+    const result = await release(project, join(work, "bad-level-out"), { MCPKIT_RELEASE_GZIP_LEVEL: "fast" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('MCPKIT_RELEASE_GZIP_LEVEL must be a digit from 1 to 9 (got "fast")');
   });
 
   test("no README.md, which every archive carries", async () => {
