@@ -125,6 +125,47 @@ const stem = `mcpkit-${VERSION}-${HOST}`;
 const archive = `${stem}${HOST.startsWith("windows") ? ".zip" : ".tar.gz"}`;
 const bundle = bundleName(VERSION, HOST);
 
+const npmEnv = () => ({
+  PATH: process.env.PATH ?? "",
+  HOME: work,
+  npm_config_cache: join(work, "npm-cache"),
+  npm_config_update_notifier: "false",
+});
+
+/**
+ * Packs both npm packages and installs them offline from the tarballs into an empty app; returns
+ * the app's folder and the launcher's tarball. Started as soon as the release is written, so npm's
+ * packing (it gzips the 110 MB binary again) overlaps the archive and bundle tests.
+ */
+async function packAndInstallNpm(): Promise<{ app: string; launcherTarball: string }> {
+  const packs = join(work, "packs");
+  const app = join(work, "app");
+  mkdirSync(packs, { recursive: true });
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, "package.json"), '{"name":"app","private":true}\n');
+  for (const dir of [join(npmDir, HOST), join(npmDir, "mcpkit")]) {
+    const pack = await runProcess(["npm", "pack", dir, "--silent"], {
+      cwd: packs,
+      env: npmEnv(),
+      timeoutMs: TIMEOUT,
+    });
+    if (pack.code !== 0) throw new Error(`npm pack ${dir} failed: ${pack.stderr}`);
+  }
+  const tarballs = readdirSync(packs).map((name) => join(packs, name));
+  const launcherTarball = tarballs.find((file) => /[\\/]mcpkit-\d[^\\/]*\.tgz$/.test(file))!;
+  // Offline, from the tarballs alone: the other platforms' optional packages are skipped.
+  const install = await runProcess(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], {
+    cwd: app,
+    env: npmEnv(),
+    timeoutMs: TIMEOUT,
+  });
+  if (install.code !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  return { app, launcherTarball };
+}
+
+/** packAndInstallNpm's result or its error, settled without an await so a failure is no unhandled rejection. */
+let npmInstalled: Promise<{ app: string; launcherTarball: string } | Error> | undefined;
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mcpkit-release-test-"));
   const project = copyProject(mkdtempSync(join(work, "project-")), { version: VERSION });
@@ -133,6 +174,10 @@ beforeAll(async () => {
   // gzip -1: what the archive holds is checked, not its size, and level 9 costs 5 s of CPU more.
   const result = await release(project, out, { GITHUB_REPOSITORY: REPOSITORY, MCPKIT_RELEASE_GZIP_LEVEL: "1" });
   if (result.code !== 0) throw new Error(`bun run release failed (exit ${result.code}):\n${result.stderr}`);
+  if (hasNpm)
+    npmInstalled = packAndInstallNpm().catch((error: unknown) =>
+      error instanceof Error ? error : new Error(String(error)),
+    );
 }, TIMEOUT);
 
 afterAll(() => {
@@ -381,36 +426,12 @@ describe("server.json", () => {
 describe.if(hasNpm)("npm packages", () => {
   let app: string;
   let launcherTarball: string;
-  const npmEnv = () => ({
-    PATH: process.env.PATH ?? "",
-    HOME: work,
-    npm_config_cache: join(work, "npm-cache"),
-    npm_config_update_notifier: "false",
-  });
 
   beforeAll(async () => {
-    const packs = join(work, "packs");
-    app = join(work, "app");
-    mkdirSync(packs, { recursive: true });
-    mkdirSync(app, { recursive: true });
-    writeFileSync(join(app, "package.json"), '{"name":"app","private":true}\n');
-    for (const dir of [join(npmDir, HOST), join(npmDir, "mcpkit")]) {
-      const pack = await runProcess(["npm", "pack", dir, "--silent"], {
-        cwd: packs,
-        env: npmEnv(),
-        timeoutMs: TIMEOUT,
-      });
-      if (pack.code !== 0) throw new Error(`npm pack ${dir} failed: ${pack.stderr}`);
-    }
-    const tarballs = readdirSync(packs).map((name) => join(packs, name));
-    launcherTarball = tarballs.find((file) => /[\\/]mcpkit-\d[^\\/]*\.tgz$/.test(file))!;
-    // Offline, from the tarballs alone: the other platforms' optional packages are skipped.
-    const install = await runProcess(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], {
-      cwd: app,
-      env: npmEnv(),
-      timeoutMs: TIMEOUT,
-    });
-    if (install.code !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+    const installed = await npmInstalled;
+    if (installed === undefined) throw new Error("the release did not run, so nothing was packed");
+    if (installed instanceof Error) throw installed;
+    ({ app, launcherTarball } = installed);
   }, TIMEOUT);
 
   test("the launcher lists every platform as optional and the host package carries os/cpu", () => {
