@@ -147,7 +147,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
       );
     }
     // Loaded only here, like HTTP: `mcpkit call` and `mcpkit tools` never load the MCP SDK.
-    const { serveStdio } = await import("../mcp/stdio.ts");
+    const { serveStdio } = await import("../mcp/stdio/serve.ts");
     const server = await serveStdio(serverOptions);
     closeOnSignals(server.close);
     await server.closed;

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { createLogger } from "../../src/core/log.ts";
 import { defineTool, textResult } from "../../src/core/tool.ts";
 import { dispatcherFor } from "../../src/mcp/protocol/dispatcher.ts";
-import { isScopeGranted } from "../../src/mcp/scopes.ts";
+import { isScopeGranted } from "../../src/core/scopes.ts";
 
 describe("scope wildcards: each * stands for one or more whole segments", () => {
   const cases: [string[], string, boolean][] = [

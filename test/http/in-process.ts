@@ -9,7 +9,7 @@ import { createHostOriginCheck } from "../../src/mcp/http/host-origin.ts";
 import { createPipeline } from "../../src/mcp/http/pipeline.ts";
 import { SessionStore } from "../../src/mcp/http/session-store.ts";
 import type { HttpState } from "../../src/mcp/http/state.ts";
-import { InFlight } from "../../src/mcp/in-flight.ts";
+import { InFlight } from "../../src/mcp/protocol/in-flight.ts";
 
 export const IN_PROCESS_URL = "http://127.0.0.1:8080/mcp";
 export const IN_PROCESS_HEADERS = {

@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import { createLogger, silentLogger } from "../../src/core/log.ts";
-import { InFlight } from "../../src/mcp/in-flight.ts";
+import { InFlight } from "../../src/mcp/protocol/in-flight.ts";
 import { readHttpConfig } from "../../src/mcp/http/config.ts";
 import { cors } from "../../src/mcp/http/cors.ts";
 import { draining } from "../../src/mcp/http/draining.ts";

@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { silentLogger } from "../../src/core/log.ts";
 import { defineTool, textResult } from "../../src/core/tool.ts";
 import type { SessionTransport } from "../../src/mcp/http/session-transport.ts";
-import { InFlight } from "../../src/mcp/in-flight.ts";
+import { InFlight } from "../../src/mcp/protocol/in-flight.ts";
 import { openLegacyHttp } from "../../src/mcp/legacy/http.ts";
 
 /** A tool that answers once `open` resolves, or fails when cancelled. */

@@ -7,7 +7,7 @@
  * or a comma list of scope patterns (`boj:read`, `*:read`), matched as the resource server does.
  * A user gets the union of every rule that names them.
  */
-import { isScopeGranted } from "../scopes.ts";
+import { isScopeGranted } from "../../core/scopes.ts";
 
 export interface Identity {
   /** Stable, namespaced: `oidc:<sub>` or `github:<id>`. */

@@ -9,7 +9,7 @@ import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
-import { InFlight } from "../in-flight.ts";
+import { InFlight } from "../protocol/in-flight.ts";
 import { modernHttpState } from "../modern/http.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";

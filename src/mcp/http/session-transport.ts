@@ -25,7 +25,7 @@ import { isRecord } from "../protocol/params.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
-import { InFlight, type InFlightRequest } from "../in-flight.ts";
+import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
 import { Answer, type AnswerSettings } from "./answer.ts";
 
 const UNIDENTIFIED_CALLER: Caller = Object.freeze({ scopes: undefined, subject: UNIDENTIFIED });

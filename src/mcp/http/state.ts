@@ -2,7 +2,7 @@
  * Everything the HTTP steps share, in one object: the configuration, the session table, the
  * resource server, and the two pieces of mutable state (draining, stateless calls in flight).
  */
-import type { InFlight } from "../in-flight.ts";
+import type { InFlight } from "../protocol/in-flight.ts";
 import type { Logger } from "../../core/log.ts";
 import type { ModernHttpState } from "../modern/http.ts";
 import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";

@@ -3,7 +3,7 @@
  * before any tool runs (MCP 2025-11-25 step-up). Unknown tools pass: the server answers them with
  * -32602 like any other mistake.
  */
-import { isScopeGranted, toolScope as scopeOfTool } from "../scopes.ts";
+import { isScopeGranted, toolScope as scopeOfTool } from "../../core/scopes.ts";
 import { type Middleware, passThrough } from "./middleware.ts";
 import type { HttpState } from "./state.ts";
 

@@ -13,7 +13,7 @@
  *                            the connection cancels the request.
  */
 import { ErrorCode } from "../../core/tool.ts";
-import { InFlight, type InFlightRequest } from "../in-flight.ts";
+import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
 import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
 import type { Exchange, Middleware, Next } from "../http/middleware.ts";

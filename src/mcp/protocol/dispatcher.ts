@@ -30,7 +30,7 @@ import {
   UI_EXTENSION,
   UI_MIME_TYPE,
 } from "../../core/tool.ts";
-import { isScopeGranted } from "../scopes.ts";
+import { isScopeGranted } from "../../core/scopes.ts";
 import { Admission, type CallLimits, defaultCallLimits } from "./admission.ts";
 import { type Params, optionalRecord, optionalString, requireObject, requireString } from "./params.ts";
 

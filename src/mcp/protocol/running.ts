@@ -4,7 +4,7 @@
  * aborts it (no answer follows, so nothing is left to wait for), and the end of the input drains
  * them (answers still being worked on are written, then whatever is left is cancelled).
  */
-import { InFlight, type InFlightRequest, idleWithin } from "../in-flight.ts";
+import { InFlight, type InFlightRequest, idleWithin } from "./in-flight.ts";
 import { LazyAbort } from "./lazy-abort.ts";
 import type { JsonRpcId } from "./message.ts";
 

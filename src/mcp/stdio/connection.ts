@@ -1,4 +1,4 @@
-/** What the stdio entry point (`stdio.ts`) holds of a connection, whichever era its first message chose. */
+/** What the stdio entry point (`serve.ts`) holds of a connection, whichever era its first message chose. */
 import type { JsonRpcMessage } from "./lines.ts";
 
 /** How long the end of stdin waits for answers still being worked on before the process exits. */

@@ -6,7 +6,7 @@
 import { PUBLIC_CORS, readableBy } from "../cors.ts";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Logger } from "../../../core/log.ts";
-import { isScopeGranted } from "../../scopes.ts";
+import { isScopeGranted } from "../../../core/scopes.ts";
 import type { JsonRpcId } from "../jsonrpc-errors.ts";
 import { ownerKey } from "../session-store.ts";
 import { type Challenges, createChallenges } from "./challenges.ts";

@@ -3,7 +3,7 @@
  * `*` stands for one or more whole `:`-separated segments. So `*` grants everything, `*:read`
  * grants `fs:read`, and `boj:*` grants `boj:read`, but `fs:re*` grants nothing extra.
  */
-import { type Toolset, toolNamed } from "../core/tool.ts";
+import { type Toolset, toolNamed } from "./tool.ts";
 
 export function isScopeGranted(granted: readonly string[], needed: string): boolean {
   const neededSegments = needed.split(":");

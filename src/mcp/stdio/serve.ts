@@ -7,14 +7,14 @@
  * protocol core: neither era loads the MCP SDK, whose modules took as long to evaluate as the rest
  * of start-up. Lines that are not JSON-RPC are answered by the channel itself and decide nothing.
  */
-import { createModernServer } from "./modern/core.ts";
-import { type DispatcherOptions, dispatcherFor } from "./protocol/dispatcher.ts";
-import { isRecord } from "./protocol/params.ts";
-import { META } from "./protocol/versions.ts";
-import { type JsonRpcMessage, LineChannel } from "./stdio/lines.ts";
-import type { StdioConnection } from "./stdio/connection.ts";
-import { connectLegacy } from "./stdio/legacy.ts";
-import { connectModern } from "./stdio/modern.ts";
+import { createModernServer } from "../modern/core.ts";
+import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
+import { isRecord } from "../protocol/params.ts";
+import { META } from "../protocol/versions.ts";
+import { type JsonRpcMessage, LineChannel } from "./lines.ts";
+import type { StdioConnection } from "./connection.ts";
+import { connectLegacy } from "./legacy.ts";
+import { connectModern } from "./modern.ts";
 
 export interface StdioServerHandle {
   /** Resolves when stdin has closed or `close` was called. */
