@@ -8,7 +8,7 @@
  *   bun scripts/bench/frozen-results.ts [--rounds N] [--answers N]
  */
 import { parseArgs } from "node:util";
-import { replyBody } from "../../src/mcp/modern/wire.ts";
+import { replyBody } from "../../src/mcp/protocol/wire.ts";
 import { listDatabases } from "../../src/toolsets/boj/tools/list-databases.ts";
 
 const { values } = parseArgs({

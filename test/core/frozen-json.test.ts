@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { constantResult, textResult } from "../../src/core/tool.ts";
 import { jsonAnswer } from "../../src/mcp/http/answer.ts";
-import { replyBody } from "../../src/mcp/modern/wire.ts";
+import { replyBody } from "../../src/mcp/protocol/wire.ts";
 
 const original = JSON.stringify;
 afterEach(() => {
@@ -26,7 +26,7 @@ function countSerializations(target: object): () => number {
 const decode = (body: Uint8Array | string) => (typeof body === "string" ? body : new TextDecoder().decode(body));
 
 describe("a frozen result is serialized once", () => {
-  test("2026-07-28 era (modern/wire.ts replyBody)", () => {
+  test("2026-07-28 era (protocol/wire.ts replyBody)", () => {
     const result = constantResult(textResult("日本銀行 ".repeat(100), { items: ["a", "b"] }));
     const counted = countSerializations(result);
     const bodies = [1, 2, 3].map((id) => decode(replyBody(id, { ok: true, result })));

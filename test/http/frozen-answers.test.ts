@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { constantResult, textResult } from "../../src/core/tool.ts";
 import { jsonAnswer } from "../../src/mcp/http/answer.ts";
-import { replyBody } from "../../src/mcp/modern/wire.ts";
+import { replyBody } from "../../src/mcp/protocol/wire.ts";
 
 const decode = (body: Uint8Array | string) => (typeof body === "string" ? body : new TextDecoder().decode(body));
 

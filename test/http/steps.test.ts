@@ -14,7 +14,8 @@ import { jsonRpcBody } from "../../src/mcp/http/jsonrpc-body.ts";
 import { notFound } from "../../src/mcp/http/mcp-endpoint.ts";
 import { methods } from "../../src/mcp/http/methods.ts";
 import { type Exchange, type Middleware, compose, mount, route } from "../../src/mcp/http/middleware.ts";
-import { SessionStore, ownerKey } from "../../src/mcp/http/session-store.ts";
+import { SessionStore } from "../../src/mcp/http/session-store.ts";
+import { ownerKey } from "../../src/mcp/protocol/caller.ts";
 import type { HttpState } from "../../src/mcp/http/state.ts";
 import { plainPath, requestPath } from "../../src/mcp/http/well-formed.ts";
 

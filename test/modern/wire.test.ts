@@ -1,10 +1,10 @@
 /**
- * A reply that cannot be serialized still answers its request (src/mcp/modern/wire.ts): a result or
+ * A reply that cannot be serialized still answers its request (src/mcp/protocol/wire.ts): a result or
  * an error whose data holds a BigInt or a cycle becomes -32603 saying so, never a throw that would
  * leave the request unanswered and counted in flight.
  */
 import { describe, expect, test } from "bun:test";
-import { replyJson } from "../../src/mcp/modern/wire.ts";
+import { replyJson } from "../../src/mcp/protocol/wire.ts";
 
 const cycle: Record<string, unknown> = {};
 cycle.self = cycle;

@@ -15,7 +15,7 @@
  * The deadline and the listener on `request.signal` are armed only if the answer is still
  * waiting after the turn it arrived in (`after-turn.ts`): most never need them.
  */
-import { replyJson } from "../modern/wire.ts";
+import { replyJson } from "../protocol/wire.ts";
 import { frozenResultBytes, responseBytes } from "../protocol/frozen-json.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { type Waiting, afterThisTurn } from "./after-turn.ts";

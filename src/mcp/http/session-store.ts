@@ -20,15 +20,6 @@ export interface Session {
 /** Why `reserve` said no: the whole server is full, or this owner holds its share. */
 export type Refusal = "server-full" | "owner-full";
 
-/**
- * The key sessions are owned by. The issuer is part of it so two issuers' `sub` values never
- * meet, and `sub` alone (never `client_id`/`azp`) names the user, so a client id equal to
- * someone's `sub` cannot pass for them.
- */
-export function ownerKey(issuer: string, subject: string): string {
-  return JSON.stringify([issuer, subject]);
-}
-
 export interface SessionLimits {
   maxSessions: number;
   /** Applies to owned sessions only: without authorization there is no one to tell apart. */

@@ -17,7 +17,7 @@
  */
 import { ErrorCode } from "../../core/tool.ts";
 import { CONNECTION_CLOSED } from "../legacy/outgoing.ts";
-import type { Caller } from "../legacy/session.ts";
+import type { LegacyCaller } from "../legacy/session.ts";
 import { UNIDENTIFIED } from "../protocol/admission.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { LEGACY_VERSIONS } from "../protocol/versions.ts";
@@ -28,7 +28,7 @@ import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
 import { Answer, type AnswerSettings } from "./answer.ts";
 
-const UNIDENTIFIED_CALLER: Caller = Object.freeze({ scopes: undefined, subject: UNIDENTIFIED });
+const UNIDENTIFIED_CALLER: LegacyCaller = Object.freeze({ scopes: undefined, subject: UNIDENTIFIED });
 
 /** What the transport reads of a request's verified token: the scopes each message is handled with. */
 export interface TokenScopes {
@@ -74,7 +74,7 @@ export class SessionTransport implements AnswerSettings {
   sessionId: string | undefined;
   onclose?: () => void;
   /** Each message the client POSTs, once the transport has admitted it, with who sent it. */
-  onmessage?: (message: Record<string, unknown>, caller: Caller) => void;
+  onmessage?: (message: Record<string, unknown>, caller: LegacyCaller) => void;
   /**
    * Headers of a JSON answer (set once the session id is known). One `Headers` for all the
    * session's answers: a Response copies it, cheaper than building it from a record each time.
@@ -100,7 +100,7 @@ export class SessionTransport implements AnswerSettings {
    * session once it has its id, or (`--stateless`) against all callers without a token or
    * session together (`protocol/admission.ts`). One object for all its messages.
    */
-  private anonymous: Caller = UNIDENTIFIED_CALLER;
+  private anonymous: LegacyCaller = UNIDENTIFIED_CALLER;
   private initialized = false;
   private closed = false;
 
@@ -217,7 +217,7 @@ export class SessionTransport implements AnswerSettings {
     }
     const refusal = postHeaderRefusal(request, message) ?? this.admit(request, message);
     if (refusal) return refusal;
-    const caller: Caller = authInfo ? { scopes: authInfo.scopes, subject: owner } : this.anonymous;
+    const caller: LegacyCaller = authInfo ? { scopes: authInfo.scopes, subject: owner } : this.anonymous;
     if (!message.isRequest) {
       this.onmessage?.(message.body, caller);
       if (message.method === "notifications/cancelled") this.abandon(message);

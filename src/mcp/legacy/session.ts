@@ -14,8 +14,7 @@ import type { Logger } from "../../core/log.ts";
 import { type SessionRecord, requestSpan, sessionOpened, withSpan } from "../../core/telemetry/index.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
 import { NAME, VERSION } from "../../version.ts";
-import { ANONYMOUS } from "../modern/core.ts";
-import { replyJson } from "../modern/wire.ts";
+import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
 import {
   type Dispatcher,
   type DispatcherOptions,
@@ -28,6 +27,7 @@ import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { RunningRequests, type Started } from "../protocol/running.ts";
 import { CallRefused } from "../protocol/admission.ts";
 import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
+import { replyJson } from "../protocol/wire.ts";
 import { OutgoingRequests, type Timers } from "./outgoing.ts";
 
 /** How long a `roots/list` the server sends may wait for the client's answer (what mcpkit asked of the SDK's Server). */
@@ -45,12 +45,12 @@ export interface LegacyIo {
   timers?: Timers;
 }
 
-/** Who sent a message: the scopes of its token over HTTP; on stdio, nobody in particular. */
-export interface Caller {
-  scopes: readonly string[] | undefined;
-  /** Whom the per-subject call limit counts it against: the token's owner, else the HTTP session. */
-  subject?: string;
-}
+/**
+ * Who sent a message, as far as a legacy session cares: the scopes of its token over HTTP (on
+ * stdio, nobody in particular), and whom the per-subject call limit counts it against: the token's
+ * owner, else the HTTP session.
+ */
+export type LegacyCaller = Pick<Caller, "scopes"> & { subject?: string };
 
 type ErrorBody = Extract<Reply, { ok: false }>["error"];
 
@@ -89,7 +89,7 @@ export class LegacySession {
   }
 
   /** One well-formed JSON-RPC message from the client (the transport has checked its shape). */
-  deliver(message: Record<string, unknown>, caller: Caller = ANONYMOUS): void {
+  deliver(message: Record<string, unknown>, caller: LegacyCaller = ANONYMOUS): void {
     if (this.closed) return;
     if (typeof message.method !== "string") {
       if (!this.outgoing.respond(message)) {
@@ -138,7 +138,7 @@ export class LegacySession {
    * One request, from its arrival until its answer is handed over: one async function, not a
    * chain of promises per request. It never rejects.
    */
-  private async request(id: JsonRpcId, method: string, rawParams: unknown, caller: Caller): Promise<void> {
+  private async request(id: JsonRpcId, method: string, rawParams: unknown, caller: LegacyCaller): Promise<void> {
     const running = this.running.start(id);
     const context = new LegacyContext(this, id, running, caller, this.clientCapabilities);
     const span = requestSpan(method, rawParams, id, this.protocolVersion);
@@ -309,7 +309,7 @@ class LegacyContext implements RequestContext {
     private readonly session: LegacySession,
     private readonly id: JsonRpcId,
     private readonly running: Started,
-    caller: Caller,
+    caller: LegacyCaller,
     readonly clientCapabilities: Record<string, unknown> | undefined,
   ) {
     this.scopes = caller.scopes;

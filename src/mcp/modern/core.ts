@@ -18,6 +18,7 @@ import type { Logger } from "../../core/log.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { CallRefused } from "../protocol/admission.ts";
 import { type Dispatcher, type RequestContext, localRootPaths } from "../protocol/dispatcher.ts";
+import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { type Params, isRecord } from "../protocol/params.ts";
 import { META, MODERN_ERROR, SUPPORTED_VERSIONS, isModernVersion } from "../protocol/versions.ts";
@@ -137,22 +138,6 @@ export function checkVersion(envelope: Envelope): void {
     { supported: [...SUPPORTED_VERSIONS], requested },
   );
 }
-
-/** Who is calling, as far as the transport knows. */
-export interface Caller {
-  /** The token's scopes; undefined without authorization. */
-  scopes: readonly string[] | undefined;
-  /** The token's owner (issuer + subject); binds a `requestState` to its caller. */
-  principal: string | undefined;
-  /** Whom the per-subject call limit counts (`protocol/admission.ts`), where not the principal. */
-  subject?: string;
-}
-
-/**
- * The caller of every request without a token (stdio, or HTTP without authorization), in both
- * eras: one frozen object, not one per request.
- */
-export const ANONYMOUS: Caller = Object.freeze({ scopes: undefined, principal: undefined });
 
 export interface RequestIo {
   signal: AbortSignal;

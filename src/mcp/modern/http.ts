@@ -22,9 +22,9 @@ import { Answer, type AnswerSettings } from "../http/answer.ts";
 import { UNIDENTIFIED } from "../protocol/admission.ts";
 import { LazyAbort } from "../protocol/lazy-abort.ts";
 import { isRecord } from "../protocol/params.ts";
+import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
 import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
 import {
-  type Caller,
   type Envelope,
   type JsonRpcId,
   type ModernServer,
@@ -38,7 +38,7 @@ import {
   readEnvelope,
 } from "./core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "./subscriptions.ts";
-import { notificationJson } from "./wire.ts";
+import { notificationJson } from "../protocol/wire.ts";
 import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
 
 /** What the modern steps share: the era's server and what is open on it. */

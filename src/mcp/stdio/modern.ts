@@ -7,7 +7,6 @@
  */
 import { ErrorCode } from "../../core/tool.ts";
 import {
-  ANONYMOUS,
   type JsonRpcId,
   type ModernServer,
   type Reply,
@@ -17,7 +16,8 @@ import {
   readEnvelope,
 } from "../modern/core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
-import { notificationJson, replyJson } from "../modern/wire.ts";
+import { notificationJson, replyJson } from "../protocol/wire.ts";
+import { ANONYMOUS } from "../protocol/caller.ts";
 import { isRecord } from "../protocol/params.ts";
 import { RunningRequests } from "../protocol/running.ts";
 import { DRAIN_MS, type StdioConnection } from "./connection.ts";

@@ -8,7 +8,7 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Logger } from "../../../core/log.ts";
 import { isScopeGranted } from "../../../core/scopes.ts";
 import type { JsonRpcId } from "../jsonrpc-errors.ts";
-import { ownerKey } from "../session-store.ts";
+import { ownerKey } from "../../protocol/caller.ts";
 import { type Challenges, createChallenges } from "./challenges.ts";
 import { TokenRejected, type TokenVerifier, type VerifiedToken, createTokenVerifier } from "./token-verifier.ts";
 

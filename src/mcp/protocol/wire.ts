@@ -1,12 +1,12 @@
 /**
- * Modern replies as JSON. A frozen result (a constant tool result, an unfiltered list, the
+ * Replies as JSON, in both eras. A frozen result (a constant tool result, an unfiltered list, the
  * discovery result) is the same object on every call and cannot change, so its JSON (and, for an
  * HTTP body, its UTF-8 bytes) is computed once and only the envelope around it (`jsonrpc`, `id`)
  * is written per reply: encoding a 12 KB non-ASCII result is most of a call's server time.
  */
 import { ErrorCode } from "../../core/tool.ts";
-import { frozenResultBytes, frozenResultJson, responseBytes } from "../protocol/frozen-json.ts";
-import type { JsonRpcId, Reply } from "./core.ts";
+import { frozenResultBytes, frozenResultJson, responseBytes } from "./frozen-json.ts";
+import type { JsonRpcId, Reply } from "./message.ts";
 
 /**
  * One JSON-RPC response; a result (or an error's data) that cannot be serialized still answers its
@@ -25,7 +25,7 @@ export function replyJson(id: JsonRpcId | null, reply: Reply): string {
 }
 
 /**
- * The reply as an HTTP body: a frozen result's bytes are encoded once (protocol/frozen-json.ts),
+ * The reply as an HTTP body: a frozen result's bytes are encoded once (frozen-json.ts),
  * and come as a view that the next reply of the same result overwrites: copy it at once, as
  * `new Response(body)` does.
  */
