@@ -1,9 +1,9 @@
 /**
- * One CORS implementation (src/mcp/http/cors.ts): the authorization server's endpoints answer
+ * One CORS implementation (src/mcp/web/cors.ts): the authorization server's endpoints answer
  * browser clients on any origin by the same public policy, preflights and responses alike.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PUBLIC_CORS } from "../../src/mcp/http/cors.ts";
+import { PUBLIC_CORS } from "../../src/mcp/web/cors.ts";
 import { type Harness, startHarness } from "./harness.ts";
 
 let h: Harness;

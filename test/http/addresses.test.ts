@@ -1,6 +1,6 @@
 /** Strict address parsing (issue 10 F7): unit checks, no sockets. */
 import { describe, expect, test } from "bun:test";
-import { isLoopbackHost, parseHostHeader, parseListenAddress } from "../../src/mcp/http/addresses.ts";
+import { isLoopbackHost, parseHostHeader, parseListenAddress } from "../../src/mcp/web/addresses.ts";
 
 describe("isLoopbackHost", () => {
   test.each([

@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { ConfigError } from "../../core/options.ts";
 import { type PolicyRule, parsePolicyRule } from "./policy.ts";
 import { STORE_CALL_TIMEOUT_MS } from "./store.ts";
-import { isLoopbackHost } from "../http/addresses.ts";
+import { isLoopbackHost } from "../web/addresses.ts";
 
 export type UpstreamConfig =
   | { kind: "oidc"; issuer: string; clientId: string; clientSecret?: string; scopes?: string[] }

@@ -8,7 +8,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { stripControl } from "../../core/text.ts";
-import { PUBLIC_CORS, readableBy } from "../http/cors.ts";
+import { PUBLIC_CORS, readableBy } from "../web/cors.ts";
 import { errorPageHtml, htmlResponse, notAllowedHtml } from "./pages.ts";
 import { StoreUnavailable } from "./store.ts";
 

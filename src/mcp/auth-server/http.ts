@@ -3,7 +3,7 @@
  * `no-store` rule for anything carrying a token, form bodies with a size cap, and cookies.
  * Failures are `OAuthFailure`s (errors.ts), rendered in one place.
  */
-import { PUBLIC_CORS, preflight, readableBy } from "../http/cors.ts";
+import { PUBLIC_CORS, preflight, readableBy } from "../web/cors.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
 import { type ErrorCode, NO_STORE, OAuthFailure } from "./errors.ts";
 

@@ -16,7 +16,7 @@ import {
   readDeclared,
   switchOption,
 } from "../../core/options.ts";
-import { isLoopbackHost, isWildcardHost, parseListenAddress } from "./addresses.ts";
+import { isLoopbackHost, isWildcardHost, parseListenAddress } from "../web/addresses.ts";
 import { DEFAULT_IDLE_TIMEOUT_S } from "./sse.ts";
 
 const commaList = v.optional(

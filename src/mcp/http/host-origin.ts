@@ -6,7 +6,7 @@
  * with `Host: evil.example` and `Origin: http://evil.example`; checking either stops it.
  * Refusals are logged at debug: anyone who can reach the port could otherwise fill the log.
  */
-import { isLoopbackHost, isWildcardHost, parseHostHeader } from "./addresses.ts";
+import { isLoopbackHost, isWildcardHost, parseHostHeader } from "../web/addresses.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import type { Middleware } from "./middleware.ts";
 import type { HttpState } from "./state.ts";

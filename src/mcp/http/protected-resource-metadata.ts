@@ -1,5 +1,5 @@
 /** RFC 9728 protected-resource metadata, at the root and the path-inserted well-known URIs (with --auth). */
-import { PUBLIC_CORS, preflight } from "./cors.ts";
+import { PUBLIC_CORS, preflight } from "../web/cors.ts";
 import { methodNotAllowed } from "./jsonrpc-errors.ts";
 import { type Middleware, passThrough, route } from "./middleware.ts";
 import type { HttpState } from "./state.ts";

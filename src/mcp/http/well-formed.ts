@@ -4,7 +4,7 @@
  * sentence, logged at debug only: anyone can send them, so they must not be able to fill the log.
  */
 import type { Logger } from "../../core/log.ts";
-import { parseHostHeader } from "./addresses.ts";
+import { parseHostHeader } from "../web/addresses.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 
 /** A path the URL parser would return unchanged: segments of plain characters, no dot segments, no query. */

@@ -3,7 +3,7 @@
  * path-inserted and root forms, and OpenID discovery), plus mcpkit's JWKS.
  */
 import type { Deps } from "../context.ts";
-import { PUBLIC_CORS, readableBy } from "../../http/cors.ts";
+import { PUBLIC_CORS, readableBy } from "../../web/cors.ts";
 import { type Route, preflightRoute } from "../http.ts";
 import { SIGNING_ALG } from "../keys.ts";
 

@@ -3,7 +3,7 @@
  * the protected-resource metadata document and bearer-token checks. The refusals themselves are
  * in `challenges.ts`, the token checks in `token-verifier.ts`.
  */
-import { PUBLIC_CORS, readableBy } from "../cors.ts";
+import { PUBLIC_CORS, readableBy } from "../../web/cors.ts";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Logger } from "../../../core/log.ts";
 import { isScopeGranted } from "../../../core/scopes.ts";

@@ -1,5 +1,5 @@
 /**
- * Addresses as they reach the HTTP layer: the `--http` listen address, the Host header, and
+ * Addresses as they reach an HTTP server (no MCP in them): the `--http` listen address, the Host header, and
  * whether a name only reaches this machine. Parsed strictly: `127.999.999.999` is no address,
  * and `127.0.0.1#evil` or `evil.com@127.0.0.1` are no Host header, however a URL parser would
  * read them.
