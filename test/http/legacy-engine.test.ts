@@ -1,6 +1,6 @@
 /**
  * The 2025-11-25 era over HTTP runs on mcpkit's own session engine (`src/mcp/legacy/session.ts`
- * on `http/session-transport.ts`, joined in `legacy/http.ts`), not the MCP SDK's Server: a
+ * on `http/session-transport.ts`, joined in `http/legacy-endpoint.ts`), not the MCP SDK's Server: a
  * session and a --stateless request load no SDK module (a preload reports every SDK import), and
  * what the SDK's Server did over HTTP that no other test pins down still holds: what the engine
  * sends while answering a request (progress, log lines, its roots/list and that request's

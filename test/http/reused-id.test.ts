@@ -4,7 +4,7 @@
  * then reach the later one's answer: a client that goes away mid-stream (it closes the POST's SSE
  * body) has the call's work aborted, and a notification a tool sends after its answer was handed
  * over is dropped. The engine and the transport are joined as a session joins them
- * (`legacy/http.ts`), and the HTTP requests are built in-process: the disconnect is the cancel of
+ * (`http/legacy-endpoint.ts`), and the HTTP requests are built in-process: the disconnect is the cancel of
  * the answer's body.
  */
 import { expect, test } from "bun:test";
@@ -12,7 +12,7 @@ import * as v from "valibot";
 import { createLogger } from "../../src/core/log.ts";
 import { type ToolContext, defineTool, textResult } from "../../src/core/tool.ts";
 import { readJsonRpcBody } from "../../src/mcp/http/jsonrpc-body.ts";
-import { openLegacyHttp } from "../../src/mcp/legacy/http.ts";
+import { openLegacyHttp } from "../../src/mcp/http/legacy-endpoint.ts";
 import { MCP_HEADERS, PROTOCOL_VERSION, messagesOf } from "./support.ts";
 
 type Json = Record<string, any>;

@@ -2,7 +2,7 @@
  * One owner for the requests in flight on a 2025-era HTTP session: its transport. Idle expiry,
  * shutdown and `--stateless` all ask it (`requestsInFlight`, `whenIdle`, `cancelAll`); nothing
  * else keeps a second record in step by wrapping `send`. In-process, through the real transport
- * and the session engine mcpkit runs on it (`legacy/http.ts`).
+ * and the session engine mcpkit runs on it (`http/legacy-endpoint.ts`).
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
@@ -10,7 +10,7 @@ import { silentLogger } from "../../src/core/log.ts";
 import { defineTool, textResult } from "../../src/core/tool.ts";
 import type { SessionTransport } from "../../src/mcp/http/session-transport.ts";
 import { InFlight } from "../../src/mcp/protocol/in-flight.ts";
-import { openLegacyHttp } from "../../src/mcp/legacy/http.ts";
+import { openLegacyHttp } from "../../src/mcp/http/legacy-endpoint.ts";
 
 /** A tool that answers once `open` resolves, or fails when cancelled. */
 const gateTool = (open: Promise<void>) =>

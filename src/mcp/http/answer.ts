@@ -1,6 +1,6 @@
 /**
  * The answer to one POSTed JSON-RPC request, in both eras (the 2025-11-25 session transport,
- * `session-transport.ts`, and the 2026-07-28 endpoint, `modern/http.ts`): from the POST until
+ * `session-transport.ts`, and the 2026-07-28 endpoint, `modern-endpoint.ts`): from the POST until
  * its response is sent.
  *
  *   - JSON (`application/json`, the whole response as the body) when the response is the first

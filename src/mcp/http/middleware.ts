@@ -21,7 +21,7 @@ export interface Exchange {
   caller?: Authenticated;
   /** The JSON-RPC message of a POST, once `jsonRpcBody` has read it. */
   message?: IncomingMessage;
-  /** For a 2026-07-28 request, its checked `_meta` envelope (`modern/http.ts`); absent for the legacy era. */
+  /** For a 2026-07-28 request, its checked `_meta` envelope (`modern-endpoint.ts`); absent for the legacy era. */
   modern?: Envelope;
 }
 

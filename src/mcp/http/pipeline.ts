@@ -39,7 +39,7 @@ import { type HostOriginCheck, hostAndOrigin } from "./host-origin.ts";
 import { jsonRpcBody } from "./jsonrpc-body.ts";
 import { MCP_PATH, notFound } from "./mcp-endpoint.ts";
 import { methods } from "./methods.ts";
-import { answerModern, modernHttpState, modernRequests } from "../modern/http.ts";
+import { answerModern, modernHttpState, modernRequests } from "./modern-endpoint.ts";
 import { type Exchange, type Middleware, compose, mount } from "./middleware.ts";
 import { protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { sessions } from "./sessions.ts";

@@ -10,7 +10,7 @@ import { ConfigError } from "../../core/options.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
 import { InFlight } from "../protocol/in-flight.ts";
-import { modernHttpState } from "../modern/http.ts";
+import { modernHttpState } from "./modern-endpoint.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";

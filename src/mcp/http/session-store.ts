@@ -122,7 +122,7 @@ export class SessionStore {
 
   async close(session: Session): Promise<void> {
     this.forget(session.id);
-    // Closing the transport closes the session engine on it (`legacy/http.ts`).
+    // Closing the transport closes the session engine on it (`legacy-endpoint.ts`).
     await session.transport.close();
   }
 

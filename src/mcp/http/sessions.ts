@@ -1,11 +1,11 @@
 /**
  * The last step with sessions: `initialize` without Mcp-Session-Id opens a session (mcpkit's
- * legacy session engine on its transport, `legacy/http.ts`), every other request is forwarded to the
+ * legacy session engine on its transport, `legacy-endpoint.ts`), every other request is forwarded to the
  * session it names. A session answers only to the owner that opened it; to anyone else it does
  * not exist (404).
  */
 import { randomBytes } from "node:crypto";
-import { openLegacyHttp } from "../legacy/http.ts";
+import { openLegacyHttp } from "./legacy-endpoint.ts";
 import type { IncomingMessage } from "./jsonrpc-body.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotFound } from "./jsonrpc-errors.ts";
 import type { Exchange, Middleware } from "./middleware.ts";

@@ -4,7 +4,7 @@
  */
 import type { InFlight } from "../protocol/in-flight.ts";
 import type { Logger } from "../../core/log.ts";
-import type { ModernHttpState } from "../modern/http.ts";
+import type { ModernHttpState } from "./modern-endpoint.ts";
 import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { ResourceServer } from "./auth/resource-server.ts";
@@ -30,7 +30,7 @@ export interface HttpState {
   /** --stateless requests being served: shutdown waits for them, then answers the rest. */
   readonly statelessCalls: InFlight;
   /**
-   * The 2026-07-28 era: the same handlers, no sessions (`modern/http.ts`). Built by `serveHttp`;
+   * The 2026-07-28 era: the same handlers, no sessions (`modern-endpoint.ts`). Built by `serveHttp`;
    * a pipeline made without it builds its own (then shutdown does not wait for its requests).
    */
   modern?: ModernHttpState;

@@ -1,9 +1,9 @@
 /**
  * The last step with `--stateless`: a fresh legacy session engine and transport per request
- * (`legacy/http.ts`), closed once the request is answered. The answer is JSON, or a stream when
+ * (`legacy-endpoint.ts`), closed once the request is answered. The answer is JSON, or a stream when
  * the call reports progress or runs long (`session-transport.ts`); no session id is issued or checked.
  */
-import { openLegacyHttp } from "../legacy/http.ts";
+import { openLegacyHttp } from "./legacy-endpoint.ts";
 import type { Middleware } from "./middleware.ts";
 import { keepAliveMs } from "./sse.ts";
 import type { HttpState } from "./state.ts";

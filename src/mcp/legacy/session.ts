@@ -8,7 +8,7 @@
  * rendered them, a reused id is answered twice. It is transport-neutral: messages come in through
  * `deliver`, go out through the `send` callback, which is told the request each message relates
  * to (HTTP puts it on that request's POST stream); stdio (`stdio/legacy.ts`) and HTTP sessions
- * and `--stateless` requests (`http/legacy.ts`) use it.
+ * and `--stateless` requests (`http/legacy-endpoint.ts`) use it.
  */
 import type { Logger } from "../../core/log.ts";
 import { type SessionRecord, requestSpan, sessionOpened, withSpan } from "../../core/telemetry/index.ts";

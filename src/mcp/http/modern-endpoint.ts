@@ -15,10 +15,10 @@
 import { ErrorCode } from "../../core/tool.ts";
 import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
 import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
-import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "../http/jsonrpc-errors.ts";
-import type { Exchange, Middleware, Next } from "../http/middleware.ts";
-import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "../http/sse.ts";
-import { Answer, type AnswerSettings } from "../http/answer.ts";
+import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
+import type { Exchange, Middleware, Next } from "./middleware.ts";
+import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
+import { Answer, type AnswerSettings } from "./answer.ts";
 import { UNIDENTIFIED } from "../protocol/admission.ts";
 import { LazyAbort } from "../protocol/lazy-abort.ts";
 import { isRecord } from "../protocol/params.ts";
@@ -36,8 +36,8 @@ import {
   createModernServer,
   failure,
   readEnvelope,
-} from "./core.ts";
-import { acknowledgement, closingResult, honouredFilter } from "./subscriptions.ts";
+} from "../modern/core.ts";
+import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
 import { notificationJson } from "../protocol/wire.ts";
 import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
 
@@ -48,7 +48,7 @@ export interface ModernHttpState {
   readonly inFlight: InFlight;
   /** Open `subscriptions/listen` streams (shutdown ends them at once, gracefully). */
   readonly subscriptions: InFlight;
-  /** What every answer of the era shares (`http/answer.ts`). */
+  /** What every answer of the era shares (`answer.ts`). */
   readonly answers: AnswerSettings;
   /** Open subscriptions in all and per token owner, bounded like legacy sessions (--max-sessions…). */
   readonly listenLimits: ListenLimits;

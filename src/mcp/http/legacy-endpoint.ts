@@ -1,13 +1,13 @@
 /**
  * The legacy era (2025-11-25 and earlier) over Streamable HTTP: mcpkit's session engine
- * (`session.ts`, no MCP SDK) on mcpkit's transport (`http/session-transport.ts`), one pair per
+ * (`legacy/session.ts`, no MCP SDK) on mcpkit's transport (`session-transport.ts`), one pair per
  * HTTP session and per `--stateless` request. What the engine sends while answering a request
  * goes on that request's POST; the answer itself ends the POST. When the transport ends (DELETE,
  * expiry, shutdown), the engine closes with it: work still running is aborted.
  */
-import { SessionTransport, type SessionTransportOptions } from "../http/session-transport.ts";
+import { SessionTransport, type SessionTransportOptions } from "./session-transport.ts";
 import type { DispatcherOptions } from "../protocol/dispatcher.ts";
-import { LegacySession } from "./session.ts";
+import { LegacySession } from "../legacy/session.ts";
 
 export interface LegacyHttpSession {
   readonly engine: LegacySession;
