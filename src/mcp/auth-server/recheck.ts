@@ -10,10 +10,22 @@
  * take its answer: two refreshes racing would otherwise both spend the same upstream refresh
  * token, and an IdP that rotates refresh tokens revokes the grant on the second spend.
  */
-import type { Deps } from "./context.ts";
+import type { Logger } from "../../core/log.ts";
+import type { ResolvedConfig } from "./config.ts";
+import type { Keyring } from "./crypto.ts";
 import type { Identity } from "./policy.ts";
-import type { RefreshRecord } from "./store.ts";
-import { type UpstreamTokens, isUpstreamDenial } from "./upstream.ts";
+import type { RefreshRecord, Store } from "./store.ts";
+import { type Upstream, type UpstreamTokens, isUpstreamDenial } from "./upstream.ts";
+
+/** What a re-check uses of the routes' shared dependencies (`context.ts` Deps): only this. */
+export interface RecheckDeps {
+  config: Pick<ResolvedConfig, "identityRecheck" | "refreshTokenTtl">;
+  store: Pick<Store, "getUpstreamTokens" | "putUpstreamTokens">;
+  keyring: Pick<Keyring, "seal" | "open">;
+  upstream: Pick<Upstream, "recheck">;
+  identityChecks: IdentityChecks;
+  log: Pick<Logger, "warn">;
+}
 
 /** What the IdP said about a subject: who they are now, or why the sign-in ends. */
 type Outcome = { identity: Identity; checkedAt: number } | { denied: string; checkedAt: number };
@@ -59,7 +71,7 @@ export function createIdentityChecks(): IdentityChecks {
  * that cannot be reached gets a retry later, the refresh token unspent.
  */
 export async function confirmIdentity(
-  deps: Deps,
+  deps: RecheckDeps,
   known: RefreshRecord,
   now: number,
 ): Promise<{ identity: Identity; checkedAt: number } | { denied: string }> {
@@ -73,7 +85,7 @@ export async function confirmIdentity(
 }
 
 /** One re-check at the IdP. Throws when the IdP cannot be reached (the caller answers 503). */
-async function askIdp(deps: Deps, known: RefreshRecord, now: number): Promise<Outcome> {
+async function askIdp(deps: RecheckDeps, known: RefreshRecord, now: number): Promise<Outcome> {
   const stored = await upstreamTokensOf(deps, known.subject, now);
   if (!stored)
     return { denied: "no upstream tokens are kept for this user, so the IdP cannot be asked.", checkedAt: now };
@@ -97,7 +109,7 @@ async function askIdp(deps: Deps, known: RefreshRecord, now: number): Promise<Ou
   }
 }
 
-async function upstreamTokensOf(deps: Deps, subject: string, now: number): Promise<UpstreamTokens | undefined> {
+async function upstreamTokensOf(deps: RecheckDeps, subject: string, now: number): Promise<UpstreamTokens | undefined> {
   const sealed = await deps.store.getUpstreamTokens(subject, now);
   if (!sealed) return undefined;
   try {
@@ -108,7 +120,12 @@ async function upstreamTokensOf(deps: Deps, subject: string, now: number): Promi
   }
 }
 
-async function keepUpstreamTokens(deps: Deps, subject: string, tokens: UpstreamTokens, now: number): Promise<void> {
+async function keepUpstreamTokens(
+  deps: RecheckDeps,
+  subject: string,
+  tokens: UpstreamTokens,
+  now: number,
+): Promise<void> {
   const expiresAt = Math.max(now + deps.config.refreshTokenTtl * 1000, (tokens.expires_at ?? 0) * 1000);
   const sealed = deps.keyring.seal(JSON.stringify(tokens), `upstream-tokens:${subject}`);
   await deps.store.putUpstreamTokens(subject, sealed, expiresAt, now);

@@ -13,8 +13,6 @@ import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import type { Middleware } from "./middleware.ts";
 import type { HttpState } from "./state.ts";
 
-export type { IncomingMessage } from "../protocol/message.ts";
-
 export type BodyReadResult = { ok: true; message: IncomingMessage } | { ok: false; response: Response };
 
 const tooLarge = (maxBytes: number): BodyReadResult => ({

@@ -6,7 +6,7 @@
  */
 import type { Authenticated } from "./auth/resource-server.ts";
 import type { Envelope } from "../modern/core.ts";
-import type { IncomingMessage } from "./jsonrpc-body.ts";
+import type { IncomingMessage } from "../protocol/message.ts";
 
 /** One request on its way through the pipeline; steps add what they learn. */
 export interface Exchange {

@@ -22,7 +22,7 @@ import { UNIDENTIFIED } from "../protocol/admission.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { LEGACY_VERSIONS } from "../protocol/versions.ts";
 import { isRecord } from "../protocol/params.ts";
-import type { IncomingMessage } from "./jsonrpc-body.ts";
+import type { IncomingMessage } from "../protocol/message.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";

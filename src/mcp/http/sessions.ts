@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { openLegacyHttp } from "./legacy-endpoint.ts";
-import type { IncomingMessage } from "./jsonrpc-body.ts";
+import type { IncomingMessage } from "../protocol/message.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotFound } from "./jsonrpc-errors.ts";
 import type { Exchange, Middleware } from "./middleware.ts";
 import type { Session, SessionStore } from "./session-store.ts";
