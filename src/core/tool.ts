@@ -38,6 +38,15 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /**
+   * JSON-RPC's first implementation-defined server error: a transport refused the message (the
+   * body of an HTTP 4xx/5xx), or the connection closed before the answer (the SDK's ConnectionClosed).
+   */
+  TransportError: -32000,
+  /**
+   * The caller may not (no valid token, a scope missing); the SDK answers a session that is gone
+   * and a request the other side did not answer in time (its RequestTimeout) with it too.
+   */
   Unauthorized: -32001,
   ResourceNotFound: -32002,
 } as const;

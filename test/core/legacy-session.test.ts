@@ -2,7 +2,7 @@
  * The legacy session engine (src/mcp/legacy/session.ts) as a unit, transport-neutral: messages in
  * through deliver(), out through a send callback, timers injected so the 10 s roots/list timeout
  * fires on demand. What the wire tests cannot reach cheaply: the timeout, closing with a request
- * and a roots/list still open, the SDK's error rendering, and the versions copied from the SDK.
+ * and a roots/list still open, the error rendering, and the versions copied from the SDK.
  */
 import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
@@ -11,7 +11,8 @@ import * as v from "valibot";
 import { createLogger } from "../../src/core/log.ts";
 import { ErrorCode, ProtocolError, defineTool, textResult } from "../../src/core/tool.ts";
 import type { Timers } from "../../src/mcp/legacy/outgoing.ts";
-import { LegacySession, ROOTS_TIMEOUT_MS, errorBody } from "../../src/mcp/legacy/session.ts";
+import { LegacySession, ROOTS_TIMEOUT_MS } from "../../src/mcp/legacy/session.ts";
+import { HIDDEN_FAILURE, errorBody } from "../../src/mcp/protocol/errors.ts";
 import { LATEST_LEGACY_VERSION, LEGACY_VERSIONS } from "../../src/mcp/protocol/versions.ts";
 import { connectLegacy } from "../../src/mcp/stdio/legacy.ts";
 import type { Reply } from "../../src/mcp/protocol/message.ts";
@@ -303,7 +304,7 @@ describe("the end of stdin (stdio/legacy.ts)", () => {
   });
 });
 
-describe("errors as the SDK's Protocol rendered them", () => {
+describe("errors", () => {
   test("a ProtocolError keeps its code, message and data", async () => {
     const { engine, answerTo, initialize } = session();
     initialize();
@@ -312,16 +313,21 @@ describe("errors as the SDK's Protocol rendered them", () => {
     expect((await answerTo(1)).error).toEqual({ code: -32042, message: "refused on purpose", data: { why: "unit" } });
   });
 
-  test("anything else: its numeric code or -32603, its message or 'Internal error', its data when defined", () => {
-    expect(errorBody(new Error("plain"))).toEqual({ code: ErrorCode.InternalError, message: "plain" });
-    expect(errorBody(Object.assign(new Error("coded"), { code: -32000, data: [1] }))).toEqual({
-      code: -32000,
-      message: "coded",
-      data: [1],
+  test("anything else is a failure of ours: -32603, its message in the server log only (protocol/errors.ts)", () => {
+    const logged: string[] = [];
+    const log = {
+      error: (message: string, fields?: Record<string, unknown>) => logged.push(message, String(fields?.error)),
+    };
+    expect(errorBody(new Error("open /etc/secret"), "resources/read", log)).toEqual({
+      code: ErrorCode.InternalError,
+      message: HIDDEN_FAILURE,
     });
-    expect(errorBody(Object.assign(new Error("not numeric"), { code: "ENOENT" })).code).toBe(ErrorCode.InternalError);
-    expect(errorBody(Object.assign(new Error("fraction"), { code: 1.5 })).code).toBe(ErrorCode.InternalError);
-    expect(errorBody("a string")).toEqual({ code: ErrorCode.InternalError, message: "Internal error" });
+    expect(errorBody(Object.assign(new Error("coded"), { code: -32000, data: [1] }), "m", log)).toEqual({
+      code: ErrorCode.InternalError,
+      message: HIDDEN_FAILURE,
+    });
+    expect(errorBody("a string", "m", log)).toEqual({ code: ErrorCode.InternalError, message: HIDDEN_FAILURE });
+    expect(logged).toContain("open /etc/secret");
   });
 });
 

@@ -2,10 +2,12 @@
  * Error responses of the HTTP layer: JSON-RPC error bodies with the right HTTP status, so a
  * client that reads only the status and one that reads only the body both learn what went wrong.
  */
+import { ErrorCode } from "../../core/tool.ts";
+
 export type JsonRpcId = string | number | null;
 
-/** JSON-RPC code the SDK and spec examples use for transport-level refusals. */
-export const TRANSPORT_ERROR = -32000;
+/** The table's -32000 (`ErrorCode.TransportError`), what the SDK and spec examples use for transport-level refusals. */
+export const TRANSPORT_ERROR = ErrorCode.TransportError;
 /** Seconds a client should wait before retrying a refusal that is about load, not about the request. */
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -39,7 +41,7 @@ export function methodNotAllowed(allow: string, why?: string): Response {
 export function sessionNotFound(why: string): Response {
   return jsonRpcErrorResponse(
     404,
-    -32001,
+    ErrorCode.Unauthorized,
     `Session not found: ${why}. Send initialize without Mcp-Session-Id to start a new one.`,
   );
 }

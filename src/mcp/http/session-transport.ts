@@ -16,7 +16,6 @@
  * batches: MCP 2025-06-18 removed them). The header checks here are the SDK transport's.
  */
 import { ErrorCode } from "../../core/tool.ts";
-import { CONNECTION_CLOSED } from "../legacy/outgoing.ts";
 import type { LegacyCaller } from "../legacy/session.ts";
 import { UNIDENTIFIED } from "../protocol/admission.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
@@ -177,7 +176,7 @@ export class SessionTransport implements AnswerSettings {
     this.standalone = undefined;
     const closed: Reply = {
       ok: false,
-      error: { code: CONNECTION_CLOSED, message: "The session ended before this request was answered." },
+      error: { code: ErrorCode.TransportError, message: "The session ended before this request was answered." },
       status: 200,
     };
     for (const answer of this.answers.list()) this.answerWith(answer, closed);

@@ -2,15 +2,12 @@
  * Requests the server sends its client on a legacy session (2025-11-25 and earlier: `roots/list`),
  * as the SDK's Protocol sent them: numeric ids counting from 0, a response matched by the id's
  * numeric value, a timeout that cancels the request (`notifications/cancelled` to the client) and
- * rejects it with -32001, and every request still waiting rejected when the session closes.
+ * rejects it with -32001 (the SDK's RequestTimeout), and every request still waiting rejected when the session closes.
  */
-import { ProtocolError } from "../../core/tool.ts";
+import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { JsonRpcId } from "../protocol/running.ts";
 
-/** The SDK's RequestTimeout (-32001) and ConnectionClosed (-32000), which mcpkit's ErrorCode lacks. */
-export const REQUEST_TIMEOUT = -32001;
-export const CONNECTION_CLOSED = -32000;
 /** How a request the server withdrew itself is rejected locally (never sent to the client). */
 export const REQUEST_CANCELLED = -32800;
 
@@ -56,7 +53,7 @@ export class OutgoingRequests {
     related?: JsonRpcId,
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    if (this.closed) return Promise.reject(new ProtocolError(CONNECTION_CLOSED, "Not connected"));
+    if (this.closed) return Promise.reject(new ProtocolError(ErrorCode.TransportError, "Not connected"));
     if (signal?.aborted) return Promise.reject(new ProtocolError(REQUEST_CANCELLED, "Request cancelled"));
     const id = this.nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<Record<string, unknown>>();
@@ -86,15 +83,15 @@ export class OutgoingRequests {
   close(): void {
     this.closed = true;
     for (const id of [...this.waiting.keys()]) {
-      this.settle(id)?.reject(new ProtocolError(CONNECTION_CLOSED, "Connection closed"));
+      this.settle(id)?.reject(new ProtocolError(ErrorCode.TransportError, "Connection closed"));
     }
   }
 
   private timeOut(id: number, timeoutMs: number): void {
     const waiting = this.settle(id);
     if (!waiting) return;
-    this.tellCancelled(id, waiting, `MCP error ${REQUEST_TIMEOUT}: Request timed out`);
-    waiting.reject(new ProtocolError(REQUEST_TIMEOUT, "Request timed out", { timeout: timeoutMs }));
+    this.tellCancelled(id, waiting, `MCP error ${ErrorCode.Unauthorized}: Request timed out`);
+    waiting.reject(new ProtocolError(ErrorCode.Unauthorized, "Request timed out", { timeout: timeoutMs }));
   }
 
   /** The request is no longer wanted (its signal aborted): the client is told, the caller gets a rejection. */

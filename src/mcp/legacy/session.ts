@@ -4,8 +4,8 @@
  * the SDK's `Server` answered itself (`initialize`, `ping`, `logging/setLevel`), keeps what a
  * session remembers (the client's capabilities, its log level, its roots), asks the client for
  * `roots/list` when a tool needs them, and routes every other method to the dispatcher, as the
- * SDK's Server/Protocol did: cancellation answers nothing, errors are rendered as the SDK
- * rendered them, a reused id is answered twice. It is transport-neutral: messages come in through
+ * SDK's Server/Protocol did: cancellation answers nothing, a reused id is answered twice; errors
+ * are answered as in the modern era (`protocol/errors.ts`): a failure of ours never shows its message. It is transport-neutral: messages come in through
  * `deliver`, go out through the `send` callback, which is told the request each message relates
  * to (HTTP puts it on that request's POST stream); stdio (`stdio/legacy.ts`) and HTTP sessions
  * and `--stateless` requests (`http/legacy-endpoint.ts`) use it.
@@ -22,10 +22,10 @@ import {
   dispatcherFor,
   localRootPaths,
 } from "../protocol/dispatcher.ts";
+import { errorReply } from "../protocol/errors.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { RunningRequests, type Started } from "../protocol/running.ts";
-import { CallRefused } from "../protocol/admission.ts";
 import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
 import { replyJson } from "../protocol/wire.ts";
 import { OutgoingRequests, type Timers } from "./outgoing.ts";
@@ -51,8 +51,6 @@ export interface LegacyIo {
  * owner, else the HTTP session.
  */
 export type LegacyCaller = Pick<Caller, "scopes"> & { subject?: string };
-
-type ErrorBody = Extract<Reply, { ok: false }>["error"];
 
 export class LegacySession {
   private readonly dispatcher: Dispatcher;
@@ -147,7 +145,7 @@ export class LegacySession {
       try {
         reply = { ok: true, result: await withSpan(span, () => this.result(method, rawParams ?? {}, context)) };
       } catch (error) {
-        reply = error instanceof CallRefused ? error.reply() : { ok: false, error: errorBody(error), status: 200 };
+        reply = errorReply(error, method, this.log);
       }
       // Once the answer exists, the request is over: what its handler still sends is late (see LegacyContext).
       context.answered = true;
@@ -362,20 +360,4 @@ function describe(value: unknown): string {
   if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
   return value !== null && typeof value === "object" ? "an object" : JSON.stringify(value);
-}
-
-/**
- * An error as the SDK's Protocol answered it: a numeric code it carries (else -32603), its
- * message (else "Internal error"), and its data when it has some.
- */
-export function errorBody(error: unknown): ErrorBody {
-  const fields = (typeof error === "object" && error !== null ? error : {}) as {
-    code?: unknown;
-    message?: unknown;
-    data?: unknown;
-  };
-  const code = Number.isSafeInteger(fields.code) ? (fields.code as number) : ErrorCode.InternalError;
-  const body: ErrorBody = { code, message: typeof fields.message === "string" ? fields.message : "Internal error" };
-  if (fields.data !== undefined) body.data = fields.data;
-  return body;
 }

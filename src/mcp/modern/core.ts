@@ -16,9 +16,9 @@ import {
 } from "../../core/tool.ts";
 import type { Logger } from "../../core/log.ts";
 import { NAME, VERSION } from "../../version.ts";
-import { CallRefused } from "../protocol/admission.ts";
 import { type Dispatcher, type RequestContext, localRootPaths } from "../protocol/dispatcher.ts";
 import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
+import { errorReply } from "../protocol/errors.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { type Params, isRecord } from "../protocol/params.ts";
 import { META, MODERN_ERROR, SUPPORTED_VERSIONS, isModernVersion } from "../protocol/versions.ts";
@@ -190,23 +190,17 @@ export function methodNotFound(method: string): ModernError {
   );
 }
 
-/** The error reply for anything a request threw; unexpected errors are logged, never shown. */
+/**
+ * The error reply for anything a request threw (`protocol/errors.ts`: unexpected errors are
+ * logged, never shown), with the era's own twists: a resource that does not exist is invalid
+ * params (SEP-2164, no longer -32002), and over HTTP the status that goes with the error.
+ */
 export function failure(server: ModernServer, method: string, error: unknown): Reply {
-  if (error instanceof CallRefused) return error.reply();
-  if (error instanceof ProtocolError) {
-    // 2026-07-28 reports a resource that does not exist as invalid params (SEP-2164), no longer -32002.
-    const code = error.code === ErrorCode.ResourceNotFound ? ErrorCode.InvalidParams : error.code;
-    const status = error instanceof ModernError ? error.status : code === ErrorCode.MethodNotFound ? 404 : 200;
-    const body: { code: number; message: string; data?: unknown } = { code, message: error.message };
-    if (error.data !== undefined) body.data = error.data;
-    return { ok: false, error: body, status };
-  }
-  server.log.error("request failed", { method, error: error instanceof Error ? error.message : String(error) });
-  return {
-    ok: false,
-    error: { code: ErrorCode.InternalError, message: "Internal error; the server log has details." },
-    status: 200,
-  };
+  const reply = errorReply(error, method, server.log);
+  if (reply.error.code === ErrorCode.ResourceNotFound) reply.error.code = ErrorCode.InvalidParams;
+  if (error instanceof ModernError) reply.status = error.status;
+  else if (reply.error.code === ErrorCode.MethodNotFound) reply.status = 404;
+  return reply;
 }
 
 /**
