@@ -5,117 +5,149 @@
  * follows, and a `subscriptions/listen` stays open (acknowledged, tagged with its id) until the
  * client cancels it or the server stops. The client's roots are asked for with `input_required`.
  */
+import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import {
   type JsonRpcId,
   type ModernServer,
   type Reply,
+  type RequestIo,
   answer,
   checkVersion,
   failure,
   readEnvelope,
 } from "../modern/core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
-import { notificationJson, replyJson } from "../protocol/wire.ts";
-import { ANONYMOUS } from "../protocol/caller.ts";
+import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
 import { isRecord } from "../protocol/params.ts";
-import { RunningRequests } from "../protocol/running.ts";
+import { RunningRequests, type Started } from "../protocol/running.ts";
+import { notificationJson, replyJson } from "../protocol/wire.ts";
 import { DRAIN_MS, type StdioConnection } from "./connection.ts";
 import type { JsonRpcMessage, LineChannel } from "./lines.ts";
-import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
-
-/** The caller on stdio: the user who launched the process; no token, nothing hidden. */
 
 export function connectModern(server: ModernServer, channel: LineChannel): StdioConnection {
-  const running = new RunningRequests();
-  /** Open subscriptions, by id. */
-  const listening = new Set<string>();
-  const closed = Promise.withResolvers<void>();
-  let closing = false;
+  return new ModernStdioConnection(server, channel);
+}
 
-  const send = (id: JsonRpcId | null, reply: Reply) => void channel.sendJson(replyJson(id, reply));
+/** One 2026-07-28 client on this process's stdin and stdout, like the legacy era's session. */
+class ModernStdioConnection implements StdioConnection {
+  private readonly running = new RunningRequests();
+  /** The ids of open subscriptions (their `subscriptions/listen`), kept as ids: a Set tells 1 and "1" apart. */
+  private readonly listening = new Set<JsonRpcId>();
+  private readonly ended = Promise.withResolvers<void>();
+  private closing = false;
 
-  const request = (message: JsonRpcMessage) => {
-    const id = message.id as JsonRpcId;
-    const key = JSON.stringify(id);
-    const method = message.method as string;
-    if (running.isRunning(id) || listening.has(key)) {
-      const why = `Invalid Request: a request with id ${key} is still running; give each request its own id.`;
-      return send(id, { ok: false, error: { code: ErrorCode.InvalidRequest, message: why }, status: 400 });
-    }
-    const params = (message.params ?? {}) as Record<string, unknown>;
-    let envelope: ReturnType<typeof readEnvelope>;
-    try {
-      envelope = readEnvelope(message.params);
-      checkVersion(envelope);
-      if (method === "subscriptions/listen") return listen(id, key, params);
-    } catch (error) {
-      return send(id, failure(server, method, error));
-    }
-    const request = running.start(id);
-    const io = {
-      // Read only if the work asks for it, so the signal is made only then (protocol/lazy-abort.ts).
-      get signal() {
-        return request.signal;
-      },
-      caller: ANONYMOUS,
-      notify: (name: string, body: Record<string, unknown>) => {
-        if (!request.aborted) void channel.sendJson(notificationJson(name, body));
-      },
-    };
-    const span = requestSpan(method, params, id, envelope.version);
-    void withSpan(span, () => answer(server, method, params, envelope, io)).then(async (reply) => {
-      span?.end(reply);
-      // A cancelled request gets no answer (2026-07-28 cancellation). The request stays in flight
-      // until its answer has left for the pipe, so the end of stdin cannot exit the process while
-      // a large answer is still being written.
-      if (!request.aborted) await channel.sendJson(replyJson(id, reply));
-      request.finish();
-    });
-  };
+  constructor(
+    private readonly server: ModernServer,
+    private readonly channel: LineChannel,
+  ) {}
 
-  const listen = (id: JsonRpcId, key: string, params: Record<string, unknown>) => {
-    const honoured = honouredFilter(server.dispatcher, params);
-    listening.add(key);
-    void channel.send(acknowledgement(id, honoured));
-  };
+  get closed(): Promise<void> {
+    return this.ended.promise;
+  }
 
-  const notification = (message: JsonRpcMessage) => {
-    if (message.method !== "notifications/cancelled") return;
-    const target = isRecord(message.params) ? message.params.requestId : undefined;
-    if (typeof target !== "string" && typeof target !== "number") return;
-    running.cancel(target);
-    listening.delete(JSON.stringify(target));
-  };
-
-  const deliver = (message: JsonRpcMessage) => {
-    if (closing) return;
+  deliver(message: JsonRpcMessage): void {
+    if (this.closing) return;
     if (typeof message.method !== "string") {
-      server.log.debug("ignoring a response: a 2026-07-28 server sends the client no requests");
+      this.server.log.debug("ignoring a response: a 2026-07-28 server sends the client no requests");
       return;
     }
-    if ("id" in message) request(message);
-    else notification(message);
-  };
+    if ("id" in message) this.request(message.id as JsonRpcId, message.method, message.params);
+    else this.notification(message.method, message.params);
+  }
 
   /** Ends the connection: subscriptions are answered (a graceful end), calls still running are cancelled. */
-  const close = async () => {
-    if (closing) return closed.promise;
-    closing = true;
-    for (const key of listening) void channel.send(closingResult(JSON.parse(key) as JsonRpcId));
-    listening.clear();
-    running.cancelAll("The server is shutting down.");
-    channel.close();
-    closed.resolve();
-    return closed.promise;
-  };
+  async close(): Promise<void> {
+    if (this.closing) return this.ended.promise;
+    this.closing = true;
+    for (const id of this.listening) void this.channel.send(closingResult(id));
+    this.listening.clear();
+    this.running.cancelAll("The server is shutting down.");
+    this.channel.close();
+    this.ended.resolve();
+    return this.ended.promise;
+  }
 
-  // End of input: the client is done sending, but answers still being worked on are written first.
-  const inputEnded = () => {
-    if (closing) return;
-    closing = true;
-    listening.clear();
-    void running.drain(DRAIN_MS, "stdin closed").then(() => closed.resolve());
-  };
-  return { deliver, inputEnded, closed: closed.promise, close };
+  /** End of input: the client is done sending, but answers still being worked on are written first. */
+  inputEnded(): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.listening.clear();
+    void this.running.drain(DRAIN_MS, "stdin closed").then(() => this.ended.resolve());
+  }
+
+  private request(id: JsonRpcId, method: string, rawParams: unknown): void {
+    if (this.running.isRunning(id) || this.listening.has(id)) {
+      const why = `Invalid Request: a request with id ${JSON.stringify(id)} is still running; give each request its own id.`;
+      this.send(id, { ok: false, error: { code: ErrorCode.InvalidRequest, message: why }, status: 400 });
+      return;
+    }
+    const params = (rawParams ?? {}) as Record<string, unknown>;
+    let envelope: ReturnType<typeof readEnvelope>;
+    try {
+      envelope = readEnvelope(rawParams);
+      checkVersion(envelope);
+      if (method === "subscriptions/listen") {
+        this.listen(id, params);
+        return;
+      }
+    } catch (error) {
+      this.send(id, failure(this.server, method, error));
+      return;
+    }
+    const request = new StdioRequest(this.channel, this.running.start(id));
+    const span = requestSpan(method, params, id, envelope.version);
+    void withSpan(span, () => answer(this.server, method, params, envelope, request)).then((reply) => {
+      span?.end(reply);
+      return request.settle(id, reply);
+    });
+  }
+
+  private listen(id: JsonRpcId, params: Record<string, unknown>): void {
+    const honoured = honouredFilter(this.server.dispatcher, params);
+    this.listening.add(id);
+    void this.channel.send(acknowledgement(id, honoured));
+  }
+
+  private notification(method: string, params: unknown): void {
+    if (method !== "notifications/cancelled") return;
+    const target = isRecord(params) ? params.requestId : undefined;
+    if (typeof target !== "string" && typeof target !== "number") return;
+    this.running.cancel(target);
+    this.listening.delete(target);
+  }
+
+  private send(id: JsonRpcId | null, reply: Reply): void {
+    void this.channel.sendJson(replyJson(id, reply));
+  }
+}
+
+/** What one request's work sees of stdio (`RequestIo`): one object per request, no closures. */
+class StdioRequest implements RequestIo {
+  /** The caller on stdio: the user who launched the process; no token, nothing hidden. */
+  readonly caller: Caller = ANONYMOUS;
+
+  constructor(
+    private readonly channel: LineChannel,
+    private readonly started: Started,
+  ) {}
+
+  /** Read only if the work asks for it, so the signal is made only then (protocol/lazy-abort.ts). */
+  get signal(): AbortSignal {
+    return this.started.signal;
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    if (!this.started.aborted) void this.channel.sendJson(notificationJson(method, params));
+  }
+
+  /**
+   * A cancelled request gets no answer (2026-07-28 cancellation). The request stays in flight
+   * until its answer has left for the pipe, so the end of stdin cannot exit the process while a
+   * large answer is still being written.
+   */
+  async settle(id: JsonRpcId, reply: Reply): Promise<void> {
+    if (!this.started.aborted) await this.channel.sendJson(replyJson(id, reply));
+    this.started.finish();
+  }
 }
