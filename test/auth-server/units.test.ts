@@ -11,7 +11,7 @@ import { readCookie, setCookie } from "../../src/mcp/auth-server/http.ts";
 import { throttledLog } from "../../src/mcp/auth-server/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { redirectUriMatches } from "../../src/mcp/auth-server/redirect-uri.ts";
-import { createUpstream } from "../../src/mcp/auth-server/upstream.ts";
+import { createUpstream } from "../../src/mcp/auth-server/upstream/index.ts";
 
 const alice: Identity = {
   subject: "oidc:1",

@@ -11,7 +11,7 @@ import type { KeyManager } from "./keys.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 import type { IdentityChecks } from "./recheck.ts";
 import type { Store } from "./store.ts";
-import type { Upstream } from "./upstream.ts";
+import type { Upstream } from "./upstream/index.ts";
 
 export interface Deps {
   config: ResolvedConfig;

@@ -28,7 +28,7 @@ import { registerRoutes } from "./routes/register.ts";
 import { revokeRoutes } from "./routes/revoke.ts";
 import { tokenRoutes } from "./routes/token.ts";
 import { PING_TIMEOUT_MS, openStore, storeReachable } from "./store.ts";
-import { createUpstream } from "./upstream.ts";
+import { createUpstream } from "./upstream/index.ts";
 
 export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
 export type { Route, RouteContext } from "./http.ts";

@@ -15,7 +15,7 @@ import type { ResolvedConfig } from "./config.ts";
 import type { Keyring } from "./crypto.ts";
 import type { Identity } from "./policy.ts";
 import type { RefreshRecord, Store } from "./store.ts";
-import { type Upstream, type UpstreamTokens, isUpstreamDenial } from "./upstream.ts";
+import { type Upstream, type UpstreamTokens, isUpstreamDenial } from "./upstream/index.ts";
 
 /** What a re-check uses of the routes' shared dependencies (`context.ts` Deps): only this. */
 export interface RecheckDeps {

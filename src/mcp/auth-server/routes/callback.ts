@@ -11,7 +11,7 @@ import { OAuthFailure } from "../errors.ts";
 import type { Route } from "../http.ts";
 import { grantScopes, policyScopes } from "../policy.ts";
 import { backToClient, redirectWithCode, showConsent } from "../flow.ts";
-import type { UpstreamResult } from "../upstream.ts";
+import type { UpstreamResult } from "../upstream/index.ts";
 
 export const CALLBACK_PATH = "/oauth/callback";
 
