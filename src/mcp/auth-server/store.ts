@@ -309,9 +309,9 @@ function clientQueries(sql: SQL) {
   } satisfies Partial<Store>;
 }
 
-/** Codes and refresh-token families: where single use and rotation are enforced. */
-function grantQueries(sql: SQL) {
-  const toRefresh = (row: Row): RefreshRecord => ({
+/** A refresh token's row as its record. */
+function toRefresh(row: Row): RefreshRecord {
+  return {
     ...(JSON.parse(String(row.data)) as Omit<RefreshRecord, "rotatedAt" | "revoked" | "expiresAt" | "familyId">),
     familyId: String(row.family_id),
     expiresAt: num(row.expires_at),
@@ -319,8 +319,11 @@ function grantQueries(sql: SQL) {
     successor: row.successor === null || row.successor === undefined ? undefined : String(row.successor),
     retried: num(row.retried) === 1,
     revoked: num(row.revoked) === 1,
-  });
+  };
+}
 
+/** Authorization codes: each redeemed once (a second redemption is told apart as a replay). */
+function codeQueries(sql: SQL) {
   return {
     async putCode(hash, code) {
       await sql`insert into oauth_codes (hash, data, family_id, expires_at) values (${hash}, ${JSON.stringify(code)}, ${code.familyId}, ${code.expiresAt})`;
@@ -337,6 +340,12 @@ function grantQueries(sql: SQL) {
         ? { status: "replayed", code: JSON.parse(String(used[0].data)) as CodeRecord }
         : { status: "unknown" };
     },
+  } satisfies Partial<Store>;
+}
+
+/** Refresh tokens, one family per sign-in: where rotation, the one retry and family revocation are enforced. */
+function refreshQueries(sql: SQL) {
+  return {
     async putRefresh(hash, token) {
       const {
         familyId,
@@ -437,7 +446,8 @@ function createSqlStore(sql: SQL, kind: "sqlite" | "postgres"): Store {
   return {
     kind,
     ...clientQueries(sql),
-    ...grantQueries(sql),
+    ...codeQueries(sql),
+    ...refreshQueries(sql),
     ...secretQueries(sql),
     async purge(now) {
       let removed = 0;
