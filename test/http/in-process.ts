@@ -1,15 +1,14 @@
 /**
  * mcpkit's HTTP pipeline in process (no socket): the tests that count the server's own work per
- * request build it here, with the state `serveHttp` would build for `--http 127.0.0.1:8080`.
+ * request build it here, with the state `serveHttp` builds (`createHttpState`) for `--http 127.0.0.1:8080`.
  */
 import { silentLogger } from "../../src/core/log.ts";
 import type { ToolDefinition } from "../../src/core/tool.ts";
 import { readHttpConfig } from "../../src/mcp/http/config.ts";
 import { createHostOriginCheck } from "../../src/mcp/http/host-origin.ts";
 import { createPipeline } from "../../src/mcp/http/pipeline.ts";
-import { SessionStore } from "../../src/mcp/http/session-store.ts";
-import type { HttpState } from "../../src/mcp/http/state.ts";
-import { InFlight } from "../../src/mcp/protocol/in-flight.ts";
+import type { SessionStore } from "../../src/mcp/http/session-store.ts";
+import { type HttpState, createHttpState } from "../../src/mcp/http/state.ts";
 
 export const IN_PROCESS_URL = "http://127.0.0.1:8080/mcp";
 export const IN_PROCESS_HEADERS = {
@@ -32,25 +31,13 @@ export function inProcessState({
 } = {}): HttpState {
   const config = readHttpConfig({ http: "127.0.0.1:8080", ...flags });
   if (!config) throw new Error("no config");
-  return {
-    config,
-    serverOptions: {
-      toolsets: tools.length ? [{ name: "t", tools }] : [],
-      log: silentLogger,
-      toolNames: "portable",
-      outputBudget: 100_000,
-    },
+  const serverOptions = {
+    toolsets: tools.length ? [{ name: "t", tools }] : [],
     log: silentLogger,
-    publicUrl: new URL("http://127.0.0.1:8080"),
-    resource: IN_PROCESS_URL,
-    sessions: config.stateless
-      ? undefined
-      : new SessionStore({ maxSessions: 10, maxPerOwner: 10, idleMs: 3_600_000 }, silentLogger),
-    resourceServer: undefined,
-    stopping: false,
-    statelessCalls: new InFlight(),
-    ...overrides,
+    toolNames: "portable" as const,
+    outputBudget: 100_000,
   };
+  return { ...createHttpState(config, serverOptions, { publicUrl: new URL("http://127.0.0.1:8080") }), ...overrides };
 }
 
 /** The pipeline of `state`, and its session store (undefined with --stateless). */

@@ -4,7 +4,6 @@
  */
 import { expect, test } from "bun:test";
 import { createLogger, silentLogger } from "../../src/core/log.ts";
-import { InFlight } from "../../src/mcp/protocol/in-flight.ts";
 import { readHttpConfig } from "../../src/mcp/http/config.ts";
 import { cors } from "../../src/mcp/http/cors.ts";
 import { draining } from "../../src/mcp/http/draining.ts";
@@ -16,24 +15,15 @@ import { methods } from "../../src/mcp/http/methods.ts";
 import { type Exchange, type Middleware, compose, mount, route } from "../../src/mcp/http/middleware.ts";
 import { SessionStore } from "../../src/mcp/http/session-store.ts";
 import { ownerKey } from "../../src/mcp/protocol/caller.ts";
-import type { HttpState } from "../../src/mcp/http/state.ts";
+import { type HttpState, createHttpState } from "../../src/mcp/http/state.ts";
 import { plainPath, requestPath } from "../../src/mcp/http/well-formed.ts";
 
 function makeState(overrides: Partial<HttpState> = {}): HttpState {
   const config = readHttpConfig({ http: "127.0.0.1:0", "max-body-bytes": "2048" });
   if (!config) throw new Error("no config");
-  return {
-    config,
-    serverOptions: { toolsets: [], log: silentLogger, toolNames: "portable", outputBudget: 100_000 },
-    log: silentLogger,
-    publicUrl: new URL("http://127.0.0.1:8080"),
-    resource: "http://127.0.0.1:8080/mcp",
-    sessions: undefined,
-    resourceServer: undefined,
-    stopping: false,
-    statelessCalls: new InFlight(),
-    ...overrides,
-  };
+  const serverOptions = { toolsets: [], log: silentLogger, toolNames: "portable" as const, outputBudget: 100_000 };
+  const state = createHttpState(config, serverOptions, { publicUrl: new URL("http://127.0.0.1:8080") });
+  return { ...state, sessions: undefined, ...overrides };
 }
 
 function exchange(path: string, init: RequestInit = {}): Exchange {

@@ -39,7 +39,7 @@ import { type HostOriginCheck, hostAndOrigin } from "./host-origin.ts";
 import { jsonRpcBody } from "./jsonrpc-body.ts";
 import { MCP_PATH, notFound } from "./mcp-endpoint.ts";
 import { methods } from "./methods.ts";
-import { answerModern, modernHttpState, modernRequests } from "./modern-endpoint.ts";
+import { answerModern, modernRequests } from "./modern-endpoint.ts";
 import { type Exchange, type Middleware, compose, mount } from "./middleware.ts";
 import { protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { sessions } from "./sessions.ts";
@@ -56,7 +56,6 @@ export function createPipeline(
   hostOriginCheck: HostOriginCheck,
   peerAddress: PeerAddress = () => undefined,
 ): (request: Request) => Promise<Response> {
-  state.modern ??= modernHttpState(state.serverOptions);
   const steps: Middleware[] = [
     health(state, hostOriginCheck),
     protectedResourceMetadata(state),

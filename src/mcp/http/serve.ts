@@ -9,17 +9,13 @@ import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
-import { InFlight } from "../protocol/in-flight.ts";
-import { modernHttpState } from "./modern-endpoint.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";
 import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import { createPipeline, withRequestLog } from "./pipeline.ts";
 import { traceHttp } from "../../core/telemetry/index.ts";
-import { SessionStore } from "./session-store.ts";
-import type { HttpState } from "./state.ts";
-import { keepAliveMs } from "./sse.ts";
+import { type Drainable, type HttpState, createHttpState, resourceOf } from "./state.ts";
 
 /** How long `close` waits for in-flight tool calls before closing sessions anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -48,7 +44,7 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
     config.publicUrl ??
       `http://${boundHost === "0.0.0.0" || boundHost === "[::]" ? "127.0.0.1" : boundHost}:${bun.port}`,
   );
-  const resource = `${publicUrl.origin}${publicUrl.pathname.replace(/\/+$/, "")}/mcp`;
+  const resource = resourceOf(publicUrl);
   let authorizationServer: AuthServer | undefined;
   try {
     authorizationServer = await startAuthorizationServer(config, serverOptions, publicUrl);
@@ -58,27 +54,11 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
   }
   // The resource server fetches the keys of its own authorization server over loopback, not through a proxy.
   const localOrigin = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : boundHost}:${bun.port}`;
-  const state: HttpState = {
-    config,
-    serverOptions,
-    log,
+  const state = createHttpState(config, serverOptions, {
     publicUrl,
-    resource,
-    sessions: config.stateless
-      ? undefined
-      : new SessionStore(
-          { maxSessions: config.maxSessions, maxPerOwner: config.maxSessionsPerSubject, idleMs: config.sessionIdleMs },
-          log,
-        ),
     resourceServer: createAuth(config, serverOptions, resource, authorizationServer, localOrigin),
     authorizationServer,
-    stopping: false,
-    statelessCalls: new InFlight(),
-    modern: modernHttpState(serverOptions, keepAliveMs(config.idleTimeoutS), {
-      max: config.maxSessions,
-      perOwner: config.maxSessionsPerSubject,
-    }),
-  };
+  });
   void state.resourceServer?.warmUp();
   const hostOriginCheck = createHostOriginCheck({
     boundHost: config.host,
@@ -209,33 +189,39 @@ async function startAuthorizationServer(
   }
 }
 
+/**
+ * Resolves true once every part is idle at the same time (a request that arrives while another
+ * part finishes is waited for too), or false after `ms`.
+ */
+async function idleWithin(parts: readonly Drainable[], ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const idle = (async () => {
+    while (parts.some((part) => part.size > 0)) await Promise.all(parts.map((part) => part.whenIdle()));
+    return true as const;
+  })();
+  const result = await Promise.race([idle, timeout]);
+  clearTimeout(timer);
+  return result;
+}
+
 /** Stop accepting, let calls in flight finish (up to the grace period), then end every session. */
 async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Promise<void> {
-  const { log, sessions, config } = state;
+  const { log, config } = state;
   state.stopping = true;
   log.info("shutting down: no new connections; waiting for calls in flight");
   void bun.stop(false);
   // A subscription never ends by itself: it is answered now, which tells its client the end is graceful.
-  state.modern?.subscriptions.cancelAll("The server is shutting down.");
-  const deadline = Date.now() + (config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
-  const inFlight = () =>
-    (sessions?.pendingRequests ?? 0) + state.statelessCalls.size + (state.modern?.inFlight.size ?? 0);
-  // Woken as soon as sessions, stateless and modern requests are all idle; the short naps only
-  // notice requests that were still on their way through the pipeline.
-  while (inFlight() > 0 && Date.now() < deadline) {
-    const nap = Bun.sleep(Math.min(100, Math.max(1, deadline - Date.now())));
-    const idle = Promise.all([
-      sessions?.whenIdle(),
-      state.statelessCalls.whenIdle(),
-      state.modern?.inFlight.whenIdle(),
-    ]);
-    await Promise.race([idle, nap]);
+  state.modern.subscriptions.cancelAll("The server is shutting down.");
+  const { drainables } = state;
+  if (!(await idleWithin(drainables, config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS))) {
+    const calls = drainables.reduce((sum, part) => sum + part.size, 0);
+    log.warn("shutdown grace period over; cancelling calls still running", { calls });
   }
-  if (inFlight() > 0) log.warn("shutdown grace period over; cancelling calls still running", { calls: inFlight() });
   const reason = "The server is shutting down and cancelled this call; retry it once the server is back.";
-  state.statelessCalls.cancelAll(reason);
-  state.modern?.inFlight.cancelAll(reason);
-  await sessions?.closeAll(reason);
+  for (const part of drainables) await part.cancelAll(reason);
   // The answers just sent (and ended streams) still have to reach their sockets before every
   // connection is closed: wait until Bun has no request left to answer, briefly.
   const flushDeadline = Date.now() + ANSWERS_FLUSH_MS;

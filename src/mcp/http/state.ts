@@ -1,15 +1,18 @@
 /**
- * Everything the HTTP steps share, in one object: the configuration, the session table, the
- * resource server, and the two pieces of mutable state (draining, stateless calls in flight).
+ * Everything the HTTP steps share, in one object built by `createHttpState`: the configuration,
+ * the session table, the resource server, both eras' requests in flight, and the one piece of
+ * mutable state (draining). `serveHttp` builds it, and so do the tests that run the pipeline in
+ * process, so they run what the server runs.
  */
-import type { InFlight } from "../protocol/in-flight.ts";
 import type { Logger } from "../../core/log.ts";
-import type { ModernHttpState } from "./modern-endpoint.ts";
-import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
 import type { AuthServer } from "../auth-server/index.ts";
+import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
+import { InFlight } from "../protocol/in-flight.ts";
 import type { ResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
-import type { SessionStore } from "./session-store.ts";
+import { type ModernHttpState, modernHttpState } from "./modern-endpoint.ts";
+import { SessionStore } from "./session-store.ts";
+import { keepAliveMs } from "./sse.ts";
 
 export interface HttpState {
   readonly config: HttpConfig;
@@ -29,9 +32,74 @@ export interface HttpState {
   stopping: boolean;
   /** --stateless requests being served: shutdown waits for them, then answers the rest. */
   readonly statelessCalls: InFlight;
-  /**
-   * The 2026-07-28 era: the same handlers, no sessions (`modern-endpoint.ts`). Built by `serveHttp`;
-   * a pipeline made without it builds its own (then shutdown does not wait for its requests).
-   */
-  modern?: ModernHttpState;
+  /** The 2026-07-28 era: the same handlers, no sessions (`modern-endpoint.ts`). */
+  readonly modern: ModernHttpState;
+  /** Every part that answers requests, in the order shutdown cancels them once its grace is over. */
+  readonly drainables: readonly Drainable[];
+}
+
+/** What shutdown asks of a part that answers requests: how many it is answering, when none, and to stop. */
+export interface Drainable {
+  /** Requests being answered now. */
+  readonly size: number;
+  /** Resolves once no request is being answered (at once when none is). */
+  whenIdle(): Promise<void>;
+  /** Answers every request still running with `reason` as an error, and ends what holds them. */
+  cancelAll(reason: string): void | Promise<void>;
+}
+
+/** What only the running server knows: where it is reached, and who checks its tokens. */
+export interface HttpStateSetting {
+  publicUrl: URL;
+  resourceServer?: ResourceServer;
+  authorizationServer?: AuthServer;
+}
+
+export function createHttpState(
+  config: HttpConfig,
+  serverOptions: McpServerOptions,
+  { publicUrl, resourceServer, authorizationServer }: HttpStateSetting,
+): HttpState {
+  const { log } = serverOptions;
+  const sessions = config.stateless
+    ? undefined
+    : new SessionStore(
+        { maxSessions: config.maxSessions, maxPerOwner: config.maxSessionsPerSubject, idleMs: config.sessionIdleMs },
+        log,
+      );
+  const statelessCalls = new InFlight();
+  const modern = modernHttpState(serverOptions, keepAliveMs(config.idleTimeoutS), {
+    max: config.maxSessions,
+    perOwner: config.maxSessionsPerSubject,
+  });
+  return {
+    config,
+    serverOptions,
+    log,
+    publicUrl,
+    resource: resourceOf(publicUrl),
+    sessions,
+    resourceServer,
+    authorizationServer,
+    stopping: false,
+    statelessCalls,
+    modern,
+    drainables: [statelessCalls, modern.inFlight, ...(sessions ? [sessionRequests(sessions)] : [])],
+  };
+}
+
+/** The MCP endpoint under the public URL: `https://mcp.example.com/base/` → `https://mcp.example.com/base/mcp`. */
+export function resourceOf(publicUrl: URL): string {
+  return `${publicUrl.origin}${publicUrl.pathname.replace(/\/+$/, "")}/mcp`;
+}
+
+/** The requests in flight across every session; cancelling them ends every session too. */
+function sessionRequests(store: SessionStore): Drainable {
+  return {
+    get size() {
+      return store.pendingRequests;
+    },
+    whenIdle: () => store.whenIdle(),
+    cancelAll: (reason) => store.closeAll(reason),
+  };
 }
