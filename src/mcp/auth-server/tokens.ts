@@ -4,10 +4,18 @@
  * sign-in so a detected reuse revokes everything that sign-in produced.
  */
 import * as jose from "jose";
-import type { Deps } from "./context.ts";
+import type { ResolvedConfig } from "./config.ts";
 import { hashToken, randomToken } from "./crypto.ts";
-import { SIGNING_ALG } from "./keys.ts";
+import { type KeyManager, SIGNING_ALG } from "./keys.ts";
 import type { Identity } from "./policy.ts";
+import type { Store } from "./store.ts";
+
+/** What issuing tokens uses of the routes' shared dependencies (`context.ts` Deps): only this. */
+export interface TokenDeps {
+  config: Pick<ResolvedConfig, "issuer" | "now" | "accessTokenTtl" | "refreshTokenTtl" | "signInLifetime">;
+  keys: Pick<KeyManager, "signingKey">;
+  store: Pick<Store, "putRefresh" | "extendClient">;
+}
 
 export interface Grant {
   clientId: string;
@@ -34,13 +42,13 @@ export interface TokenResponse {
  * Seconds an access token of this grant may live: the configured lifetime, cut at the end of the
  * sign-in, so no token outlives `--sign-in-lifetime` (at least one second: the grant was checked live).
  */
-export function accessTokenLifetime(deps: Deps, grant: Grant): number {
+export function accessTokenLifetime(deps: TokenDeps, grant: Grant): number {
   const signInEnd = grant.signedInAt + deps.config.signInLifetime * 1000;
   const remaining = Math.floor((signInEnd - deps.config.now()) / 1000);
   return Math.max(1, Math.min(deps.config.accessTokenTtl, remaining));
 }
 
-export async function signAccessToken(deps: Deps, grant: Grant, lifetime: number): Promise<string> {
+export async function signAccessToken(deps: TokenDeps, grant: Grant, lifetime: number): Promise<string> {
   const { kid, key } = await deps.keys.signingKey();
   // Real time here: the resource server checks `exp` against its own clock.
   const now = Math.floor(Date.now() / 1000);
@@ -57,7 +65,7 @@ export async function signAccessToken(deps: Deps, grant: Grant, lifetime: number
 }
 
 /** A new refresh token of the grant's family, stored by hash; the token itself is not kept. */
-export async function mintRefreshToken(deps: Deps, grant: Grant): Promise<{ token: string; hash: string }> {
+export async function mintRefreshToken(deps: TokenDeps, grant: Grant): Promise<{ token: string; hash: string }> {
   const token = randomToken();
   const hash = hashToken(token);
   const now = deps.config.now();
@@ -81,7 +89,7 @@ export async function mintRefreshToken(deps: Deps, grant: Grant): Promise<{ toke
 }
 
 /** The token response for a refresh token already stored (and, for a rotation, already committed). */
-export async function tokenResponse(deps: Deps, grant: Grant, refreshToken: string): Promise<TokenResponse> {
+export async function tokenResponse(deps: TokenDeps, grant: Grant, refreshToken: string): Promise<TokenResponse> {
   // A client in use is no longer an "unused registration": keep it as long as its refresh token.
   await deps.store.extendClient(grant.clientId, deps.config.now() + deps.config.refreshTokenTtl * 1000);
   const lifetime = accessTokenLifetime(deps, grant);
@@ -94,7 +102,7 @@ export async function tokenResponse(deps: Deps, grant: Grant, refreshToken: stri
   };
 }
 
-export async function issueTokens(deps: Deps, grant: Grant): Promise<TokenResponse> {
+export async function issueTokens(deps: TokenDeps, grant: Grant): Promise<TokenResponse> {
   const { token } = await mintRefreshToken(deps, grant);
   return tokenResponse(deps, grant, token);
 }
