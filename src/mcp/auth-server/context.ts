@@ -1,12 +1,13 @@
 /**
  * What every route shares: the resolved configuration, the store, the keys, the upstream IdP,
- * and the browser-binding cookies. One explicit object, built once in `index.ts`.
+ * and the browser-binding cookies. One explicit object, built once in `index.ts`; this file
+ * holds only its shape and the shapes of what the sign-in keeps between requests.
  */
 import type { Logger } from "../../core/log.ts";
 import type { CimdFetcher } from "./cimd.ts";
 import type { ResolvedConfig } from "./config.ts";
-import { type Keyring, hashToken, randomToken } from "./crypto.ts";
-import { type CookieSettings, cookieName, readCookie, setCookie } from "./http.ts";
+import type { BrowserCookies } from "./browser-cookies.ts";
+import type { Keyring } from "./crypto.ts";
 import type { KeyManager } from "./keys.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 import type { IdentityChecks } from "./recheck.ts";
@@ -54,55 +55,4 @@ export interface UpstreamState {
   nonce?: string;
   /** Set when consent was remembered: the user who gave it, so another account sees the page. */
   rememberedSubject?: string;
-}
-
-export const REQUEST_TTL_SECONDS = 600;
-export const UPSTREAM_STATE_TTL_SECONDS = 600;
-const BROWSER_COOKIE_SECONDS = 86_400;
-const USER_COOKIE_SECONDS = 30 * 86_400;
-
-export interface BrowserCookies {
-  /** The signed random nonce that identifies this browser, when it carries a valid one. */
-  nonce(request: Request): string | undefined;
-  /** A new nonce and the Set-Cookie that gives it to the browser. */
-  issueNonce(): { nonce: string; cookie: string };
-  /** The user this browser last signed in as (only to skip an already-given consent). */
-  rememberedUser(request: Request): string | undefined;
-  rememberUser(subject: string): string;
-  forgetUser(): string;
-  csrfFor(requestId: string, nonce: string): string;
-}
-
-export function createBrowserCookies(keyring: Keyring, settings: CookieSettings): BrowserCookies {
-  const browserName = cookieName("mcpkit-browser", settings);
-  const userName = cookieName("mcpkit-user", settings);
-  const verified = (value: string | undefined, context: string): string | undefined => {
-    if (!value) return undefined;
-    const dot = value.lastIndexOf(".");
-    if (dot <= 0) return undefined;
-    const payload = value.slice(0, dot);
-    return keyring.verify(payload, value.slice(dot + 1), context) ? payload : undefined;
-  };
-  return {
-    nonce: (request) => verified(readCookie(request, browserName), "browser"),
-    issueNonce() {
-      const nonce = randomToken();
-      return {
-        nonce,
-        cookie: setCookie(browserName, `${nonce}.${keyring.sign(nonce, "browser")}`, BROWSER_COOKIE_SECONDS, settings),
-      };
-    },
-    rememberedUser(request) {
-      const payload = verified(readCookie(request, userName), "user");
-      if (!payload) return undefined;
-      const [subject, expires] = payload.split("~");
-      return Number(expires) > Date.now() / 1000 ? Buffer.from(subject, "base64url").toString("utf8") : undefined;
-    },
-    rememberUser(subject) {
-      const payload = `${Buffer.from(subject).toString("base64url")}~${Math.floor(Date.now() / 1000) + USER_COOKIE_SECONDS}`;
-      return setCookie(userName, `${payload}.${keyring.sign(payload, "user")}`, USER_COOKIE_SECONDS, settings);
-    },
-    forgetUser: () => setCookie(userName, "", 0, settings),
-    csrfFor: (requestId, nonce) => keyring.sign(`${requestId}|${hashToken(nonce)}`, "csrf"),
-  };
 }

@@ -4,7 +4,7 @@
  * the browser to the IdP with a fresh, browser-bound upstream state.
  */
 import { isCimdClientId } from "./cimd.ts";
-import { type Deps, type PendingRequest, UPSTREAM_STATE_TTL_SECONDS, type UpstreamState } from "./context.ts";
+import type { Deps, PendingRequest, UpstreamState } from "./context.ts";
 import { hashToken, randomToken } from "./crypto.ts";
 import { type ClientRedirect, OAuthFailure } from "./errors.ts";
 import { redirect } from "./http.ts";
@@ -12,6 +12,11 @@ import { consentPage } from "./pages.ts";
 import { hostOf } from "./redirect-uri.ts";
 import type { RegisteredClient } from "./store.ts";
 import { isLoopbackName } from "./config.ts";
+
+/** How long an authorization request waits between `/authorize` and the callback (10 min). */
+export const REQUEST_TTL_SECONDS = 600;
+/** How long the browser may take at the IdP with the upstream state it was given (10 min). */
+export const UPSTREAM_STATE_TTL_SECONDS = 600;
 
 /** The client a browser flow is for, verified; failures are pages (nothing is verified to redirect to). */
 export async function findClient(

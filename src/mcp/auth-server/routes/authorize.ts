@@ -4,12 +4,12 @@
  * errors go back to the client. Consent already given by this user to this client for these
  * scopes skips the page; otherwise the consent page is shown.
  */
-import { type Deps, type PendingRequest, REQUEST_TTL_SECONDS } from "../context.ts";
+import type { Deps, PendingRequest } from "../context.ts";
 import { randomToken } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
 import { type Route, single } from "../http.ts";
 import { pointsAtThisServer, redirectUriMatches } from "../redirect-uri.ts";
-import { backToClient, findClient, showConsent, startUpstream } from "../flow.ts";
+import { REQUEST_TTL_SECONDS, backToClient, findClient, showConsent, startUpstream } from "../flow.ts";
 
 export function authorizeRoutes(deps: Deps): Route[] {
   return [

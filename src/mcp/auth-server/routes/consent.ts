@@ -4,11 +4,11 @@
  * only from this origin; "Allow" creates the upstream state and goes to the IdP, "Deny" answers
  * the client with `access_denied`.
  */
-import { type Deps, type PendingRequest, REQUEST_TTL_SECONDS } from "../context.ts";
+import type { Deps, PendingRequest } from "../context.ts";
 import { safeEqual } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
 import { type Route, readForm, single } from "../http.ts";
-import { backToClient, startUpstream } from "../flow.ts";
+import { REQUEST_TTL_SECONDS, backToClient, startUpstream } from "../flow.ts";
 
 export function consentRoutes(deps: Deps): Route[] {
   return [{ method: "POST", path: "/consent", browser: true, handle: (request) => consent(deps, request) }];
