@@ -6,27 +6,17 @@
 import * as v from "valibot";
 import { ConfigError } from "../../core/options.ts";
 import { type PolicyRule, parsePolicyRule } from "./policy.ts";
-import { STORE_CALL_TIMEOUT_MS } from "./store.ts";
+import { type AuthServerFlags, DEFAULT_STATE_TIMEOUT_MS, type UpstreamConfig } from "./flags.ts";
 import { isLoopbackHost } from "../web/addresses.ts";
 
-export type UpstreamConfig =
-  | { kind: "oidc"; issuer: string; clientId: string; clientSecret?: string; scopes?: string[] }
-  | { kind: "github"; clientId: string; clientSecret: string; apiBase?: string; authorizeBase?: string };
+export type { UpstreamConfig };
 
-export interface AuthServerConfig {
+/** What the flags set (`AuthServerFlags`), and what only the running server or an embedder knows. */
+export interface AuthServerConfig extends Omit<AuthServerFlags, "state"> {
   /** The URL clients use to reach mcpkit, e.g. `https://mcp.example.com` (no trailing slash needed). */
   publicUrl: string;
-  upstream: UpstreamConfig;
-  /** Access policy rules (`alice@example.com=*`, `*@example.com=boj:read,fs:read`, `github-org:acme=*:read`). */
-  allow: string[];
   /** `sqlite:PATH` or `postgres://…`. */
   state: string;
-  /**
-   * 32 bytes (64 hex digits or base64/base64url) that encrypt upstream tokens and signing keys at
-   * rest and sign browser cookies. Required with Postgres (every instance needs the same key); with
-   * SQLite it defaults to a key file created next to the database.
-   */
-  stateKey?: string;
   /** The scopes of the tools mcpkit serves (`boj:read`, …). */
   scopesSupported: string[];
   accessTokenTtlSeconds?: number;
@@ -34,14 +24,8 @@ export interface AuthServerConfig {
   codeTtlSeconds?: number;
   /** How long a rotated refresh token still works, for a client that retries a lost response. */
   refreshGraceSeconds?: number;
-  /** How long a sign-in lasts, counted from the sign-in at the IdP (refreshes do not extend it). */
-  signInLifetimeSeconds?: number;
-  /** How often a refresh asks the IdP again who the user is (0: never). */
-  identityRecheckSeconds?: number;
   /** Milliseconds since the epoch for grant lifetimes and rechecks; tests move it forward. */
   clock?: () => number;
-  /** How long one state-store call may take before the request answers 503 (default 5000 ms). */
-  storeTimeoutMs?: number;
   /** How long a signing key signs before a new one takes over. */
   keyRotationSeconds?: number;
   /** An unused dynamic registration is deleted after this long. */
@@ -230,7 +214,7 @@ export function resolveConfig(config: AuthServerConfig): ResolvedConfig {
     identityRecheck: options.identityRecheckSeconds ?? 900,
     // Read through at each call, so a clock replaced at run time (tests) is the one in effect.
     now: (options.clock as (() => number) | undefined) ?? (() => Date.now()),
-    storeTimeoutMs: options.storeTimeoutMs ?? STORE_CALL_TIMEOUT_MS,
+    storeTimeoutMs: options.storeTimeoutMs ?? DEFAULT_STATE_TIMEOUT_MS,
     keyRotation: options.keyRotationSeconds ?? 30 * 86_400,
     unusedClientTtl: options.unusedClientTtlSeconds ?? 86_400,
     registrationsPerMinute: options.registrationsPerMinute ?? 10,

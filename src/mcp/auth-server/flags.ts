@@ -1,11 +1,20 @@
 /**
- * The flags of `--auth oauth`, declared once (name, variable, help, schema): the CLI lists them in
- * --help on every start, so this file imports nothing of the authorization server (its code loads
- * only with --auth oauth).
+ * The flags of `--auth oauth`, declared once (name, variable, help, schema) and read once into
+ * `AuthServerFlags`: the CLI lists them in --help on every start and the HTTP options read them with
+ * the rest, so this file imports nothing of the authorization server (its code loads only with
+ * --auth oauth).
  * Secrets are better given through their environment variables (a flag shows in `ps`).
  */
+import { readFileSync } from "node:fs";
 import * as v from "valibot";
-import { type OptionSpec, httpUrlOption, integerOption } from "../../core/options.ts";
+import {
+  ConfigError,
+  type OptionSpec,
+  type OptionValues,
+  httpUrlOption,
+  integerOption,
+  readDeclared,
+} from "../../core/options.ts";
 
 const text = v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")));
 
@@ -115,3 +124,93 @@ export const authServerOptions = [
     schema: integerOption(100, 60_000, DEFAULT_STATE_TIMEOUT_MS, "milliseconds"),
   },
 ] as const satisfies readonly OptionSpec[];
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `30d`, `12h`, `90m`, `3600s` or plain seconds. */
+export function parseDuration(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d{1,9})\s*([smhd]?)$/i.exec(text.trim());
+  if (!match)
+    throw new ConfigError(`--${flag} ${JSON.stringify(text)} is not a duration; write it like 30d, 12h, 15m or 900s.`);
+  return Number(match[1]) * UNIT_SECONDS[(match[2] || "s").toLowerCase()];
+}
+
+/**
+ * The `--auth oauth` flags, read once (the HTTP options do it with the rest): everything of an
+ * `AuthServerConfig` but what only the running server knows, its public URL and the tools' scopes.
+ * `state` is left unset when not given: its default lives beside the store, which loads only with
+ * --auth oauth.
+ */
+export interface AuthServerFlags {
+  upstream: UpstreamConfig;
+  /** Access policy rules (`alice@example.com=*`, `*@example.com=boj:read,fs:read`, `github-org:acme=*:read`). */
+  allow: string[];
+  /** `sqlite:PATH` or `postgres://…`. */
+  state?: string;
+  /**
+   * 32 bytes (64 hex digits or base64/base64url) that encrypt upstream tokens and signing keys at
+   * rest and sign browser cookies. Required with Postgres (every instance needs the same key); with
+   * SQLite it defaults to a key file created next to the database.
+   */
+  stateKey?: string;
+  /** How long a sign-in lasts, counted from the sign-in at the IdP (refreshes do not extend it). */
+  signInLifetimeSeconds?: number;
+  /** How often a refresh asks the IdP again who the user is (0: never). */
+  identityRecheckSeconds?: number;
+  /** How long one state-store call may take before the request answers 503 (default 5000 ms). */
+  storeTimeoutMs?: number;
+}
+
+export type UpstreamConfig =
+  | { kind: "oidc"; issuer: string; clientId: string; clientSecret?: string; scopes?: string[] }
+  | { kind: "github"; clientId: string; clientSecret: string; apiBase?: string; authorizeBase?: string };
+
+export function readAuthServerFlags(values: OptionValues): AuthServerFlags {
+  const options = readDeclared(authServerOptions, values);
+  let upstream: UpstreamConfig;
+  if (options["upstream-issuer"] && options["github-client-id"]) {
+    throw new ConfigError("--upstream-issuer and --github-client-id name two identity providers; keep one.");
+  }
+  if (options["github-client-id"]) {
+    if (!options["github-client-secret"])
+      throw new ConfigError(
+        "--github-client-id needs --github-client-secret (MCPKIT_GITHUB_CLIENT_SECRET), from the GitHub OAuth app's settings.",
+      );
+    upstream = { kind: "github", clientId: options["github-client-id"], clientSecret: options["github-client-secret"] };
+  } else if (options["upstream-issuer"]) {
+    if (!options["upstream-client-id"])
+      throw new ConfigError(
+        "--upstream-issuer needs --upstream-client-id (MCPKIT_UPSTREAM_CLIENT_ID): mcpkit's client at that issuer.",
+      );
+    upstream = {
+      kind: "oidc",
+      issuer: options["upstream-issuer"],
+      clientId: options["upstream-client-id"],
+      clientSecret: options["upstream-client-secret"],
+    };
+  } else {
+    throw new ConfigError(
+      "--auth oauth needs an identity provider: --upstream-issuer URL --upstream-client-id ID (OpenID Connect), or --github-client-id ID --github-client-secret SECRET.",
+    );
+  }
+  let stateKey = options["state-key"];
+  if (!stateKey && options["state-key-file"]) {
+    try {
+      stateKey = readFileSync(options["state-key-file"], "utf8").trim();
+    } catch {
+      throw new ConfigError(
+        `--state-key-file ${options["state-key-file"]} cannot be read; check the path and its permissions.`,
+      );
+    }
+  }
+  return {
+    upstream,
+    allow: options.allow,
+    state: options.state,
+    stateKey,
+    signInLifetimeSeconds: parseDuration("sign-in-lifetime", options["sign-in-lifetime"]),
+    identityRecheckSeconds: parseDuration("identity-recheck", options["identity-recheck"]),
+    storeTimeoutMs: options["state-timeout-ms"],
+  };
+}

@@ -6,7 +6,7 @@
  * (for example "no authorization on a public address") is checked here, at start-up.
  */
 import * as v from "valibot";
-import { authServerOptions } from "../auth-server/flags.ts";
+import { type AuthServerFlags, authServerOptions, readAuthServerFlags } from "../auth-server/flags.ts";
 import {
   ConfigError,
   type OptionSpec,
@@ -191,7 +191,7 @@ export type HttpAuthConfig =
   | { kind: "none" }
   | { kind: "jwt"; issuer: string; audience?: string[]; jwksUrl?: string; requiredScopes: string[] }
   /** mcpkit is the authorization server; its flags are read once the public URL is known (`serve.ts`). */
-  | { kind: "oauth"; values: OptionValues; requiredScopes: string[] };
+  | { kind: "oauth"; flags: AuthServerFlags; requiredScopes: string[] };
 
 export interface HttpConfig {
   host: string;
@@ -242,7 +242,7 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
         `--${jwtOnly[0]} is for --auth jwt (an external issuer); with --auth oauth mcpkit is the issuer, so drop --${jwtOnly[0]}.`,
       );
     }
-    auth = { kind: "oauth", values, requiredScopes: options["required-scopes"] ?? [] };
+    auth = { kind: "oauth", flags: readAuthServerFlags(values), requiredScopes: options["required-scopes"] ?? [] };
   } else {
     const authOnly = (["issuer", "audience", "jwks-url", "required-scopes"] as const).filter(
       (name) => options[name] !== undefined,

@@ -33,8 +33,6 @@ export interface HttpServerHandle {
 
 export async function serveHttp(config: HttpConfig, serverOptions: McpServerOptions): Promise<HttpServerHandle> {
   const { log } = serverOptions;
-  // A bad --auth oauth flag is refused before anything listens (its URLs are checked again once the port is known).
-  await readAuthorizationSettings(config, serverOptions, provisionalUrl(config));
   // Assigned right after binding, before the event loop can deliver a request.
   let handle!: (request: Request) => Promise<Response>;
   const bun = bind(config, (request) => handle(request), log);
@@ -147,30 +145,17 @@ function createAuth(
 }
 
 /** `--auth oauth`: loaded only then, so no other start pays for the authorization server's code. */
-/** The URL the server will most likely have, for checking flags before the port is bound. */
-function provisionalUrl(config: HttpConfig): URL {
-  if (config.publicUrl) return new URL(config.publicUrl);
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  return new URL(`http://${host.includes(":") ? `[${host}]` : host}:${config.port || 1}`);
-}
-
-/** The `--auth oauth` settings read from the flags (a ConfigError names the bad one); none without oauth. */
-async function readAuthorizationSettings(config: HttpConfig, serverOptions: McpServerOptions, publicUrl: URL) {
-  if (config.auth.kind !== "oauth") return undefined;
-  const { readAuthServerConfig } = await import("../auth-server/options.ts");
-  return readAuthServerConfig(config.auth.values, {
-    publicUrl: publicUrl.href.replace(/\/+$/, ""),
-    scopesSupported: scopesOf(serverOptions),
-  });
-}
-
 async function startAuthorizationServer(
   config: HttpConfig,
   serverOptions: McpServerOptions,
   publicUrl: URL,
 ): Promise<AuthServer | undefined> {
-  const settings = await readAuthorizationSettings(config, serverOptions, publicUrl);
-  if (!settings) return undefined;
+  if (config.auth.kind !== "oauth") return undefined;
+  const { authServerConfig } = await import("../auth-server/options.ts");
+  const settings = authServerConfig(config.auth.flags, {
+    publicUrl: publicUrl.href.replace(/\/+$/, ""),
+    scopesSupported: scopesOf(serverOptions),
+  });
   const { createAuthorizationServer } = await import("../auth-server/index.ts");
   // Nothing logs these, but a last line of defence costs nothing: a stray line would print "[redacted]".
   const { log } = serverOptions;
