@@ -3,7 +3,7 @@
  * build one HTTP answer body for boj_list_databases (a 12 KB, mostly Japanese, constant result),
  * from the frozen result (serialized once, only the envelope per answer) against the same result
  * unfrozen (serialized and encoded on every answer, what the path would do without it). Both
- * eras' HTTP answers take this path (test/core/frozen-json.test.ts proves it).
+ * eras' HTTP answers take this path (test/protocol/frozen-json.test.ts proves it).
  *
  *   bun scripts/bench/frozen-results.ts [--rounds N] [--answers N]
  */

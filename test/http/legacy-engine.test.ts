@@ -7,7 +7,7 @@
  * cancellation) names that request, so it goes on that request's POST; logging/setLevel and the
  * cached roots are per session across POSTs; notifications/cancelled and DELETE abort the tool's
  * work, not only its answer. The engine's naming of the request, as a unit, is tested in
- * test/core/legacy-session.test.ts.
+ * test/legacy/session.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";

@@ -3,7 +3,7 @@
  * (`constantResult` in core/tool.ts: the same object on every call, unchangeable) is turned into
  * UTF-8 JSON once and kept while the result lives; each answer only writes the envelope around
  * it. Serializing and encoding a 12 KB non-ASCII result is most of a call's server time
- * (`bun scripts/bench/frozen-results.ts` measures what this saves); test/core/frozen-json.test.ts
+ * (`bun scripts/bench/frozen-results.ts` measures what this saves); test/protocol/frozen-json.test.ts
  * fails if the path stops being taken.
  */
 const encoder = new TextEncoder();
@@ -48,7 +48,7 @@ const framed = new WeakMap<Uint8Array, Uint8Array>();
  * `{"jsonrpc":"2.0","id":ID,"result":RESULT}` around a result's ready bytes, as a view into one
  * buffer kept per result: only the head is written per answer, not the whole result (a 15 KB
  * copy and allocation per call). The view is valid until the next call for the same result, so
- * it must be copied at once: `new Response(view)` does (test/core/frozen-json.test.ts checks that
+ * it must be copied at once: `new Response(view)` does (test/protocol/frozen-json.test.ts checks that
  * Bun still copies, and that the view is reused).
  */
 export function responseBytes(id: string | number | null, result: Uint8Array): Uint8Array {
