@@ -39,10 +39,11 @@ export const ErrorCode = {
   InvalidParams: -32602,
   InternalError: -32603,
   /**
-   * JSON-RPC's first implementation-defined server error: a transport refused the message (the
-   * body of an HTTP 4xx/5xx), or the connection closed before the answer (the SDK's ConnectionClosed).
+   * JSON-RPC's first implementation-defined server error: a refusal that is not about the request
+   * itself (the body of an HTTP 4xx/5xx from the transport, a call admission control turned away),
+   * or a connection closed before the answer (the SDK's ConnectionClosed).
    */
-  TransportError: -32000,
+  ServerError: -32000,
   /**
    * The caller may not (no valid token, a scope missing); the SDK answers a session that is gone
    * and a request the other side did not answer in time (its RequestTimeout) with it too.

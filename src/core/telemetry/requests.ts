@@ -29,6 +29,7 @@ import {
   createContextKey,
   trace,
 } from "@opentelemetry/api";
+import { ErrorCode } from "../tool.ts";
 import type { AnsweredReply, RequestId, RequestSpan, SessionRecord } from "./index.ts";
 import type { Instruments } from "./instruments.ts";
 
@@ -74,7 +75,7 @@ const MAX_URI = 2048;
 /** Captured arguments and results (opt-in) are cut here. */
 const MAX_CONTENT = 8192;
 /** JSON-RPC code of an admission-control refusal (src/mcp/protocol/admission.ts CALL_REFUSED). */
-const CALL_REFUSED = -32000;
+const CALL_REFUSED = ErrorCode.ServerError;
 /** JSON-RPC invalid params: among others, an unknown tool or prompt name. */
 const INVALID_PARAMS = -32602;
 

@@ -6,8 +6,8 @@ import { ErrorCode } from "../../core/tool.ts";
 
 export type JsonRpcId = string | number | null;
 
-/** The table's -32000 (`ErrorCode.TransportError`), what the SDK and spec examples use for transport-level refusals. */
-export const TRANSPORT_ERROR = ErrorCode.TransportError;
+/** The table's -32000 (`ErrorCode.ServerError`), what the SDK and spec examples use for transport-level refusals. */
+export const TRANSPORT_ERROR = ErrorCode.ServerError;
 /** Seconds a client should wait before retrying a refusal that is about load, not about the request. */
 export const RETRY_AFTER_SECONDS = 5;
 

@@ -176,7 +176,7 @@ export class SessionTransport implements AnswerSettings {
     this.standalone = undefined;
     const closed: Reply = {
       ok: false,
-      error: { code: ErrorCode.TransportError, message: "The session ended before this request was answered." },
+      error: { code: ErrorCode.ServerError, message: "The session ended before this request was answered." },
       status: 200,
     };
     for (const answer of this.answers.list()) this.answerWith(answer, closed);

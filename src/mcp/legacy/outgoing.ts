@@ -53,7 +53,7 @@ export class OutgoingRequests {
     related?: JsonRpcId,
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    if (this.closed) return Promise.reject(new ProtocolError(ErrorCode.TransportError, "Not connected"));
+    if (this.closed) return Promise.reject(new ProtocolError(ErrorCode.ServerError, "Not connected"));
     if (signal?.aborted) return Promise.reject(new ProtocolError(REQUEST_CANCELLED, "Request cancelled"));
     const id = this.nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<Record<string, unknown>>();
@@ -83,7 +83,7 @@ export class OutgoingRequests {
   close(): void {
     this.closed = true;
     for (const id of [...this.waiting.keys()]) {
-      this.settle(id)?.reject(new ProtocolError(ErrorCode.TransportError, "Connection closed"));
+      this.settle(id)?.reject(new ProtocolError(ErrorCode.ServerError, "Connection closed"));
     }
   }
 

@@ -41,7 +41,7 @@ export interface CallLimits {
 export const UNIDENTIFIED = "(no token, no session)";
 
 /** The JSON-RPC code of a refusal: a server error, as the HTTP layer's other load refusals use. */
-export const CALL_REFUSED = -32000;
+export const CALL_REFUSED = ErrorCode.ServerError;
 /**
  * Seconds a refused caller should wait. Calls last milliseconds to seconds and the queue is short,
  * so a second or two sees it move; a constant, so the answer does not depend on a clock.
