@@ -5,7 +5,7 @@ import { shutdownTelemetry, startTelemetry } from "../core/telemetry/index.ts";
 import { ConfigError, type OptionValues, describeOption, readDeclared } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
-import { httpOptions, readHttpConfig } from "../mcp/http/config.ts";
+import { type HttpConfig, httpOptions, readHttpConfig } from "../mcp/http/config.ts";
 import { readCallLimits } from "../mcp/protocol/admission.ts";
 import type { DispatcherOptions as McpServerOptions } from "../mcp/protocol/dispatcher.ts";
 import { toolsetModules } from "../toolsets/index.ts";
@@ -131,32 +131,37 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
         maxQueued: core[maxQueuedCallsOption.name],
       }),
     };
-    if (http) {
-      // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
-      const { serveHttp } = await import("../mcp/http/serve.ts");
-      const server = await serveHttp(http, serverOptions);
-      closeOnSignals(server.close);
-      await server.closed;
-      return EXIT_OK;
-    }
-    keepStdoutForProtocol();
-    // A person who ran `mcpkit` by hand would otherwise watch it wait in silence.
-    if (process.stdin.isTTY) {
-      log.info(
-        "stdin is a terminal: mcpkit now waits for an MCP client's JSON-RPC messages (clients start it themselves); try 'mcpkit tools' or 'mcpkit help' instead, Ctrl-C stops",
-      );
-    }
-    // Loaded only here, like HTTP: `mcpkit call` and `mcpkit tools` never load the MCP SDK.
-    const { serveStdio } = await import("../mcp/stdio/serve.ts");
-    const server = await serveStdio(serverOptions);
-    closeOnSignals(server.close);
-    await server.closed;
-    log.info("stdin closed; exiting");
-    return EXIT_OK;
+    return await serve(http, serverOptions, log);
   } finally {
     await closeAll(toolsets, log);
     await shutdownTelemetry();
   }
+}
+
+/** Serves MCP until the transport closes: over HTTP with `--http`, else on stdin/stdout. */
+async function serve(http: HttpConfig | undefined, serverOptions: McpServerOptions, log: Logger): Promise<number> {
+  if (http) {
+    // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
+    const { serveHttp } = await import("../mcp/http/serve.ts");
+    const server = await serveHttp(http, serverOptions);
+    closeOnSignals(server.close);
+    await server.closed;
+    return EXIT_OK;
+  }
+  keepStdoutForProtocol();
+  // A person who ran `mcpkit` by hand would otherwise watch it wait in silence.
+  if (process.stdin.isTTY) {
+    log.info(
+      "stdin is a terminal: mcpkit now waits for an MCP client's JSON-RPC messages (clients start it themselves); try 'mcpkit tools' or 'mcpkit help' instead, Ctrl-C stops",
+    );
+  }
+  // Loaded only here, like HTTP: `mcpkit call` and `mcpkit tools` never load the MCP SDK.
+  const { serveStdio } = await import("../mcp/stdio/serve.ts");
+  const server = await serveStdio(serverOptions);
+  closeOnSignals(server.close);
+  await server.closed;
+  log.info("stdin closed; exiting");
+  return EXIT_OK;
 }
 
 interface ChosenCommand {
