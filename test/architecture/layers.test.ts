@@ -1,0 +1,143 @@
+/**
+ * The layer order of src/, checked from the imports themselves (type imports and `import()` too):
+ *
+ *   core  <-  protocol  <-  legacy | modern  <-  stdio | http
+ *   core  <-  web  <-  auth-server  <-  http
+ *
+ * toolsets import only core; cli and main sit on top. No folder imports upward or sideways, no
+ * file sits loose at the root of src/mcp, src/mcp has no import cycle, and no function is longer
+ * than 80 lines in src/mcp or 100 elsewhere in src.
+ */
+import { describe, expect, test } from "bun:test";
+import { fromSrc, importsOf, longFunctions, sourceFiles } from "./source-graph.ts";
+
+/** Each room and the rooms it may import (besides itself). */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  "package.json": [],
+  version: ["package.json"],
+  core: ["version"],
+  "mcp/protocol": ["core", "version"],
+  "mcp/legacy": ["mcp/protocol", "core", "version"],
+  "mcp/modern": ["mcp/protocol", "core", "version"],
+  "mcp/web": ["core"],
+  "mcp/auth-server": ["mcp/web", "core", "version"],
+  "mcp/stdio": ["mcp/legacy", "mcp/modern", "mcp/protocol", "core", "version"],
+  "mcp/http": ["mcp/legacy", "mcp/modern", "mcp/protocol", "mcp/auth-server", "mcp/web", "core", "version"],
+  toolsets: ["core", "version", "package.json"],
+  cli: ["mcp/stdio", "mcp/http", "mcp/protocol", "toolsets", "core", "version"],
+  main: ["cli", "toolsets", "core", "version"],
+};
+
+/** The room of a path relative to src/ ("mcp/http", "core", …); "../package.json" is its own. */
+export function roomOf(path: string): string {
+  if (path === "../package.json") return "package.json";
+  const inMcp = path.match(/^mcp\/([^/]+)\//);
+  if (inMcp) return `mcp/${inMcp[1]}`;
+  if (path.startsWith("mcp/")) return "mcp (loose file)";
+  return (path.split("/")[0] ?? path).replace(/\.tsx?$/, "");
+}
+
+const files = sourceFiles();
+const edges = files.flatMap((file) => importsOf(file).map((target) => ({ from: fromSrc(file), to: fromSrc(target) })));
+
+describe("the layers of src/", () => {
+  test("every import goes to a room the layer table allows", () => {
+    const upward = edges
+      .filter(({ from, to }) => {
+        const [a, b] = [roomOf(from), roomOf(to)];
+        return a !== b && !(MAY_IMPORT[a] ?? []).includes(b);
+      })
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(upward).toEqual([]);
+  });
+
+  test("every file of src/ is in a room the table knows", () => {
+    const unknown = files.map(fromSrc).filter((path) => !(roomOf(path) in MAY_IMPORT));
+    expect(unknown).toEqual([]);
+  });
+
+  test("no file sits loose at the root of src/mcp", () => {
+    expect(files.map(fromSrc).filter((path) => /^mcp\/[^/]+$/.test(path))).toEqual([]);
+  });
+
+  test("src/mcp has no import cycle", () => {
+    expect(cyclesAmong(edges.filter(({ from, to }) => from.startsWith("mcp/") && to.startsWith("mcp/")))).toEqual([]);
+  });
+
+  test("no function is over 80 lines in src/mcp, or over 100 elsewhere", () => {
+    const long = files.flatMap((file) => longFunctions(file, fromSrc(file).startsWith("mcp/") ? 80 : 100));
+    expect(long).toEqual([]);
+  });
+});
+
+describe("the checker itself", () => {
+  test("an upward import, a loose file and a cycle are each found", () => {
+    expect(roomOf("mcp/stdio.ts")).toBe("mcp (loose file)");
+    expect(MAY_IMPORT["mcp/legacy"]).not.toContain("mcp/modern");
+    const cycle = cyclesAmong([
+      { from: "mcp/http/a.ts", to: "mcp/http/b.ts" },
+      { from: "mcp/http/b.ts", to: "mcp/http/c.ts" },
+      { from: "mcp/http/c.ts", to: "mcp/http/a.ts" },
+      { from: "mcp/http/c.ts", to: "mcp/http/d.ts" },
+    ]);
+    expect(cycle).toEqual(["mcp/http/a.ts -> mcp/http/b.ts -> mcp/http/c.ts -> mcp/http/a.ts"]);
+  });
+});
+
+/** Each strongly connected group of files (Tarjan), as one path around it. */
+function cyclesAmong(list: { from: string; to: string }[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of list) next.set(from, [...(next.get(from) ?? []), to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const connect = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of next.get(node) ?? []) {
+      if (!index.has(to)) {
+        connect(to);
+        low.set(node, Math.min(low.get(node) as number, low.get(to) as number));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node) as number, index.get(to) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1 || (next.get(node) ?? []).includes(node)) groups.push(group);
+  };
+  for (const node of [...next.keys()].sort()) if (!index.has(node)) connect(node);
+  return groups.map((group) => pathAround(group.sort(), next));
+}
+
+/** A walk from the group's first file back to itself through the group. */
+function pathAround(group: string[], next: Map<string, string[]>): string {
+  const members = new Set(group);
+  const start = group[0] as string;
+  const seen = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift() as string;
+    for (const to of next.get(node) ?? []) {
+      if (!members.has(to)) continue;
+      if (to === start) {
+        const path = [start];
+        for (let at: string | undefined = node; at && at !== start; at = seen.get(at)) path.splice(1, 0, at);
+        return [...path, start].join(" -> ");
+      }
+      if (!seen.has(to)) {
+        seen.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return group.join(", ");
+}
