@@ -50,6 +50,8 @@ export const ErrorCode = {
    */
   Unauthorized: -32001,
   ResourceNotFound: -32002,
+  /** A request the server withdrew itself (LSP's RequestCancelled): it rejects the server's own wait, never sent. */
+  RequestCancelled: -32800,
 } as const;
 
 /**

@@ -76,8 +76,6 @@ const MAX_URI = 2048;
 const MAX_CONTENT = 8192;
 /** JSON-RPC code of an admission-control refusal (src/mcp/protocol/admission.ts CALL_REFUSED). */
 const CALL_REFUSED = ErrorCode.ServerError;
-/** JSON-RPC invalid params: among others, an unknown tool or prompt name. */
-const INVALID_PARAMS = -32602;
 
 const headerGetter: TextMapGetter<Headers> = {
   get: (headers, key) => headers.get(key) ?? undefined,
@@ -229,7 +227,7 @@ export class McpRequestSpan implements RequestSpan {
  * invalid-params error, while a known tool's own refusals (BOJ's validation errors) carry `data`.
  */
 function knownTarget(reply: AnsweredReply): boolean {
-  return reply.ok || reply.error.code !== INVALID_PARAMS || reply.error.data !== undefined;
+  return reply.ok || reply.error.code !== ErrorCode.InvalidParams || reply.error.data !== undefined;
 }
 
 /** Which limit refused a call (admission control's refusal carries it in `data.limit`). */

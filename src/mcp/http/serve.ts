@@ -7,8 +7,10 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
+import { ErrorCode } from "../../core/tool.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
+import { HIDDEN_FAILURE } from "../protocol/errors.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";
@@ -98,7 +100,7 @@ function bind(config: HttpConfig, fetch: (request: Request) => Promise<Response>
       fetch,
       error(error) {
         log.error("http handler failed", { error: error.message });
-        return jsonRpcErrorResponse(500, -32603, "Internal error; the server log has details.");
+        return jsonRpcErrorResponse(500, ErrorCode.InternalError, HIDDEN_FAILURE);
       },
     });
   } catch (error) {

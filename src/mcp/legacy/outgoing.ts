@@ -8,9 +8,6 @@ import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { JsonRpcId } from "../protocol/running.ts";
 
-/** How a request the server withdrew itself is rejected locally (never sent to the client). */
-export const REQUEST_CANCELLED = -32800;
-
 /** Timers, injectable so tests can fire a timeout without waiting for it. */
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
@@ -54,7 +51,7 @@ export class OutgoingRequests {
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new ProtocolError(ErrorCode.ServerError, "Not connected"));
-    if (signal?.aborted) return Promise.reject(new ProtocolError(REQUEST_CANCELLED, "Request cancelled"));
+    if (signal?.aborted) return Promise.reject(new ProtocolError(ErrorCode.RequestCancelled, "Request cancelled"));
     const id = this.nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<Record<string, unknown>>();
     const timer = this.timers.setTimeout(() => this.timeOut(id, timeoutMs), timeoutMs);
@@ -99,7 +96,7 @@ export class OutgoingRequests {
     const waiting = this.settle(id);
     if (!waiting) return;
     this.tellCancelled(id, waiting, reason);
-    waiting.reject(new ProtocolError(REQUEST_CANCELLED, reason));
+    waiting.reject(new ProtocolError(ErrorCode.RequestCancelled, reason));
   }
 
   /** Where the request went (the SDK's Protocol relates the cancellation as it related the request). */
