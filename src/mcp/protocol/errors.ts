@@ -1,8 +1,8 @@
 /**
  * What a client sees of anything a request threw, in both eras and on every transport: the one
- * error-to-reply function (`errorReply`). A `ProtocolError` is meant for the client (its code, message and data,
- * which never hold a secret); anything else is a failure of ours, and its message may name a path,
- * a host or worse, so the client gets -32603 and the server log gets the message.
+ * error-to-reply function (`errorReply`). A `ProtocolError` is meant for the client (its code,
+ * message and data, which never hold a secret); anything else is a failure of ours, and its message
+ * may name a path, a host or worse, so the client gets -32603 and the server log gets the message.
  *
  * The codes themselves are one table, `ErrorCode` in `core/tool.ts` (the tools throw them too),
  * beside the codes 2026-07-28 reserves for itself (`MODERN_ERROR`, `versions.ts`).
