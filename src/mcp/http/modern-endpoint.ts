@@ -22,7 +22,7 @@ import { Answer, type AnswerSettings } from "./answer.ts";
 import { UNIDENTIFIED } from "../protocol/admission.ts";
 import { LazyAbort } from "../protocol/lazy-abort.ts";
 import { isRecord } from "../protocol/params.ts";
-import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
+import type { Caller } from "../protocol/caller.ts";
 import { MODERN_ERROR, isModernVersion, META } from "../protocol/versions.ts";
 import {
   type Envelope,

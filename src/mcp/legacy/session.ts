@@ -50,7 +50,7 @@ export interface LegacyIo {
  * stdio, nobody in particular), and whom the per-subject call limit counts it against: the token's
  * owner, else the HTTP session.
  */
-export type LegacyCaller = Pick<Caller, "scopes"> & { subject?: string };
+export type LegacyCaller = Pick<Caller, "scopes" | "subject">;
 
 export class LegacySession {
   private readonly dispatcher: Dispatcher;
