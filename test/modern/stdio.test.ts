@@ -60,6 +60,40 @@ describe("the first message decides the era", () => {
     expect(await raw.exited).toBe(0);
   });
 
+  test("server/discover alone fixes no era: a client that probes, cancels and falls back to initialize gets a 2025-11-25 session", async () => {
+    const raw = start(["--toolsets", "fs", "--root", root]);
+    const discovered = await stdioCall(raw, "server/discover");
+    expect(discovered.result.supportedVersions[0]).toBe(MODERN);
+    // The Vercel AI SDK's probe gives up after 1 s, cancels it and tries the 2025-11-25 handshake.
+    raw.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: discovered.id } });
+    const init = await raw.initialize();
+    expect(init.error).toBeUndefined();
+    expect((init.result as Json).protocolVersion).toBe("2025-11-25");
+    raw.send({ jsonrpc: "2.0", id: "legacy-list", method: "tools/list" });
+    const listed = (await raw.response("legacy-list")).result as Json;
+    expect(listed.tools.map((t: Json) => t.name)).toEqual(["fs_search_by_time"]);
+    expect(listed.resultType).toBeUndefined();
+    raw.closeStdin();
+    expect(await raw.exited).toBe(0);
+  });
+
+  test("after a probe, a request with the envelope fixes the modern era on the probe's connection", async () => {
+    const raw = start(["--toolsets", "fs", "--root", root]);
+    await stdioCall(raw, "server/discover");
+    const listed = await stdioCall(raw, "tools/list");
+    expect(listed.result.resultType).toBe("complete");
+    await stdioCall(raw, "server/discover");
+    raw.send({
+      jsonrpc: "2.0",
+      id: "late-init",
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
+    expect(((await raw.response("late-init")).error as Json).code).toBe(-32602);
+    raw.closeStdin();
+    expect(await raw.exited).toBe(0);
+  });
+
   test("initialize opens a 2025-11-25 connection, exactly as before (no resultType, ping served)", async () => {
     const raw = start(["--toolsets", "fs", "--root", root]);
     const init = await raw.initialize();

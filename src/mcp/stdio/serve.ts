@@ -1,9 +1,13 @@
 /**
- * MCP over stdio, both eras, decided per connection by its first message (MCP 2026-07-28
- * "Backward Compatibility"): a request carrying the per-request `_meta` envelope (or
- * `server/discover`, a dual-era client's probe) makes the process a 2026-07-28 server
- * (`stdio/modern.ts`); `initialize`, or anything else, makes it a 2025-11-25 (or earlier) server
- * on mcpkit's legacy session engine (`stdio/legacy.ts`). Both are mcpkit's own code on the
+ * MCP over stdio, both eras, decided per connection by its first message other than a probe (MCP
+ * 2026-07-28 "Backward Compatibility"): a request carrying the per-request `_meta` envelope (or
+ * `subscriptions/listen`) makes the process a 2026-07-28 server (`stdio/modern.ts`); `initialize`,
+ * or anything else, makes it a 2025-11-25 (or earlier) server on mcpkit's legacy session engine
+ * (`stdio/legacy.ts`). `server/discover` is a dual-era client's probe and fixes nothing: it is
+ * answered in the modern era, and a client that gives up on it (the Vercel AI SDK waits 1 s) and
+ * falls back to `initialize` still gets a 2025-11-25 session; a `notifications/cancelled` sent
+ * before the era is fixed reaches the probe. After a probe, any message but `initialize` fixes the
+ * modern era. Both are mcpkit's own code on the
  * protocol core: neither era loads the MCP SDK, whose modules took as long to evaluate as the rest
  * of start-up. Lines that are not JSON-RPC are answered by the channel itself and decide nothing.
  */
@@ -29,40 +33,66 @@ export function opensModernEra(message: JsonRpcMessage): boolean {
   return message.method === "server/discover" || message.method === "subscriptions/listen";
 }
 
+/**
+ * Whether a message, arriving before the era is fixed, leaves it open: `server/discover` (the
+ * probe) and the cancellation of a probe that timed out. Everything else fixes the era.
+ */
+function leavesEraOpen(message: JsonRpcMessage, probing: boolean): boolean {
+  if (message.method === "server/discover") return "id" in message;
+  return probing && message.method === "notifications/cancelled" && !("id" in message);
+}
+
 /** Serves MCP on this process's stdin/stdout until stdin closes or `close` is called. */
 export async function serveStdio(options: DispatcherOptions): Promise<StdioServerHandle> {
   const { toolsets, log } = options;
   const channel = new LineChannel(process.stdin, process.stdout, log);
   const ended = Promise.withResolvers<void>();
+  /** The era's connection, once a message other than a probe has fixed it. */
   let connection: StdioConnection | undefined;
-
+  /** The modern connection that answered probes; it becomes the connection if the era turns out modern. */
+  let probe: StdioConnection | undefined;
+  const openModern = (): StdioConnection => {
+    const server = createModernServer({ dispatcher: dispatcherFor(options), log, transport: "stdio" });
+    return connectModern(server, channel);
+  };
   const open = (first: JsonRpcMessage): StdioConnection => {
-    if (opensModernEra(first)) {
+    // After a probe only the 2025-11-25 handshake falls back: a request without its envelope
+    // is a modern client's slip, answered -32602 naming `_meta`.
+    if (opensModernEra(first) || (probe && first.method !== "initialize")) {
       log.debug("2026-07-28 client: serving the modern era on this connection");
-      const server = createModernServer({ dispatcher: dispatcherFor(options), log, transport: "stdio" });
-      return connectModern(server, channel);
+      return probe ?? openModern();
     }
     log.debug("legacy client: serving the 2025-11-25 era on this connection");
     return connectLegacy(options, channel);
   };
+  /** The connections that may still be writing: a probe's answer can outlive a fallback to the legacy era. */
+  const live = () => [...new Set([probe, connection])].filter((c) => c !== undefined);
 
   channel.onclose = () => {
     ended.resolve();
-    connection?.inputEnded();
+    for (const c of live()) c.inputEnded();
   };
   channel.onmessage = (message) => {
+    if (!connection && leavesEraOpen(message, probe !== undefined)) {
+      probe ??= openModern();
+      probe.deliver(message);
+      return;
+    }
     connection ??= open(message);
     connection.deliver(message);
   };
   channel.start();
   log.info("serving MCP on stdio", { toolsets: toolsets.map((t) => t.name).join(",") });
 
-  const closed = ended.promise.then(() => connection?.closed);
+  const closed = ended.promise.then(async () => {
+    await Promise.all(live().map((c) => c.closed));
+  });
   return {
     closed,
     close: async () => {
-      if (connection) await connection.close();
-      else channel.close();
+      const writing = live();
+      if (writing.length === 0) channel.close();
+      await Promise.all(writing.map((c) => c.close()));
     },
   };
 }
