@@ -49,10 +49,17 @@ const modernAnswer = (answer: Answer): HttpAnswer => ({
 });
 
 /** A tools/call on a 2025 session, raw. */
-function sessionCall(url: string, session: string, id: number, name: string, args: Json = {}): Promise<Response> {
+function sessionCall(
+  url: string,
+  session: string,
+  id: number,
+  name: string,
+  args: Json = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: "POST",
-    headers: { ...MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": PROTOCOL_VERSION },
+    headers: { ...MCP_HEADERS, ...headers, "mcp-session-id": session, "mcp-protocol-version": PROTOCOL_VERSION },
     body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
   });
 }
@@ -65,36 +72,60 @@ function expectRefusal(answer: HttpAnswer, status: 429 | 503, flag: string): voi
   expect(answer.body.error.data).toMatchObject({ flag, limit: status === 429 ? "subject" : "server" });
 }
 
-describe("2025-11-25 sessions over HTTP", () => {
-  let server: HttpServerProcess;
-  beforeAll(async () => {
-    server = await startHttpServer(["--max-calls", "2", "--max-calls-per-subject", "1", "--max-queued-calls", "1"], {
-      entry: FIXTURE,
-    });
-  });
-  afterAll(() => server?.stop());
+/** A 2025 session of `sub`, signed in: the call helpers send its token with every call. */
+interface SignedInSession {
+  id: string;
+  headers: Record<string, string>;
+}
 
-  test("one session's flood gets 429 with Retry-After, another session is served, a full server answers 503", async () => {
-    const [alice, bob, carol] = await Promise.all([1, 2, 3].map(() => openRawSession(server.url)));
-    const aliceHold = sessionCall(server.url, alice, 1, "probe_hold");
+describe("2025-11-25 sessions over HTTP with authorization", () => {
+  let auth: AuthServer;
+  let server: HttpServerProcess;
+  const signIn = async (sub: string): Promise<SignedInSession> => {
+    const bearer = await auth.token({
+      scope: "probe:read",
+      resource: server.url,
+      mutate: (_header, payload) => {
+        payload.sub = sub;
+      },
+    });
+    const headers = { authorization: `Bearer ${bearer}` };
+    return { id: await openRawSession(server.url, headers), headers };
+  };
+  const call = (session: SignedInSession, id: number, name: string, args: Json = {}) =>
+    sessionCall(server.url, session.id, id, name, args, session.headers);
+
+  beforeAll(async () => {
+    auth = await startAuthServer();
+    server = await startHttpServer(
+      [
+        ...["--max-calls", "2", "--max-calls-per-subject", "1", "--max-queued-calls", "1"],
+        ...["--auth", "jwt", "--issuer", auth.issuer],
+      ],
+      { entry: FIXTURE },
+    );
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await auth?.stop();
+  });
+
+  test("one user's flood gets 429 with Retry-After, another user is served, a full server answers 503", async () => {
+    // One at a time: each token's subject is set by a one-shot hook of the authorization server.
+    const alice = await signIn("alice");
+    const bob = await signIn("bob");
+    const carol = await signIn("carol");
+    const aliceHold = call(alice, 1, "probe_hold");
     await held(server, 1);
     // Alice's second call waits (her share of the queue), her third is refused: her limit, 429.
-    const aliceWaits = sessionCall(server.url, alice, 2, "probe_echo", { text: "queued" });
+    const aliceWaits = call(alice, 2, "probe_echo", { text: "queued" });
     await waiting(server, 1);
-    expectRefusal(
-      await answerOf(await sessionCall(server.url, alice, 3, "probe_echo", { text: "x" })),
-      429,
-      "--max-calls-per-subject",
-    );
+    expectRefusal(await answerOf(await call(alice, 3, "probe_echo", { text: "x" })), 429, "--max-calls-per-subject");
     // Bob is not held back by Alice's calls.
-    const bobHold = sessionCall(server.url, bob, 1, "probe_hold");
+    const bobHold = call(bob, 1, "probe_hold");
     await held(server, 2);
     // Two running, one waiting: the server is full for anyone (503).
-    expectRefusal(
-      await answerOf(await sessionCall(server.url, carol, 1, "probe_echo", { text: "x" })),
-      503,
-      "--max-calls",
-    );
+    expectRefusal(await answerOf(await call(carol, 1, "probe_echo", { text: "x" })), 503, "--max-calls");
     server.kill("SIGUSR2");
     const answers = await Promise.all([aliceHold, aliceWaits, bobHold].map(async (r) => answerOf(await r)));
     expect(answers.map((answer) => [answer.status, answer.body.result?.content?.[0]?.text])).toEqual([
@@ -105,13 +136,13 @@ describe("2025-11-25 sessions over HTTP", () => {
   });
 
   /** The ways Alice's waiting call can end before it runs. */
-  const leavings: [string, (alice: string, leaving: AbortController) => Promise<unknown>][] = [
+  const leavings: [string, (alice: SignedInSession, leaving: AbortController) => Promise<unknown>][] = [
     [
       "her session is ended (DELETE)",
       async (alice) => {
         const deleted = await fetch(server.url, {
           method: "DELETE",
-          headers: { "mcp-session-id": alice, "mcp-protocol-version": PROTOCOL_VERSION },
+          headers: { ...alice.headers, "mcp-session-id": alice.id, "mcp-protocol-version": PROTOCOL_VERSION },
         });
         expect(deleted.status).toBe(200);
       },
@@ -122,17 +153,24 @@ describe("2025-11-25 sessions over HTTP", () => {
   test.each(leavings)(
     "a call waiting on a session leaves the queue when %s, and its place is free",
     async (_how, leave) => {
-      const [alice, bob, carol] = await Promise.all([1, 2, 3].map(() => openRawSession(server.url)));
+      const alice = await signIn("alice");
+      const bob = await signIn("bob");
+      const carol = await signIn("carol");
       const holds = occurrences(server.stderr(), "probe_hold started");
-      const bobHold = sessionCall(server.url, bob, 1, "probe_hold");
-      const aliceHold = sessionCall(server.url, alice, 1, "probe_hold");
+      const bobHold = call(bob, 1, "probe_hold");
+      const aliceHold = call(alice, 1, "probe_hold");
       await until(() => occurrences(server.stderr(), "probe_hold started") >= holds + 2, "two more held calls");
       const queued = occurrences(server.stderr(), "tools/call waits for a slot");
       const left = occurrences(server.stderr(), "tools/call left the queue");
       const leaving = new AbortController();
       const aliceWaits = fetch(server.url, {
         method: "POST",
-        headers: { ...MCP_HEADERS, "mcp-session-id": alice, "mcp-protocol-version": PROTOCOL_VERSION },
+        headers: {
+          ...MCP_HEADERS,
+          ...alice.headers,
+          "mcp-session-id": alice.id,
+          "mcp-protocol-version": PROTOCOL_VERSION,
+        },
         body: JSON.stringify({
           jsonrpc: "2.0",
           id: 2,
@@ -153,7 +191,7 @@ describe("2025-11-25 sessions over HTTP", () => {
       );
       // Both holds still run (a held call ignores its cancellation), but the queue has room again:
       // Carol's call waits instead of being refused with 503.
-      const carolCall = sessionCall(server.url, carol, 1, "probe_echo", { text: "served" });
+      const carolCall = call(carol, 1, "probe_echo", { text: "served" });
       await waiting(server, queued + 2);
       server.kill("SIGUSR2");
       expect((await answerOf(await carolCall)).body.result.content[0].text).toBe("served");
@@ -228,7 +266,7 @@ describe("2026-07-28 over HTTP without authorization", () => {
   });
   afterAll(() => server?.stop());
 
-  test("callers without a token share one caller's limit (429), a session is served meanwhile, and a waiting call whose client disconnects frees its place", async () => {
+  test("callers without a token share one caller's limit (429), sessions too however many are opened, and a waiting call whose client disconnects frees its place", async () => {
     const hold = post(server.url, request("tools/call", { name: "probe_hold", arguments: {} }));
     await held(server, 1);
     const leaving = new AbortController();
@@ -246,16 +284,20 @@ describe("2026-07-28 over HTTP without authorization", () => {
       signal: leaving.signal,
     }).catch(() => undefined);
     await waiting(server, 1);
-    // Callers without a token or session count as one: their share is taken, so 429 at once.
+    // Callers without a token count as one: their share is taken, so 429 at once.
     const refused = modernAnswer(
       await post(server.url, request("tools/call", { name: "probe_echo", arguments: { text: "x" } })),
     );
     expectRefusal(refused, 429, "--max-calls-per-subject");
-    expect(refused.body.error.message).toContain("callers without a token or session");
-    // A 2025 session is someone else: its call runs at once beside the held one.
-    const session = await openRawSession(server.url);
-    const served = await answerOf(await sessionCall(server.url, session, 1, "probe_echo", { text: "served" }));
-    expect([served.status, served.body.result.content[0].text]).toEqual([200, "served"]);
+    expect(refused.body.error.message).toContain("callers without a token");
+    // A session id is no identity: fresh 2025 sessions without a token are the same caller, so
+    // opening more of them does not multiply the share (each would run a call of its own if
+    // sessions were subjects, and the server has a free slot).
+    const sessions = await Promise.all([1, 2, 3].map(() => openRawSession(server.url)));
+    const answers = await Promise.all(
+      sessions.map(async (session) => answerOf(await sessionCall(server.url, session, 1, "probe_echo", { text: "x" }))),
+    );
+    for (const answer of answers) expectRefusal(answer, 429, "--max-calls-per-subject");
     leaving.abort();
     await gone;
     await until(() => server.stderr().includes("tools/call left the queue"), "the waiting call leaving the queue");

@@ -27,6 +27,11 @@ import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
 import { Answer, type AnswerSettings } from "./answer.ts";
 
+/**
+ * Who sends a message without a token: nobody in particular. A session id is no identity (any
+ * client can open as many sessions as it likes), so the tool calls of every session without a
+ * token count together with all other callers without a token (`protocol/admission.ts`).
+ */
 const UNIDENTIFIED_CALLER: LegacyCaller = Object.freeze({ scopes: undefined, subject: UNIDENTIFIED });
 
 /** What the transport reads of a request's verified token: the scopes each message is handled with. */
@@ -94,12 +99,6 @@ export class SessionTransport implements AnswerSettings {
   onclientgone?: (id: JsonRpcId) => void;
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
-  /**
-   * Who sends a message without a token: nobody in particular. Its tool calls count against the
-   * session once it has its id, or (`--stateless`) against all callers without a token or
-   * session together (`protocol/admission.ts`). One object for all its messages.
-   */
-  private anonymous: LegacyCaller = UNIDENTIFIED_CALLER;
   private initialized = false;
   private closed = false;
 
@@ -216,7 +215,7 @@ export class SessionTransport implements AnswerSettings {
     }
     const refusal = postHeaderRefusal(request, message) ?? this.admit(request, message);
     if (refusal) return refusal;
-    const caller: LegacyCaller = authInfo ? { scopes: authInfo.scopes, subject: owner } : this.anonymous;
+    const caller: LegacyCaller = authInfo ? { scopes: authInfo.scopes, subject: owner } : UNIDENTIFIED_CALLER;
     if (!message.isRequest) {
       this.onmessage?.(message.body, caller);
       if (message.method === "notifications/cancelled") this.abandon(message);
@@ -272,7 +271,6 @@ export class SessionTransport implements AnswerSettings {
     this.sessionId = this.options.sessionIdGenerator?.();
     if (this.sessionId !== undefined) {
       this.jsonHeaders = new Headers({ "content-type": "application/json", "mcp-session-id": this.sessionId });
-      this.anonymous = { scopes: undefined, subject: this.sessionId };
       this.options.onSessionInitialized?.(this.sessionId);
     }
     return undefined;

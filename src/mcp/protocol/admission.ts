@@ -5,8 +5,10 @@
  *
  *   - At most `maxRunning` calls run at once in the whole server (--max-calls), and at most
  *     `maxRunningPerSubject` of one subject (--max-calls-per-subject): the token's owner over
- *     HTTP with authorization, else the 2025 session, else `UNIDENTIFIED` (all HTTP callers with
- *     neither, together); stdio has one client, so only the server's limit counts there.
+ *     HTTP with authorization, else `UNIDENTIFIED`: every HTTP caller without a token (2025
+ *     sessions, 2026-07-28 requests, --gateway-auth) together, since a session id is no identity
+ *     and one client could open sessions to multiply its share; stdio has one client, so only the
+ *     server's limit counts there.
  *   - Beyond that a call waits in one first-in-first-out queue of at most `maxQueued` calls
  *     (--max-queued-calls), of which one subject may hold `maxRunningPerSubject`: a burst waits
  *     instead of failing, and no one caller fills the queue.
@@ -33,12 +35,12 @@ export interface CallLimits {
 }
 
 /**
- * The one subject of every HTTP caller with neither a token nor a session (2026-07-28 requests and
- * `--stateless` without authorization): nothing tells them apart, so together they get one
- * caller's share, and a flood from them leaves room for sessions and signed-in users. (Session ids
- * are base64url and token owners JSON arrays: neither can be this.)
+ * The one subject of every HTTP caller without a token (2025 sessions, 2026-07-28 requests,
+ * `--gateway-auth`): nothing mcpkit can verify tells them apart (a client opens as many sessions
+ * as it likes), so together they get one caller's share, and a flood from them leaves room for
+ * signed-in users. (Token owners are JSON arrays: none can be this.)
  */
-export const UNIDENTIFIED = "(no token, no session)";
+export const UNIDENTIFIED = "(no token)";
 
 /** The JSON-RPC code of a refusal: a server error, as the HTTP layer's other load refusals use. */
 export const CALL_REFUSED = ErrorCode.ServerError;
@@ -254,7 +256,7 @@ export class Admission {
     this.forgetIfIdle(held, subject);
     const wait = `retry after ${CALL_RETRY_AFTER_SECONDS} seconds`;
     if (limit === "subject") {
-      const who = subject === UNIDENTIFIED ? "callers without a token or session (together one caller)" : "this caller";
+      const who = subject === UNIDENTIFIED ? "callers without a token (together one caller)" : "this caller";
       return new CallRefused(
         "subject",
         `Too many tool calls from ${who}: ${held?.running ?? 0} running and ${held?.waiting ?? 0} waiting, the most one caller may have (--max-calls-per-subject ${maxRunningPerSubject}). Wait for an answer before sending more, or ${wait}.`,

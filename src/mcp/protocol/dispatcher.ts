@@ -87,8 +87,8 @@ export interface RequestContext {
   /** The client's roots as local paths; undefined when it offers none (or they are not asked for). */
   clientRoots(): Promise<string[] | undefined>;
   /**
-   * Whom the per-subject call limit counts this request against: the token's owner, else the 2025
-   * session; undefined where there is no one to tell apart (stdio, anonymous 2026-07-28 requests).
+   * Whom the per-subject call limit counts this request against: the token's owner, else
+   * `UNIDENTIFIED` over HTTP (every caller without a token, sessions too); undefined on stdio.
    */
   readonly subject?: string;
 }
