@@ -130,6 +130,27 @@ describe("the cost of parsing one line is bounded", () => {
     expect(pong).toMatchObject({ id: 4, result: {} });
     expect(await peer.end()).toBe(0);
   });
+
+  test("a line of exactly the limit is answered whether it ends in \\n or \\r\\n (the \\r is not counted); one byte more is refused", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(legacyOpening());
+    await peer.linesRead(1);
+    // A ping padded with spaces (still one JSON text) to exactly 1 MiB, the line limit.
+    const atLimit = (id: string) => ping(id).padEnd(1024 * 1024);
+    await peer.write(`${atLimit("lf")}\n`);
+    await peer.write(`${atLimit("crlf")}\r\n`);
+    await peer.write(`${atLimit("over")} \r\n`);
+    await peer.write(`${ping("after")}\r\n`);
+    await peer.linesRead(5);
+    const [, lf, crlf, over, after] = parsed(peer.lines);
+    expect([lf, crlf, after].map((answer) => [answer.id, answer.result])).toEqual([
+      ["lf", {}],
+      ["crlf", {}],
+      ["after", {}],
+    ]);
+    expect(over.error.message).toContain("at most 1048576 bytes");
+    expect(await peer.end()).toBe(0);
+  });
 });
 
 describe("a flood of requests in one write", () => {

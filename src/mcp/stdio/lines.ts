@@ -21,7 +21,10 @@ import { type JsonRpcMessage, checkJsonRpcMessage } from "../protocol/message.ts
 import { isRecord } from "../protocol/params.ts";
 import { nestsDeeperThan } from "./json-depth.ts";
 
-/** A longer line is skipped and answered with -32600 (the same 1 MiB as an HTTP body by default). */
+/**
+ * A longer line is skipped and answered with -32600 (the same 1 MiB as an HTTP body by default);
+ * its newline, and the `\r` of a `\r\n` ending, are not counted.
+ */
 const MAX_LINE_BYTES = 1024 * 1024;
 /** Arrays and objects nested deeper are refused with -32600 before parsing; MCP messages need a handful of levels. */
 const MAX_DEPTH = 64;
@@ -180,18 +183,26 @@ export class LineChannel {
       this.discarding = false;
       return OVERSIZED;
     }
-    if (this.partialBytes + tail.length > MAX_LINE_BYTES) {
+    const carriageReturn = this.endsWithCarriageReturn(tail) ? 1 : 0;
+    if (this.partialBytes + tail.length - carriageReturn > MAX_LINE_BYTES) {
       this.takePartial(NOTHING);
       return OVERSIZED;
     }
     return this.takePartial(tail);
   }
 
+  /** Whether the line that `tail` ends ends in `\r` (a `\r\n` ending, whose `\r` the limit does not count). */
+  private endsWithCarriageReturn(tail: Buffer): boolean {
+    const last = tail.length > 0 ? tail : this.partial.at(-1);
+    return last?.at(-1) === 13;
+  }
+
   /** Keeps the start of a line until its newline arrives; once it is too long, skips the rest instead. */
   private keepPartial(data: Buffer): void {
     if (this.discarding) return;
     this.partialBytes += data.length;
-    if (this.partialBytes > MAX_LINE_BYTES) {
+    // One byte over is kept: it may be the `\r` of a `\r\n` ending, checked once the newline arrives.
+    if (this.partialBytes > MAX_LINE_BYTES + 1) {
       this.takePartial(NOTHING);
       this.discarding = true;
     } else {
