@@ -9,7 +9,7 @@ import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import type { AuthServer } from "../auth-server/index.ts";
-import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
+import { type DispatcherOptions as McpServerOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { HIDDEN_FAILURE } from "../protocol/errors.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
@@ -202,6 +202,8 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   void bun.stop(false);
   // A subscription never ends by itself: it is answered now, which tells its client the end is graceful.
   state.modern.subscriptions.cancelAll("The server is shutting down.");
+  // Calls waiting for a slot are refused now: starting them in the grace period would only lengthen it.
+  dispatcherFor(state.serverOptions).admission.close();
   const { drainables } = state;
   if (!(await idleWithin(drainables, config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS))) {
     const calls = drainables.reduce((sum, part) => sum + part.size, 0);

@@ -78,8 +78,10 @@ export function readCallLimits(
   return { maxRunning, maxRunningPerSubject: perSubject, maxQueued: given.maxQueued ?? 2 * maxRunning };
 }
 
-/** Which limit refused a call. */
-export type CallLimit = "server" | "subject";
+/** Which limit refused a call; "shutdown": the server is closing and starts no more calls. */
+export type CallLimit = "server" | "subject" | "shutdown";
+
+const FLAG_OF = { server: "--max-calls", subject: "--max-calls-per-subject" } as const;
 
 /** A call refused by admission control: a JSON-RPC error, and over HTTP 429 or 503 with Retry-After. */
 export class CallRefused extends ProtocolError {
@@ -92,7 +94,7 @@ export class CallRefused extends ProtocolError {
   ) {
     super(CALL_REFUSED, message, {
       limit,
-      flag: limit === "subject" ? "--max-calls-per-subject" : "--max-calls",
+      ...(limit === "shutdown" ? {} : { flag: FLAG_OF[limit] }),
       retryAfterSeconds: CALL_RETRY_AFTER_SECONDS,
     });
     this.status = limit === "subject" ? 429 : 503;
@@ -159,8 +161,13 @@ class Waiter {
   }
 }
 
+/** Why a call that had not started will not: the server is shutting down. */
+const SHUTTING_DOWN =
+  "The server is shutting down and did not start this call; retry it against another instance or once the server is back.";
+
 export class Admission {
   private runningCalls = 0;
+  private closed = false;
   private readonly queue = new Set<Waiter>();
   private readonly subjects = new Map<string, Held>();
 
@@ -193,6 +200,10 @@ export class Admission {
     // Waiting calls wait only for their subject's room while the server has room: a call whose
     // subject has room overtakes nobody by running now.
     if (!subjectFull && this.runningCalls < maxRunning) return this.start(held, subject);
+    if (this.closed) {
+      this.forgetIfIdle(held, subject);
+      throw new CallRefused("shutdown", SHUTTING_DOWN);
+    }
     if (held !== undefined && held.waiting >= maxRunningPerSubject) throw this.refusal("subject", held, subject);
     if (this.queue.size >= maxQueued) throw this.refusal(subjectFull ? "subject" : "server", held, subject);
     const signal = request.signal;
@@ -223,6 +234,19 @@ export class Admission {
       waiter.signal.removeEventListener("abort", waiter);
       if (waiter.held) waiter.held.waiting--;
       waiter.slot.resolve(this.start(waiter.held, waiter.subject));
+    }
+  }
+
+  /**
+   * Shutdown: every waiting call leaves the queue now, refused (503 over HTTP), and no call waits
+   * from now on, so none starts late in the grace period that calls already running are given.
+   */
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.queue) {
+      this.leave(waiter);
+      waiter.signal.removeEventListener("abort", waiter);
+      waiter.slot.reject(new CallRefused("shutdown", SHUTTING_DOWN));
     }
   }
 
