@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { SUBSCRIPTIONS_PER_CLIENT } from "../../src/mcp/modern/subscriptions.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 import { type RawServer, startRawServer } from "../support/raw-stdio.ts";
 import { type Json, MODERN, PROBE, meta, request, stdioCall, stdioMessages, until } from "./support.ts";
@@ -316,6 +317,28 @@ describe("cancellation and subscriptions on the shared channel", () => {
     raw.closeStdin();
     expect(await raw.exited).toBe(0);
     expect(stdioMessages(raw).some((m) => m.id === "sub")).toBe(false);
+  });
+
+  test(`at most ${SUBSCRIPTIONS_PER_CLIENT} open subscriptions on a connection: one more is refused naming the limit; a cancelled one frees its place`, async () => {
+    const raw = start(["--toolsets", "fs", "--root", root]);
+    const listen = (id: string) =>
+      raw.send(request("subscriptions/listen", { notifications: { toolsListChanged: true } }, id));
+    const acknowledged = () =>
+      stdioMessages(raw).filter((m) => m.method === "notifications/subscriptions/acknowledged").length;
+    for (let i = 0; i < SUBSCRIPTIONS_PER_CLIENT; i++) listen(`sub-${i}`);
+    await until(() => acknowledged() === SUBSCRIPTIONS_PER_CLIENT, "every subscription acknowledged");
+    listen("one-too-many");
+    const refused = (await raw.response("one-too-many")).error as Json;
+    expect(refused.code).toBe(-32000);
+    expect(refused.message).toContain(`${SUBSCRIPTIONS_PER_CLIENT} open subscriptions`);
+    expect(acknowledged()).toBe(SUBSCRIPTIONS_PER_CLIENT);
+    raw.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sub-0" } });
+    listen("in-its-place");
+    await until(() => acknowledged() === SUBSCRIPTIONS_PER_CLIENT + 1, "the new subscription acknowledged");
+    const listed = await stdioCall(raw, "tools/list");
+    expect(listed.result.tools[0].name).toBe("fs_search_by_time");
+    raw.closeStdin();
+    expect(await raw.exited).toBe(0);
   });
 
   test("SIGTERM ends an open subscription gracefully: its listen request is answered, tagged", async () => {

@@ -15,6 +15,14 @@ import { type Params, isRecord } from "../protocol/params.ts";
 import { META } from "../protocol/versions.ts";
 import { type JsonRpcId, ModernError, SERVER_INFO } from "./core.ts";
 
+/**
+ * The most subscriptions one client may hold open by default: a stdio connection always, one
+ * token owner over HTTP unless --max-sessions-per-subject says otherwise. Each holds its id (and,
+ * over HTTP, a stream and a timer) until the client closes it: 600,000 on one stdio connection
+ * held 165 MB.
+ */
+export const SUBSCRIPTIONS_PER_CLIENT = 32;
+
 /** At most this many resource URIs are honoured per subscription (the rest are left out of the acknowledgement). */
 const MAX_RESOURCE_SUBSCRIPTIONS = 100;
 

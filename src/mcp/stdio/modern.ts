@@ -3,12 +3,14 @@
  * answered on its own; requests run concurrently, notifications about one (progress, log
  * messages it asked for) precede its answer, `notifications/cancelled` stops one and no answer
  * follows, and a `subscriptions/listen` stays open (acknowledged, tagged with its id) until the
- * client cancels it or the server stops. The client's roots are asked for with `input_required`.
+ * client cancels it or the server stops (SUBSCRIPTIONS_PER_CLIENT at most at once). The client's
+ * roots are asked for with `input_required`.
  */
 import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import {
   type JsonRpcId,
+  ModernError,
   type ModernServer,
   type Reply,
   type RequestIo,
@@ -17,7 +19,7 @@ import {
   failure,
   readEnvelope,
 } from "../modern/core.ts";
-import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
+import { SUBSCRIPTIONS_PER_CLIENT, acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
 import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
 import { isRecord } from "../protocol/params.ts";
 import { RunningRequests, type Started } from "../protocol/running.ts";
@@ -104,6 +106,13 @@ class ModernStdioConnection implements StdioConnection {
   }
 
   private listen(id: JsonRpcId, params: Record<string, unknown>): void {
+    if (this.listening.size >= SUBSCRIPTIONS_PER_CLIENT) {
+      throw new ModernError(
+        ErrorCode.ServerError,
+        `Too many subscriptions: this connection already holds ${SUBSCRIPTIONS_PER_CLIENT} open subscriptions, the most one client may; cancel one (notifications/cancelled with its listen request's id) before opening another.`,
+        429,
+      );
+    }
     const honoured = honouredFilter(this.server.dispatcher, params);
     this.listening.add(id);
     void this.channel.send(acknowledgement(id, honoured));
