@@ -257,6 +257,53 @@ describe("2026-07-28 over HTTP", () => {
   });
 });
 
+describe("2026-07-28 over HTTP with room to run but a full queue", () => {
+  let auth: AuthServer;
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    auth = await startAuthServer();
+    server = await startHttpServer(
+      [
+        ...["--max-calls", "4", "--max-calls-per-subject", "1", "--max-queued-calls", "1"],
+        ...["--auth", "jwt", "--issuer", auth.issuer],
+      ],
+      { entry: FIXTURE },
+    );
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await auth?.stop();
+  });
+
+  test("a caller at its running limit whose call cannot wait because the server's queue is full is told the queue is full (503), not its own limit", async () => {
+    const token = (sub: string) =>
+      auth.token({
+        scope: "probe:read",
+        resource: server.url,
+        mutate: (_header, payload) => {
+          payload.sub = sub;
+        },
+      });
+    const alice = await token("alice");
+    const bob = await token("bob");
+    const call = (bearer: string, name: string, args: Json = {}) =>
+      post(server.url, request("tools/call", { name, arguments: args }), { authorization: `Bearer ${bearer}` });
+    const aliceHold = call(alice, "probe_hold");
+    const bobHold = call(bob, "probe_hold");
+    await held(server, 2);
+    // Bob's second call takes the server's only queued place; Alice has none waiting yet.
+    const bobWaits = call(bob, "probe_echo", { text: "queued" });
+    await waiting(server, 1);
+    const refused = modernAnswer(await call(alice, "probe_echo", { text: "x" }));
+    expectRefusal(refused, 503, "--max-calls");
+    expect(refused.body.error.message).toContain("queue is full");
+    expect(refused.body.error.message).toContain("--max-queued-calls 1");
+    server.kill("SIGUSR2");
+    const answers = await Promise.all([aliceHold, bobHold, bobWaits]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+  });
+});
+
 describe("2026-07-28 over HTTP without authorization", () => {
   let server: HttpServerProcess;
   beforeAll(async () => {

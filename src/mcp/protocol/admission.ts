@@ -205,7 +205,9 @@ export class Admission {
       throw new CallRefused("shutdown", SHUTTING_DOWN);
     }
     if (held !== undefined && held.waiting >= maxRunningPerSubject) throw this.refusal("subject", held, subject);
-    if (this.queue.size >= maxQueued) throw this.refusal(subjectFull ? "subject" : "server", held, subject);
+    // The caller could still wait within its own share, but the server's queue is full: that is the
+    // limit reached, whoever's calls fill it.
+    if (this.queue.size >= maxQueued) throw this.refusal("server", held, subject);
     const signal = request.signal;
     if (signal.aborted) {
       this.forgetIfIdle(held, subject);
@@ -288,7 +290,7 @@ export class Admission {
     }
     return new CallRefused(
       "server",
-      `The server is busy: ${this.runningCalls} tool calls running and ${this.queue.size} waiting, the most it takes (--max-calls ${maxRunning}, --max-queued-calls ${maxQueued}); ${wait}.`,
+      `The server is busy: its queue is full (${this.queue.size} tool calls waiting, --max-queued-calls ${maxQueued}) and ${this.runningCalls} running (--max-calls ${maxRunning}); ${wait}.`,
     );
   }
 }
