@@ -5,7 +5,7 @@ import { shutdownTelemetry, startTelemetry } from "../core/telemetry/index.ts";
 import { ConfigError, type OptionValues, describeOption, readDeclared } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
-import { type HttpConfig, httpOptions, readHttpConfig } from "../mcp/http/config.ts";
+import { DEFAULT_SHUTDOWN_GRACE_S, type HttpConfig, httpOptions, readHttpConfig } from "../mcp/http/config.ts";
 import { readCallLimits } from "../mcp/protocol/admission.ts";
 import type { DispatcherOptions as McpServerOptions } from "../mcp/protocol/dispatcher.ts";
 import { toolsetModules } from "../toolsets/index.ts";
@@ -93,6 +93,7 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
 
   // Loads the OpenTelemetry SDK only when an OTEL_* variable asks (core/telemetry/index.ts).
   if (command !== "tools") await startTelemetry({ env, log, serviceVersion: VERSION });
+  const shutdown = new ShutdownDeadline();
   try {
     if (command === "tools") {
       if (rest.length > 0) throw new ConfigError(`'mcpkit tools' takes no arguments, got "${rest[0]}"`);
@@ -131,20 +132,47 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
         maxQueued: core[maxQueuedCallsOption.name],
       }),
     };
-    return await serve(http, serverOptions, log);
+    return await serve(http, serverOptions, log, shutdown);
   } finally {
     await closeAll(toolsets, log);
-    await shutdownTelemetry();
+    await shutdownTelemetry(shutdown.timeLeftMs());
+  }
+}
+
+/**
+ * The time a signalled HTTP server has until it must be gone (--shutdown-grace-s, counted from the
+ * signal): the last telemetry flush gets only what the calls in flight left of it, so a collector
+ * that never answers cannot stretch the exit past the grace (10 s + 5 s had outlasted `docker stop`).
+ */
+class ShutdownDeadline {
+  private at: number | undefined;
+
+  /** The signal arrived: the grace period starts now. */
+  start(graceMs: number): void {
+    this.at ??= performance.now() + graceMs;
+  }
+
+  /** Milliseconds left, or undefined (telemetry's own budget) when no grace period runs. */
+  timeLeftMs(): number | undefined {
+    return this.at === undefined ? undefined : Math.max(0, this.at - performance.now());
   }
 }
 
 /** Serves MCP until the transport closes: over HTTP with `--http`, else on stdin/stdout. */
-async function serve(http: HttpConfig | undefined, serverOptions: McpServerOptions, log: Logger): Promise<number> {
+async function serve(
+  http: HttpConfig | undefined,
+  serverOptions: McpServerOptions,
+  log: Logger,
+  shutdown: ShutdownDeadline,
+): Promise<number> {
   if (http) {
     // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
     const { serveHttp } = await import("../mcp/http/serve.ts");
     const server = await serveHttp(http, serverOptions);
-    closeOnSignals(server.close);
+    closeOnSignals(() => {
+      shutdown.start(http.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_S * 1000);
+      return server.close();
+    });
     await server.closed;
     return EXIT_OK;
   }

@@ -45,7 +45,10 @@ export interface TelemetryStart {
   serviceVersion: string;
 }
 
-/** How long shutdown waits for the last spans and metrics to be sent (within the HTTP grace period of 10 s). */
+/**
+ * How long shutdown waits for the last spans and metrics to be sent, unless the caller gives less
+ * (a signalled HTTP server gives what is left of --shutdown-grace-s, `cli/run.ts`).
+ */
 const FLUSH_MS = 5_000;
 
 let sdk: TelemetrySdk | undefined;

@@ -19,6 +19,9 @@ import {
 import { isLoopbackHost, isWildcardHost, parseListenAddress } from "../web/addresses.ts";
 import { DEFAULT_IDLE_TIMEOUT_S } from "./sse.ts";
 
+/** Seconds from SIGTERM to exit by default: what `docker stop` waits before SIGKILL. */
+export const DEFAULT_SHUTDOWN_GRACE_S = 10;
+
 const commaList = v.optional(
   v.pipe(
     v.string(),
@@ -119,6 +122,14 @@ export const httpOptions = [
     schema: integerOption(2, 255, DEFAULT_IDLE_TIMEOUT_S, "seconds"),
   },
   {
+    name: "shutdown-grace-s",
+    env: "MCPKIT_SHUTDOWN_GRACE_S",
+    kind: "string",
+    valueName: "S",
+    help: "seconds from SIGTERM to exit: calls in flight may finish, then the last telemetry is sent in what is left; keep it below the time your orchestrator waits before SIGKILL (docker stop: 10)",
+    schema: integerOption(1, 3600, DEFAULT_SHUTDOWN_GRACE_S, "seconds"),
+  },
+  {
     name: "stateless",
     env: "MCPKIT_STATELESS",
     kind: "boolean",
@@ -211,7 +222,10 @@ export interface HttpConfig {
   auth: HttpAuthConfig;
   /** --gateway-auth: no authorization of its own, because a gateway in front does it. */
   gatewayAuth: boolean;
-  /** How long SIGTERM waits for calls in flight (no flag; embedders and tests may shorten it). */
+  /**
+   * Time from SIGTERM to exit (--shutdown-grace-s): calls in flight may finish within it, and the
+   * last telemetry flush gets what is left. Absent: `DEFAULT_SHUTDOWN_GRACE_S`.
+   */
   shutdownGraceMs?: number;
 }
 
@@ -288,6 +302,7 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
     stateless: options.stateless,
     auth,
     gatewayAuth: options["gateway-auth"],
+    shutdownGraceMs: options["shutdown-grace-s"] * 1000,
   };
 }
 

@@ -12,15 +12,13 @@ import type { AuthServer } from "../auth-server/index.ts";
 import { type DispatcherOptions as McpServerOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { HIDDEN_FAILURE } from "../protocol/errors.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
-import type { HttpConfig } from "./config.ts";
+import { DEFAULT_SHUTDOWN_GRACE_S, type HttpConfig } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";
 import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import { createPipeline, withRequestLog } from "./pipeline.ts";
 import { traceHttp } from "../../core/telemetry/index.ts";
 import { type Drainable, type HttpState, createHttpState, resourceOf } from "./state.ts";
 
-/** How long `close` waits for in-flight tool calls before closing sessions anyway. */
-const SHUTDOWN_GRACE_MS = 10_000;
 /** The longest shutdown waits for its last answers to be written before closing connections. */
 const ANSWERS_FLUSH_MS = 1_000;
 
@@ -205,7 +203,7 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   // Calls waiting for a slot are refused now: starting them in the grace period would only lengthen it.
   dispatcherFor(state.serverOptions).admission.close();
   const { drainables } = state;
-  if (!(await idleWithin(drainables, config.shutdownGraceMs ?? SHUTDOWN_GRACE_MS))) {
+  if (!(await idleWithin(drainables, config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_S * 1000))) {
     const calls = drainables.reduce((sum, part) => sum + part.size, 0);
     log.warn("shutdown grace period over; cancelling calls still running", { calls });
   }
