@@ -269,7 +269,7 @@ describe("admission control", () => {
 });
 
 describe("HTTP", () => {
-  test("2025-11-25: the traceparent header is the parent; the span has the session id and network.transport tcp; SIGTERM flushes", async () => {
+  test("2025-11-25: the traceparent header is the parent; the span has a hash of the session id, never the id, and network.transport tcp; SIGTERM flushes", async () => {
     const otlp = receiver();
     const boj = fakeBoj();
     const server = await startHttpServer(["--toolsets", "boj", "--boj-base-url", boj.url], { env: otelEnv(otlp) });
@@ -297,8 +297,12 @@ describe("HTTP", () => {
     const call = only(otlp.spans, "tools/call boj_get_data_code");
     expect(call.traceId).toBe(HTTP_TRACE);
     expect(call.parentSpanId).toBe(HTTP_SPAN);
+    // The session id lets whoever holds it use the session: spans carry the first 16 hex digits
+    // of its SHA-256, which still group a session's spans, and the id appears nowhere.
+    expect(JSON.stringify(otlp.spans)).not.toContain(session);
+    expect(JSON.stringify(otlp.metrics)).not.toContain(session);
     expect(call.attributes).toMatchObject({
-      "mcp.session.id": session,
+      "mcp.session.id": new Bun.CryptoHasher("sha256").update(session).digest("hex").slice(0, 16),
       "mcp.protocol.version": PROTOCOL_VERSION,
       "network.transport": "tcp",
       "network.protocol.name": "http",

@@ -5,7 +5,7 @@
  *   name        `{mcp.method.name} {target}`: the tool's or prompt's name as target, else the method
  *               alone; `_OTHER` for a method mcpkit does not know, no target for a name it refused
  *   attributes  mcp.method.name, mcp.protocol.version, jsonrpc.request.id, mcp.session.id (2025
- *               era over HTTP), network.transport (pipe on stdio, tcp over HTTP), gen_ai.tool.name
+ *               era over HTTP; a hash of the id, see `sessionTag`), network.transport (pipe on stdio, tcp over HTTP), gen_ai.tool.name
  *               and gen_ai.operation.name=execute_tool on tools/call, gen_ai.prompt.name on
  *               prompts/get, mcp.resource.uri on resources/read; on failure error.type (the
  *               JSON-RPC code, or `tool_error` for a result with isError) and rpc.response.status_code
@@ -29,6 +29,7 @@ import {
   createContextKey,
   trace,
 } from "@opentelemetry/api";
+import { createHash } from "node:crypto";
 import { ErrorCode } from "../tool.ts";
 import type { AnsweredReply, RequestId, RequestSpan, SessionRecord } from "./index.ts";
 import type { Instruments } from "./instruments.ts";
@@ -43,7 +44,8 @@ export interface Recorder {
 
 /** What the HTTP edge knows of the request it is answering. */
 interface HttpScope {
-  sessionId: string | undefined;
+  /** The 2025 session's `sessionTag`, never its id. */
+  session: string | undefined;
   protocolVersion: string | undefined;
   /** The span context the `traceparent` header carried, when it did. */
   remote: Context | undefined;
@@ -90,13 +92,23 @@ const metaGetter: TextMapGetter<Record<string, unknown>> = {
   keys: (meta) => Object.keys(meta),
 };
 
+/**
+ * What a span records of a 2025 session id: the first 16 hex digits of its SHA-256, never the id.
+ * Without authorization the id is the only thing that lets a client use its session, as good as a
+ * bearer token to whoever reads the traces; the hash still ties a session's spans together.
+ */
+export function sessionTag(sessionId: string | null): string | undefined {
+  if (!sessionId) return undefined;
+  return createHash("sha256").update(sessionId).digest("hex").slice(0, 16);
+}
+
 /** The context an HTTP request is served in: its `traceparent` and what identifies its session. */
 export function httpScope(recorder: Recorder, request: Request): Context {
   const headers = request.headers;
   const active = context.active();
   const remote = headers.has("traceparent") ? recorder.propagator.extract(active, headers, headerGetter) : undefined;
   const scope: HttpScope = {
-    sessionId: bounded(headers.get("mcp-session-id"), MAX_NAME),
+    session: sessionTag(headers.get("mcp-session-id")),
     protocolVersion: bounded(headers.get("mcp-protocol-version"), MAX_NAME),
     remote,
   };
@@ -154,7 +166,7 @@ export class McpRequestSpan implements RequestSpan {
     this.metric = { "mcp.method.name": known ? method : "_OTHER", "network.transport": transport };
     if (http) attributes["network.protocol.name"] = this.metric["network.protocol.name"] = "http";
     if (version) attributes["mcp.protocol.version"] = this.metric["mcp.protocol.version"] = version;
-    if (http?.sessionId) attributes["mcp.session.id"] = http.sessionId;
+    if (http?.session) attributes["mcp.session.id"] = http.session;
     let target: string | undefined;
     if (method === "tools/call") {
       target = bounded(args.name, MAX_NAME);
