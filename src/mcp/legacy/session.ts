@@ -48,7 +48,7 @@ export interface LegacyIo {
 /**
  * Who sent a message, as far as a legacy session cares: the scopes of its token over HTTP (on
  * stdio, nobody in particular), and whom the per-subject call limit counts it against: the token's
- * owner, else the HTTP session.
+ * owner; every caller without a token counts as one (a session id is no identity).
  */
 export type LegacyCaller = Pick<Caller, "scopes" | "subject">;
 
