@@ -17,6 +17,7 @@ import {
   switchOption,
 } from "../../core/options.ts";
 import { isLoopbackHost, isWildcardHost, parseListenAddress } from "../web/addresses.ts";
+import { SUBSCRIPTIONS_PER_CLIENT } from "../modern/subscriptions.ts";
 import { DEFAULT_IDLE_TIMEOUT_S } from "./sse.ts";
 
 /** Seconds from SIGTERM to exit by default: what `docker stop` waits before SIGKILL. */
@@ -306,8 +307,11 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
   };
 }
 
-/** The most sessions any one user may hold by default: always leaves room for other users (issue 18 F4). */
-const DEFAULT_SESSIONS_PER_SUBJECT = 32;
+/**
+ * The most sessions any one user may hold by default: always leaves room for other users (issue 18 F4).
+ * The same cap bounds a user's open 2026-07-28 subscriptions, as it bounds a stdio client's.
+ */
+const DEFAULT_SESSIONS_PER_SUBJECT = SUBSCRIPTIONS_PER_CLIENT;
 
 /**
  * `--max-sessions-per-subject`, or its default: the smaller of 32 and a quarter of `--max-sessions` (at

@@ -17,7 +17,7 @@ import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
 import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import type { Exchange, Middleware, Next } from "./middleware.ts";
-import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
+import { SseStream, sseResponse } from "./sse.ts";
 import { Answer, type AnswerSettings } from "./answer.ts";
 import { UNIDENTIFIED } from "../protocol/admission.ts";
 import { LazyAbort } from "../protocol/lazy-abort.ts";
@@ -62,8 +62,8 @@ export interface ListenLimits {
 
 export function modernHttpState(
   options: DispatcherOptions,
-  keepAliveMs = SSE_KEEP_ALIVE_MS,
-  listenLimits: ListenLimits = { max: 1000, perOwner: 32 },
+  keepAliveMs: number,
+  listenLimits: ListenLimits,
 ): ModernHttpState {
   return {
     server: createModernServer({ dispatcher: dispatcherFor(options), log: options.log, transport: "http" }),
