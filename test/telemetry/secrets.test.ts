@@ -6,14 +6,10 @@
  * only in the export requests' own headers.
  */
 import { expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
-import { type Harness, signIn, startIdp, tokenRequest } from "../auth-server/harness.ts";
-import { MemoryProvider } from "../auth-server/sdk-client.ts";
-import { MCP_HEADERS, PROTOCOL_VERSION, startHttpServer } from "../http/support.ts";
+import { tokenRequest } from "../auth-server/harness.ts";
+import { MCP_HEADERS, PROTOCOL_VERSION } from "../http/support.ts";
 import { cleanupsAfterEach } from "./cleanups.ts";
+import { signedInThroughOAuth } from "./oauth-sign-in.ts";
 
 const later = cleanupsAfterEach();
 const CLIENT_SECRET = "upstream-client-secret-4d2a";
@@ -38,33 +34,18 @@ function rawReceiver(): { url: string; bodies: string[] } {
 
 test("no token, code, verifier, client secret or OTLP key in any exported byte or JSON log line", async () => {
   const otlp = rawReceiver();
-  const idp = await startIdp();
-  later(() => idp.stop());
-  const dir = mkdtempSync(join(tmpdir(), "mcpkit-otel-secrets-"));
-  later(() => rmSync(dir, { recursive: true, force: true }));
-  const server = await startHttpServer(
-    [
-      ...["--auth", "oauth", "--upstream-issuer", idp.issuer, "--upstream-client-id", "mcpkit-upstream"],
-      ...["--allow", "alice@example.com=boj:read", "--state", `sqlite:${join(dir, "auth.db")}`, "--toolsets", "boj"],
-      ...["--log-format", "json", "--log-level", "debug"],
-    ],
+  const { server, provider, code } = await signedInThroughOAuth(
+    later,
+    ["--log-format", "json", "--log-level", "debug"],
     {
-      env: {
-        MCPKIT_UPSTREAM_CLIENT_SECRET: CLIENT_SECRET,
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${OTLP_KEY},authorization=Bearer%20${OTLP_BEARER}`,
-        OTEL_BSP_SCHEDULE_DELAY: "3600000",
-        OTEL_METRIC_EXPORT_INTERVAL: "3600000",
-      },
+      MCPKIT_UPSTREAM_CLIENT_SECRET: CLIENT_SECRET,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${OTLP_KEY},authorization=Bearer%20${OTLP_BEARER}`,
+      OTEL_BSP_SCHEDULE_DELAY: "3600000",
+      OTEL_METRIC_EXPORT_INTERVAL: "3600000",
     },
   );
-  later(() => server.stop());
-  const provider = new MemoryProvider("http://127.0.0.1:9/callback");
-  expect(await auth(provider, { serverUrl: server.url })).toBe("REDIRECT");
-  const { exit } = await signIn({ base: server.base, idp } as Harness, (provider.authorizationUrl as URL).href);
-  const code = exit.searchParams.get("code") ?? "";
-  expect(await auth(provider, { serverUrl: server.url, authorizationCode: code })).toBe("AUTHORIZED");
   const signedIn = { access: provider.saved?.access_token ?? "", refresh: provider.saved?.refresh_token ?? "" };
   const initialize = (token: string) =>
     fetch(server.url, {

@@ -4,46 +4,22 @@
  * mcpkit.authorization.sign_ins; no token, client secret or Authorization header reaches a span.
  */
 import { expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
-import { type Harness, signIn, startIdp } from "../auth-server/harness.ts";
-import { MemoryProvider } from "../auth-server/sdk-client.ts";
-import { startHttpServer } from "../http/support.ts";
 import { SPAN_KIND_CLIENT, startOtlpReceiver } from "./otlp-receiver.ts";
 import { cleanupsAfterEach } from "./cleanups.ts";
+import { signedInThroughOAuth } from "./oauth-sign-in.ts";
 
 const later = cleanupsAfterEach();
 
 test("a sign-in's requests to the IdP are CLIENT spans and it is counted; no secret is recorded", async () => {
   const otlp = startOtlpReceiver();
   later(() => otlp.stop());
-  const idp = await startIdp();
-  later(() => idp.stop());
-  const dir = mkdtempSync(join(tmpdir(), "mcpkit-otel-sign-in-"));
-  later(() => rmSync(dir, { recursive: true, force: true }));
-  const server = await startHttpServer(
-    [
-      ...["--auth", "oauth", "--upstream-issuer", idp.issuer, "--upstream-client-id", "mcpkit-upstream"],
-      ...["--allow", "alice@example.com=boj:read", "--state", `sqlite:${join(dir, "auth.db")}`, "--toolsets", "boj"],
-    ],
-    {
-      env: {
-        MCPKIT_UPSTREAM_CLIENT_SECRET: "upstream-secret",
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_BSP_SCHEDULE_DELAY: "3600000",
-        OTEL_METRIC_EXPORT_INTERVAL: "3600000",
-      },
-    },
-  );
-  later(() => server.stop());
-  const provider = new MemoryProvider("http://127.0.0.1:9/callback");
-  expect(await auth(provider, { serverUrl: server.url })).toBe("REDIRECT");
-  const { exit } = await signIn({ base: server.base, idp } as Harness, (provider.authorizationUrl as URL).href);
-  const code = exit.searchParams.get("code") ?? "";
-  expect(await auth(provider, { serverUrl: server.url, authorizationCode: code })).toBe("AUTHORIZED");
+  const { server, idp, provider } = await signedInThroughOAuth(later, [], {
+    MCPKIT_UPSTREAM_CLIENT_SECRET: "upstream-secret",
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_BSP_SCHEDULE_DELAY: "3600000",
+    OTEL_METRIC_EXPORT_INTERVAL: "3600000",
+  });
   expect(await server.stop()).toBe(0);
 
   const idpPort = Number(new URL(idp.issuer).port);
