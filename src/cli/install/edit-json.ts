@@ -1,7 +1,8 @@
 /** Editing a JSON or JSONC config (every client but Codex) through jsonc-parser's tree: duplicate keys included. */
 import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
-import { checkedBackup, type Edit, isTable, REMOVED_TOKEN, type Table, UnreadableConfig, valueAt } from "./edit.ts";
+import { checkedBackup, type Edit, REMOVED_TOKEN, UnreadableConfig } from "./edit.ts";
 import { hiddenArgs, SECRET_NAME, secretsOf } from "./secrets.ts";
+import { isTable, type Table, valueAt, withoutEntry } from "./table.ts";
 
 /** The whitespace that starts the line holding `offset`. */
 function indentOf(text: string, offset: number): string {
@@ -143,18 +144,6 @@ function withoutMember(text: string, member: Node): string {
   return text.slice(0, begin) + text.slice(end);
 }
 
-function withoutJsonEntry(doc: Table, at: string[][], name: string): Table {
-  const rest = structuredClone(doc);
-  for (const keys of at) {
-    const servers = valueAt(rest, keys);
-    if (servers === undefined) continue;
-    delete servers[name];
-    const parent = valueAt(rest, keys.slice(0, -1));
-    if (Object.keys(servers).length === 0 && parent) delete parent[keys[keys.length - 1]];
-  }
-  return rest;
-}
-
 /** Nothing but `{ "<key>": {} }` is left, and no comment: the file held our entry alone. */
 function onlyEmptyServers(next: string, at: string[][]): boolean {
   if (at.length !== 1 || at[0].length !== 1) return false;
@@ -225,6 +214,5 @@ function checkJsonEdit(before: Table, next: string, file: string, at: string[][]
   const count = ourMembers(treeOf(next), at, name).length;
   const ours = valueAt(after, at[0])?.[name];
   const right = entry === undefined ? count === 0 : count === 1 && Bun.deepEquals(ours, entry, true);
-  if (!right || !Bun.deepEquals(withoutJsonEntry(after, at, name), withoutJsonEntry(before, at, name), true))
-    throw unsafe;
+  if (!right || !Bun.deepEquals(withoutEntry(after, at, name), withoutEntry(before, at, name), true)) throw unsafe;
 }

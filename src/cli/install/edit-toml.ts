@@ -1,6 +1,10 @@
 /** Editing Codex's config.toml line by line, checked by parsing the result. */
 import { checkedBackup, type Edit, REMOVED_TOKEN, retiresSecret, UnreadableConfig } from "./edit.ts";
 import { hiddenArgs, SECRET_NAME } from "./secrets.ts";
+import { withoutEntry } from "./table.ts";
+
+/** Codex lists its servers in one table. */
+const MCP_SERVERS = [["mcp_servers"]];
 
 /** Beyond this many lines, or characters in the line at fault, the error's position is not looked for. */
 const MAX_LINES_SEARCHED = 2_000;
@@ -89,15 +93,6 @@ function ownBlocks(lines: string[], name: string): Array<[number, number]> {
   return blocks;
 }
 
-function withoutEntry(doc: Record<string, unknown>, name: string): Record<string, unknown> {
-  const servers = { ...((doc.mcp_servers as Record<string, unknown> | undefined) ?? {}) };
-  delete servers[name];
-  const rest = { ...doc };
-  if (Object.keys(servers).length === 0) delete rest.mcp_servers;
-  else rest.mcp_servers = servers;
-  return rest;
-}
-
 /** Sets or removes `[mcp_servers.NAME]` in Codex's config.toml, then checks that nothing else changed meaning. */
 export function editToml(text: string, file: string, name: string, entry: Record<string, unknown> | undefined): Edit {
   const before = parseToml(text, file);
@@ -133,7 +128,11 @@ export function editToml(text: string, file: string, name: string, entry: Record
     throw unsafe;
   }
   const stillOurs = (after.mcp_servers as Record<string, unknown> | undefined)?.[name];
-  const sameRest = Bun.deepEquals(withoutEntry(after, name), withoutEntry(before, name), true);
+  const sameRest = Bun.deepEquals(
+    withoutEntry(after, MCP_SERVERS, name),
+    withoutEntry(before, MCP_SERVERS, name),
+    true,
+  );
   if (!sameRest || !Bun.deepEquals(stillOurs, entry, true)) throw unsafe;
   // Nothing left but blank lines: the file held our table alone.
   const removeFile = entry === undefined && next.trim() === "";

@@ -4,6 +4,7 @@
  */
 
 import { secretsOf, withoutSecrets } from "./secrets.ts";
+import { valueAt } from "./table.ts";
 
 export class UnreadableConfig extends Error {}
 
@@ -52,17 +53,4 @@ export function checkedBackup(
   } catch {
     return null;
   }
-}
-
-export type Table = Record<string, unknown>;
-
-export function isTable(value: unknown): value is Table {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** The object at `keys` in `doc`, or undefined where one of them is missing or not an object. */
-export function valueAt(doc: Table, keys: string[]): Table | undefined {
-  let value: unknown = doc;
-  for (const key of keys) value = isTable(value) ? value[key] : undefined;
-  return isTable(value) ? value : undefined;
 }

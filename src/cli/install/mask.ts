@@ -6,9 +6,9 @@
  * as `[redacted]`. Built from values, not text, the view hides a secret however the file spells it.
  */
 import { parse } from "jsonc-parser";
-import { isTable, type Table, valueAt } from "./edit.ts";
 import { tomlTable } from "./edit-toml.ts";
 import { hiddenArgs, hiddenInText, SECRET_NAME, SECRET_TABLES } from "./secrets.ts";
+import { isTable, type Table, valueAt } from "./table.ts";
 
 export const REDACTED = "[redacted]";
 /** Stands for another server's entry in a view. */

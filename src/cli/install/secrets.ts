@@ -2,6 +2,7 @@
  * What counts as a secret in a server entry, by structure: what a diff hides of the entry it shows (mask.ts) and what
  * a backup keeps of the entry a change removes (edit.ts) both follow these rules.
  */
+import { isTable, type Table } from "./table.ts";
 
 /** Tables whose values are secrets as often as not: a server's environment and its HTTP headers (Codex: http_headers). */
 export const SECRET_TABLES = new Set(["env", "headers", "http_headers"]);
@@ -39,20 +40,14 @@ export function hiddenInText(text: string, hidden: string): string {
     .replace(/(authorization\s*:\s*|bearer\s+).*$/gi, `$1${hidden}`);
 }
 
-type Entry = Record<string, unknown>;
-
-function isObject(value: unknown): value is Entry {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * `entry` as a backup may keep it once its secrets are removed: every string under its `env` named like a credential
  * (any case: Windows reads `oj_token` as `OJ_TOKEN`) and every secret flag's value in its `args` become `removed`.
  */
 export function withoutSecrets(entry: unknown, removed: string): unknown {
-  if (!isObject(entry)) return entry;
-  const result: Entry = { ...entry };
-  if (isObject(entry.env))
+  if (!isTable(entry)) return entry;
+  const result: Table = { ...entry };
+  if (isTable(entry.env))
     result.env = Object.fromEntries(
       Object.entries(entry.env).map(([key, value]) => [
         key,
@@ -65,9 +60,9 @@ export function withoutSecrets(entry: unknown, removed: string): unknown {
 
 /** The secret strings `withoutSecrets` would remove from `entry`, the empty string left out. */
 export function secretsOf(entry: unknown): string[] {
-  if (!isObject(entry)) return [];
+  if (!isTable(entry)) return [];
   const found: string[] = [];
-  if (isObject(entry.env))
+  if (isTable(entry.env))
     for (const [key, value] of Object.entries(entry.env))
       if (typeof value === "string" && SECRET_NAME.test(key)) found.push(value);
   if (Array.isArray(entry.args)) {
