@@ -8,7 +8,7 @@ import { closestName } from "../../core/did-you-mean.ts";
 import { DATABASES } from "./catalog.ts";
 import { BojError } from "./errors.ts";
 
-export const UNKNOWN_DATABASE_ID = "M181005E";
+const UNKNOWN_DATABASE_ID = "M181005E";
 
 /** Codes known to exist: the built-in list, plus any the series catalogue has indexed. */
 export type KnownDatabases = () => readonly string[];
@@ -33,7 +33,7 @@ export async function explainingUnknownDatabase<T>(
   }
 }
 
-export function unknownDatabaseHint(db: string, known: readonly string[]): string {
+function unknownDatabaseHint(db: string, known: readonly string[]): string {
   const near = closestName(db, [...new Set(known)]);
   const quoted = JSON.stringify(db).slice(0, 80);
   return `BOJ has no database ${quoted}${near ? `; did you mean "${near}"?` : "."} Call boj_list_databases for the codes, or boj_search_series to find a series in any database`;

@@ -30,7 +30,7 @@ export function normalizeDocument(...parts: (string | null | undefined)[]): stri
 }
 
 /** The most words one query is matched with; more adds cost without narrowing much. */
-export const MAX_QUERY_WORDS = 12;
+const MAX_QUERY_WORDS = 12;
 
 /** The distinct words of a query, in order, at most MAX_QUERY_WORDS; [] when it holds no letter or digit. */
 export function queryWords(query: string): string[] {

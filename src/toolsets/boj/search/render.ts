@@ -41,7 +41,7 @@ function shorten(text: string | null, chars: number): string {
   return flat.length <= chars ? flat : `${flat.slice(0, chars - 1)}…`;
 }
 
-export function hitLine(hit: SearchHit): string {
+function hitLine(hit: SearchHit): string {
   const names = [shorten(hit.name, TEXT_NAME_CHARS.en), shorten(hit.name_ja, TEXT_NAME_CHARS.ja)]
     .filter(Boolean)
     .join(" / ");
@@ -72,7 +72,7 @@ export function catalogSummary(status: CatalogStatus, retryAfterS: number | unde
 }
 
 /** What the text says about the catalogue itself: its date when stale, what is missing and when to ask again. */
-export function catalogNotes(catalog: SearchOutput["catalog"]): string[] {
+function catalogNotes(catalog: SearchOutput["catalog"]): string[] {
   const notes: string[] = [];
   if (catalog.missing.length > 0) {
     const list =

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { frequencyCode, pageLimit } from "../schemas.ts";
 
 export const SEARCH_LIMIT_DEFAULT = 10;
-export const SEARCH_LIMIT_MAX = 100;
+const SEARCH_LIMIT_MAX = 100;
 
 const dbCode = v.pipe(v.string(), v.maxLength(16, "must be a database code such as FM08 (see boj_list_databases)"));
 
