@@ -78,39 +78,47 @@ interface SignedInSession {
   headers: Record<string, string>;
 }
 
-describe("2025-11-25 sessions over HTTP with authorization", () => {
+/**
+ * The fixture started with `limits` behind a JWT authorization server for the enclosing describe
+ * block; `token(sub)` gets a bearer token for user `sub`.
+ */
+function authorizedServer(limits: string[]) {
   let auth: AuthServer;
   let server: HttpServerProcess;
-  const signIn = async (sub: string): Promise<SignedInSession> => {
-    const bearer = await auth.token({
-      scope: "probe:read",
-      resource: server.url,
-      mutate: (_header, payload) => {
-        payload.sub = sub;
-      },
-    });
-    const headers = { authorization: `Bearer ${bearer}` };
-    return { id: await openRawSession(server.url, headers), headers };
-  };
-  const call = (session: SignedInSession, id: number, name: string, args: Json = {}) =>
-    sessionCall(server.url, session.id, id, name, args, session.headers);
-
   beforeAll(async () => {
     auth = await startAuthServer();
-    server = await startHttpServer(
-      [
-        ...["--max-calls", "2", "--max-calls-per-subject", "1", "--max-queued-calls", "1"],
-        ...["--auth", "jwt", "--issuer", auth.issuer],
-      ],
-      { entry: FIXTURE },
-    );
+    server = await startHttpServer([...limits, "--auth", "jwt", "--issuer", auth.issuer], { entry: FIXTURE });
   });
   afterAll(async () => {
     await server?.stop();
     await auth?.stop();
   });
+  return {
+    get server() {
+      return server;
+    },
+    token: (sub: string) =>
+      auth.token({
+        scope: "probe:read",
+        resource: server.url,
+        mutate: (_header, payload) => {
+          payload.sub = sub;
+        },
+      }),
+  };
+}
+
+describe("2025-11-25 sessions over HTTP with authorization", () => {
+  const fixture = authorizedServer(["--max-calls", "2", "--max-calls-per-subject", "1", "--max-queued-calls", "1"]);
+  const signIn = async (sub: string): Promise<SignedInSession> => {
+    const headers = { authorization: `Bearer ${await fixture.token(sub)}` };
+    return { id: await openRawSession(fixture.server.url, headers), headers };
+  };
+  const call = (session: SignedInSession, id: number, name: string, args: Json = {}) =>
+    sessionCall(fixture.server.url, session.id, id, name, args, session.headers);
 
   test("one user's flood gets 429 with Retry-After, another user is served, a full server answers 503", async () => {
+    const { server } = fixture;
     // One at a time: each token's subject is set by a one-shot hook of the authorization server.
     const alice = await signIn("alice");
     const bob = await signIn("bob");
@@ -140,7 +148,7 @@ describe("2025-11-25 sessions over HTTP with authorization", () => {
     [
       "her session is ended (DELETE)",
       async (alice) => {
-        const deleted = await fetch(server.url, {
+        const deleted = await fetch(fixture.server.url, {
           method: "DELETE",
           headers: { ...alice.headers, "mcp-session-id": alice.id, "mcp-protocol-version": PROTOCOL_VERSION },
         });
@@ -153,6 +161,7 @@ describe("2025-11-25 sessions over HTTP with authorization", () => {
   test.each(leavings)(
     "a call waiting on a session leaves the queue when %s, and its place is free",
     async (_how, leave) => {
+      const { server } = fixture;
       const alice = await signIn("alice");
       const bob = await signIn("bob");
       const carol = await signIn("carol");
@@ -205,33 +214,11 @@ describe("2025-11-25 sessions over HTTP with authorization", () => {
 });
 
 describe("2026-07-28 over HTTP", () => {
-  let auth: AuthServer;
-  let server: HttpServerProcess;
-  const token = async (sub: string) =>
-    auth.token({
-      scope: "probe:read",
-      resource: server.url,
-      mutate: (_header, payload) => {
-        payload.sub = sub;
-      },
-    });
-
-  beforeAll(async () => {
-    auth = await startAuthServer();
-    server = await startHttpServer(
-      [
-        ...["--max-calls", "2", "--max-calls-per-subject", "1", "--max-queued-calls", "1"],
-        ...["--auth", "jwt", "--issuer", auth.issuer],
-      ],
-      { entry: FIXTURE },
-    );
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await auth?.stop();
-  });
+  const fixture = authorizedServer(["--max-calls", "2", "--max-calls-per-subject", "1", "--max-queued-calls", "1"]);
+  const { token } = fixture;
 
   test("a subject's flood gets 429, another subject is served, a full server answers 503, all with Retry-After", async () => {
+    const { server } = fixture;
     // One at a time: each token's subject is set by a one-shot hook of the authorization server.
     const alice = await token("alice");
     const bob = await token("bob");
@@ -258,32 +245,10 @@ describe("2026-07-28 over HTTP", () => {
 });
 
 describe("2026-07-28 over HTTP with room to run but a full queue", () => {
-  let auth: AuthServer;
-  let server: HttpServerProcess;
-  beforeAll(async () => {
-    auth = await startAuthServer();
-    server = await startHttpServer(
-      [
-        ...["--max-calls", "4", "--max-calls-per-subject", "1", "--max-queued-calls", "1"],
-        ...["--auth", "jwt", "--issuer", auth.issuer],
-      ],
-      { entry: FIXTURE },
-    );
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await auth?.stop();
-  });
+  const fixture = authorizedServer(["--max-calls", "4", "--max-calls-per-subject", "1", "--max-queued-calls", "1"]);
 
   test("a caller at its running limit whose call cannot wait because the server's queue is full is told the queue is full (503), not its own limit", async () => {
-    const token = (sub: string) =>
-      auth.token({
-        scope: "probe:read",
-        resource: server.url,
-        mutate: (_header, payload) => {
-          payload.sub = sub;
-        },
-      });
+    const { server, token } = fixture;
     const alice = await token("alice");
     const bob = await token("bob");
     const call = (bearer: string, name: string, args: Json = {}) =>
