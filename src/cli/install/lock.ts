@@ -1,14 +1,11 @@
 /** One mcpkit writer per config file at a time: `<file>.lock`, created with O_EXCL, taken over when stale. */
 import fs from "node:fs";
 import path from "node:path";
-import { WriteRefused } from "./write.ts";
+import { createExclusive, WriteRefused } from "./write.ts";
 
 const LOCK_WAIT_MS = 10_000;
 /** A lock older than this was left by a killed run: nobody still holds it, and it would block every later one. */
 export const STALE_LOCK_MS = 30_000;
-
-const { O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
-const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
 /** Which lock file this is: a removed lock's inode can be reused, its modification time not to the nanosecond. */
 export type LockIdentity = Pick<fs.BigIntStats, "ino" | "mtimeNs">;
@@ -19,13 +16,8 @@ function sameLock(a: LockIdentity | undefined, b: LockIdentity): boolean {
 
 /** Creates `lock` unless any file (a link included) has that name: its identity, or undefined when taken. */
 export function tryLock(lock: string): LockIdentity | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
-    throw error;
-  }
+  const fd = createExclusive(lock);
+  if (fd === undefined) return undefined;
   try {
     return fs.fstatSync(fd, { bigint: true });
   } finally {

@@ -109,6 +109,16 @@ export class ChangedMeanwhile extends WriteRefused {
   }
 }
 
+/** Creates `file` (0600) unless any file, a link included, has that name: its descriptor, or undefined when taken. */
+export function createExclusive(file: string): number | undefined {
+  try {
+    return fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    throw error;
+  }
+}
+
 /**
  * A new file beside `target` holding `data` with `mode`, under a random name opened O_CREAT|O_EXCL|O_NOFOLLOW (a
  * name planted in advance, a link included, is never opened), its mode and bytes set through the descriptor and
@@ -117,13 +127,8 @@ export class ChangedMeanwhile extends WriteRefused {
 function newTempFile(target: string, data: string | Buffer, mode: number): string {
   for (;;) {
     const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(8).toString("hex")}.tmp`);
-    let fd: number;
-    try {
-      fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
-      throw error;
-    }
+    const fd = createExclusive(temp);
+    if (fd === undefined) continue;
     try {
       fs.fchmodSync(fd, mode);
       fs.writeFileSync(fd, data);
