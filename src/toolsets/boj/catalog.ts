@@ -120,6 +120,9 @@ export const DATABASES: readonly DatabaseEntry[] = [
   db(OT, "OT", "その他", "Others"),
 ];
 
+/** The codes of DATABASES, in order: what completions, "did you mean" and the series catalogue go through. */
+export const DATABASE_CODES: readonly string[] = DATABASES.map((entry) => entry.code);
+
 export function findDatabase(code: string): DatabaseEntry | undefined {
   const upper = code.trim().toUpperCase();
   return DATABASES.find((entry) => entry.code === upper);

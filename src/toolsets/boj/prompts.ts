@@ -3,13 +3,9 @@
  * their arguments (db, frequency, format, lang).
  */
 import { ErrorCode, type PromptDefinition, ProtocolError } from "../../core/tool.ts";
-import { completeFrom, DATABASES, findDatabase, FORMATS, FREQUENCIES, LANGUAGES } from "./catalog.ts";
+import { completeFrom, DATABASE_CODES, findDatabase, FORMATS, FREQUENCIES, LANGUAGES } from "./catalog.ts";
 
-const completeDb = (value: string) =>
-  completeFrom(
-    DATABASES.map((entry) => entry.code),
-    value,
-  );
+const completeDb = (value: string) => completeFrom(DATABASE_CODES, value);
 const completions = {
   db: completeDb,
   frequency: (value: string) => completeFrom(FREQUENCIES, value),

@@ -5,7 +5,7 @@
  * its message gains the closest code BOJ is known to have.
  */
 import { closestName } from "../../core/did-you-mean.ts";
-import { DATABASES } from "./catalog.ts";
+import { DATABASE_CODES } from "./catalog.ts";
 import { BojError } from "./errors.ts";
 
 const UNKNOWN_DATABASE_ID = "M181005E";
@@ -13,7 +13,7 @@ const UNKNOWN_DATABASE_ID = "M181005E";
 /** Codes known to exist: the built-in list, plus any the series catalogue has indexed. */
 export type KnownDatabases = () => readonly string[];
 
-export const builtInDatabases: KnownDatabases = () => DATABASES.map((entry) => entry.code);
+export const builtInDatabases: KnownDatabases = () => DATABASE_CODES;
 
 /**
  * Runs `work` (a request for database `db`); a BOJ M181005E it throws gets a hint naming the

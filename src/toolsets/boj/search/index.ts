@@ -7,7 +7,7 @@
 import { logToStderr } from "../../../core/client-log.ts";
 import type { Logger } from "../../../core/log.ts";
 import type { BojAnswers } from "../answers.ts";
-import { DATABASES } from "../catalog.ts";
+import { DATABASE_CODES } from "../catalog.ts";
 import { decodeMetadataBody } from "../decode/index.ts";
 import { buildMetadataRequest } from "../validation.ts";
 import { privateCatalogFile } from "./catalog-folder.ts";
@@ -65,7 +65,7 @@ export function createSearch(
       await config.shared?.put(db, { ...fresh, fetchedAt: now() });
       return fresh;
     },
-    databases: DATABASES.map((entry) => entry.code),
+    databases: DATABASE_CODES,
     log,
     intervalMs: config.minIntervalMs,
     ...timing,

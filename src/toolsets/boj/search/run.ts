@@ -9,7 +9,7 @@ import { closestName } from "../../../core/did-you-mean.ts";
 import { rememberSize } from "../../../core/output-budget.ts";
 import { byteLength } from "../../../core/text.ts";
 import type { ToolContext, ToolResult } from "../../../core/tool.ts";
-import { DATABASES, findDatabase } from "../catalog.ts";
+import { DATABASE_CODES, findDatabase } from "../catalog.ts";
 import { validationError } from "../errors.ts";
 import { decodeCursor, encodeCursor, searchKey } from "./cursor.ts";
 import { queryWords } from "./normalize.ts";
@@ -52,17 +52,16 @@ function checkCategory(category: string | undefined): string | undefined {
 function checkDatabases(db: string | string[] | undefined): string[] | undefined {
   if (db === undefined) return undefined;
   const list = Array.isArray(db) ? db : [db];
-  const codes = DATABASES.map((entry) => entry.code);
   return [
     ...new Set(
       list.map((raw, index) => {
         const code = raw.trim().toUpperCase();
         if (findDatabase(code)) return code;
         const field = Array.isArray(db) ? `db[${index}]` : "db";
-        const near = code ? closestName(code, codes) : undefined;
+        const near = code ? closestName(code, DATABASE_CODES) : undefined;
         throw validationError(
           field,
-          `"${field}" (${JSON.stringify(raw.slice(0, 20))}) is not one of the ${codes.length} BOJ databases the series catalogue covers${near ? `; did you mean "${near}"?` : "."} Call boj_list_databases for the codes, or leave db out to search them all.`,
+          `"${field}" (${JSON.stringify(raw.slice(0, 20))}) is not one of the ${DATABASE_CODES.length} BOJ databases the series catalogue covers${near ? `; did you mean "${near}"?` : "."} Call boj_list_databases for the codes, or leave db out to search them all.`,
         );
       }),
     ),
