@@ -69,7 +69,7 @@ export function tomlTable(name: string, entry: Record<string, unknown>): string 
   return `[mcp_servers.${name}]\n${scalars.join("\n")}\n${tables.join("")}`;
 }
 
-export const TOML_HEADER = /^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]\]?[ \t]*(#.*)?$/;
+const TOML_HEADER = /^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]\]?[ \t]*(#.*)?$/;
 
 function isOurs(header: string, name: string): boolean {
   const compact = header.replace(/[ \t]/g, "").replace(/"/g, "");

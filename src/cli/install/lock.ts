@@ -5,7 +5,7 @@ import { createExclusive, WriteRefused } from "./write.ts";
 
 const LOCK_WAIT_MS = 10_000;
 /** A lock older than this was left by a killed run: nobody still holds it, and it would block every later one. */
-export const STALE_LOCK_MS = 30_000;
+const STALE_LOCK_MS = 30_000;
 
 /** Which lock file this is: a removed lock's inode can be reused, its modification time not to the nanosecond. */
 export type LockIdentity = Pick<fs.BigIntStats, "ino" | "mtimeNs">;

@@ -15,7 +15,7 @@ function realPath(file: string): string | undefined {
  * would be written as `…/Cellar/mcpkit/<version>/bin/mcpkit`, gone at the next upgrade: the path it was invoked by,
  * or for a bare name the command the shell finds first on `PATH`, is written instead when it leads to the same file.
  */
-export function invokedPath(
+function invokedPath(
   searchPath: string | undefined,
   argv0 = process.argv0,
   execPath = process.execPath,

@@ -16,7 +16,7 @@ const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 /** A config file as read through one descriptor: its bytes, their text, and its mode. */
-export interface ConfigFile {
+interface ConfigFile {
   bytes: Buffer;
   text: string;
   mode: number;
@@ -66,7 +66,7 @@ function foreignLink(dir: string, uid: number, hops = 0): string | undefined {
 }
 
 /** Refuses a config whose folder is reached through another user's link (`foreignLink`). */
-export function checkFolder(file: string): void {
+function checkFolder(file: string): void {
   const uid = process.getuid?.();
   const link = uid === undefined ? undefined : foreignLink(path.dirname(file), uid);
   if (link !== undefined)
