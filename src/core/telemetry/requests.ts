@@ -133,6 +133,13 @@ function captured(value: unknown): string {
   return json.length > MAX_CONTENT ? `${json.slice(0, MAX_CONTENT)}…` : json;
 }
 
+/** A failed span: `error.type` on it and on the attributes its duration is recorded with, and status ERROR. */
+export function recordFailure(span: Span, metric: Attributes, type: string): void {
+  span.setAttribute("error.type", type);
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  metric["error.type"] = type;
+}
+
 export class McpRequestSpan implements RequestSpan {
   private readonly span: Span;
   private readonly context: Context;
@@ -203,18 +210,12 @@ export class McpRequestSpan implements RequestSpan {
     const { span, metric, recorder } = this;
     if (!reply.ok) {
       const code = String(reply.error.code);
-      span.setAttribute("error.type", code);
       span.setAttribute("rpc.response.status_code", code);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      metric["error.type"] = code;
+      recordFailure(span, metric, code);
       const refusal = refusedBy(reply.error);
       if (refusal) recorder.instruments.counters["mcpkit.calls.refused"].add(1, { "mcpkit.limit": refusal });
     } else {
-      if (reply.result.isError === true) {
-        span.setAttribute("error.type", "tool_error");
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        metric["error.type"] = "tool_error";
-      }
+      if (reply.result.isError === true) recordFailure(span, metric, "tool_error");
       if (this.method === "initialize" && typeof reply.result.protocolVersion === "string") {
         span.setAttribute("mcp.protocol.version", reply.result.protocolVersion);
         metric["mcp.protocol.version"] = reply.result.protocolVersion;

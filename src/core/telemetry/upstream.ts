@@ -8,8 +8,8 @@
  * The URL on the span has no user name or password, and the query values of parameters that
  * carry credentials are replaced; headers (Authorization among them) are never recorded.
  */
-import { type Attributes, SpanKind, SpanStatusCode, type TextMapSetter, context, trace } from "@opentelemetry/api";
-import type { Recorder } from "./requests.ts";
+import { type Attributes, SpanKind, type TextMapSetter, context, trace } from "@opentelemetry/api";
+import { type Recorder, recordFailure } from "./requests.ts";
 
 /** Query parameters whose values are credentials (the HTTP conventions' list and the usual names). */
 const SECRET_PARAMETER =
@@ -50,17 +50,10 @@ export async function tracedFetch(recorder: Recorder, input: string | URL, init?
     const response = await fetch(url, { ...init, headers });
     span.setAttribute("http.response.status_code", response.status);
     metric["http.response.status_code"] = response.status;
-    if (response.status >= 400) {
-      span.setAttribute("error.type", String(response.status));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      metric["error.type"] = String(response.status);
-    }
+    if (response.status >= 400) recordFailure(span, metric, String(response.status));
     return response;
   } catch (error) {
-    const type = error instanceof Error ? error.name : "_OTHER";
-    span.setAttribute("error.type", type);
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    metric["error.type"] = type;
+    recordFailure(span, metric, error instanceof Error ? error.name : "_OTHER");
     throw error;
   } finally {
     span.end();
