@@ -128,7 +128,7 @@ export const authServerOptions = [
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** `30d`, `12h`, `90m`, `3600s` or plain seconds. */
-export function parseDuration(flag: string, text: string | undefined): number | undefined {
+function parseDuration(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const match = /^(\d{1,9})\s*([smhd]?)$/i.exec(text.trim());
   if (!match)

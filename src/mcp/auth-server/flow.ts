@@ -16,7 +16,7 @@ import { isLoopbackName } from "./config.ts";
 /** How long an authorization request waits between `/authorize` and the callback (10 min). */
 export const REQUEST_TTL_SECONDS = 600;
 /** How long the browser may take at the IdP with the upstream state it was given (10 min). */
-export const UPSTREAM_STATE_TTL_SECONDS = 600;
+const UPSTREAM_STATE_TTL_SECONDS = 600;
 
 /** The client a browser flow is for, verified; failures are pages (nothing is verified to redirect to). */
 export async function findClient(

@@ -42,13 +42,13 @@ export interface TokenResponse {
  * Seconds an access token of this grant may live: the configured lifetime, cut at the end of the
  * sign-in, so no token outlives `--sign-in-lifetime` (at least one second: the grant was checked live).
  */
-export function accessTokenLifetime(deps: TokenDeps, grant: Grant): number {
+function accessTokenLifetime(deps: TokenDeps, grant: Grant): number {
   const signInEnd = grant.signedInAt + deps.config.signInLifetime * 1000;
   const remaining = Math.floor((signInEnd - deps.config.now()) / 1000);
   return Math.max(1, Math.min(deps.config.accessTokenTtl, remaining));
 }
 
-export async function signAccessToken(deps: TokenDeps, grant: Grant, lifetime: number): Promise<string> {
+async function signAccessToken(deps: TokenDeps, grant: Grant, lifetime: number): Promise<string> {
   const { kid, key } = await deps.keys.signingKey();
   // Real time here: the resource server checks `exp` against its own clock.
   const now = Math.floor(Date.now() / 1000);

@@ -48,7 +48,7 @@ export const CALL_REFUSED = ErrorCode.ServerError;
  * Seconds a refused caller should wait. Calls last milliseconds to seconds and the queue is short,
  * so a second or two sees it move; a constant, so the answer does not depend on a clock.
  */
-export const CALL_RETRY_AFTER_SECONDS = 2;
+const CALL_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Defaults from the machine: 16 calls a core (most calls wait on the network or the disk, not a

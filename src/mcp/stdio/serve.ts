@@ -27,7 +27,7 @@ export interface StdioServerHandle {
 }
 
 /** Whether a connection's first message opens the modern era. */
-export function opensModernEra(message: JsonRpcMessage): boolean {
+function opensModernEra(message: JsonRpcMessage): boolean {
   const meta = isRecord(message.params) ? message.params._meta : undefined;
   if (isRecord(meta) && META.protocolVersion in meta) return true;
   return message.method === "server/discover" || message.method === "subscriptions/listen";
