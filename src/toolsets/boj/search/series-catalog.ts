@@ -129,8 +129,11 @@ export class SeriesCatalog {
   }
 
   status(): CatalogStatus {
-    const states = this.store().states();
-    const boundary = lastDailyRefresh(this.now());
+    return this.statusOf(this.store().states(), this.now());
+  }
+
+  private statusOf(states: Map<string, DatabaseState>, now: number): CatalogStatus {
+    const boundary = lastDailyRefresh(now);
     const indexed: string[] = [];
     const missing: string[] = [];
     const stale: string[] = [];
@@ -221,14 +224,9 @@ export class SeriesCatalog {
   private dueDatabases(): string[] {
     const states = this.store().states();
     const now = this.now();
-    const boundary = lastDailyRefresh(now);
     const recentlyFailed = (state: DatabaseState | undefined) =>
       state?.failedAt != null && now - state.failedAt < RETRY_FAILED_AFTER_MS;
-    const missing = this.deps.databases.filter((db) => states.get(db)?.indexedAt == null);
-    const stale = this.deps.databases.filter((db) => {
-      const at = states.get(db)?.indexedAt;
-      return at != null && at < boundary;
-    });
+    const { missing, stale } = this.statusOf(states, now);
     // Missing databases first: a search waits for them, not for stale ones.
     return [...missing, ...stale].filter((db) => !recentlyFailed(states.get(db)));
   }
