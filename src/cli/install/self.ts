@@ -15,11 +15,8 @@ function realPath(file: string): string | undefined {
  * would be written as `…/Cellar/mcpkit/<version>/bin/mcpkit`, gone at the next upgrade: the path it was invoked by,
  * or for a bare name the command the shell finds first on `PATH`, is written instead when it leads to the same file.
  */
-function invokedPath(
-  searchPath: string | undefined,
-  argv0 = process.argv0,
-  execPath = process.execPath,
-): string {
+function invokedPath(searchPath: string | undefined): string {
+  const { argv0, execPath } = process;
   const target = realPath(execPath);
   const named = /[\\/]/.test(argv0);
   const found = named
