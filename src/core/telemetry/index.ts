@@ -52,8 +52,6 @@ export interface TelemetryStart {
 const FLUSH_MS = 5_000;
 
 let sdk: TelemetrySdk | undefined;
-/** The log of the running SDK, for what shutdown has to say. */
-let sdkLog: Logger | undefined;
 
 /**
  * Whether an `OTEL_*` variable asks for telemetry: any one set to a value, unless
@@ -76,7 +74,6 @@ export async function startTelemetry(start: TelemetryStart): Promise<void> {
   try {
     const { startSdk } = await import("./sdk.ts");
     sdk = await startSdk(start);
-    sdkLog = start.log;
   } catch (error) {
     start.log.warn("OpenTelemetry could not start; continuing without it", {
       error: error instanceof Error ? error.message : String(error),
@@ -89,14 +86,7 @@ export async function shutdownTelemetry(ms = FLUSH_MS): Promise<void> {
   const running = sdk;
   if (!running) return;
   sdk = undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => {
-    timer = setTimeout(() => resolve("late"), ms);
-  });
-  if ((await Promise.race([running.shutdown(), late])) === "late") {
-    sdkLog?.warn(`OpenTelemetry: the last spans and metrics were not all sent within ${ms} ms; exiting without them`);
-  }
-  clearTimeout(timer);
+  await running.shutdown(ms);
 }
 
 /**

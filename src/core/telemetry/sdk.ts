@@ -30,7 +30,8 @@ export interface TelemetrySdk {
   observeCalls(counts: CallCounts): void;
   event(name: string, attributes?: Record<string, string | number>): void;
   currentIds(): { trace_id: string; span_id: string } | undefined;
-  shutdown(): Promise<void>;
+  /** Exports what is still buffered and stops, waiting at most `ms` (a warning says when that was not enough). */
+  shutdown(ms: number): Promise<void>;
 }
 
 const SCOPE = "mcpkit";
@@ -75,11 +76,21 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
       const span = trace.getSpanContext(context.active());
       return span ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
     },
-    shutdown: async () => {
-      const [spans, metricsSent] = await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
-      reportShutdown(log, "spans", spans);
-      reportShutdown(log, "metrics", metricsSent);
-      context.disable();
+    shutdown: async (ms) => {
+      const flushed = (async () => {
+        const [spans, metricsSent] = await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+        reportShutdown(log, "spans", spans);
+        reportShutdown(log, "metrics", metricsSent);
+        context.disable();
+      })();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), ms);
+      });
+      if ((await Promise.race([flushed, late])) === "late") {
+        log.warn(`OpenTelemetry: the last spans and metrics were not all sent within ${ms} ms; exiting without them`);
+      }
+      clearTimeout(timer);
     },
   };
 }
