@@ -134,9 +134,8 @@ export function searchCatalog(
     if (rows.length > want) return { words, hits, next: { phase: phase as 0 | 1, offset: offset + want } };
     if (hits.length >= limit) {
       // This phase is exhausted exactly at the page's end: the next page starts the next phase.
-      const nextPhase =
-        phase === 0 && phaseQuery(1, words, query.trim(), filters) ? { phase: 1 as const, offset: 0 } : null;
-      return { words, hits, next: nextPhase && hasAny(store, nextPhase, words, query, filters) ? nextPhase : null };
+      const nextPhase = { phase: 1 as const, offset: 0 };
+      return { words, hits, next: phase === 0 && hasAny(store, nextPhase, words, query, filters) ? nextPhase : null };
     }
   }
   return { words, hits, next: null };
