@@ -3,21 +3,14 @@
  * the same lock stale, one takes it over and locks, then the other acts on what it saw.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { breakStaleLock, isStale, seeLock, tryLock, withLock } from "../../src/cli/install/lock.ts";
 import { cli, tempHome } from "./install-helpers.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 /** A config path whose lock a killed run left behind a minute ago. */
 function staleLock(): { file: string; lock: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpkit-lock-"));
-  dirs.push(dir);
+  const dir = tempHome();
   const file = path.join(dir, "mcp.json");
   const lock = `${file}.lock`;
   fs.writeFileSync(lock, "");

@@ -3,24 +3,13 @@
  * (`.<name>.<pid>.tmp`) can be planted in advance, which a spawned process's pid would not allow.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeAtomically } from "../../src/cli/install/write.ts";
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpkit-write-"));
-  dirs.push(dir);
-  return dir;
-}
+import { tempHome } from "./install-helpers.ts";
 
 test("a link planted at the old temp name is neither written through nor renamed into the config", () => {
-  const dir = tempDir();
+  const dir = tempHome();
   const file = path.join(dir, "mcp.json");
   fs.writeFileSync(file, "{}\n", { mode: 0o640 });
   const victim = path.join(dir, "victim.txt");
@@ -41,7 +30,7 @@ test("a link planted at the old temp name is neither written through nor renamed
 });
 
 test("a new file gets 0600 whatever the umask allows, and no temp file is left behind", () => {
-  const dir = tempDir();
+  const dir = tempHome();
   const file = path.join(dir, "sub", "settings.json");
   writeAtomically(file, "{}\n", undefined);
   expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -50,7 +39,7 @@ test("a new file gets 0600 whatever the umask allows, and no temp file is left b
 });
 
 test("the config turned into a link after it was read is refused, and the link's target is untouched", () => {
-  const dir = tempDir();
+  const dir = tempHome();
   const file = path.join(dir, "mcp.json");
   const victim = path.join(dir, "victim.json");
   fs.writeFileSync(victim, "{}\n", { mode: 0o600 });
