@@ -89,11 +89,7 @@ const JSON_KEYS = new Set(["time", "level", "message", "trace_id", "span_id"]);
 /** One JSON object: time, level, message, the fields, and the request's trace ids when telemetry is on. */
 function jsonLine(at: Exclude<LogLevel, "off">, message: string, fields?: Record<string, unknown>): string {
   const entry: Record<string, unknown> = { time: new Date().toISOString(), level: at, message };
-  if (fields) {
-    for (const [key, value] of Object.entries(fields)) {
-      if (!JSON_KEYS.has(key)) entry[key] = value instanceof Error ? value.message : value;
-    }
-  }
+  addFields(entry, fields, asJsonValue);
   const ids = currentTraceIds();
   if (ids) {
     entry.trace_id = ids.trace_id;
@@ -103,14 +99,21 @@ function jsonLine(at: Exclude<LogLevel, "off">, message: string, fields?: Record
     return JSON.stringify(entry);
   } catch {
     // A field that does not serialize (a cycle, a BigInt) is shown as text instead.
-    return JSON.stringify({ ...entry, ...stringified(fields) });
+    addFields(entry, fields, safeJson);
+    return JSON.stringify(entry);
   }
 }
 
-function stringified(fields: Record<string, unknown> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(fields ?? {})) if (!JSON_KEYS.has(key)) out[key] = safeJson(value);
-  return out;
+/** A field as a JSON line holds it: an error as its message, anything else as it is. */
+const asJsonValue = (value: unknown) => (value instanceof Error ? value.message : value);
+
+function addFields(
+  entry: Record<string, unknown>,
+  fields: Record<string, unknown> | undefined,
+  shown: (value: unknown) => unknown,
+): void {
+  if (!fields) return;
+  for (const [key, value] of Object.entries(fields)) if (!JSON_KEYS.has(key)) entry[key] = shown(value);
 }
 
 /** Below this length a secret is hidden only where it stands whole, not inside words. */
