@@ -5,32 +5,14 @@
  * catalogue folder made mcpkit write its catalogue into the link's target (an empty private file
  * of the user's became a SQLite database), and the file was created at the umask's 0644.
  */
-import { afterAll, describe, expect, test } from "bun:test";
-import {
-  chmodSync,
-  lchownSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { chmodSync, lchownSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLogger } from "../../src/core/log.ts";
 import { CATALOG_FILE, openCatalogStore } from "../../src/toolsets/boj/search/index.ts";
+import { scratchDirs } from "./support.ts";
 
-const dirs: string[] = [];
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), "mcpkit-catalog-folder-"));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchDirs("mcpkit-catalog-folder-");
 
 /** Opens the catalogue in `dir`, writes one series, and says where it went and what was warned. */
 function openAndWrite(dir: string): { path: string; warnings: string[] } {

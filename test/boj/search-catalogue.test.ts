@@ -7,8 +7,6 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../src/core/log.ts";
 import type { ToolContext } from "../../src/core/tool.ts";
@@ -25,19 +23,11 @@ import { startHttpServer } from "../http/support.ts";
 import { meta, post, request } from "../modern/support.ts";
 import { mcpkitCommand, startStdioServer, testEnv } from "../support/mcp.ts";
 import { hasPostgres, startPostgres } from "../support/postgres.ts";
-import { bojClientConfig, bojTestArgs } from "./support.ts";
+import { bojClientConfig, bojTestArgs, scratchDirs } from "./support.ts";
 
 type Structured = Record<string, any>;
 
-const dirs: string[] = [];
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), "mcpkit-boj-catalogue-"));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchDirs("mcpkit-boj-catalogue-");
 
 const metadataRequests = (fake: FakeBoj) => fake.requests.filter((r) => r.path === "/api/v1/getMetadata");
 

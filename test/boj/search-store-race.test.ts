@@ -6,16 +6,12 @@
  * wait): 4 or 6 servers searching at once left 1 to 3 of them on an in-memory catalogue that asked
  * BOJ for all 50 databases again (100–200 requests instead of 50), and 8 bare opens failed 21 of 40.
  */
-import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
 import { join, resolve } from "node:path";
+import { scratchDirs } from "./support.ts";
 
 const OPENER = resolve(import.meta.dir, "../fixtures/boj/open-catalog-store.ts");
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchDirs("mcpkit-catalog-race-");
 
 async function openAtOnce(path: string, processes: number): Promise<string[]> {
   const children = Array.from({ length: processes }, () =>
@@ -27,9 +23,7 @@ async function openAtOnce(path: string, processes: number): Promise<string[]> {
 test("8 processes opening one new catalogue file at once all open it and claim its refresh in turn", async () => {
   const outcomes: string[] = [];
   for (let round = 0; round < 4; round++) {
-    const dir = mkdtempSync(join(tmpdir(), "mcpkit-catalog-race-"));
-    dirs.push(dir);
-    outcomes.push(...(await openAtOnce(join(dir, "boj-series-catalog.sqlite"), 8)));
+    outcomes.push(...(await openAtOnce(join(scratch(), "boj-series-catalog.sqlite"), 8)));
   }
   expect(outcomes.filter((outcome) => outcome !== "opened")).toEqual([]);
   expect(outcomes).toHaveLength(32);
