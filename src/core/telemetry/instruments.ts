@@ -8,7 +8,7 @@ import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/ap
 import type { CallCounts, CounterName } from "./index.ts";
 
 /** docs/gen-ai/mcp.md: explicit bucket boundaries for both MCP duration histograms. */
-export const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 /** The HTTP semantic conventions' boundaries for `http.client.request.duration`. */
 const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 

@@ -97,7 +97,7 @@ const metaGetter: TextMapGetter<Record<string, unknown>> = {
  * Without authorization the id is the only thing that lets a client use its session, as good as a
  * bearer token to whoever reads the traces; the hash still ties a session's spans together.
  */
-export function sessionTag(sessionId: string | null): string | undefined {
+function sessionTag(sessionId: string | null): string | undefined {
   if (!sessionId) return undefined;
   return createHash("sha256").update(sessionId).digest("hex").slice(0, 16);
 }

@@ -20,7 +20,7 @@ const headerSetter: TextMapSetter<Headers> = {
 };
 
 /** The URL as the span shows it: without credentials. */
-export function shownUrl(url: URL): string {
+function shownUrl(url: URL): string {
   const shown = new URL(url);
   shown.username = "";
   shown.password = "";
