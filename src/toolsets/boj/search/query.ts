@@ -33,7 +33,6 @@ export interface Hit extends StoredSeries {
 }
 
 export interface SearchPage {
-  words: string[];
   hits: Hit[];
   /** Where the next page starts, or null when nothing is left. */
   next: SearchPosition | null;
@@ -131,14 +130,14 @@ export function searchCatalog(
     for (const [index, row] of rows.slice(0, want).entries()) {
       hits.push({ ...row, after: { phase: phase as 0 | 1, offset: offset + index + 1 } });
     }
-    if (rows.length > want) return { words, hits, next: { phase: phase as 0 | 1, offset: offset + want } };
+    if (rows.length > want) return { hits, next: { phase: phase as 0 | 1, offset: offset + want } };
     if (hits.length >= limit) {
       // This phase is exhausted exactly at the page's end: the next page starts the next phase.
       const nextPhase = { phase: 1 as const, offset: 0 };
-      return { words, hits, next: phase === 0 && hasAny(store, nextPhase, words, query, filters) ? nextPhase : null };
+      return { hits, next: phase === 0 && hasAny(store, nextPhase, words, query, filters) ? nextPhase : null };
     }
   }
-  return { words, hits, next: null };
+  return { hits, next: null };
 }
 
 function hasAny(
