@@ -5,7 +5,7 @@ import { shutdownTelemetry, startTelemetry } from "../core/telemetry/index.ts";
 import { ConfigError, type OptionValues, describeOption, readDeclared } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
-import { DEFAULT_SHUTDOWN_GRACE_S, type HttpConfig, httpOptions, readHttpConfig } from "../mcp/http/config.ts";
+import { type HttpConfig, httpOptions, readHttpConfig, shutdownGraceMs } from "../mcp/http/config.ts";
 import { readCallLimits } from "../mcp/protocol/admission.ts";
 import type { DispatcherOptions as McpServerOptions } from "../mcp/protocol/dispatcher.ts";
 import { toolsetModules } from "../toolsets/index.ts";
@@ -170,7 +170,7 @@ async function serve(
     const { serveHttp } = await import("../mcp/http/serve.ts");
     const server = await serveHttp(http, serverOptions);
     closeOnSignals(() => {
-      shutdown.start(http.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_S * 1000);
+      shutdown.start(shutdownGraceMs(http));
       return server.close();
     });
     await server.closed;

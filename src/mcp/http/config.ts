@@ -21,7 +21,7 @@ import { SUBSCRIPTIONS_PER_CLIENT } from "../modern/subscriptions.ts";
 import { DEFAULT_IDLE_TIMEOUT_S } from "./sse.ts";
 
 /** Seconds from SIGTERM to exit by default: what `docker stop` waits before SIGKILL. */
-export const DEFAULT_SHUTDOWN_GRACE_S = 10;
+const DEFAULT_SHUTDOWN_GRACE_S = 10;
 
 const commaList = v.optional(
   v.pipe(
@@ -228,6 +228,11 @@ export interface HttpConfig {
    * last telemetry flush gets what is left. Absent: `DEFAULT_SHUTDOWN_GRACE_S`.
    */
   shutdownGraceMs?: number;
+}
+
+/** The grace period of `config` in milliseconds: its --shutdown-grace-s, else the default. */
+export function shutdownGraceMs(config: Pick<HttpConfig, "shutdownGraceMs">): number {
+  return config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_S * 1000;
 }
 
 /** Reads the HTTP options; `undefined` when `--http` was not given (serve stdio). */

@@ -12,7 +12,7 @@ import type { AuthServer } from "../auth-server/index.ts";
 import { type DispatcherOptions as McpServerOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { HIDDEN_FAILURE } from "../protocol/errors.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
-import { DEFAULT_SHUTDOWN_GRACE_S, type HttpConfig } from "./config.ts";
+import { type HttpConfig, shutdownGraceMs } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";
 import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import { createPipeline, withRequestLog } from "./pipeline.ts";
@@ -203,7 +203,7 @@ async function shutDown(state: HttpState, bun: ReturnType<typeof Bun.serve>): Pr
   // Calls waiting for a slot are refused now: starting them in the grace period would only lengthen it.
   dispatcherFor(state.serverOptions).admission.close();
   const { drainables } = state;
-  if (!(await idleWithin(drainables, config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_S * 1000))) {
+  if (!(await idleWithin(drainables, shutdownGraceMs(config)))) {
     const calls = drainables.reduce((sum, part) => sum + part.size, 0);
     log.warn("shutdown grace period over; cancelling calls still running", { calls });
   }
