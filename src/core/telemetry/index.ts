@@ -102,11 +102,6 @@ export function requestSpan(
   return sdk?.requestSpan(method, params, id, protocolVersion);
 }
 
-/** `work()` inside `span`'s context, or just `work()` without one. */
-export function withSpan<T>(span: RequestSpan | undefined, work: () => T): T {
-  return span ? span.run(work) : work();
-}
-
 /** A session begins (2025 era, stdio or HTTP); undefined while telemetry is off. */
 export function sessionOpened(): SessionRecord | undefined {
   return sdk?.sessionOpened();

@@ -39,7 +39,7 @@ import {
 } from "../modern/core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
 import { notificationJson } from "../protocol/wire.ts";
-import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
+import { requestSpan } from "../../core/telemetry/index.ts";
 
 /** What the modern steps share: the era's server and what is open on it. */
 export interface ModernHttpState {
@@ -200,7 +200,11 @@ interface ModernCall {
 function respond(state: ModernHttpState, request: Request, call: ModernCall): Promise<Response> {
   const reply = new ModernAnswer(state, request, call);
   const span = requestSpan(call.method, call.params, call.id, call.envelope.version);
-  void withSpan(span, () => answer(state.server, call.method, call.params, call.envelope, reply)).then((outcome) => {
+  // No closure while telemetry is off (span undefined): this runs for every request.
+  const work = span
+    ? span.run(() => answer(state.server, call.method, call.params, call.envelope, reply))
+    : answer(state.server, call.method, call.params, call.envelope, reply);
+  void work.then((outcome) => {
     span?.end(outcome);
     reply.settle(outcome);
   });

@@ -11,7 +11,7 @@
  * and `--stateless` requests (`http/legacy-endpoint.ts`) use it.
  */
 import type { Logger } from "../../core/log.ts";
-import { type SessionRecord, requestSpan, sessionOpened, withSpan } from "../../core/telemetry/index.ts";
+import { type SessionRecord, requestSpan, sessionOpened } from "../../core/telemetry/index.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
 import { NAME, VERSION } from "../../version.ts";
 import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
@@ -143,7 +143,12 @@ export class LegacySession {
     try {
       let reply: Reply;
       try {
-        reply = { ok: true, result: await withSpan(span, () => this.result(method, rawParams ?? {}, context)) };
+        // No closure while telemetry is off (span undefined): this runs for every request.
+        const params = rawParams ?? {};
+        const result = span
+          ? span.run(() => this.result(method, params, context))
+          : this.result(method, params, context);
+        reply = { ok: true, result: await result };
       } catch (error) {
         reply = errorReply(error, method, this.log);
       }

@@ -6,7 +6,7 @@
  * client cancels it or the server stops (SUBSCRIPTIONS_PER_CLIENT at most at once). The client's
  * roots are asked for with `input_required`.
  */
-import { requestSpan, withSpan } from "../../core/telemetry/index.ts";
+import { requestSpan } from "../../core/telemetry/index.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import {
   type JsonRpcId,
@@ -99,7 +99,11 @@ class ModernStdioConnection implements StdioConnection {
     }
     const request = new StdioRequest(this.channel, this.running.start(id));
     const span = requestSpan(method, params, id, envelope.version);
-    void withSpan(span, () => answer(this.server, method, params, envelope, request)).then((reply) => {
+    // No closure while telemetry is off (span undefined): this runs for every request.
+    const work = span
+      ? span.run(() => answer(this.server, method, params, envelope, request))
+      : answer(this.server, method, params, envelope, request);
+    void work.then((reply) => {
       span?.end(reply);
       return request.settle(id, reply);
     });
