@@ -134,6 +134,14 @@ export function observeCalls(counts: CallCounts): void {
   sdk?.observeCalls(counts);
 }
 
+/**
+ * Whether telemetry is on: one read of a module variable. A caller that builds attributes for
+ * `countEvent` or `spanEvent` asks first, so a process without telemetry builds nothing for it.
+ */
+export function telemetryOn(): boolean {
+  return sdk !== undefined;
+}
+
 /** Adds one to a counter, with low-cardinality attributes, and notes it as an event on the active span. */
 export function countEvent(name: CounterName, attributes?: Record<string, string>): void {
   sdk?.count(name, attributes);

@@ -4,7 +4,7 @@
  * A hit takes no pacing slot and makes no request. Only successes reach the cache: a failure
  * throws before `set`.
  */
-import { countEvent } from "../../core/telemetry/index.ts";
+import { countEvent, telemetryOn } from "../../core/telemetry/index.ts";
 import type { ToolContext } from "../../core/tool.ts";
 import { type AnswerCache, approximateBytes } from "./cache.ts";
 import type { BojClient } from "./client.ts";
@@ -43,7 +43,7 @@ export class BojAnswers {
     const key = requestPath(request);
     const ttlMs = request.endpoint === "getMetadata" ? this.ttl.metadataMs : this.ttl.dataMs;
     const hit = this.cache && ttlMs > 0 ? await this.cache.get(key) : undefined;
-    if (this.cache && ttlMs > 0) {
+    if (this.cache && ttlMs > 0 && telemetryOn()) {
       countEvent("mcpkit.boj.cache.lookups", { "mcpkit.cache.result": hit ? "hit" : "miss" });
     }
     if (hit) {

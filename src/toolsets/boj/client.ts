@@ -9,7 +9,7 @@
 import { logToStderr } from "../../core/client-log.ts";
 import type { Logger } from "../../core/log.ts";
 import { readAtMost } from "../../core/read-at-most.ts";
-import { spanEvent, upstreamFetch } from "../../core/telemetry/index.ts";
+import { spanEvent, telemetryOn, upstreamFetch } from "../../core/telemetry/index.ts";
 import { stripControl } from "../../core/text.ts";
 import type { ClientLogLevel } from "../../core/tool.ts";
 import type { RawBody } from "./decode/body.ts";
@@ -80,7 +80,7 @@ export class BojClient {
     const attempts = this.config.retryMax + 1;
     for (let attempt = 1; ; attempt++) {
       await this.pace(this.origin, this.config.minIntervalMs, signal, (ms) => {
-        spanEvent("mcpkit.boj.pacing_wait", { "mcpkit.wait_ms": ms });
+        if (telemetryOn()) spanEvent("mcpkit.boj.pacing_wait", { "mcpkit.wait_ms": ms });
         if (ms >= PACING_NOTICE_MS) {
           tell(
             "info",

@@ -2,7 +2,7 @@
  * One `fs_search_by_time` call once the root and start directory are known: argument semantics,
  * the walk, ranking, paging and the result docs/contracts/fs-search-by-time.md describes.
  */
-import { spanEvent } from "../../core/telemetry/index.ts";
+import { spanEvent, telemetryOn } from "../../core/telemetry/index.ts";
 import { argumentErrorResult, errorResult, type ToolContext, type ToolResult } from "../../core/tool.ts";
 import { type Candidate, type Collected, type CollectorConfig, comparatorFor } from "./collector.ts";
 import type { CursorCodec, CursorState } from "./cursor.ts";
@@ -289,6 +289,7 @@ function logWalk(context: ToolContext, outcome: WalkOutcome, sink: StatSink, han
     workerParcels: sink.workerParcels,
   });
   if (outcome.cancelled) context.log.info(`${context.calledAs} cancelled`, scanned);
+  if (!telemetryOn()) return;
   spanEvent("mcpkit.fs.walk", {
     "mcpkit.walk_ms": Math.round(ms),
     "mcpkit.scanned_files": outcome.scannedFiles,
