@@ -14,7 +14,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { reportDiagnostics, reportShutdown } from "./diagnostics.ts";
+import { reportDiagnostics } from "./diagnostics.ts";
 import { metricReaders, spanProcessors, unusableOtlpEndpoints } from "./exporters.ts";
 import type { CallCounts, CounterName, RequestId, RequestSpan, SessionRecord, TelemetryStart } from "./index.ts";
 import { createInstruments } from "./instruments.ts";
@@ -37,7 +37,7 @@ export interface TelemetrySdk {
 const SCOPE = "mcpkit";
 
 export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Promise<TelemetrySdk> {
-  reportDiagnostics(log, env);
+  const reportShutdown = reportDiagnostics(log, env);
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": "mcpkit", "service.version": serviceVersion }))
     .merge(detectResources({ detectors: [envDetector] }));
@@ -79,8 +79,8 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
     shutdown: async (ms) => {
       const flushed = (async () => {
         const [spans, metricsSent] = await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
-        reportShutdown(log, "spans", spans);
-        reportShutdown(log, "metrics", metricsSent);
+        reportShutdown("spans", spans);
+        reportShutdown("metrics", metricsSent);
         context.disable();
       })();
       let timer: ReturnType<typeof setTimeout> | undefined;
