@@ -1,7 +1,7 @@
 /** Editing a JSON or JSONC config (every client but Codex) through jsonc-parser's tree: duplicate keys included. */
 import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
 import { checkedBackup, type Edit, REMOVED_TOKEN, UnreadableConfig } from "./edit.ts";
-import { hiddenArgs, SECRET_NAME, secretsOf } from "./secrets.ts";
+import { isSecretEnv, secretArgs, secretsOf } from "./secrets.ts";
 import { isTable, type Table, valueAt, withoutEntry } from "./table.ts";
 
 /** The whitespace that starts the line holding `offset`. */
@@ -89,16 +89,15 @@ interface SecretNode {
   removed: string;
 }
 
-/** The string nodes of `array` (an `args`) that `hiddenArgs` would change. */
-function secretArgs(array: Node): SecretNode[] {
+/** The string nodes of `array` (an `args`) that hold a secret (`secretArgs`). */
+function secretArgNodes(array: Node): SecretNode[] {
   const items = array.children ?? [];
   const values = items.map((item) => (item.type === "string" ? (item.value as string) : null));
-  const hidden = hiddenArgs(values, REMOVED_TOKEN);
-  return items.flatMap((node, index) => {
-    const [value, removed] = [values[index], hidden[index]];
-    if (value === null || removed === value || typeof removed !== "string") return [];
-    return [{ node, secret: value.slice(removed.length - REMOVED_TOKEN.length), removed }];
-  });
+  return secretArgs(values, REMOVED_TOKEN).map(({ index, secret, hidden }) => ({
+    node: items[index],
+    secret,
+    removed: hidden,
+  }));
 }
 
 /**
@@ -111,16 +110,13 @@ function ourSecrets(root: Node | undefined, at: string[][], name: string): Secre
     const env = members(entry, "env")
       .flatMap((table) => table.children?.[1]?.children ?? [])
       .filter(
-        (item) =>
-          item.type === "property" &&
-          SECRET_NAME.test(String(item.children?.[0].value)) &&
-          item.children?.[1].type === "string",
+        (item) => item.type === "property" && isSecretEnv(String(item.children?.[0].value), item.children?.[1].value),
       )
       .map((item) => item.children?.[1] as Node)
       .map((node) => ({ node, secret: node.value as string, removed: REMOVED_TOKEN }));
     const args = members(entry, "args")
       .map((list) => list.children?.[1])
-      .flatMap((list) => (list?.type === "array" ? secretArgs(list) : []));
+      .flatMap((list) => (list?.type === "array" ? secretArgNodes(list) : []));
     return [...env, ...args];
   });
 }

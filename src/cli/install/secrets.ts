@@ -40,6 +40,31 @@ export function hiddenInText(text: string, hidden: string): string {
     .replace(/(authorization\s*:\s*|bearer\s+).*$/gi, `$1${hidden}`);
 }
 
+/** An argument that holds a secret: where it is, the secret, and the argument with `hidden` in the secret's place. */
+interface SecretArg {
+  index: number;
+  secret: string;
+  hidden: string;
+}
+
+/**
+ * The arguments of `args` that `hiddenArgs` changes: a whole argument (after `--oj-token`) or what follows the `=`
+ * of an inline one (`--oj-token=…`). An argument that already reads as `hidden` is not one.
+ */
+export function secretArgs(args: readonly unknown[], hidden: string): SecretArg[] {
+  const replaced = hiddenArgs(args, hidden);
+  return args.flatMap((arg, index) => {
+    const shown = replaced[index];
+    if (typeof arg !== "string" || typeof shown !== "string" || shown === arg) return [];
+    return [{ index, secret: arg.slice(shown.length - hidden.length), hidden: shown }];
+  });
+}
+
+/** A member of an entry's `env` that holds a secret: a string named like a credential, in any case (Windows reads `oj_token` as `OJ_TOKEN`). */
+export function isSecretEnv(name: string, value: unknown): value is string {
+  return typeof value === "string" && SECRET_NAME.test(name);
+}
+
 /**
  * `entry` as a backup may keep it once its secrets are removed: every string under its `env` named like a credential
  * (any case: Windows reads `oj_token` as `OJ_TOKEN`) and every secret flag's value in its `args` become `removed`.
@@ -49,10 +74,7 @@ export function withoutSecrets(entry: unknown, removed: string): unknown {
   const result: Table = { ...entry };
   if (isTable(entry.env))
     result.env = Object.fromEntries(
-      Object.entries(entry.env).map(([key, value]) => [
-        key,
-        typeof value === "string" && SECRET_NAME.test(key) ? removed : value,
-      ]),
+      Object.entries(entry.env).map(([key, value]) => [key, isSecretEnv(key, value) ? removed : value]),
     );
   if (Array.isArray(entry.args)) result.args = hiddenArgs(entry.args, removed);
   return result;
@@ -63,15 +85,8 @@ export function secretsOf(entry: unknown): string[] {
   if (!isTable(entry)) return [];
   const found: string[] = [];
   if (isTable(entry.env))
-    for (const [key, value] of Object.entries(entry.env))
-      if (typeof value === "string" && SECRET_NAME.test(key)) found.push(value);
-  if (Array.isArray(entry.args)) {
-    // Hidden by "": a whole argument becomes "", an inline one keeps its "--flag=" and loses the rest.
-    const kept = hiddenArgs(entry.args, "");
-    entry.args.forEach((arg, index) => {
-      if (typeof arg === "string" && arg !== kept[index]) found.push(arg.slice(String(kept[index]).length));
-    });
-  }
+    for (const [key, value] of Object.entries(entry.env)) if (isSecretEnv(key, value)) found.push(value);
+  if (Array.isArray(entry.args)) for (const { secret } of secretArgs(entry.args, "")) found.push(secret);
   return found.filter((secret) => secret !== "");
 }
 
