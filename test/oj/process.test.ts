@@ -233,16 +233,16 @@ describe("logging (contract §7)", () => {
   });
 
   test("stdout carries JSON-RPC messages only, even at trace level and on errors", async () => {
-    const raw = startRawServer(
-      ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "300"],
-      { RUST_LOG: "trace" },
-    );
+    // The timeout's error on a server of its own (300 ms): under that clock, a loaded machine's
+    // ordinary answers could come back "timed out" too. The rest have the default 30 s.
+    const flags = ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN];
+    const raw = startRawServer(flags, { RUST_LOG: "trace" });
+    const hasty = startRawServer([...flags, "--oj-timeout-ms", "300"], { RUST_LOG: "trace" });
     try {
-      await raw.initialize();
+      await Promise.all([raw.initialize(), hasty.initialize()]);
       const calls: [string, Record<string, unknown>][] = [
         ["get_problem", { source: "leetcode", id: "1" }],
         ["get_problem", { source: "leetcode", id: "html-error" }],
-        ["get_problem", { source: "leetcode", id: "hang" }],
         ["get_problem", { source: "leetcode", id: "bad-utf8" }],
         ["find_similar_problems", { query: "ab" }],
         ["get_daily_challenge", { date: "2020-04-02" }],
@@ -250,22 +250,28 @@ describe("logging (contract §7)", () => {
       for (const [id, [name, args]] of calls.entries()) {
         raw.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
       }
+      const hang = { name: "get_problem", arguments: { source: "leetcode", id: "hang" } };
+      hasty.send({ jsonrpc: "2.0", id: 0, method: "tools/call", params: hang });
       const replies = await Promise.all(calls.map((_, id) => raw.response(id)));
       expect(replies.map((r) => ("error" in r ? (r.error as { code: number }).code : "result"))).toEqual([
         "result",
         "result",
         -32603,
-        -32603,
         "result",
         "result",
       ]);
-      const lines = raw.lines().filter((line) => line !== "");
-      expect(lines.length).toBeGreaterThanOrEqual(7);
-      for (const line of lines) expect(isJsonRpcLine(line)).toBe(true);
-      expect(raw.stderr()).toContain("TRACE");
+      const timedOut = (await hasty.response(0)).error as { code: number; message: string };
+      expect(timedOut.code).toBe(-32603);
+      expect(timedOut.message).toContain("timed out");
+      for (const server of [raw, hasty]) {
+        const lines = server.lines().filter((line) => line !== "");
+        expect(lines.length).toBeGreaterThanOrEqual(server === raw ? 6 : 2);
+        for (const line of lines) expect(isJsonRpcLine(line)).toBe(true);
+        expect(server.stderr()).toContain("TRACE");
+      }
     } finally {
-      raw.closeStdin();
-      await raw.exited;
+      for (const server of [raw, hasty]) server.closeStdin();
+      await Promise.all([raw.exited, hasty.exited]);
     }
   });
 });
