@@ -83,8 +83,9 @@ const fittedFrozen = new WeakMap<ToolResult, { maxBytes: number; toolName: strin
 
 function fit(result: ToolResult, maxBytes: number, toolName: string, shapeOf: () => ToolShape): ToolResult {
   const before = result.structuredContent;
-  // Most results fit: what is known of the tool is looked at only for one that does not.
-  if (textBytes(result) <= maxBytes && (!before || serializedBytes(before) <= maxBytes)) return result;
+  // Most results fit: what is known of the tool is looked at only for one that does not, and a
+  // result well within the budget is not measured at all (`fitsWithin`).
+  if (textFits(result, maxBytes) && (!before || structuredFits(before, maxBytes))) return result;
   const tool = shapeOf();
   const advice = restAdvice(tool.argumentNames);
   const structuredContent =
@@ -106,6 +107,72 @@ function fit(result: ToolResult, maxBytes: number, toolName: string, shapeOf: ()
           : "complete";
   const fitted = fitTextContent(result, maxBytes, toolName, advice, structured);
   return structuredContent === before ? fitted : { ...fitted, structuredContent };
+}
+
+/** Whether the text content fits: 3 bytes per UTF-16 unit bound its UTF-8, measured only when that bound is over. */
+function textFits(result: ToolResult, maxBytes: number): boolean {
+  let bound = 0;
+  for (const block of result.content) if (block.type === "text") bound += block.text.length * 3;
+  return bound <= maxBytes || textBytes(result) <= maxBytes;
+}
+
+/**
+ * Whether `structured`'s JSON fits. Serializing it just to measure it cost about as much as the
+ * tool's own work for an 8 KB catalog (issue 39), and the answer serializes it once more: a bound
+ * of its size settles a result well within the budget, and only one near or over it is measured
+ * (test/core/fit-bound.test.ts fails if this stops being taken).
+ */
+function structuredFits(structured: Record<string, unknown>, maxBytes: number): boolean {
+  const known = knownSizes.get(structured);
+  if (known !== undefined) return known <= maxBytes;
+  return jsonBound(structured, maxBytes, 0) <= maxBytes || serializedBytes(structured) <= maxBytes;
+}
+
+/** Past this depth the bound gives up and the exact measure decides: JSON this deep is no tool result. */
+const BOUND_DEPTH = 64;
+
+/**
+ * An upper bound of the UTF-8 size of `JSON.stringify(value)`, or Infinity once it passes `limit`
+ * or meets anything but plain data (a toJSON, a class instance or boxed value, a BigInt, more
+ * than BOUND_DEPTH levels), which the exact measure then handles as before. A string is at most
+ * 6 bytes per UTF-16 unit (`\u001f`) and its quotes, a number at most 24 (`-2.2250738585072014e-308`).
+ */
+export function jsonBound(value: unknown, limit: number, depth = 0): number {
+  switch (typeof value) {
+    case "string":
+      return value.length * 6 + 2;
+    case "number":
+      return 24;
+    case "boolean":
+      return 5;
+    case "bigint":
+      return Number.POSITIVE_INFINITY;
+    case "object":
+      break;
+    default:
+      return 4; // undefined, a function, a symbol: "null" in an array, nothing in an object
+  }
+  if (value === null) return 4;
+  const prototype = Object.getPrototypeOf(value);
+  const array = prototype === Array.prototype;
+  if (depth >= BOUND_DEPTH || !(array || prototype === Object.prototype || prototype === null)) {
+    return Number.POSITIVE_INFINITY;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return Number.POSITIVE_INFINITY;
+  let total = 2;
+  if (array) {
+    for (const item of value as unknown[]) {
+      total += jsonBound(item, limit - total, depth + 1) + 1;
+      if (total > limit) return Number.POSITIVE_INFINITY;
+    }
+    return total;
+  }
+  // for…in also yields inherited enumerable keys, which JSON skips: they only make the bound larger.
+  for (const key in value as Record<string, unknown>) {
+    total += key.length * 6 + 4 + jsonBound((value as Record<string, unknown>)[key], limit - total, depth + 1);
+    if (total > limit) return Number.POSITIVE_INFINITY;
+  }
+  return total;
 }
 
 function textBytes(result: ToolResult): number {
