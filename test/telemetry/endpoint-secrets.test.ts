@@ -105,3 +105,31 @@ test("--help with the same variables set shows none of them", async () => {
   expect(stdout).toContain("--log-level");
   expect(fragmentsIn(stdout + stderr)).toEqual(NONE);
 });
+
+test("a header list with entries the SDK cannot read names their positions in one warning, never their text", async () => {
+  const collector = quotingCollector();
+  // 2: a token pasted without its name; 3: a value that does not percent-decode; 4: a value cut at its ";".
+  const headers = [
+    "x-tenant=acme",
+    `Bearer ${PASSWORD}`,
+    `authorization=Bearer%zz${QUERY_KEY}`,
+    `x-api-key=${HEADER_KEY};v2`,
+  ].join(",");
+  const raw = startRawServer(["--toolsets", "boj", "--log-level", "trace"], {
+    ...otlpEnv(collector.url),
+    OTEL_EXPORTER_OTLP_HEADERS: headers,
+  });
+  raw.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } });
+  expect((await raw.response(1)).result).toBeDefined();
+  raw.closeStdin();
+  expect(await raw.exited).toBe(0);
+
+  const stderr = raw.stderr();
+  const warnings = stderr.split("\n").filter((line) => line.includes("OTEL_EXPORTER_OTLP_HEADERS"));
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toContain(
+    "OpenTelemetry: entries 2, 3, 4 of 4 in OTEL_EXPORTER_OTLP_HEADERS are not sent: not a name=value pair with a percent-encoded value",
+  );
+  expect(fragmentsIn(stderr)).toEqual(NONE);
+  expect(stderr).not.toContain("Bearer");
+});

@@ -27,6 +27,7 @@ export type ShutdownReport = (what: string, outcome: PromiseSettledResult<unknow
 
 /** Routes the SDK's diagnostics to `log`; returns how to report the final exports' outcome. */
 export function reportDiagnostics(log: Logger, env: Record<string, string | undefined>): ShutdownReport {
+  warnUnreadableHeaders(log, env);
   const credentials = credentialForms(otlpCredentials(env));
   // The logger hides them in every line (a short one only where it stands whole); the SDK's text,
   // which may quote them escaped, is scrubbed before it reaches the logger.
@@ -49,6 +50,37 @@ export function reportDiagnostics(log: Logger, env: Record<string, string | unde
       log.warn(`OpenTelemetry: the last ${what} could not be sent`, { error: hide(describe(outcome.reason)) });
     }
   };
+}
+
+/**
+ * One warning per header variable with entries the SDK drops without a word (not `name=value`, a
+ * value that does not percent-decode) or cuts (at a `;`): a collector refusing the export for a
+ * missing API key is otherwise all one sees. It names the variable and the entries' positions,
+ * never their text: a pasted `Bearer …` without its name is all credential.
+ */
+function warnUnreadableHeaders(log: Logger, env: Record<string, string | undefined>): void {
+  for (const name of HEADER_VARIABLES) {
+    const entries = (env[name] ?? "").split(",");
+    const unreadable = entries.flatMap((entry, index) =>
+      entry.trim() === "" || readsAsHeader(entry) ? [] : [String(index + 1)],
+    );
+    if (unreadable.length === 0) continue;
+    const which =
+      unreadable.length === 1
+        ? `entry ${unreadable[0]} of ${entries.length} in ${name} is`
+        : `entries ${unreadable.join(", ")} of ${entries.length} in ${name} are`;
+    log.warn(`OpenTelemetry: ${which} not sent: not a name=value pair with a percent-encoded value`, {
+      hint: "write name=value pairs separated by commas, the value percent-encoded (a space %20, a comma %2C, a semicolon %3B) (the entries are not shown: they may hold a credential)",
+    });
+  }
+}
+
+/** Whether the SDK sends `entry` (`@opentelemetry/core`'s parseKeyPairsIntoRecord) whole: `name=value`, both decoding, no `;`. */
+function readsAsHeader(entry: string): boolean {
+  const separator = entry.indexOf("=");
+  if (separator <= 0 || entry.includes(";")) return false;
+  const [key, value] = [entry.slice(0, separator).trim(), entry.slice(separator + 1).trim()];
+  return key !== "" && value !== "" && decodes(key) && decodes(value);
 }
 
 /** Shorter credentials are left to the logger, which hides them only where they stand whole. */
@@ -81,7 +113,12 @@ function credentialForms(credentials: string[]): string[] {
 function otlpCredentials(env: Record<string, string | undefined>): string[] {
   const found: string[] = [];
   for (const name of HEADER_VARIABLES) {
-    for (const pair of (env[name] ?? "").split(",")) found.push(pair.slice(pair.indexOf("=") + 1).trim());
+    for (const entry of (env[name] ?? "").split(",")) {
+      const value = entry.slice(entry.indexOf("=") + 1);
+      // The whole entry too (one that is not name=value, a pasted "Bearer …", is all credential), and
+      // the value as the SDK sends it: cut at a ";".
+      found.push(entry.trim(), value.trim(), value.split(";")[0].trim());
+    }
   }
   for (const name of ENDPOINT_VARIABLES) {
     const url = URL.parse(env[name]?.trim() ?? "");
@@ -116,9 +153,14 @@ function describe(value: unknown): string {
 }
 
 function safeDecode(value: string): string {
+  return decodes(value) ? decodeURIComponent(value) : value;
+}
+
+function decodes(value: string): boolean {
   try {
-    return decodeURIComponent(value);
+    decodeURIComponent(value);
+    return true;
   } catch {
-    return value;
+    return false;
   }
 }
