@@ -181,13 +181,23 @@ export async function answer(
 }
 
 export function methodNotFound(method: string): ModernError {
+  return new ModernError(ErrorCode.MethodNotFound, methodNotFoundMessage(method), 404);
+}
+
+function methodNotFoundMessage(method: string): string {
   const removed = REMOVED[method];
   const name = JSON.stringify(method.slice(0, 100));
-  return new ModernError(
-    ErrorCode.MethodNotFound,
-    removed ? `Method not found: ${name}: ${removed}.` : `Method not found: ${name}.`,
-    404,
-  );
+  return removed ? `Method not found: ${name}: ${removed}.` : `Method not found: ${name}.`;
+}
+
+/**
+ * What `answer` replies to a method nothing here answers (`ping`, removed in 2026-07-28, or an
+ * unknown one), known before any work and built without an error object (its stack trace is most
+ * of the cost); undefined for a method that is answered. The same reply as `answer`'s `failure`.
+ */
+export function unansweredReply(server: ModernServer, method: string): Reply | undefined {
+  if (method === "server/discover" || server.dispatcher.handlers.has(method)) return undefined;
+  return { ok: false, error: { code: ErrorCode.MethodNotFound, message: methodNotFoundMessage(method) }, status: 404 };
 }
 
 /**
