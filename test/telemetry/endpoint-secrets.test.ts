@@ -7,7 +7,7 @@
  */
 import { expect, test } from "bun:test";
 import { meta } from "../modern/support.ts";
-import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
+import { runCli } from "../support/mcp.ts";
 import { isJsonRpcLine, startRawServer } from "../support/raw-stdio.ts";
 import { cleanupsAfterEach } from "./cleanups.ts";
 
@@ -90,20 +90,12 @@ for (const format of ["text", "json"]) {
 }
 
 test("--help with the same variables set shows none of them", async () => {
-  const help = Bun.spawn([...mcpkitCommand(), "--help", "--log-level", "trace"], {
-    cwd: REPO_ROOT,
-    env: testEnv(otlpEnv(`http://team:${PASSWORD}@127.0.0.1:9/otlp?api_key=${QUERY_KEY}`)),
-    stdout: "pipe",
-    stderr: "pipe",
+  const help = await runCli(["--help", "--log-level", "trace"], {
+    env: otlpEnv(`http://team:${PASSWORD}@127.0.0.1:9/otlp?api_key=${QUERY_KEY}`),
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(help.stdout).text(),
-    new Response(help.stderr).text(),
-    help.exited,
-  ]);
-  expect(code).toBe(0);
-  expect(stdout).toContain("--log-level");
-  expect(fragmentsIn(stdout + stderr)).toEqual(NONE);
+  expect(help.code).toBe(0);
+  expect(help.stdout).toContain("--log-level");
+  expect(fragmentsIn(help.stdout + help.stderr)).toEqual(NONE);
 });
 
 test("a header list with entries the SDK cannot read names their positions in one warning, never their text", async () => {
