@@ -183,13 +183,16 @@ describe.skipIf(!hasNativeWalk)("the native walk answers as the JavaScript walk 
     expect(native.structuredContent.matches.length).toBeGreaterThan(0);
   });
 
-  // Forty-four processes, one a page: 2–4 s alone, past 30 s on a loaded machine (each start 0.7 s).
-  test("pages of 50 through the cursor, newest or oldest first: the same matches, counts and text", async () => {
+  // The 500 of "many" in the window share ten modified times, 50 files each. A page ends inside
+  // such a run of equal times (newest first at 200 and 400, oldest first at 400) or at a run's
+  // end (oldest first at 200): the two places a cursor must resume. Pages of 200 meet both, as
+  // pages of 50 did, with a first, a middle and a last page, in 12 processes instead of 44.
+  test("pages of 200 through the cursor, newest or oldest first: the same matches, counts and text", async () => {
     for (const sort of ["time_desc", "time_asc"]) {
-      const args = { timeField: "modified", from, limit: 50, sort };
+      const args = { timeField: "modified", from, limit: 200, sort };
       const [native, javascript] = await Promise.all([pages(args, "0"), pages(args, "off")]);
       expect({ sort, native }).toEqual({ sort, native: javascript });
-      expect(native.flat().length).toBe(4 + 500);
+      expect(native.map((page) => page.length)).toEqual([200, 200, 104]);
     }
   }, 120_000);
 
@@ -526,14 +529,17 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
   /**
    * The native walk of the whole tree from its root, ranked by a collector (limit 5, newest first).
    * `settles`: what the ranking tells C it keeps, so C leaves out of what it sends what is behind:
-   * the collector's own bound, a fixed one from the start, or never anything.
+   * the collector's own bound, a fixed one from the start, or never anything. `ranked`: the
+   * search's `keeps` (C's own top-k of what it sent) and order.
    */
   const run = async (
     overrides: Partial<NativeRequest>,
     settles: KeptBound | "collector" | "never" = "collector",
     resume: CursorState | null = null,
+    ranked: { keeps?: number; sort?: "time_desc" | "time_asc" } = {},
   ) => {
-    const collector = createCollector(collectorConfig({ limit: 5, resume }), entryStat());
+    const sort = ranked.sort ?? "time_desc";
+    const collector = createCollector(collectorConfig({ limit: 5, resume, sort }), entryStat());
     let sent = 0;
     const ranking = {
       acceptStated: (batch: StatedBatch) => {
@@ -548,7 +554,13 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
       const outcome = await nativeWalk(
         walkRequest(root, { maxDepth: 64, ...overrides }),
         [{ fd: start.fd, direct: true, relative: "", depth: 1 }],
-        { ...quietSearch, ranking, pagingSince: resume?.since ?? null },
+        {
+          ...quietSearch,
+          ranking,
+          pagingSince: resume?.since ?? null,
+          keeps: ranked.keeps,
+          oldestFirst: sort === "time_asc",
+        },
       );
       if (!outcome) throw new Error("the native walk did not run");
       return { outcome, collected: collector.result(), sent, bound: collector.keptBound() };
@@ -569,6 +581,23 @@ describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", ()
     expect(settled.collected.kept.map((entry) => entry.path).sort()).toEqual(
       all.collected.kept.map((entry) => entry.path).sort(),
     );
+  });
+
+  test("on a first page C also settles what is behind the best `keeps` it sent itself: the same counts and page, far fewer records", async () => {
+    for (const sort of ["time_desc", "time_asc"] as const) {
+      // Nothing from the ranking: only C's own top-k of what it sent leaves entries out.
+      const own = await run({}, "never", null, { keeps: 5, sort });
+      const all = await run({}, "never", null, { sort });
+      expect(all.sent).toBe(3009 + 2 + (readsLocked ? 1 : 0));
+      // At most the 50 newest (or oldest) of "many", which share their second, the two
+      // undecodable ones and those sent before better ones came: a few dozen, whatever the order.
+      expect({ sort, fewer: own.sent < all.sent / 4 }).toEqual({ sort, fewer: true });
+      expect(own.collected.offered).toBe(all.collected.offered);
+      expect(own.collected.undecodableSkipped).toBe(all.collected.undecodableSkipped);
+      expect(own.collected.kept.map((entry) => entry.path).sort()).toEqual(
+        all.collected.kept.map((entry) => entry.path).sort(),
+      );
+    }
   });
 
   test("on a cursor's page too: behind the kept ones, C counts what is unchanged since paging began and drops the rest", async () => {

@@ -5,7 +5,9 @@
  * open parent (O_NOFOLLOW|O_DIRECTORY, flags from the caller), listed with getdents64 and each
  * wanted entry stat'ed relative to it with statx (AT_SYMLINK_NOFOLLOW); links are never followed
  * nor reported. An entry whose time passes the search's range (whole seconds: the caller decides
- * the rest) is copied out as a record; ranking stays in JavaScript (`collector.ts`).
+ * the rest) is copied out as a record; ranking stays in JavaScript (`collector.ts`). What cannot
+ * make the page is only counted: behind the caller's kept entries, or (`keep`) behind the best
+ * `keep` this walk has sent itself, so JavaScript sees about `keep` records, not every match.
  *
  * Compiled at run time by Bun's TinyCC: no headers (declared by hand below), every allocation
  * through malloc/free only (Bun's allocator; glibc's strdup would hand Bun's free a foreign
@@ -46,6 +48,7 @@ int pthread_cond_init(cond_t *cond, const condattr_t *attributes);
 #define CLOCK_MONOTONIC 1
 
 #define MAX_THREADS 8
+#define MAX_KEEP 100000 /* beyond any page's limit (schema.ts MAX_LIMIT) */
 #define DENTS_BYTES 65536
 #define STAGE_BYTES 65536
 #define OUT_BYTES (1 << 20)
@@ -97,6 +100,13 @@ struct settings {
    */
   int behind;
   int threads; /* how many to start, at most MAX_THREADS (walk.threads counts those that started) */
+  /*
+   * On a first page sorted by time, the caller's limit (else 0): every record sent whose time is
+   * surely in the range and whose name is UTF-8 is surely ranked (kept or counted), so an entry
+   * more than a second behind the worst of the best `keep` sent cannot be kept either (`note_sent`).
+   */
+  int keep;
+  int reserved; /* the doubles are 8-aligned */
   double from_seconds, to_seconds, count_from, count_to;
 };
 
@@ -113,6 +123,14 @@ struct walk {
   double (*counts)[COUNT_SLOTS];
   thread_t ids[MAX_THREADS];
   struct local locals[MAX_THREADS];
+  /*
+   * The best `s.keep` whole seconds sent (a min-heap of seconds, or of minus seconds oldest first,
+   * under `lock`), and once full the bound they set, in KEPT_BOUND's terms: read without the lock
+   * (an aligned double; a stale one only settles less).
+   */
+  long long *sent_best;
+  int sent_count;
+  double sent_bound;
 };
 
 /* Drops one reference to a directory; the last one closes it (unless it is one of the caller's, never closed here). */
@@ -221,6 +239,35 @@ static int settle_behind(struct walk *w, struct local *l, const unsigned char *s
   return changed >= since;
 }
 
+/* Records that an entry surely ranked by the caller was sent (see `settings.keep`), tightening `sent_bound`. */
+static void note_sent(struct walk *w, long long whole) {
+  long long key = w->s.behind > 0 ? whole : -whole;
+  long long *heap = w->sent_best;
+  pthread_mutex_lock(&w->lock);
+  int n = w->sent_count;
+  if (n < w->s.keep) {
+    for (int at = n; ; ) { /* sift up */
+      int parent = (at - 1) / 2;
+      if (at == 0 || heap[parent] <= key) { heap[at] = key; break; }
+      heap[at] = heap[parent];
+      at = parent;
+    }
+    w->sent_count = ++n;
+  } else if (key > heap[0]) {
+    for (int at = 0; ; ) { /* sift down */
+      int child = 2 * at + 1;
+      if (child >= n) { heap[at] = key; break; }
+      if (child + 1 < n && heap[child + 1] < heap[child]) child++;
+      if (heap[child] >= key) { heap[at] = key; break; }
+      heap[at] = heap[child];
+      at = child;
+    }
+  }
+  /* A second each way, as the caller's bound: a time just below a second may round up to it in ms. */
+  if (n == w->s.keep) w->sent_bound = w->s.behind > 0 ? (double)(heap[0] - 1) : (double)(-heap[0] + 1);
+  pthread_mutex_unlock(&w->lock);
+}
+
 /* Stats one wanted entry into a staged record; keeps it when its time can be in the range. */
 static void stage_entry(struct walk *w, struct local *l, int fd, struct item *dir, const char *name, int is_directory) {
   int name_length = (int)strlen(name);
@@ -243,8 +290,10 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
     /* A name that is not UTF-8 always goes to the caller, which counts every such entry. */
     if (w->s.behind && seconds >= w->s.count_from && seconds < w->s.count_to &&
         (exact = valid_utf8((const unsigned char *)name))) {
-      double bound = w->counts[0][KEPT_BOUND];
+      double bound = w->counts[0][KEPT_BOUND], sent = w->sent_bound;
+      if (w->s.behind > 0 ? sent > bound : sent < bound) bound = sent;
       if ((w->s.behind > 0 ? seconds < bound : seconds > bound) && settle_behind(w, l, stx)) return;
+      if (w->s.keep > 0) note_sent(w, whole);
     }
   }
   unsigned int *header = (unsigned int *)record;
@@ -370,6 +419,7 @@ void walk_finish(struct walk *w) {
     free(item);
   }
   free(w->out);
+  free(w->sent_best);
   free(w);
 }
 
@@ -441,6 +491,10 @@ void *walk_start(const unsigned char *items, const struct settings *settings, un
   w->counts = (double (*)[COUNT_SLOTS])shared;
   w->drained = shared + COUNTS_BYTES;
   w->out = malloc(OUT_BYTES);
+  /* Nothing settled by what was sent until `keep` were (none when keep is 0). */
+  w->sent_bound = w->s.behind > 0 ? -1e308 : 1e308;
+  if (w->s.keep < 0 || w->s.keep > MAX_KEEP) w->s.keep = 0;
+  if (w->s.keep > 0 && !(w->sent_best = malloc(sizeof(long long) * w->s.keep))) w->s.keep = 0;
   /* walk_drain waits on the monotonic clock: a step of the wall clock must not stall it. */
   condattr_t monotonic;
   if (pthread_condattr_init(&monotonic) != 0 || pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC) != 0 ||

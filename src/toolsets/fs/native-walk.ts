@@ -192,13 +192,13 @@ function encodeStarts(starts: readonly NativeStart[]): Uint8Array {
   return bytes;
 }
 
-/** native-walk.c's `struct settings`: ten 32-bit integers, then four doubles (8-aligned at 40), in this machine's byte order. */
-const SETTINGS_BYTES = 72;
+/** native-walk.c's `struct settings`: twelve 32-bit integers, then four doubles (at 48), in this machine's byte order. */
+const SETTINGS_BYTES = 80;
 
 /** What the walk is asked, as native-walk.c `struct settings` reads it. */
-function encodeSettings(request: NativeRequest, { timeField, from, to, oldestFirst }: NativeSearch): Uint8Array {
+function encodeSettings(request: NativeRequest, { timeField, from, to, oldestFirst, keeps }: NativeSearch): Uint8Array {
   const bytes = new Uint8Array(SETTINGS_BYTES);
-  new Int32Array(bytes.buffer, 0, 10).set([
+  new Int32Array(bytes.buffer, 0, 12).set([
     OPEN_CHILD_CLOEXEC,
     STATX_FLAGS,
     STATX_MASK,
@@ -209,8 +209,10 @@ function encodeSettings(request: NativeRequest, { timeField, from, to, oldestFir
     timeField === "created" ? STATX_WORD.btime : STATX_WORD.mtime,
     oldestFirst ? -1 : 1,
     THREADS_PER_WALK,
+    keeps ?? 0,
+    0,
   ]);
-  new Float64Array(bytes.buffer, 40, 4).set([
+  new Float64Array(bytes.buffer, 48, 4).set([
     // Whole seconds that may hold a time in the range, then (count_from, count_to) those that surely
     // do. A time in ms is seconds * 1000 + ns / 1e6 in a double (`statxWordsMs`), which rounds a
     // time just below the next second up to it: a second each way is left to JavaScript.
@@ -297,6 +299,14 @@ export interface NativeSearch {
   pagingSince: number | null;
   /** Entries the JavaScript walk scanned before, added to progress. */
   scannedBefore: number;
+  /**
+   * On a first page ranked by time, how many entries the ranking keeps (the page's limit): C then
+   * also counts, without sending, what is behind the best that many it has sent itself, so this
+   * thread ranks about `keeps` records rather than every match (native-walk.c `note_sent`). Only
+   * where every sent entry whose time is surely in the range is ranked: never on a cursor's page
+   * (which drops entries of earlier pages and ones changed since), nor by path.
+   */
+  keeps?: number;
 }
 
 /**

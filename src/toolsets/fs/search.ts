@@ -227,6 +227,7 @@ function nativeHandOff(
     to,
     oldestFirst: args.sort === "time_asc",
     pagingSince: resume?.since ?? null,
+    keeps: resume || args.sort === "path_asc" ? undefined : args.limit,
   };
   return {
     due,
