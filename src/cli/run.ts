@@ -1,4 +1,5 @@
 /** The command line: parse, configure, then serve (stdio or HTTP), list tools or call one. */
+import { fstatSync } from "node:fs";
 import { type Logger, type LogLevel, createLogger, isLogLevel, levelFromRustLog } from "../core/log.ts";
 import { closestName } from "../core/did-you-mean.ts";
 import { shutdownTelemetry, startTelemetry } from "../core/telemetry/index.ts";
@@ -178,7 +179,7 @@ async function serve(
   }
   keepStdoutForProtocol();
   // A person who ran `mcpkit` by hand would otherwise watch it wait in silence.
-  if (process.stdin.isTTY) {
+  if (stdinIsTerminal()) {
     log.info(
       "stdin is a terminal: mcpkit now waits for an MCP client's JSON-RPC messages (clients start it themselves); try 'mcpkit tools' or 'mcpkit help' instead, Ctrl-C stops",
     );
@@ -190,6 +191,20 @@ async function serve(
   await server.closed;
   log.info("stdin closed; exiting");
   return EXIT_OK;
+}
+
+/**
+ * `process.stdin.isTTY` without `process.stdin`, whose Node stream the stdio server does without
+ * (mcp/stdio/native-stdio.ts): a pipe, socket or file (how clients start mcpkit) is no terminal;
+ * only for a character device is node:tty asked, which loads what process.stdin would.
+ */
+function stdinIsTerminal(): boolean {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (require("node:tty") as typeof import("node:tty")).isatty(0);
 }
 
 interface ChosenCommand {

@@ -140,8 +140,22 @@ function safeJson(value: unknown): string {
   }
 }
 
+/**
+ * Bun's own writer of fd 2, not `process.stderr`: that Node stream costs a stdio server's start-up
+ * ~3.5 ms of CPU on first use (see mcp/stdio/native-stdio.ts). A line is flushed at once; one
+ * stderr cannot take (closed, full) is dropped rather than failing the server.
+ */
+let stderr: ReturnType<typeof Bun.stderr.writer> | undefined;
+
 function writeStderr(line: string): void {
-  process.stderr.write(line);
+  try {
+    stderr ??= Bun.stderr.writer();
+    stderr.write(line);
+    const flushed = stderr.flush();
+    if (typeof flushed !== "number") flushed.catch(() => {});
+  } catch {
+    // Nowhere left to say it.
+  }
 }
 
 /** A logger that drops everything (tests, library use). */

@@ -37,6 +37,28 @@ const LINES_PER_TURN = 64;
 
 export type { JsonRpcMessage } from "../protocol/message.ts";
 
+/**
+ * What the channel reads from: the part of a Node readable stream it uses, which the stdio
+ * server's `StdinReader` (native-stdio.ts) and a test's PassThrough both offer.
+ */
+export interface LineInput {
+  on(event: "data" | "end" | "error", listener: StreamListener): unknown;
+  off(event: "data" | "end" | "error", listener: StreamListener): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
+
+/** What the channel writes to: the part of a Node writable stream it uses (`StdoutWriter`, a PassThrough). */
+export interface LineOutput {
+  /** False while the line waits for room (then `drain`); may throw when writing fails at once. */
+  write(line: string): boolean;
+  on(event: "drain" | "error", listener: StreamListener): unknown;
+  off(event: "drain", listener: StreamListener): unknown;
+}
+
+/** A listener of either, typed as Node's: it is handed the chunk, or the error, or nothing. */
+export type StreamListener = (...args: any[]) => void;
+
 /** A complete line read from stdin, or the mark of one skipped for its size. */
 type Line = Buffer | typeof OVERSIZED;
 const OVERSIZED = Symbol("oversized line");
@@ -67,8 +89,8 @@ export class LineChannel {
   private outputFailed = false;
 
   constructor(
-    private readonly input: NodeJS.ReadableStream,
-    private readonly output: NodeJS.WritableStream,
+    private readonly input: LineInput,
+    private readonly output: LineOutput,
     private readonly log?: Logger,
   ) {}
 

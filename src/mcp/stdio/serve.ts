@@ -19,6 +19,7 @@ import { type JsonRpcMessage, LineChannel } from "./lines.ts";
 import type { StdioConnection } from "./connection.ts";
 import { connectLegacy } from "./legacy.ts";
 import { connectModern } from "./modern.ts";
+import { StdinReader, StdoutWriter } from "./native-stdio.ts";
 
 export interface StdioServerHandle {
   /** Resolves when stdin has closed or `close` was called. */
@@ -45,7 +46,7 @@ function leavesEraOpen(message: JsonRpcMessage, probing: boolean): boolean {
 /** Serves MCP on this process's stdin/stdout until stdin closes or `close` is called. */
 export async function serveStdio(options: DispatcherOptions): Promise<StdioServerHandle> {
   const { toolsets, log } = options;
-  const channel = new LineChannel(process.stdin, process.stdout, log);
+  const channel = new LineChannel(new StdinReader(), new StdoutWriter(), log);
   const ended = Promise.withResolvers<void>();
   /** The era's connection, once a message other than a probe has fixed it. */
   let connection: StdioConnection | undefined;
