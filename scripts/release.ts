@@ -16,6 +16,12 @@
  * Linux binaries embed the native file walk compiled by a C compiler for their target (`cc` for the
  * host's, `aarch64-linux-gnu-gcc` / `x86_64-linux-gnu-gcc` for the other): `--targets all` fails
  * without one, other runs say which binary will compile its walk at run time.
+ *
+ * Every asset is compressed as hard as its format allows (gzip -9, the .mcpb at deflate level 9 as
+ * `mcpb pack` packs it). Two variables trade size for time, for the release test, which checks what
+ * the assets hold, not how small they are; a real release sets neither:
+ *   MCPKIT_RELEASE_GZIP_LEVEL=1-9  the .tar.gz's gzip level (default 9)
+ *   MCPKIT_RELEASE_ZIP_LEVEL=0-9   the .mcpb's deflate level, 0 storing it (default 9)
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -24,7 +30,7 @@ import { gzipLevel, packArchive } from "./release/archive.ts";
 import { sha256File, sha256sums } from "./release/checksums.ts";
 import { TARGET_NAMES, type TargetName, compile, hostTarget, isWindows } from "./release/compile.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "./release/formula.ts";
-import { bundleName, packBundle } from "./release/mcpb.ts";
+import { bundleName, packBundle, zipLevel } from "./release/mcpb.ts";
 import { writeNpmPackages } from "./release/npm.ts";
 import { renderServerJson } from "./release/server-json.ts";
 import {
@@ -101,7 +107,9 @@ export function prebuiltWalkNote(
 async function release(targets: TargetName[], outDir: string, npmDir: string, complete: boolean): Promise<void> {
   const version = readVersion(PROJECT_DIR);
   const repository = releaseRepository(process.env);
-  gzipLevel(process.env); // a bad MCPKIT_RELEASE_GZIP_LEVEL fails here, not after the compile
+  // A bad MCPKIT_RELEASE_GZIP_LEVEL or MCPKIT_RELEASE_ZIP_LEVEL fails here, not after the compile.
+  gzipLevel(process.env);
+  zipLevel(process.env);
   const documents = DOCUMENTS.map((name) => join(PROJECT_DIR, name));
   for (const document of documents) {
     if (!existsSync(document))
@@ -125,8 +133,8 @@ async function release(targets: TargetName[], outDir: string, npmDir: string, co
       const note = prebuiltWalkNote(target, compiled, complete);
       if (note) console.log(note);
       if (target === hostTarget()) await checkVersion(binary, version);
-      // Both compress the whole binary, most of a target's time: mcpb pack runs in its own process
-      // while this one gzips the archive, so the two overlap.
+      // Both compress the whole binary, most of a target's time: the bundle is zipped on fflate's
+      // thread while this one gzips the archive, so the two overlap.
       const [archive, bundle] = await Promise.all([
         packArchive({
           binary,
@@ -142,7 +150,6 @@ async function release(targets: TargetName[], outDir: string, npmDir: string, co
           version,
           repository,
           documents,
-          stageDir: join(buildDir, `${target}-mcpb`),
           outDir,
         }),
       ]);

@@ -1,10 +1,15 @@
 /**
  * The MCP bundle (.mcpb, manifest spec 0.3) for one target: manifest.json, the packaging/mcpb
- * launcher (see its header for why a node-type entry runs the binary) and the binary, packed
- * with `mcpb pack` from the @anthropic-ai/mcpb devDependency.
+ * launcher (see its header for why a node-type entry runs the binary) and the binary. Packed here
+ * as `mcpb pack` (@anthropic-ai/mcpb 2.1.2) packs a bundle: the manifest checked against mcpb's own
+ * schema, then fflate's zip with each file's Unix mode; but at a level this script chooses
+ * (`zipLevel`), 9 as `mcpb pack`'s fixed one unless MCPKIT_RELEASE_ZIP_LEVEL names another, from
+ * memory without a staging folder, on fflate's worker thread (the .tar.gz is gzipped meanwhile).
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { v0_3 } from "@anthropic-ai/mcpb/schemas";
+import { type Zippable, zip } from "fflate";
 import { sourceDateEpoch } from "./archive.ts";
 import type { TargetName } from "./compile.ts";
 import { binaryName } from "./project.ts";
@@ -104,36 +109,62 @@ export function renderManifest(version: string, target: TargetName, repository: 
   };
 }
 
-/** Stages and packs the bundle for TARGET into OUT_DIR; returns the .mcpb path. */
-export async function packBundle(options: {
-  binary: string;
-  target: TargetName;
-  version: string;
-  repository: string;
-  documents: string[];
-  stageDir: string;
-  outDir: string;
-}): Promise<string> {
-  const { binary, target, version, stageDir } = options;
-  rmSync(stageDir, { recursive: true, force: true });
-  mkdirSync(join(stageDir, "server"), { recursive: true });
-  writeFileSync(
-    join(stageDir, "manifest.json"),
-    `${JSON.stringify(renderManifest(version, target, options.repository), null, 2)}\n`,
-  );
-  copyFileSync(LAUNCHER, join(stageDir, "server", "launch.js"));
-  copyFileSync(binary, join(stageDir, "server", binaryName(target)));
-  for (const document of options.documents) copyFileSync(document, join(stageDir, document.split(/[\\/]/).pop()!));
+/** Levels 0 (stored) to 9 of the .mcpb's deflate; see `zipLevel`. */
+export type ZipLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+
+/**
+ * The .mcpb's deflate level: 9 (what `mcpb pack` uses) unless MCPKIT_RELEASE_ZIP_LEVEL names
+ * another, 0 (stored) to 9. Level 9 is 6 s of CPU on the 110 MB binary; the release test checks
+ * what the bundle holds, not how small it is, and stores it (0: 0.3 s).
+ */
+export function zipLevel(env: Record<string, string | undefined>): ZipLevel {
+  const raw = env.MCPKIT_RELEASE_ZIP_LEVEL;
+  if (raw === undefined || raw === "") return 9;
+  if (!/^[0-9]$/.test(raw))
+    throw new Error(`MCPKIT_RELEASE_ZIP_LEVEL must be a digit from 0 to 9 (got ${JSON.stringify(raw)})`);
+  return Number(raw) as ZipLevel;
+}
+
+/** Throws naming every field of MANIFEST that mcpb's 0.3 schema refuses, as `mcpb pack` would refuse it. */
+function checkManifest(manifest: Record<string, unknown>): void {
+  const checked = v0_3.McpbManifestSchema.safeParse(manifest);
+  if (checked.success) return;
+  const issues = checked.error.issues.map((issue) => `  - ${issue.path.join(".") || "(manifest)"}: ${issue.message}`);
+  throw new Error(`the .mcpb manifest does not pass mcpb's schema:\n${issues.join("\n")}`);
+}
+
+/** Packs the bundle for TARGET into OUT_DIR; returns the .mcpb path. */
+export async function packBundle(
+  options: {
+    binary: string;
+    target: TargetName;
+    version: string;
+    repository: string;
+    documents: string[];
+    outDir: string;
+  },
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
+  const { target, version } = options;
+  const manifest = renderManifest(version, target, options.repository);
+  checkManifest(manifest);
+  // Unix modes in the upper 16 bits of the external attributes, as mcpb pack sets them.
+  const file = (data: Uint8Array, mode: number): Zippable[string] => [data, { os: 3, attrs: mode << 16 }];
+  const entries: Zippable = {
+    "manifest.json": file(Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 0o644),
+    "server/launch.js": file(readFileSync(LAUNCHER), 0o644),
+    [`server/${binaryName(target)}`]: file(readFileSync(options.binary), 0o755),
+  };
+  for (const document of options.documents) entries[basename(document)] = file(readFileSync(document), 0o644);
   const output = join(options.outDir, bundleName(version, target));
-  const child = Bun.spawn([process.execPath, MCPB_CLI, "pack", stageDir, output], { stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  if (code !== 0) throw new Error(`mcpb pack failed for ${target} (exit ${code}):\n${stderr || stdout}`);
-  // mcpb pack stamps every entry with the time of packing: the archives' fixed time makes it reproducible.
-  writeFileSync(output, pinZipTimes(readFileSync(output), sourceDateEpoch(process.env)));
+  // fflate writes each entry's time as local time, which no zip can hold for 1980-01-01 00:00 UTC
+  // west of Greenwich: pinZipTimes then sets the archives' fixed time, in UTC, on every entry.
+  const packed = await new Promise<Uint8Array>((done, fail) =>
+    zip(entries, { level: zipLevel(env), mtime: new Date(2000, 0, 1) }, (error, data) =>
+      error ? fail(error) : done(data),
+    ),
+  );
+  await Bun.write(output, pinZipTimes(packed, sourceDateEpoch(env)));
   return output;
 }
 

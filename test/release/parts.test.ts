@@ -1,10 +1,21 @@
 /**
  * The release script's parts that need no compiler: target selection, the complete Homebrew
  * formula (all four platforms, which a host-only build cannot produce), Windows zips and
- * reproducible archives. System tools (ruby, sha256sum, unzip) check the output.
+ * reproducible archives, and the .mcpb packed as `mcpb pack` packs it. System tools (ruby,
+ * sha256sum, unzip) check the output.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTargets, prebuiltWalkNote } from "../../scripts/release.ts";
@@ -14,6 +25,7 @@ import { MCPKIT_EXTRA_ENTRIES, TARGET_NAMES } from "../../scripts/release/compil
 import packageJson from "../../package.json" with { type: "json" };
 import { REPO_ROOT as REPO_ROOT_FOR_BUILD } from "../support/mcp.ts";
 import { HOMEBREW_TARGETS, renderFormula } from "../../scripts/release/formula.ts";
+import { MCPB_CLI, packBundle, pinZipTimes, renderManifest, zipLevel } from "../../scripts/release/mcpb.ts";
 import { archiveName, downloadUrl, releaseRepository } from "../../scripts/release/project.ts";
 import { hasSystemTool } from "../support/system-tools.ts";
 
@@ -236,4 +248,77 @@ describe("the native walk compiled ahead, per release binary", () => {
     expect(prebuiltWalkNote("linux-x64", { prebuiltBy: "/usr/bin/cc" }, true)).toBeUndefined();
     expect(prebuiltWalkNote("darwin-arm64", { notPrebuilt: "the native walk is Linux-only" }, true)).toBeUndefined();
   });
+});
+
+describe("the MCP bundle's compression", () => {
+  test("deflate level 9, mcpb pack's, unless MCPKIT_RELEASE_ZIP_LEVEL names 0 to 9; anything else is refused by name", () => {
+    expect(zipLevel({})).toBe(9);
+    expect(zipLevel({ MCPKIT_RELEASE_ZIP_LEVEL: "" })).toBe(9);
+    expect(zipLevel({ MCPKIT_RELEASE_ZIP_LEVEL: "0" })).toBe(0);
+    expect(zipLevel({ MCPKIT_RELEASE_ZIP_LEVEL: "1" })).toBe(1);
+    for (const bad of ["10", "-1", "max", " 9"])
+      expect(() => zipLevel({ MCPKIT_RELEASE_ZIP_LEVEL: bad })).toThrow(
+        `MCPKIT_RELEASE_ZIP_LEVEL must be a digit from 0 to 9 (got ${JSON.stringify(bad)})`,
+      );
+  });
+
+  /** zipinfo's line for each entry (mode, sizes, method, time, name), sorted: what two zips must share. */
+  const entries = async (zip: string) => {
+    const listing = await exec(["unzip", "-Z", "-l", zip]);
+    expect(listing.code, listing.stderr).toBe(0);
+    return listing.stdout
+      .split("\n")
+      .filter((line) => / unx /.test(line))
+      .sort();
+  };
+
+  test.skipIf(!hasUnzip)(
+    "by default every entry is what mcpb pack makes of the same files: names, modes, sizes, compressed sizes; level 0 stores them",
+    async () => {
+      const dir = mkdtempSync(join(work, "mcpb-"));
+      // Compressible but not trivially: level 1 and level 9 differ on it, so the sizes show the level.
+      const binary = join(dir, "mcpkit");
+      const words = Array.from({ length: 40_000 }, (_, i) => `w${(i * 7919) % 4099}`).join(" ");
+      writeFileSync(binary, `#!/bin/sh\n# ${words}\necho fake\n`);
+      chmodSync(binary, 0o755);
+      const documents = ["README.md", "LICENSE"].map((name) => join(REPO_ROOT_FOR_BUILD, name));
+      const options = { binary, target: "linux-x64", version: "9.9.9", repository: "acme/mcpkit", documents } as const;
+      // What mcpb pack (@anthropic-ai/mcpb's CLI) makes of the same files, staged as a bundle folder.
+      const stage = join(dir, "stage");
+      mkdirSync(join(stage, "server"), { recursive: true });
+      writeFileSync(
+        join(stage, "manifest.json"),
+        `${JSON.stringify(renderManifest("9.9.9", "linux-x64", "acme/mcpkit"), null, 2)}\n`,
+      );
+      copyFileSync(join(REPO_ROOT_FOR_BUILD, "packaging/mcpb/launch.js"), join(stage, "server", "launch.js"));
+      copyFileSync(binary, join(stage, "server", "mcpkit"));
+      for (const document of documents) copyFileSync(document, join(stage, document.split("/").pop()!));
+      for (const [file, mode] of [
+        ["manifest.json", 0o644],
+        ["server/launch.js", 0o644],
+        ["server/mcpkit", 0o755],
+        ["README.md", 0o644],
+        ["LICENSE", 0o644],
+      ] as const)
+        chmodSync(join(stage, file), mode);
+      const reference = join(dir, "reference.mcpb");
+      const packed = await exec([process.execPath, MCPB_CLI, "pack", stage, reference]);
+      expect(packed.code, packed.stderr).toBe(0);
+      writeFileSync(reference, pinZipTimes(readFileSync(reference), sourceDateEpoch({})));
+
+      const defaultDir = join(dir, "default");
+      const storedDir = join(dir, "stored");
+      mkdirSync(defaultDir);
+      mkdirSync(storedDir);
+      const byDefault = await packBundle({ ...options, outDir: defaultDir }, {});
+      expect(await entries(byDefault)).toEqual(await entries(reference));
+      const fast = await packBundle({ ...options, outDir: join(dir) }, { MCPKIT_RELEASE_ZIP_LEVEL: "1" });
+      expect(await entries(fast)).not.toEqual(await entries(reference)); // the sizes show the level
+      const stored = await entries(
+        await packBundle({ ...options, outDir: storedDir }, { MCPKIT_RELEASE_ZIP_LEVEL: "0" }),
+      );
+      expect(stored).toHaveLength(5);
+      for (const line of stored) expect(line).toContain(" stor ");
+    },
+  );
 });

@@ -12,10 +12,11 @@
  * configured root. Unset options add no flag: the launcher's argument translation is checked with
  * the host's literal leftovers. server.json validates against the registry schema copied into
  * test/fixtures/registry. The npm packages are packed, installed offline from the tarballs into an
- * empty directory, and run.
+ * empty directory, and run: the launcher packed by `npm pack`, the platform package by tar with
+ * exactly the files and modes `npm pack` lists for it (npm would gzip the binary at level 9, 6 s).
  *
- * A release compresses a 110 MB binary twice (tar.gz and .mcpb), which is most of its ten seconds,
- * so the file releases once. The repository's own version is released by .ci/run's release step
+ * A release compresses a 110 MB binary twice (tar.gz and .mcpb), which was most of its ten seconds
+ * at level 9, so the file releases once, at gzip -1 and with the .mcpb stored. The repository's own version is released by .ci/run's release step
  * (`sha256sum -c`, `ruby -c`, `--version`); the default repository name is checked in parts.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -132,10 +133,55 @@ const npmEnv = () => ({
   npm_config_update_notifier: "false",
 });
 
+/** What `npm pack` puts in a package's tarball: each file's path and mode, from `npm pack --dry-run --json`. */
+async function npmPackList(dir: string): Promise<{ path: string; mode: number }[]> {
+  const pack = await runProcess(["npm", "pack", dir, "--dry-run", "--json"], {
+    cwd: work,
+    env: npmEnv(),
+    timeoutMs: TIMEOUT,
+  });
+  if (pack.code !== 0) throw new Error(`npm pack --dry-run ${dir} failed: ${pack.stderr}`);
+  const [{ files }] = JSON.parse(pack.stdout) as [{ files: { path: string; mode: number }[] }];
+  return files.map(({ path, mode }) => ({ path, mode })).sort((a, b) => a.path.localeCompare(b.path));
+}
+
 /**
- * Packs both npm packages and installs them offline from the tarballs into an empty app; returns
- * the app's folder and the launcher's tarball. Started as soon as the release is written, so npm's
- * packing (it gzips the 110 MB binary again) overlaps the archive and bundle tests.
+ * The platform package's tarball as `npm pack` would write it, without npm's gzip -9 of the 110 MB
+ * binary (6 s of CPU; npm has no setting for its level). npm pack lists the files of a stand-in
+ * (the same folder, the binary a small file of the same mode: npm reads no file's contents but
+ * package.json's), which must be every file of the real folder with its mode; tar then packs
+ * exactly those under `package/`, as npm lays a tarball out.
+ */
+async function packPlatformPackage(packs: string): Promise<string> {
+  const real = join(npmDir, HOST);
+  const standIn = join(work, "platform-stand-in");
+  cpSync(real, standIn, { recursive: true, filter: (source) => !source.endsWith(join("bin", "mcpkit")) });
+  writeFileSync(join(standIn, "bin", "mcpkit"), "#!/bin/sh\n");
+  chmodSync(join(standIn, "bin", "mcpkit"), statSync(join(real, "bin", "mcpkit")).mode & 0o777);
+  const listed = await npmPackList(standIn);
+  const inFolder = readdirSync(real, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(real.length + 1))
+    .sort();
+  expect(listed.map((file) => file.path)).toEqual(inFolder);
+  expect(listed.find((file) => file.path === "bin/mcpkit")?.mode).toBe(0o755);
+  const layout = join(work, "platform-tarball");
+  mkdirSync(layout);
+  symlinkSync(real, join(layout, "package"));
+  // A .tar, which `npm install <tarball file>` takes as it takes a .tgz: gzip is not what is checked,
+  // and the 110 MB binary would cost 2 s to compress and 1.5 s more to install.
+  const tarball = join(packs, `mcpkit-${HOST}-${VERSION}.tar`);
+  const names = listed.map((file) => `package/${file.path}`);
+  const tar = await runProcess(["tar", "-C", layout, "-h", "-cf", tarball, ...names], { timeoutMs: TIMEOUT });
+  if (tar.code !== 0) throw new Error(`tar of the platform package failed: ${tar.stderr}`);
+  return tarball;
+}
+
+/**
+ * Packs both npm packages (the launcher with `npm pack`, the platform package as it would) and
+ * installs them offline from the tarballs into an empty app; returns the app's folder and the
+ * launcher's tarball. Started as soon as the release is written, so it overlaps the archive and
+ * bundle tests.
  */
 async function packAndInstallNpm(): Promise<{ app: string; launcherTarball: string }> {
   const packs = join(work, "packs");
@@ -143,16 +189,14 @@ async function packAndInstallNpm(): Promise<{ app: string; launcherTarball: stri
   mkdirSync(packs, { recursive: true });
   mkdirSync(app, { recursive: true });
   writeFileSync(join(app, "package.json"), '{"name":"app","private":true}\n');
-  for (const dir of [join(npmDir, HOST), join(npmDir, "mcpkit")]) {
-    const pack = await runProcess(["npm", "pack", dir, "--silent"], {
-      cwd: packs,
-      env: npmEnv(),
-      timeoutMs: TIMEOUT,
-    });
-    if (pack.code !== 0) throw new Error(`npm pack ${dir} failed: ${pack.stderr}`);
-  }
-  const tarballs = readdirSync(packs).map((name) => join(packs, name));
-  const launcherTarball = tarballs.find((file) => /[\\/]mcpkit-\d[^\\/]*\.tgz$/.test(file))!;
+  const pack = await runProcess(["npm", "pack", join(npmDir, "mcpkit"), "--silent"], {
+    cwd: packs,
+    env: npmEnv(),
+    timeoutMs: TIMEOUT,
+  });
+  if (pack.code !== 0) throw new Error(`npm pack ${join(npmDir, "mcpkit")} failed: ${pack.stderr}`);
+  const launcherTarball = join(packs, pack.stdout.trim());
+  const tarballs = [await packPlatformPackage(packs), launcherTarball];
   // Offline, from the tarballs alone: the other platforms' optional packages are skipped.
   const install = await runProcess(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], {
     cwd: app,
@@ -171,8 +215,13 @@ beforeAll(async () => {
   const project = copyProject(mkdtempSync(join(work, "project-")), { version: VERSION });
   out = join(work, "out");
   npmDir = `${out}-npm`;
-  // gzip -1: what the archive holds is checked, not its size, and level 9 costs 5 s of CPU more.
-  const result = await release(project, out, { GITHUB_REPOSITORY: REPOSITORY, MCPKIT_RELEASE_GZIP_LEVEL: "1" });
+  // gzip -1 and a stored .mcpb: what the assets hold is checked, not their size, and level 9 costs
+  // 5 s of CPU more for the .tar.gz, 6 s for the .mcpb (parts.test.ts checks level 9 is mcpb pack's).
+  const result = await release(project, out, {
+    GITHUB_REPOSITORY: REPOSITORY,
+    MCPKIT_RELEASE_GZIP_LEVEL: "1",
+    MCPKIT_RELEASE_ZIP_LEVEL: "0",
+  });
   if (result.code !== 0) throw new Error(`bun run release failed (exit ${result.code}):\n${result.stderr}`);
   if (hasNpm)
     npmInstalled = packAndInstallNpm().catch((error: unknown) =>
@@ -283,6 +332,13 @@ describe("a project the release refuses", () => {
     const result = await release(project, join(work, "bad-level-out"), { MCPKIT_RELEASE_GZIP_LEVEL: "fast" });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('MCPKIT_RELEASE_GZIP_LEVEL must be a digit from 1 to 9 (got "fast")');
+  });
+
+  test("a zip level that is not a digit from 0 to 9, naming the variable", async () => {
+    const project = copyProject(mkdtempSync(join(work, "bad-zip-level-")), {});
+    const result = await release(project, join(work, "bad-zip-level-out"), { MCPKIT_RELEASE_ZIP_LEVEL: "10" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('MCPKIT_RELEASE_ZIP_LEVEL must be a digit from 0 to 9 (got "10")');
   });
 
   test("no README.md, which every archive carries", async () => {
