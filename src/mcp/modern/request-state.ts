@@ -12,8 +12,10 @@
  * over HTTP roots are server-configured), where the retry reaches the process that asked. Over
  * HTTP no state is ever issued, so any instance can answer any request; a state presented there
  * fails verification like any forged one.
+ *
+ * Bun's hashes and random bytes, not node:crypto's: loading that module cost a stdio start-up
+ * ~2 ms of CPU (issue 39).
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 const TTL_MS = 10 * 60_000;
 const FORMAT = 1;
@@ -44,10 +46,10 @@ export interface RequestStateCodec {
 }
 
 export function createRequestStateCodec(
-  key: Uint8Array = randomBytes(32),
+  key: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
   now: () => number = Date.now,
 ): RequestStateCodec {
-  const sign = (text: string) => createHmac("sha256", key).update(text).digest();
+  const sign = (text: string) => new Bun.CryptoHasher("sha256", key).update(text).digest();
   return {
     issue(binding, inputKeys) {
       const payload: Payload = {
@@ -66,7 +68,7 @@ export function createRequestStateCodec(
       if (!body || !mac || extra !== undefined) return "it is not a state this server issued";
       const expected = sign(body);
       const given = Buffer.from(mac, "base64url");
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
         return "its signature does not verify (it was changed, or another server issued it)";
       }
       const payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Payload;
@@ -84,7 +86,7 @@ export function createRequestStateCodec(
 /** The params that identify a request, without what changes between its attempts. */
 function digest(params: Record<string, unknown>): string {
   const { _meta, inputResponses, requestState, ...salient } = params;
-  return createHash("sha256").update(canonical(salient)).digest("base64url");
+  return new Bun.CryptoHasher("sha256").update(canonical(salient)).digest("base64url");
 }
 
 /** JSON with object keys sorted, so two clients' serializations of the same value digest alike. */

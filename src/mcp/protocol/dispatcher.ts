@@ -9,7 +9,6 @@
  *
  * Nothing here imports the MCP SDK: neither era, on stdio or over HTTP, loads it.
  */
-import { fileURLToPath } from "node:url";
 import { closestName } from "../../core/did-you-mean.ts";
 import { invokeTool } from "../../core/invoke.ts";
 import { jsonSchemaOf } from "../../core/json-schema.ts";
@@ -322,7 +321,7 @@ function toolContext(
 /** `file://` roots as local paths; other schemes describe nothing this machine can search. */
 export function localRootPaths(roots: readonly { uri?: unknown }[]): string[] {
   return roots.flatMap((root) =>
-    typeof root.uri === "string" && root.uri.startsWith("file://") ? [fileURLToPath(root.uri)] : [],
+    typeof root.uri === "string" && root.uri.startsWith("file://") ? [Bun.fileURLToPath(root.uri)] : [],
   );
 }
 

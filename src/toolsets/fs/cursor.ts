@@ -5,8 +5,10 @@
  * it belongs to and the time the first page started, signed with HMAC-SHA256. The next page is
  * "entries strictly after this position", so an unchanged tree pages through every entry exactly
  * once, and a changing tree can never return an entry twice (see `search.ts` for the `since` rule).
+ *
+ * Hashes and HMACs are Bun's (`Bun.CryptoHasher`, the global `crypto`), not node:crypto's: loading
+ * that module cost a stdio start-up ~2 ms of CPU (issue 39); the bytes are the same.
  */
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { hostname } from "node:os";
 import type { Position } from "./collector.ts";
 
@@ -48,7 +50,7 @@ export class CursorCodec {
     // Compared as text: base64url decoding would ignore stray trailing characters.
     const given = Buffer.from(cursor.slice(dot + 1));
     const expected = Buffer.from(this.sign(payload));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
       return { ok: false, message: CURSOR_TAMPERED };
     let data: { v?: unknown; q?: unknown; t?: unknown; p?: unknown; s?: unknown };
     try {
@@ -65,22 +67,22 @@ export class CursorCodec {
   }
 
   private sign(payload: string): string {
-    return createHmac("sha256", this.key).update(payload).digest().subarray(0, 18).toString("base64url");
+    return new Bun.CryptoHasher("sha256", this.key).update(payload).digest().subarray(0, 18).toString("base64url");
   }
 }
 
 function fingerprint(query: string): string {
-  return createHash("sha256").update(query).digest().subarray(0, 12).toString("base64url");
+  return new Bun.CryptoHasher("sha256").update(query).digest().subarray(0, 12).toString("base64url");
 }
 
 /** The key for one process: from the configured secret when there is one, else random. */
 export function cursorKey(secret: string | undefined, stable: boolean): Uint8Array {
-  if (secret !== undefined) return createHash("sha256").update(`mcpkit fs cursor\0${secret}`).digest();
+  if (secret !== undefined) return new Bun.CryptoHasher("sha256").update(`mcpkit fs cursor\0${secret}`).digest();
   // `mcpkit call` is one process per page, so its cursors must survive the process: derive the
   // key from the machine and user. Forging one only lets a caller skip ahead in its own results
   // (containment is checked on every call), so this protects against accidental edits.
   if (stable) {
-    return createHash("sha256")
+    return new Bun.CryptoHasher("sha256")
       .update(`mcpkit fs cursor\0${hostname()}\0${process.getuid?.() ?? ""}`)
       .digest();
   }

@@ -10,7 +10,6 @@
  * RETRY_FAILED_AFTER_MS. Nothing is fetched until the first search: a server that is never asked
  * to search never calls BOJ for it.
  */
-import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "../../../core/log.ts";
 import { stripControl } from "../../../core/text.ts";
@@ -117,7 +116,7 @@ export class SeriesCatalog {
   private readonly listeners = new Set<(progress: RoundProgress) => void>();
   private readonly stop = new AbortController();
   private cancelDaily: (() => void) | undefined;
-  private readonly holder = `${hostname()}:${process.pid}:${randomUUID()}`;
+  private readonly holder = `${hostname()}:${process.pid}:${crypto.randomUUID()}`;
   private readonly now: () => number;
 
   constructor(private readonly deps: SeriesCatalogDeps) {
