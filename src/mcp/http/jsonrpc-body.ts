@@ -36,21 +36,21 @@ const notJson = (): BodyReadResult => ({
 const TOO_LARGE = Symbol("too large");
 const NOT_JSON = Symbol("not JSON");
 
-/** The body as JSON, read at most `maxBytes` of it. */
-async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+/**
+ * The body as JSON, read at most `maxBytes` of it: the runtime's parse when the length is
+ * declared (it rejects with a SyntaxError exactly where JSON.parse would), else a capped read.
+ * Not async: the usual body is the runtime's own promise, awaited once by the step.
+ */
+function readJson(request: Request, maxBytes: number): Promise<unknown> | typeof TOO_LARGE {
   const length = request.headers.get("content-length");
   const declared = Number(length);
   if (Number.isFinite(declared) && declared > maxBytes) return TOO_LARGE;
-  if (Number.isFinite(declared) && length !== null) {
-    // The length is known and within the cap: the runtime reads and parses it in one go (cheaper
-    // than text() then JSON.parse; it fails with a SyntaxError exactly where JSON.parse would).
-    try {
-      return await request.json();
-    } catch (error) {
-      if (error instanceof SyntaxError) return NOT_JSON;
-      throw error;
-    }
-  }
+  // The length is known and within the cap: read and parsed in one go (cheaper than text() then JSON.parse).
+  if (Number.isFinite(declared) && length !== null) return request.json();
+  return readUndeclared(request, maxBytes);
+}
+
+async function readUndeclared(request: Request, maxBytes: number): Promise<unknown> {
   const { bytes, overflowed } = await readAtMost(request.body, maxBytes);
   if (overflowed) return TOO_LARGE;
   try {
@@ -60,26 +60,52 @@ async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   }
 }
 
-/** Reads at most `maxBytes`; answers 413 beyond, 400/-32700 for bad JSON, 400/-32600 for non-JSON-RPC. */
-export async function readJsonRpcBody(request: Request, maxBytes: number): Promise<BodyReadResult> {
-  const parsed = await readJson(request, maxBytes);
+/** What was read, as the later steps need it: the message, or the answer to send instead. */
+function checked(parsed: unknown, maxBytes: number): BodyReadResult {
   if (parsed === TOO_LARGE) return tooLarge(maxBytes);
   if (parsed === NOT_JSON) return notJson();
-  const checked = checkJsonRpcMessage(parsed);
-  if (checked.ok) return checked;
+  const message = checkJsonRpcMessage(parsed);
+  if (message.ok) return message;
   return {
     ok: false,
-    response: jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, `Invalid Request: ${checked.why}`, {
-      id: checked.id,
+    response: jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, `Invalid Request: ${message.why}`, {
+      id: message.id,
     }),
   };
 }
 
-/** Pipeline step: a POST's body is read and checked here; the message rides on the exchange. */
+/** A body the runtime could not parse is -32700; any other failure of the read is not the client's. */
+function unparsed(error: unknown): typeof NOT_JSON {
+  if (error instanceof SyntaxError) return NOT_JSON;
+  throw error;
+}
+
+/** Reads at most `maxBytes`; answers 413 beyond, 400/-32700 for bad JSON, 400/-32600 for non-JSON-RPC. */
+export async function readJsonRpcBody(request: Request, maxBytes: number): Promise<BodyReadResult> {
+  let parsed: unknown;
+  try {
+    parsed = await readJson(request, maxBytes);
+  } catch (error) {
+    parsed = unparsed(error);
+  }
+  return checked(parsed, maxBytes);
+}
+
+/**
+ * Pipeline step: a POST's body is read and checked here; the message rides on the exchange. The
+ * read is awaited here, not through readJsonRpcBody: two async functions fewer on every POST.
+ */
 export function jsonRpcBody(state: HttpState): Middleware {
+  const maxBytes = state.config.maxBodyBytes;
   return async (exchange, next) => {
     if (exchange.request.method !== "POST") return next();
-    const read = await readJsonRpcBody(exchange.request, state.config.maxBodyBytes);
+    let parsed: unknown;
+    try {
+      parsed = await readJson(exchange.request, maxBytes);
+    } catch (error) {
+      parsed = unparsed(error);
+    }
+    const read = checked(parsed, maxBytes);
     if (!read.ok) return read.response;
     exchange.message = read.message;
     // Awaited rather than returned: an async function returning a promise adopts it through two

@@ -1,8 +1,8 @@
 /**
  * The one shape every step of the HTTP pipeline has (see `pipeline.ts`): a function of the
  * exchange and `next`. A step answers by returning a response, or passes the exchange on by
- * returning `next()`, and may change what comes back (CORS does). A route is a step that
- * answers its own path and calls `next()` for every other.
+ * returning `next()` (calling it once at most), and may change what comes back (CORS does). A
+ * route is a step that answers its own path and calls `next()` for every other.
  */
 import type { Authenticated } from "./auth/resource-server.ts";
 import type { Envelope } from "../modern/core.ts";
@@ -36,16 +36,20 @@ export const passThrough: Middleware = (_exchange, next) => next();
 
 /**
  * The steps as one function. Synchronous between steps: a step that answers at once costs no
- * promise, and only the steps that wait (reading the body, a tool call) make one.
+ * promise, and only the steps that wait (reading the body, a tool call) make one. One `next` per
+ * request walks the steps (each step calls it at most once), not a closure per step.
  */
 function chain(steps: readonly Middleware[]): (exchange: Exchange) => Response | Promise<Response> {
   const live = steps.filter((step) => step !== passThrough);
-  const run = (exchange: Exchange, index: number): Response | Promise<Response> => {
-    const step = live[index];
-    if (!step) throw new Error("the HTTP pipeline ended without an answer");
-    return step(exchange, () => run(exchange, index + 1));
+  return (exchange) => {
+    let index = 0;
+    const next: Next = () => {
+      const step = live[index++];
+      if (!step) throw new Error("the HTTP pipeline ended without an answer");
+      return step(exchange, next);
+    };
+    return next();
   };
-  return (exchange) => run(exchange, 0);
 }
 
 /** Runs the steps in order; the last one must answer (`next` past the end is a programming error). */
