@@ -1,16 +1,21 @@
 /**
- * What a stdio start-up loads: the modules evaluated from `mcpkit` to the answer of `tools/list`
+ * What a stdio start-up loads. The modules evaluated from `mcpkit` to the answer of `tools/list`
  * (main.ts, cli/run.ts, every toolset built, the stdio server) import none of the Node built-ins
  * that cost a start-up CPU time and that it has no use for (issue 39): node:crypto (~2 ms:
  * hashes and random bytes come from Bun.CryptoHasher and the global crypto), node:net (isIP is
  * loaded by the first HTTP address read), node:url (Bun.fileURLToPath) and node:tty (asked only
  * when stdin is a character device). Read from the sources with TypeScript's parser: static value
  * imports and re-exports are followed; `import type`, `import()` and `require()` load on demand.
+ * And the fs search's code (the walks, the stat worker, the native walk) loads at the first
+ * search, not at start-up (~1 ms of CPU): checked on the real server from the sources, both eras.
  */
-import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { meta } from "../modern/support.ts";
+import { REPO_ROOT, runProcess, testEnv } from "../support/mcp.ts";
 
 const SRC = resolve(import.meta.dir, "../../src");
 /** Evaluated at every stdio start-up: the entry, the command line, each toolset's tools (built at start), the server. */
@@ -63,3 +68,48 @@ function unwantedImports(): string[] {
 test("a stdio start-up imports neither node:crypto, node:net, node:url nor node:tty", () => {
   expect(unwantedImports()).toEqual([]);
 });
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "mcpkit-startup-imports-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const line = (message: Record<string, unknown>) => `${JSON.stringify(message)}\n`;
+const OPENINGS = {
+  "2026-07-28": line({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }),
+  "2025-11-25": [
+    line({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
+    }),
+    line({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    line({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  ].join(""),
+};
+/** The fs search's own modules: none is needed to list its tool. */
+const FS_SEARCH =
+  /toolsets\/fs\/(search|walk|stat-worker|stat-sink|native-walk|native-compile|collector|directories)\.ts$/;
+
+for (const [era, opening] of Object.entries(OPENINGS)) {
+  test(`${era}: a stdio server lists fs_search_by_time without loading the search's code`, async () => {
+    const out = join(dir, `loaded-${era}.json`);
+    const probe = join(REPO_ROOT, "test/stdio/fixtures/loaded-modules-probe.ts");
+    const result = await runProcess(
+      [process.execPath, "--preload", probe, join(REPO_ROOT, "src/main.ts"), "--toolsets", "fs", "--root", dir],
+      { cwd: REPO_ROOT, env: testEnv({ LOADED_MODULES_OUT: out }), stdin: opening },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const listed = result.stdout
+      .trim()
+      .split("\n")
+      .map((text) => JSON.parse(text))
+      .find((answer) => answer.id === 1);
+    expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toEqual(["fs_search_by_time"]);
+    const loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
+    expect(loaded.some((path) => path.endsWith("src/toolsets/fs/toolset.ts"))).toBe(true);
+    expect(loaded.filter((path) => FS_SEARCH.test(path))).toEqual([]);
+  });
+}

@@ -12,7 +12,8 @@ import {
 } from "../../core/tool.ts";
 import { type AllowedRoot, anchoredTo, chooseRoot, isInside, resolveRoot, resolveStart } from "./roots.ts";
 import { searchInput, searchOutput } from "./schema.ts";
-import { type SearchDependencies, searchByTime } from "./search.ts";
+import type { SearchDependencies } from "./search.ts";
+import type { StatWorker } from "./stat-worker.ts";
 
 export const TOOL_NAME = "fs_search_by_time";
 export const SEED_NAME = "fs.search_by_time";
@@ -32,7 +33,9 @@ const DESCRIPTION = [
   "The first text block summarizes the result and notes when the server's time budget or depth limit cut the search short; the second lists one match per line (path, time, size).",
 ].join(" ");
 
-export interface SearchToolDependencies extends SearchDependencies {
+export interface SearchToolDependencies extends Omit<SearchDependencies, "statWorker"> {
+  /** The toolset's one stat worker, made at the first search (its code loads then). */
+  statWorker: () => StatWorker;
   /** Roots from --root / MCPKIT_ROOTS (may be empty over stdio, never over HTTP). */
   roots: readonly AllowedRoot[];
   mode: Runtime["mode"];
@@ -63,7 +66,9 @@ export function searchByTimeTool(dependencies: SearchToolDependencies): ToolDefi
       if (typeof root === "string") return argumentErrorResult(root);
       const start = resolveStart(root, args.path);
       if (typeof start === "string") return argumentErrorResult(start);
-      return searchByTime(args, start, dependencies, context, startedAt);
+      // Required here: the search and its walks load at the first call, not when a server starts.
+      const { searchByTime } = require("./search.ts") as typeof import("./search.ts");
+      return searchByTime(args, start, { ...dependencies, statWorker: dependencies.statWorker() }, context, startedAt);
     },
   });
 }

@@ -1,19 +1,25 @@
 /**
  * The `fs` toolset built from its configuration (`index.ts` reads the options): the search tool
  * with its cursors and stat worker. Loaded only when the toolset is built, so a `mcpkit call` of
- * another toolset's tool never evaluates the search and its walks.
+ * another toolset's tool never evaluates the search and its walks; and the stat worker's code, like
+ * the search's (search-by-time-tool.ts), loads at the first search, not when a server starts
+ * (~1 ms of a stdio start-up's CPU; test/stdio/startup-imports.test.ts).
  */
 import type { Toolset } from "../../core/tool.ts";
 import type { Runtime } from "../../core/toolset-module.ts";
 import { CursorCodec, cursorKey } from "./cursor.ts";
 import type { FsConfig } from "./index.ts";
 import { searchByTimeTool } from "./search-by-time-tool.ts";
-import { StatWorker } from "./stat-worker.ts";
+import type { StatWorker } from "./stat-worker.ts";
 
 export function createFs(config: FsConfig, runtime: Runtime): Toolset {
   const cursors = new CursorCodec(cursorKey(config.cursorSecret, runtime.mode === "call"));
   const hasRoots = config.roots.length > 0;
-  const statWorker = new StatWorker();
+  let statWorker: StatWorker | undefined;
+  const sharedStatWorker = () => {
+    statWorker ??= new (require("./stat-worker.ts") as typeof import("./stat-worker.ts")).StatWorker();
+    return statWorker;
+  };
   return {
     name: "fs",
     tools: [
@@ -23,10 +29,10 @@ export function createFs(config: FsConfig, runtime: Runtime): Toolset {
         limits: config.limits,
         nativeWalk: config.nativeWalk,
         cursors,
-        statWorker,
+        statWorker: sharedStatWorker,
       }),
     ],
-    close: () => statWorker.close(),
+    close: () => statWorker?.close(),
     // Without configured roots the tool stays listed and uses the client's roots, or says how to configure one.
     warning: hasRoots
       ? undefined
