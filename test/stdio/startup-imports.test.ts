@@ -16,6 +16,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { meta } from "../modern/support.ts";
 import { REPO_ROOT, runProcess, testEnv } from "../support/mcp.ts";
+import { legacyOpening } from "./peer.ts";
 
 const SRC = resolve(import.meta.dir, "../../src");
 /** Evaluated at every stdio start-up: the entry, the command line, each toolset's tools (built at start), the server. */
@@ -78,16 +79,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const line = (message: Record<string, unknown>) => `${JSON.stringify(message)}\n`;
 const OPENINGS = {
   "2026-07-28": line({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }),
-  "2025-11-25": [
-    line({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
-    }),
-    line({ jsonrpc: "2.0", method: "notifications/initialized" }),
-    line({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-  ].join(""),
+  "2025-11-25": `${legacyOpening()}${line({ jsonrpc: "2.0", id: 1, method: "tools/list" })}`,
 };
 /** The fs search's own modules: none is needed to list its tool. */
 const FS_SEARCH =
