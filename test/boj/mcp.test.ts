@@ -314,9 +314,14 @@ describe('errors (docs/contracts/boj.md "Errors")', () => {
   });
 
   test("a timeout is TRANSPORT_ERROR and an over-cap body DECODE_ERROR, both -32603", async () => {
-    const strict = await startStdioServer({
-      args: bojArgs("--boj-timeout-ms", "200", "--boj-retry-max", "0", "--boj-max-body-bytes", "1048576"),
-    });
+    // Each on a server of its own: under the 200 ms timeout a loaded machine could read the 8 MB
+    // body's first megabyte too late, and the cap's DECODE_ERROR would come back a timeout.
+    const [strict, capped] = await Promise.all([
+      startStdioServer({ args: bojArgs("--boj-timeout-ms", "200", "--boj-retry-max", "0") }),
+      startStdioServer({
+        args: bojArgs("--boj-timeout-ms", "60000", "--boj-retry-max", "0", "--boj-max-body-bytes", "1048576"),
+      }),
+    ]);
     try {
       fake.enqueue({ kind: "delay", ms: 60_000 }); // never before the 200 ms timeout, however busy the machine
       const slow = await rpcError("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000"] }, strict);
@@ -324,12 +329,12 @@ describe('errors (docs/contracts/boj.md "Errors")', () => {
       expect(slow.data).toMatchObject({ error_type: "TRANSPORT_ERROR" });
       expect(slow.message).toContain("200 ms");
       fake.enqueue({ kind: "oversize", bytes: 8 * 1024 * 1024 });
-      const big = await rpcError("boj_get_metadata", { db: "CO" }, strict);
+      const big = await rpcError("boj_get_metadata", { db: "CO" }, capped);
       expect(big.code).toBe(-32603);
       expect(big.data).toMatchObject({ error_type: "DECODE_ERROR" });
       expect(big.message).toContain("--boj-max-body-bytes");
     } finally {
-      await strict.close();
+      await Promise.all([strict.close(), capped.close()]);
     }
   });
 });
