@@ -6,8 +6,9 @@
  * loaded by the first HTTP address read), node:url (Bun.fileURLToPath) and node:tty (asked only
  * when stdin is a character device). Read from the sources with TypeScript's parser: static value
  * imports and re-exports are followed; `import type`, `import()` and `require()` load on demand.
- * And the fs search's code (the walks, the stat worker, the native walk) loads at the first
- * search, not at start-up (~1 ms of CPU): checked on the real server from the sources, both eras.
+ * And what the tools do when called loads at the first call, not at start-up: the fs search's
+ * code (the walks, the stat worker, the native walk) and boj's client, cache, decoders, rendering
+ * and series search; checked on the real server from the sources, both eras.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -81,16 +82,19 @@ const OPENINGS = {
   "2026-07-28": line({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }),
   "2025-11-25": `${legacyOpening()}${line({ jsonrpc: "2.0", id: 1, method: "tools/list" })}`,
 };
-/** The fs search's own modules: none is needed to list its tool. */
-const FS_SEARCH =
-  /toolsets\/fs\/(search|walk|stat-worker|stat-sink|native-walk|native-compile|collector|directories)\.ts$/;
+/** Modules the tools' calls need: none is needed to list the tools. */
+const CALLS_ONLY = [
+  /toolsets\/fs\/(search|walk|stat-worker|stat-sink|native-walk|native-compile|collector|directories)\.ts$/,
+  /toolsets\/boj\/(engine|client|answers|cache|validation|fit-page|render|decode\/\w+|search\/(index|run|series-catalog))\.ts$/,
+  /toolsets\/boj\/tools\/(calls|data)\.ts$/,
+];
 
 for (const [era, opening] of Object.entries(OPENINGS)) {
-  test(`${era}: a stdio server lists fs_search_by_time without loading the search's code`, async () => {
+  test(`${era}: a stdio server lists the boj and fs tools without loading what their calls need`, async () => {
     const out = join(dir, `loaded-${era}.json`);
     const probe = join(REPO_ROOT, "test/stdio/fixtures/loaded-modules-probe.ts");
     const result = await runProcess(
-      [process.execPath, "--preload", probe, join(REPO_ROOT, "src/main.ts"), "--toolsets", "fs", "--root", dir],
+      [process.execPath, "--preload", probe, join(REPO_ROOT, "src/main.ts"), "--toolsets", "boj,fs", "--root", dir],
       { cwd: REPO_ROOT, env: testEnv({ LOADED_MODULES_OUT: out }), stdin: opening },
     );
     expect(result.code, result.stderr).toBe(0);
@@ -99,9 +103,13 @@ for (const [era, opening] of Object.entries(OPENINGS)) {
       .split("\n")
       .map((text) => JSON.parse(text))
       .find((answer) => answer.id === 1);
-    expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toEqual(["fs_search_by_time"]);
+    const names = listed.result.tools.map((tool: { name: string }) => tool.name);
+    expect(names).toContain("fs_search_by_time");
+    expect(names).toContain("boj_search_series");
     const loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
-    expect(loaded.some((path) => path.endsWith("src/toolsets/fs/toolset.ts"))).toBe(true);
-    expect(loaded.filter((path) => FS_SEARCH.test(path))).toEqual([]);
+    for (const toolset of ["boj", "fs"]) {
+      expect(loaded.some((path) => path.endsWith(`src/toolsets/${toolset}/toolset.ts`))).toBe(true);
+    }
+    expect(loaded.filter((path) => CALLS_ONLY.some((pattern) => pattern.test(path)))).toEqual([]);
   });
 }

@@ -1,19 +1,19 @@
 /**
  * The `boj` toolset built from its configuration (`index.ts` reads the options): the client, the
  * answer cache, the tools, resources and prompts. Loaded only when the toolset is built, so a
- * `mcpkit call` of another toolset's tool never evaluates them.
+ * `mcpkit call` of another toolset's tool never evaluates them; and the client, the cache and the
+ * series search (engine.ts), like the handlers' code (tools/calls.ts), load at the first call,
+ * not when a server starts and lists the tools.
  */
 import type { Runtime } from "../../core/toolset-module.ts";
 import { ErrorCode, ProtocolError, type Toolset } from "../../core/tool.ts";
-import { BojAnswers } from "./answers.ts";
-import { MemoryAnswerCache } from "./cache.ts";
-import { BojClient } from "./client.ts";
+import type { BojAnswers } from "./answers.ts";
 import { BojError, toProtocolError } from "./errors.ts";
 import type { BojConfig } from "./index.ts";
 import { bojPrompts } from "./prompts.ts";
 import { bojResourceTemplates, bojResources } from "./resources.ts";
 import { linkSharedState, secretsOf } from "./shared-link.ts";
-import { createSearch } from "./search/index.ts";
+import type { createSearch } from "./search/index.ts";
 import { bojTools } from "./tools/index.ts";
 
 export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
@@ -25,17 +25,36 @@ export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
       })
     : undefined;
   for (const secret of config.sharedState ? secretsOf(config.sharedState) : []) runtime.log.redact(secret);
-  const client = new BojClient(config, runtime.log, shared?.pace);
-  const cache = shared ? shared.cache : config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
-  const answers = new BojAnswers(client, cache, config.cacheTtl);
-  const search = createSearch({ ...config, shared: shared?.catalog }, answers, runtime.log);
+  let engine: { answers: BojAnswers; search: ReturnType<typeof createSearch> } | undefined;
+  const started = () => {
+    if (!engine) {
+      const { BojAnswers, BojClient, MemoryAnswerCache, createSearch } =
+        require("./engine.ts") as typeof import("./engine.ts");
+      const client = new BojClient(config, runtime.log, shared?.pace);
+      const cache = shared
+        ? shared.cache
+        : config.cacheBytes > 0
+          ? new MemoryAnswerCache(config.cacheBytes)
+          : undefined;
+      const answers = new BojAnswers(client, cache, config.cacheTtl);
+      engine = { answers, search: createSearch({ ...config, shared: shared?.catalog }, answers, runtime.log) };
+    }
+    return engine;
+  };
   return {
     name: "boj",
     close: async () => {
-      search.close();
+      engine?.search.close();
       await shared?.close();
     },
-    tools: bojTools({ answers, search }),
+    tools: bojTools({
+      get answers() {
+        return started().answers;
+      },
+      get search() {
+        return started().search;
+      },
+    }),
     resources: bojResources,
     resourceTemplates: bojResourceTemplates,
     prompts: bojPrompts,

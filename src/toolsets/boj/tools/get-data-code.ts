@@ -1,9 +1,7 @@
 import { defineTool } from "../../../core/tool.ts";
 import { BOJ_CHART_URI } from "../resources.ts";
 import { type CodeArgs, getDataCodeInput, getDataCodeOutput } from "../schemas.ts";
-import { buildCodeRequest } from "../validation.ts";
-import { dataHandler } from "./data.ts";
-import { BOJ_SCOPE, type BojDeps, PAGING, dataAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, PAGING, calls, dataAnnotations } from "./shared.ts";
 
 export function getDataCode(deps: BojDeps) {
   return defineTool({
@@ -15,6 +13,6 @@ export function getDataCode(deps: BojDeps) {
     annotations: { title: "BOJ time series by series code", ...dataAnnotations },
     scope: BOJ_SCOPE,
     ui: { resourceUri: BOJ_CHART_URI },
-    handler: dataHandler<CodeArgs>(deps, "code", buildCodeRequest),
+    handler: (args, context) => calls().dataHandler<CodeArgs>(deps, "code", calls().buildCodeRequest)(args, context),
   });
 }

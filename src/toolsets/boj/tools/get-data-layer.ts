@@ -1,9 +1,7 @@
 import { defineTool } from "../../../core/tool.ts";
 import { BOJ_CHART_URI } from "../resources.ts";
 import { type LayerArgs, getDataLayerInput, getDataLayerOutput } from "../schemas.ts";
-import { buildLayerRequest } from "../validation.ts";
-import { dataHandler } from "./data.ts";
-import { BOJ_SCOPE, type BojDeps, PAGING, dataAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, PAGING, calls, dataAnnotations } from "./shared.ts";
 
 export function getDataLayer(deps: BojDeps) {
   return defineTool({
@@ -15,6 +13,6 @@ export function getDataLayer(deps: BojDeps) {
     annotations: { title: "BOJ time series by hierarchy layer", ...dataAnnotations },
     scope: BOJ_SCOPE,
     ui: { resourceUri: BOJ_CHART_URI },
-    handler: dataHandler<LayerArgs>(deps, "layer", buildLayerRequest),
+    handler: (args, context) => calls().dataHandler<LayerArgs>(deps, "layer", calls().buildLayerRequest)(args, context),
   });
 }

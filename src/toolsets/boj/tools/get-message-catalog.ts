@@ -1,8 +1,7 @@
 import { defineTool, textResult } from "../../../core/tool.ts";
 import { messageCatalog } from "../catalog.ts";
-import { renderMessages } from "../render.ts";
 import { getMessageCatalogInput, getMessageCatalogOutput } from "../schemas.ts";
-import { BOJ_SCOPE, catalogAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, calls, catalogAnnotations } from "./shared.ts";
 
 export function getMessageCatalog() {
   return defineTool({
@@ -16,7 +15,7 @@ export function getMessageCatalog() {
     scope: BOJ_SCOPE,
     handler: async (args) => {
       const catalog = messageCatalog(args.status);
-      return textResult(renderMessages(catalog.messages, catalog.status_filter), catalog);
+      return textResult(calls().renderMessages(catalog.messages, catalog.status_filter), catalog);
     },
   });
 }

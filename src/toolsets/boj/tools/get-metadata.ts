@@ -1,11 +1,6 @@
 import { defineTool } from "../../../core/tool.ts";
-import { decodeMetadataBody } from "../decode/index.ts";
-import { describeFilters, filterMetadata } from "../metadata-filter.ts";
-import { fitMetadataPage } from "../fit-page.ts";
 import { getMetadataInput, getMetadataOutput } from "../schemas.ts";
-import { builtInDatabases, explainingUnknownDatabase } from "../unknown-database.ts";
-import { buildMetadataRequest } from "../validation.ts";
-import { BOJ_SCOPE, type BojDeps, dataAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, calls, dataAnnotations } from "./shared.ts";
 
 export function getMetadata(deps: BojDeps) {
   return defineTool({
@@ -18,6 +13,8 @@ export function getMetadata(deps: BojDeps) {
     annotations: { title: "BOJ series catalogue of one database", ...dataAnnotations },
     scope: BOJ_SCOPE,
     handler: async (args, context) => {
+      const { buildMetadataRequest, builtInDatabases, decodeMetadataBody, describeFilters } = calls();
+      const { explainingUnknownDatabase, filterMetadata, fitMetadataPage } = calls();
       const request = buildMetadataRequest(args);
       const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
       // The cache holds the whole catalogue; filters and paging apply to it on every call.

@@ -1,8 +1,7 @@
 import { defineTool, textResult } from "../../../core/tool.ts";
 import { parameterCatalog } from "../catalog.ts";
-import { renderParameterCatalog } from "../render.ts";
 import { getParameterCatalogInput, getParameterCatalogOutput } from "../schemas.ts";
-import { BOJ_SCOPE, catalogAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, calls, catalogAnnotations } from "./shared.ts";
 
 export function getParameterCatalog() {
   return defineTool({
@@ -16,7 +15,7 @@ export function getParameterCatalog() {
     scope: BOJ_SCOPE,
     handler: async (args) => {
       const catalog = parameterCatalog(args.endpoint);
-      return textResult(renderParameterCatalog(catalog), catalog);
+      return textResult(calls().renderParameterCatalog(catalog), catalog);
     },
   });
 }

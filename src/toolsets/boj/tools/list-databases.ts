@@ -1,8 +1,7 @@
 import { constantResult, defineTool, type ToolResult, textResult } from "../../../core/tool.ts";
 import { databaseCatalog } from "../catalog.ts";
-import { renderDatabases } from "../render.ts";
 import { listDatabasesInput, listDatabasesOutput } from "../schemas.ts";
-import { BOJ_SCOPE, catalogAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, calls, catalogAnnotations } from "./shared.ts";
 
 export function listDatabases() {
   // The catalog is compiled in: one answer, built on first use and shared by every call.
@@ -19,7 +18,7 @@ export function listDatabases() {
     handler: async () => {
       if (!answer) {
         const catalog = databaseCatalog();
-        answer = constantResult(textResult(renderDatabases(catalog.databases), catalog));
+        answer = constantResult(textResult(calls().renderDatabases(catalog.databases), catalog));
       }
       return answer;
     },

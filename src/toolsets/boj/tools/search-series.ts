@@ -1,7 +1,6 @@
 import { defineTool } from "../../../core/tool.ts";
-import { runSearch } from "../search/run.ts";
 import { SEARCH_LIMIT_DEFAULT, searchSeriesInput, searchSeriesOutput } from "../search/schema.ts";
-import { BOJ_SCOPE, type BojDeps, dataAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, calls, dataAnnotations } from "./shared.ts";
 
 export function searchSeries(deps: BojDeps) {
   return defineTool({
@@ -15,7 +14,7 @@ export function searchSeries(deps: BojDeps) {
     handler: async (args, context) => {
       if (!deps.search)
         throw new Error("boj_search_series needs the series catalogue, which this toolset was built without");
-      return runSearch(deps.search, args, context);
+      return calls().runSearch(deps.search, args, context);
     },
   });
 }

@@ -13,6 +13,11 @@ export interface BojDeps {
 
 export const BOJ_SCOPE = "boj:read";
 
+/** The handlers' code (calls.ts), loaded at the first call of a boj tool. */
+export function calls(): typeof import("./calls.ts") {
+  return require("./calls.ts") as typeof import("./calls.ts");
+}
+
 export const dataAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,
