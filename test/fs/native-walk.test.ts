@@ -395,6 +395,26 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
     });
   });
 
+  test("a first page ranks about `limit` of the native walk's matches here, not all of them: C keeps its own top-k", async () => {
+    const recordsOf = async (args: Record<string, unknown>) => {
+      const run = await runCli(
+        ["call", "fs_search_by_time", JSON.stringify(args), "--root", root, "--log-level", "debug"],
+        { env: { MCPKIT_FS_NATIVE_WALK: "0" } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      return Number(/nativeRecords=(\d+)/.exec(run.stderr)?.[1]);
+    };
+    // Below the root: the 3,000 of "many", x, y, z, the four below sub and sub's undecodable file.
+    // Without C's own top-k it sends them all: the walk ends before this thread drains it once.
+    for (const sort of ["time_desc", "time_asc"])
+      expect({ sort, fewer: (await recordsOf({ timeField: "modified", sort, limit: 5 })) < 3000 / 4 }).toEqual({
+        sort,
+        fewer: true,
+      });
+    // By path, C cannot settle anything on time: every match is ranked here.
+    expect(await recordsOf({ timeField: "modified", sort: "path_asc", limit: 5 })).toBeGreaterThanOrEqual(3000);
+  });
+
   test("not with a glob (only the JavaScript walk matches names), nor with MCPKIT_FS_NATIVE_WALK=off", async () => {
     expect(await walkOf({ timeField: "modified", glob: "**/*.txt" }, "0")).toEqual({
       walker: "javascript",

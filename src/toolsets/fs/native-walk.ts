@@ -411,6 +411,7 @@ async function drain(
     const length = symbols.walk_drain(walk, Math.max(1, Math.min(DRAIN_WAIT_MS, Math.ceil(request.deadline - now))));
     if (length > 0) {
       ranking.acceptStated(records.fill(length));
+      outcome.nativeRecords += records.count;
       publishKeptBound(counts, ranking);
     }
     if (counts[SLOT.finished] === 1) return;

@@ -285,7 +285,8 @@ function logWalk(context: ToolContext, outcome: WalkOutcome, sink: StatSink, han
     ...scanned,
     // Tests read it: the native walk took over (the fast path), compiled by whom.
     walker: handedOff ? "javascript+native" : "javascript",
-    ...(handedOff ? { compiledBy: nativeCompiledBy() } : {}),
+    // Tests read it too: on a first page C sends about `limit` of the matches (native-walk.c `keep`).
+    ...(handedOff ? { compiledBy: nativeCompiledBy(), nativeRecords: outcome.nativeRecords } : {}),
     workerBatches: sink.workerBatches,
     workerParcels: sink.workerParcels,
   });

@@ -82,6 +82,8 @@ export interface WalkOutcome {
   undecodableEntries: number;
   /** The start directory itself could not be opened (it changed since it was checked). */
   startUnreadable: boolean;
+  /** Entries the native walk sent to be ranked here (`native-walk.ts`; the debug log shows it). */
+  nativeRecords: number;
 }
 
 export const PROGRESS_INTERVAL_MS = 100;
@@ -166,6 +168,7 @@ export function emptyOutcome(): WalkOutcome {
     undecodableDirectories: 0,
     undecodableEntries: 0,
     startUnreadable: false,
+    nativeRecords: 0,
   };
 }
 
@@ -223,6 +226,7 @@ function addOutcome(outcome: WalkOutcome, rest: WalkOutcome): void {
   outcome.unreadableDirectories += rest.unreadableDirectories;
   outcome.undecodableDirectories += rest.undecodableDirectories;
   outcome.undecodableEntries += rest.undecodableEntries;
+  outcome.nativeRecords += rest.nativeRecords;
   outcome.budgetExhausted ||= rest.budgetExhausted;
   outcome.depthLimited ||= rest.depthLimited;
   outcome.cancelled ||= rest.cancelled;
