@@ -5,11 +5,15 @@
  *   mcpkit      `mcpkit --http 127.0.0.1:0 --toolsets boj` (dist/mcpkit, or the sources with --source)
  *   reference   scripts/bench/fixtures/http-reference.mjs: SDK McpServer + express
  *               StreamableHTTPServerTransport on Node, serving the same tool result
+
  *   bare        scripts/bench/fixtures/http-bare.ts: a bare Bun.serve answering the same requests
- *               with the same bytes and headers mcpkit sends, and no MCP stack (the ceiling)
+ *               with the same bytes and headers mcpkit sends, prebuilt once, and no MCP stack
+ *   bare+tool   tools/call only: scripts/bench/fixtures/http-bare-tool.ts, the same bare Bun.serve
+ *               that calls the same boj tool handler per request (plain code) and serializes its
+ *               result as mcpkit does; its bytes are checked against mcpkit's at start-up
  *
  * with the same lean client (raw fetch, SSE parsed by hand) so the load generator costs each the
- * same. All three run at once and their rounds are interleaved (the order rotates each round), so
+ * same. All of them run at once and their rounds are interleaved (the order rotates each round), so
  * a busy machine slows each of them alike. Prints throughput and p50/p99 latency and the ratios.
  *
  * The method (`--method`):
@@ -27,6 +31,14 @@
  * part for the legacy ping and tools/call of `boj_list_databases` only (its tools are its own).
  * Targets: mcpkit ≥ 3× the reference's throughput; of the bare server's, tools/call ≥ 95% (any
  * tool), ping ≥ 85%, tools/list and server/discover ≥ 60%; p99 ≤ the reference's.
+ *
+ * For tools/call both floors are printed; the 95% is judged against bare+tool when the tool builds
+ * its result per call (bare+tool says so when it starts), else against the prebuilt floor: for a
+ * constant result mcpkit too serializes once, so prebuilt bytes are fair. For a result built per
+ * call, such as
+ * `boj_get_parameter_catalog`'s, the prebuilt floor measures computing an answer against not
+ * computing it (the handler and the JSON of ~8 KB are most of the gap), not what the MCP stack
+ * costs, which is what issue 39's target is about.
  *
  * `--era modern` drives the 2026-07-28 era instead: no sessions, every POST carries the `_meta`
  * envelope and the Mcp-Method (and, for tools/call, Mcp-Name) headers, answered as JSON.
@@ -115,6 +127,8 @@ function toolArguments(json: string): Record<string, unknown> {
 interface Server {
   url: string;
   pid: number;
+  /** The line it announced itself with (bare+tool says there whether its result is built per call). */
+  listening: string;
   stop(): Promise<void>;
 }
 
@@ -202,7 +216,7 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
     const { done, value } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });
-    const match = /listening on (http:\/\/\S+\/mcp)/.exec(text);
+    const match = /listening on (http:\/\/\S+\/mcp)[^\n]*\n/.exec(text);
     if (match) {
       // Keep draining stderr so the server never blocks on a full pipe.
       void (async () => {
@@ -211,6 +225,7 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
       return {
         url: match[1],
         pid: child.pid,
+        listening: match[0],
         async stop() {
           child.kill("SIGTERM");
           await child.exited;
@@ -231,6 +246,8 @@ interface Answer {
   status: number;
   result?: unknown;
   error?: unknown;
+  /** The response body as it came (the probe's is bare+tool's reference bytes). */
+  body: string;
 }
 
 /** The answer the probe got from mcpkit; every later answer must be of the same kind. */
@@ -253,8 +270,9 @@ interface Caller {
 
 /** Reads one answer; an answer unlike the probe's (another status, an error for a result) fails the run. */
 async function answerOf(response: Response): Promise<Answer> {
-  const message = messageOf(await response.text());
-  const answer = { status: response.status, ...message };
+  const body = await response.text();
+  const message = messageOf(body);
+  const answer = { status: response.status, ...message, body };
   const ok = expected
     ? answer.status === expected.status && "error" in answer === "error" in expected
     : answer.result !== undefined || answer.error !== undefined;
@@ -460,55 +478,81 @@ function printTable(rows: readonly (readonly [string, Summary])[]): void {
   }
 }
 
+/** One contender's ratio to a floor: of the medians, and the median of the per-round ratios. */
+function ratioLine(ours: Contender, floor: Contender, target?: number): boolean {
+  const ofFloor = medianOf(ours.runs).throughput / medianOf(floor.runs).throughput;
+  const under = target !== undefined && ofFloor < target;
+  const judged = target === undefined ? "" : `  (target ≥ ${target * 100}% for ${METHOD}) ${under ? "UNDER" : "OK"}`;
+  console.log(
+    `throughput ${`${ours.label} / ${floor.label}`.padEnd(18)} = ${(ofFloor * 100).toFixed(0)}%${judged}; median of the per-round ratios ${(pairedRatio(ours, floor) * 100).toFixed(0)}%`,
+  );
+  return under;
+}
+
+/** Each round's throughput ratio, to see how far the rounds spread. */
+function perRoundRatios(ours: Contender, floor: Contender): string {
+  return ours.runs.map((run, index) => (run.throughput / floor.runs[index].throughput).toFixed(2)).join(" ");
+}
+
 /** Runs the contenders' interleaved rounds and prints the medians against the targets. */
 async function bench(
   mcpkit: Server,
-  answerFile: string,
-  resultFile: string,
+  files: { answer: string; result: string; probe?: string },
   baseline: Server | undefined,
 ): Promise<void> {
-  const bare = await start([process.execPath, "scripts/bench/fixtures/http-bare.ts", answerFile]);
-  const reference = WITH_REFERENCE
-    ? await start(["node", "scripts/bench/fixtures/http-reference.mjs", resultFile])
+  const bare = await start([process.execPath, "scripts/bench/fixtures/http-bare.ts", files.answer]);
+  const bareTool = files.probe
+    ? await start([process.execPath, "scripts/bench/fixtures/http-bare-tool.ts", files.probe])
     : undefined;
+  const reference = WITH_REFERENCE
+    ? await start(["node", "scripts/bench/fixtures/http-reference.mjs", files.result])
+    : undefined;
+  const contender = (label: string, server: Server | undefined): Contender[] =>
+    server ? [{ label, server, runs: [] }] : [];
   const contenders: Contender[] = [
-    { label: "mcpkit", server: mcpkit, runs: [] },
-    { label: "bare", server: bare, runs: [] },
-    ...(reference ? [{ label: "reference", server: reference, runs: [] }] : []),
-    ...(baseline ? [{ label: "baseline", server: baseline, runs: [] }] : []),
+    ...contender("mcpkit", mcpkit),
+    ...contender("bare", bare),
+    ...contender("bare+tool", bareTool),
+    ...contender("reference", reference),
+    ...contender("baseline", baseline),
   ];
   const summaries = await interleave(contenders);
-  const [ours, ceiling] = summaries;
-  const theirs = reference ? summaries[2] : undefined;
-  const previous = baseline ? summaries[summaries.length - 1] : undefined;
-  const paired = pairedRatio(contenders[0], contenders[1]);
-  await Promise.all(contenders.map((contender) => contender.server.stop()));
+  await Promise.all(contenders.map((each) => each.server.stop()));
+  const find = (label: string) => contenders.find((each) => each.label === label);
+  const summaryOf = (label: string) => summaries[contenders.findIndex((each) => each.label === label)];
+  const [ours, prebuilt] = contenders;
+  const withTool = find("bare+tool");
+  const previous = find("baseline");
+  const theirs = reference ? summaryOf("reference") : undefined;
 
   printTable([
-    [MODERN ? "mcpkit (2026-07-28)" : "mcpkit (Bun.serve)", ours],
-    ["bare Bun.serve", ceiling],
+    [MODERN ? "mcpkit (2026-07-28)" : "mcpkit (Bun.serve)", summaries[0]],
+    ["bare Bun.serve", summaries[1]],
+    ...(withTool ? [["bare+tool (handler)", summaryOf("bare+tool")] as const] : []),
     ...(theirs ? [["reference (express)", theirs] as const] : []),
-    ...(previous ? [["baseline binary", previous] as const] : []),
+    ...(previous ? [["baseline binary", summaryOf("baseline")] as const] : []),
   ]);
-  if (previous) {
-    const baselineContender = contenders[contenders.length - 1];
-    console.log(
-      `\nbaseline / bare               = ${((previous.throughput / ceiling.throughput) * 100).toFixed(0)}%; median of the per-round ratios ${(pairedRatio(baselineContender, contenders[1]) * 100).toFixed(0)}%; server CPU ${previous.cpuUs?.toFixed(1) ?? "?"} µs/call`,
-    );
+  console.log("");
+  // The target is judged against the floor that does the work mcpkit must do (see the header).
+  const judge = withTool?.server.listening.includes("built per call") ? withTool : prebuilt;
+  let failed = false;
+  for (const floor of withTool ? [withTool, prebuilt] : [prebuilt]) {
+    failed = ratioLine(ours, floor, floor === judge ? TARGET : undefined) || failed;
   }
-  const ofCeiling = ours.throughput / ceiling.throughput;
-  let failed = ofCeiling < TARGET;
-  console.log(
-    `\nthroughput mcpkit / bare      = ${(ofCeiling * 100).toFixed(0)}%  (target ≥ ${TARGET * 100}% for ${METHOD}) ${failed ? "UNDER" : "OK"}; median of the per-round ratios ${(paired * 100).toFixed(0)}%`,
-  );
-  if (ours.cpuUs !== undefined && ceiling.cpuUs !== undefined) {
+  if (previous) for (const floor of withTool ? [withTool, prebuilt] : [prebuilt]) ratioLine(previous, floor);
+  if (withTool) console.log(`per-round mcpkit / bare+tool  = ${perRoundRatios(ours, withTool)}`);
+  console.log(`per-round mcpkit / bare       = ${perRoundRatios(ours, prebuilt)}`);
+  const cpuOf = (each: Contender) => medianOf(each.runs).cpuUs;
+  for (const floor of withTool ? [withTool, prebuilt] : [prebuilt]) {
+    const [mine, its] = [cpuOf(ours), cpuOf(floor)];
+    if (mine === undefined || its === undefined) continue;
     console.log(
-      `server CPU per call           = ${ours.cpuUs.toFixed(1)} µs vs ${ceiling.cpuUs.toFixed(1)} µs (${(ours.cpuUs / ceiling.cpuUs).toFixed(2)}×)`,
+      `server CPU per call, mcpkit vs ${floor.label.padEnd(9)} = ${mine.toFixed(1)} µs vs ${its.toFixed(1)} µs (${(mine / its).toFixed(2)}×, ${(mine - its).toFixed(1)} µs above)`,
     );
   }
   if (theirs) {
-    const throughputRatio = ours.throughput / theirs.throughput;
-    const p99Ratio = ours.p99 / theirs.p99;
+    const throughputRatio = summaries[0].throughput / theirs.throughput;
+    const p99Ratio = summaries[0].p99 / theirs.p99;
     console.log(
       `throughput mcpkit / reference = ${throughputRatio.toFixed(2)}×  (target ≥ 3×) ${throughputRatio >= 3 ? "OK" : "UNDER"}`,
     );
@@ -531,10 +575,22 @@ try {
   const probe = await openCaller(mcpkit.url);
   expected = await probe.call();
   await probe.close();
-  const answerFile = join(work, "answer.json");
-  writeFileSync(answerFile, JSON.stringify(expected));
-  const resultFile = join(work, "result.json");
-  writeFileSync(resultFile, JSON.stringify(expected.result ?? {}));
+  const { body, ...answer } = expected;
+  const files = {
+    answer: join(work, "answer.json"),
+    result: join(work, "result.json"),
+    probe: undefined as string | undefined,
+  };
+  writeFileSync(files.answer, JSON.stringify(answer));
+  writeFileSync(files.result, JSON.stringify(expected.result ?? {}));
+  if (METHOD === "tools/call") {
+    // bare+tool answers the probe's request (the first of its caller: id 1) and must match these bytes.
+    files.probe = join(work, "probe.json");
+    writeFileSync(
+      files.probe,
+      JSON.stringify({ status: answer.status, id: 1, body, tool: TOOL, arguments: ARGUMENTS, modern: MODERN }),
+    );
+  }
   const called = flags.arguments === "{}" ? TOOL : `${TOOL} ${JSON.stringify(ARGUMENTS)}`;
   const what = `${MODERN ? "2026-07-28" : "2025-11-25"} ${METHOD}${METHOD === "tools/call" ? ` ${called}` : ""}`;
   const size = JSON.stringify(expected.result ?? expected.error).length;
@@ -542,7 +598,7 @@ try {
     `${what}: HTTP ${expected.status}, ${"error" in expected ? "error" : "result"} ${size} bytes; ${SESSIONS} ${MODERN ? "concurrent callers" : "sessions"}, ${CALLS} calls per round, ${ROUNDS} rounds (after ${WARMUP_CALLS} warm-up calls)\n`,
   );
   const baseline = flags.baseline ? await start([resolve(flags.baseline), ...SERVER_ARGS]) : undefined;
-  await bench(mcpkit, answerFile, resultFile, baseline);
+  await bench(mcpkit, files, baseline);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
