@@ -128,17 +128,26 @@ describe("cancellation and ids", () => {
     expect(messages(raw).filter((message) => message.id === "long")).toEqual([]);
   });
 
-  test("a request that reuses the id of one still running is answered too, as the SDK answered both", async () => {
+  test("a request that reuses the id of one still running is refused (-32600), as over HTTP; once that one is cancelled the id is free", async () => {
     const raw = startProbe();
     await raw.initialize();
-    raw.send(call("twice", "probe_wait", { ms: 200 }));
+    raw.send(call("twice", "probe_wait"));
+    await until(() => raw.stderr().includes("probe_wait started"), "the call to start");
     raw.send(call("twice", "probe_constant"));
     const answered = () => messages(raw).filter((message) => message.id === "twice");
-    await until(() => answered().length === 2, "both answers");
+    await until(() => answered().length === 1, "the refusal");
+    expect(answered()[0].error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: a request with id "twice" is still running; give each request its own id.',
+    });
+    expect(raw.stderr()).not.toContain("probe_wait cancelled");
+    raw.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "twice" } });
+    await until(() => raw.stderr().includes("probe_wait cancelled"), "the call to be cancelled");
+    raw.send(call("twice", "probe_constant"));
+    await until(() => answered().length === 2, "the answer under the freed id");
     raw.closeStdin();
     expect(await raw.exited).toBe(0);
-    const answers = answered();
-    expect(answers.map((answer) => answer.result.content[0].text)).toEqual(["always the same", "waited 200 ms"]);
+    expect(answered()[1].result.content[0].text).toBe("always the same");
   });
 });
 

@@ -4,7 +4,7 @@
  * the SDK's `Server` answered itself (`initialize`, `ping`, `logging/setLevel`), keeps what a
  * session remembers (the client's capabilities, its log level, its roots), asks the client for
  * `roots/list` when a tool needs them, and routes every other method to the dispatcher, as the
- * SDK's Server/Protocol did: cancellation answers nothing, a reused id is answered twice; errors
+ * SDK's Server/Protocol did: cancellation answers nothing; unlike it, an id still in use is refused; errors
  * are answered as in the modern era (`protocol/errors.ts`): a failure of ours never shows its message. It is transport-neutral: messages come in through
  * `deliver`, go out through the `send` callback, which is told the request each message relates
  * to (HTTP puts it on that request's POST stream); stdio (`stdio/legacy.ts`) and HTTP sessions
@@ -81,7 +81,7 @@ export class LegacySession {
     );
   }
 
-  /** Requests being answered (a reused id counts each time). */
+  /** Requests being answered. */
   get inFlight(): number {
     return this.running.size;
   }
@@ -96,9 +96,25 @@ export class LegacySession {
         });
       }
     } else if ("id" in message) {
-      void this.request(message.id as JsonRpcId, message.method, message.params, caller);
+      const id = message.id as JsonRpcId;
+      if (this.running.isRunning(id)) void this.refuseReusedId(id);
+      else void this.request(id, message.method, message.params, caller);
     } else {
       this.notification(message.method, message.params);
+    }
+  }
+
+  /**
+   * A request under an id still being answered: both answers would carry the same id, and the client
+   * could not tell them apart (HTTP sessions refuse it in their transport, before it gets here).
+   */
+  private async refuseReusedId(id: JsonRpcId): Promise<void> {
+    const message = `Invalid Request: a request with id ${JSON.stringify(id)} is still running; give each request its own id.`;
+    const reply: Reply = { ok: false, error: { code: ErrorCode.InvalidRequest, message }, status: 400 };
+    try {
+      await (this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply)));
+    } catch (error) {
+      this.log.debug("protocol error", { error: `the answer was not sent: ${(error as Error).message}` });
     }
   }
 
