@@ -129,6 +129,16 @@ export interface CallCounts {
   readonly waiting: number;
 }
 
+/** What holds open subscriptions (`subscriptions/listen`): a stdio connection's, an HTTP server's. */
+export interface OpenSubscriptions {
+  readonly size: number;
+}
+
+/** Reports `open.size` (with every other holder's) as mcpkit.subscriptions.open while telemetry is on. */
+export function observeSubscriptions(open: OpenSubscriptions): void {
+  sdk?.observeSubscriptions(open);
+}
+
 /** Reports `counts` as mcpkit.calls.running and mcpkit.calls.waiting while telemetry is on. */
 export function observeCalls(counts: CallCounts): void {
   sdk?.observeCalls(counts);

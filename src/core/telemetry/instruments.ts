@@ -1,11 +1,11 @@
 /**
  * The metric instruments: the MCP semantic conventions' two server histograms (seconds, the
  * conventions' buckets), HTTP client duration for upstream requests, and what an operator of a
- * shared server asks first (sessions open, tool calls in flight and refused, BOJ cache use,
+ * shared server asks first (sessions and subscriptions open, tool calls in flight and refused, BOJ cache use,
  * sign-ins). Names outside the conventions carry the `mcpkit.` prefix.
  */
 import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
-import type { CallCounts, CounterName } from "./index.ts";
+import type { CallCounts, CounterName, OpenSubscriptions } from "./index.ts";
 
 /** docs/gen-ai/mcp.md: explicit bucket boundaries for both MCP duration histograms. */
 const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -19,11 +19,14 @@ export interface Instruments {
   sessionsOpen: UpDownCounter;
   /** The admission controls whose calls running and waiting are reported (one per dispatcher). */
   callSources: Set<CallCounts>;
+  /** What holds open subscriptions (one per stdio connection or HTTP server), reported summed. */
+  subscriptionSources: Set<OpenSubscriptions>;
   counters: Record<CounterName, Counter>;
 }
 
 export function createInstruments(meter: Meter): Instruments {
   const callSources = new Set<CallCounts>();
+  const subscriptionSources = new Set<OpenSubscriptions>();
   const sum = (count: (source: CallCounts) => number) => [...callSources].reduce((total, s) => total + count(s), 0);
   meter
     .createObservableGauge("mcpkit.calls.running", {
@@ -37,6 +40,12 @@ export function createInstruments(meter: Meter): Instruments {
       description: "Tool calls waiting for a slot now (--max-queued-calls).",
     })
     .addCallback((result) => result.observe(sum((source) => source.waiting)));
+  meter
+    .createObservableGauge("mcpkit.subscriptions.open", {
+      unit: "{subscription}",
+      description: "Subscriptions (subscriptions/listen, 2026-07-28 era) open now.",
+    })
+    .addCallback((result) => result.observe([...subscriptionSources].reduce((total, open) => total + open.size, 0)));
   return {
     operationDuration: meter.createHistogram("mcp.server.operation.duration", {
       unit: "s",
@@ -59,6 +68,7 @@ export function createInstruments(meter: Meter): Instruments {
       description: "MCP sessions (2025-11-25 era) open now.",
     }),
     callSources,
+    subscriptionSources,
     counters: {
       "mcpkit.boj.cache.lookups": meter.createCounter("mcpkit.boj.cache.lookups", {
         unit: "{lookup}",

@@ -16,7 +16,15 @@ import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { reportDiagnostics } from "./diagnostics.ts";
 import { metricReaders, spanProcessors, unusableOtlpEndpoints } from "./exporters.ts";
-import type { CallCounts, CounterName, RequestId, RequestSpan, SessionRecord, TelemetryStart } from "./index.ts";
+import type {
+  CallCounts,
+  CounterName,
+  OpenSubscriptions,
+  RequestId,
+  RequestSpan,
+  SessionRecord,
+  TelemetryStart,
+} from "./index.ts";
 import { createInstruments } from "./instruments.ts";
 import { McpRequestSpan, McpSession, type Recorder, httpScope } from "./requests.ts";
 import { tracedFetch } from "./upstream.ts";
@@ -28,6 +36,7 @@ export interface TelemetrySdk {
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
   count(name: CounterName, attributes?: Record<string, string>): void;
   observeCalls(counts: CallCounts): void;
+  observeSubscriptions(open: OpenSubscriptions): void;
   event(name: string, attributes?: Record<string, string | number>): void;
   currentIds(): { trace_id: string; span_id: string } | undefined;
   /** Exports what is still buffered and stops, waiting at most `ms` (a warning says when that was not enough). */
@@ -71,6 +80,7 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
       trace.getActiveSpan()?.addEvent(name, attributes);
     },
     observeCalls: (counts) => recorder.instruments.callSources.add(counts),
+    observeSubscriptions: (open) => recorder.instruments.subscriptionSources.add(open),
     event: (name, attributes) => trace.getActiveSpan()?.addEvent(name, attributes as Attributes),
     currentIds: () => {
       const span = trace.getSpanContext(context.active());

@@ -40,7 +40,7 @@ import {
 } from "../modern/core.ts";
 import { acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
 import { notificationJson } from "../protocol/wire.ts";
-import { requestSpan } from "../../core/telemetry/index.ts";
+import { observeSubscriptions, requestSpan } from "../../core/telemetry/index.ts";
 
 /** What the modern steps share: the era's server and what is open on it. */
 export interface ModernHttpState {
@@ -66,10 +66,12 @@ export function modernHttpState(
   keepAliveMs: number,
   listenLimits: ListenLimits,
 ): ModernHttpState {
+  const subscriptions = new InFlight();
+  observeSubscriptions(subscriptions);
   return {
     server: createModernServer({ dispatcher: dispatcherFor(options), log: options.log, transport: "http" }),
     inFlight: new InFlight(),
-    subscriptions: new InFlight(),
+    subscriptions,
     // A stream is watched through request.signal too: the client leaving cancels the request.
     answers: { keepAliveMs, jsonHeaders: JSON_HEADERS, sessionId: undefined, watchStreams: true },
     listenLimits,

@@ -6,7 +6,7 @@
  * client cancels it or the server stops (SUBSCRIPTIONS_PER_CLIENT at most at once). The client's
  * roots are asked for with `input_required`.
  */
-import { requestSpan } from "../../core/telemetry/index.ts";
+import { observeSubscriptions, requestSpan } from "../../core/telemetry/index.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import {
   type JsonRpcId,
@@ -42,7 +42,9 @@ class ModernStdioConnection implements StdioConnection {
   constructor(
     private readonly server: ModernServer,
     private readonly channel: LineChannel,
-  ) {}
+  ) {
+    observeSubscriptions(this.listening);
+  }
 
   get closed(): Promise<void> {
     return this.ended.promise;
