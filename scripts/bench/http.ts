@@ -200,6 +200,9 @@ function tickedMs(pid: number): number | undefined {
   }
 }
 
+/** Every server started, stopped at the end even when the run fails (a bare+tool whose bytes differ, say). */
+const started: Server[] = [];
+
 async function start(command: string[], env: Record<string, string> = {}): Promise<Server> {
   const child = Bun.spawn(command, {
     cwd: REPO_ROOT,
@@ -222,7 +225,7 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
       void (async () => {
         while (!(await reader.read()).done) {}
       })();
-      return {
+      const server: Server = {
         url: match[1],
         pid: child.pid,
         listening: match[0],
@@ -231,6 +234,8 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
           await child.exited;
         },
       };
+      started.push(server);
+      return server;
     }
   }
   child.kill("SIGKILL");
@@ -600,5 +605,6 @@ try {
   const baseline = flags.baseline ? await start([resolve(flags.baseline), ...SERVER_ARGS]) : undefined;
   await bench(mcpkit, files, baseline);
 } finally {
+  await Promise.all(started.map((server) => server.stop()));
   rmSync(work, { recursive: true, force: true });
 }
