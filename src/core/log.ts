@@ -150,7 +150,9 @@ let stderr: ReturnType<typeof Bun.stderr.writer> | undefined;
 function writeStderr(line: string): void {
   try {
     stderr ??= Bun.stderr.writer();
-    stderr.write(line);
+    // A promise when the pipe is full or broken: its EPIPE must not surface as an uncaught error.
+    const written = stderr.write(line);
+    if (typeof written !== "number") written.catch(() => {});
     const flushed = stderr.flush();
     if (typeof flushed !== "number") flushed.catch(() => {});
   } catch {

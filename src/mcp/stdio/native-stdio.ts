@@ -107,7 +107,10 @@ export class StdoutWriter implements LineOutput {
     if (this.failed) return true;
     this.sink ??= Bun.stdout.writer();
     try {
-      this.sink.write(line);
+      // Into a full or broken pipe Bun's write answers with a promise, which rejects (EPIPE) when
+      // the client closed its end: unhandled, that rejection was printed as an uncaught error.
+      const written = this.sink.write(line);
+      if (typeof written !== "number") written.then(undefined, this.failWith);
       return !this.flushing && this.flush();
     } catch (error) {
       this.failed = true;
@@ -134,6 +137,8 @@ export class StdoutWriter implements LineOutput {
     );
     return false;
   }
+
+  private readonly failWith = (error: unknown) => this.fail(error);
 
   private fail(error: unknown): void {
     if (this.failed) return;
