@@ -170,6 +170,11 @@ export class Admission {
   private closed = false;
   private readonly queue = new Set<Waiter>();
   private readonly subjects = new Map<string, Held>();
+  /**
+   * The count of every caller without a token, kept for good: it is the subject of nearly every
+   * call without authorization, which would otherwise make, register and drop one per call.
+   */
+  private readonly unidentified: Held = { running: 0, waiting: 0 };
 
   constructor(readonly limits: CallLimits) {}
 
@@ -268,13 +273,15 @@ export class Admission {
   }
 
   private heldBy(subject: string): Held {
+    if (subject === UNIDENTIFIED) return this.unidentified;
     let held = this.subjects.get(subject);
     if (!held) this.subjects.set(subject, (held = { running: 0, waiting: 0 }));
     return held;
   }
 
   private forgetIfIdle(held: Held | undefined, subject: string | undefined): void {
-    if (held && subject !== undefined && held.running === 0 && held.waiting === 0) this.subjects.delete(subject);
+    if (held && held !== this.unidentified && subject !== undefined && held.running === 0 && held.waiting === 0)
+      this.subjects.delete(subject);
   }
 
   private refusal(limit: CallLimit, held: Held | undefined, subject: string | undefined): CallRefused {
