@@ -142,22 +142,49 @@ function safeJson(value: unknown): string {
 
 /**
  * Bun's own writer of fd 2, not `process.stderr`: that Node stream costs a stdio server's start-up
- * ~3.5 ms of CPU on first use (see mcp/stdio/native-stdio.ts). A line is flushed at once; one
- * stderr cannot take (closed, full) is dropped rather than failing the server.
+ * ~3.5 ms of CPU on first use (see mcp/stdio/native-stdio.ts). A line is flushed at once. While
+ * stderr cannot take more (a parent that never reads it, a closed pipe), Bun's writer keeps what
+ * it was given in memory: up to MAX_WAITING_LOG_BYTES, then lines are dropped until it drains,
+ * rather than the server's memory growing with every line (a trace log of 1,000 requests
+ * otherwise held ~200 MB).
  */
+const MAX_WAITING_LOG_BYTES = 1024 * 1024;
 let stderr: ReturnType<typeof Bun.stderr.writer> | undefined;
+/** Set while a flush waits for stderr to take what was written: characters written since. */
+let waitingLogBytes: number | undefined;
 
 function writeStderr(line: string): void {
+  if (waitingLogBytes !== undefined) {
+    if (waitingLogBytes + line.length > MAX_WAITING_LOG_BYTES) return;
+    waitingLogBytes += line.length;
+  }
   try {
     stderr ??= Bun.stderr.writer();
     // A promise when the pipe is full or broken: its EPIPE must not surface as an uncaught error.
     const written = stderr.write(line);
     if (typeof written !== "number") written.catch(() => {});
-    const flushed = stderr.flush();
-    if (typeof flushed !== "number") flushed.catch(() => {});
+    if (waitingLogBytes === undefined) flushStderr(stderr, line.length);
   } catch {
     // Nowhere left to say it.
   }
+}
+
+/** Flushes; if stderr is full, counts what waits and flushes again once it took the rest. */
+function flushStderr(sink: NonNullable<typeof stderr>, waiting: number): void {
+  const flushed = sink.flush();
+  if (typeof flushed === "number") {
+    waitingLogBytes = undefined;
+    return;
+  }
+  waitingLogBytes ??= waiting;
+  // A stderr that failed (closed) stays waiting: its lines are dropped past the cap.
+  flushed.then(
+    () => {
+      waitingLogBytes = undefined;
+      flushStderr(sink, 0);
+    },
+    () => {},
+  );
 }
 
 /** A logger that drops everything (tests, library use). */
