@@ -17,7 +17,7 @@ import {
   openRawSession,
   startHttpServer,
 } from "../http/support.ts";
-import { type Json, MODERN, PROBE, headersFor, meta, post, request, until } from "./support.ts";
+import { headersFor, type Json, meta, MODERN, openStream, post, PROBE, request, until } from "./support.ts";
 
 let server: HttpServerProcess;
 let root: string;
@@ -289,13 +289,7 @@ describe("subscriptions/listen", () => {
       },
       "sub-1",
     );
-    const aborter = new AbortController();
-    const reply = await fetch(server.url, {
-      method: "POST",
-      headers: headersFor(body),
-      body: JSON.stringify(body),
-      signal: aborter.signal,
-    });
+    const { response: reply, aborter } = await openStream(server.url, body);
     expect(reply.status).toBe(200);
     expect(reply.headers.get("content-type")).toBe("text/event-stream");
     const reader = reply.body!.getReader();
@@ -331,13 +325,7 @@ describe("subscriptions/listen", () => {
         { notifications: { promptsListChanged: true, toolsListChanged: false } },
         9,
       );
-      const aborter = new AbortController();
-      const reply = await fetch(fsOnly.url, {
-        method: "POST",
-        headers: headersFor(body),
-        body: JSON.stringify(body),
-        signal: aborter.signal,
-      });
+      const { response: reply, aborter } = await openStream(fsOnly.url, body);
       const reader = reply.body!.getReader();
       let text = "";
       while (!text.includes("acknowledged")) text += new TextDecoder().decode((await reader.read()).value);
@@ -510,13 +498,7 @@ describe("open subscriptions are bounded (review of issue 20)", () => {
     const open: AbortController[] = [];
     const listen = async (id: string) => {
       const body = request("subscriptions/listen", { notifications: { toolsListChanged: true } }, id);
-      const aborter = new AbortController();
-      const response = await fetch(small.url, {
-        method: "POST",
-        headers: headersFor(body),
-        body: JSON.stringify(body),
-        signal: aborter.signal,
-      });
+      const { response, aborter } = await openStream(small.url, body);
       if (response.status === 200) open.push(aborter);
       return response;
     };

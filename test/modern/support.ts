@@ -70,6 +70,21 @@ export async function post(url: string, body: Json, headers: Record<string, stri
   return { status: reply.status, contentType, headers: reply.headers, messages, response };
 }
 
+/**
+ * POSTs one modern request whose answer stays open (a `subscriptions/listen` stream, a call that
+ * waits): the response as soon as its head arrives, and the controller that leaves it.
+ */
+export async function openStream(url: string, body: Json): Promise<{ response: Response; aborter: AbortController }> {
+  const aborter = new AbortController();
+  const response = await fetch(url, {
+    method: "POST",
+    headers: headersFor(body),
+    body: JSON.stringify(body),
+    signal: aborter.signal,
+  });
+  return { response, aborter };
+}
+
 /** Sends a modern request on a raw stdio connection and waits for its response. */
 export async function stdioCall(raw: RawServer, method: string, params: Json = {}): Promise<Json> {
   const body = request(method, params);

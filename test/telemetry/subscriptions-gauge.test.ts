@@ -4,7 +4,7 @@
  * from its acknowledgement until it is cancelled or its client leaves.
  */
 import { describe, expect, test } from "bun:test";
-import { headersFor, request, stdioCall, stdioMessages, until } from "../modern/support.ts";
+import { openStream, request, stdioCall, stdioMessages, until } from "../modern/support.ts";
 import { startHttpServer } from "../http/support.ts";
 import { freeLoopbackPort } from "../support/ports.ts";
 import { startRawServer } from "../support/raw-stdio.ts";
@@ -64,13 +64,7 @@ describe("mcpkit.subscriptions.open", () => {
     later(() => server.stop());
     expect(await scrapedUntil(scrape, "0")).toBe("0");
     const body = request("subscriptions/listen", LISTEN, "http-sub");
-    const aborter = new AbortController();
-    const reply = await fetch(server.url, {
-      method: "POST",
-      headers: headersFor(body),
-      body: JSON.stringify(body),
-      signal: aborter.signal,
-    });
+    const { response: reply, aborter } = await openStream(server.url, body);
     expect(reply.status).toBe(200);
     const reader = reply.body!.getReader();
     let text = "";
