@@ -22,7 +22,7 @@ import {
   dispatcherFor,
   localRootPaths,
 } from "../protocol/dispatcher.ts";
-import { errorReply } from "../protocol/errors.ts";
+import { errorReply, idInUseReply } from "../protocol/errors.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
 import { RunningRequests, type Started } from "../protocol/running.ts";
@@ -104,18 +104,22 @@ export class LegacySession {
     }
   }
 
-  /**
-   * A request under an id still being answered: both answers would carry the same id, and the client
-   * could not tell them apart (HTTP sessions refuse it in their transport, before it gets here).
-   */
+  /** A request under an id still being answered (HTTP sessions refuse it in their transport, before it gets here). */
   private async refuseReusedId(id: JsonRpcId): Promise<void> {
-    const message = `Invalid Request: a request with id ${JSON.stringify(id)} is still running; give each request its own id.`;
-    const reply: Reply = { ok: false, error: { code: ErrorCode.InvalidRequest, message }, status: 400 };
     try {
-      await (this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply)));
+      await this.hand(id, idInUseReply(id));
     } catch (error) {
-      this.log.debug("protocol error", { error: `the answer was not sent: ${(error as Error).message}` });
+      this.notSent(error);
     }
+  }
+
+  /** Hands over request `id`'s answer: at once, or by the promise returned (no async layer of its own). */
+  private hand(id: JsonRpcId, reply: Reply): void | Promise<void> {
+    return this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply));
+  }
+
+  private notSent(error: unknown): void {
+    this.log.debug("protocol error", { error: `the answer was not sent: ${(error as Error).message}` });
   }
 
   /** Stops request `id` as `notifications/cancelled` would: its work is aborted, no answer follows. */
@@ -174,10 +178,10 @@ export class LegacySession {
       // A cancelled request gets no answer (as the SDK's Protocol did). It stays in flight until its
       // answer has been handed over, so the end of the input cannot end the session mid-write.
       if (running.aborted) return;
-      const handed = this.io.reply ? this.io.reply(id, reply) : this.io.send(replyJson(id, reply));
+      const handed = this.hand(id, reply);
       if (handed) await handed;
     } catch (error) {
-      this.log.debug("protocol error", { error: `the answer was not sent: ${(error as Error).message}` });
+      this.notSent(error);
     } finally {
       running.finish();
     }

@@ -10,7 +10,7 @@
 import type { Logger } from "../../core/log.ts";
 import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { CallRefused } from "./admission.ts";
-import type { Reply } from "./message.ts";
+import type { JsonRpcId, Reply } from "./message.ts";
 
 export type ErrorReply = Extract<Reply, { ok: false }>;
 export type ErrorBody = ErrorReply["error"];
@@ -36,4 +36,13 @@ export function errorBody(error: unknown, method: string, log: Pick<Logger, "err
 export function errorReply(error: unknown, method: string, log: Pick<Logger, "error">): ErrorReply {
   if (error instanceof CallRefused) return error.reply() as ErrorReply;
   return { ok: false, error: errorBody(error, method, log), status: 200 };
+}
+
+/**
+ * The refusal of a request under an id still being answered (stdio, both eras): both answers would
+ * carry the same id, and the client could not tell them apart.
+ */
+export function idInUseReply(id: JsonRpcId): ErrorReply {
+  const message = `Invalid Request: a request with id ${JSON.stringify(id)} is still running; give each request its own id.`;
+  return { ok: false, error: { code: ErrorCode.InvalidRequest, message }, status: 400 };
 }

@@ -21,6 +21,7 @@ import {
 } from "../modern/core.ts";
 import { SUBSCRIPTIONS_PER_CLIENT, acknowledgement, closingResult, honouredFilter } from "../modern/subscriptions.ts";
 import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
+import { idInUseReply } from "../protocol/errors.ts";
 import { isRecord } from "../protocol/params.ts";
 import { RunningRequests, type Started } from "../protocol/running.ts";
 import { notificationJson, replyJson } from "../protocol/wire.ts";
@@ -82,8 +83,7 @@ class ModernStdioConnection implements StdioConnection {
 
   private request(id: JsonRpcId, method: string, rawParams: unknown): void {
     if (this.running.isRunning(id) || this.listening.has(id)) {
-      const why = `Invalid Request: a request with id ${JSON.stringify(id)} is still running; give each request its own id.`;
-      this.send(id, { ok: false, error: { code: ErrorCode.InvalidRequest, message: why }, status: 400 });
+      this.send(id, idInUseReply(id));
       return;
     }
     const params = (rawParams ?? {}) as Record<string, unknown>;
