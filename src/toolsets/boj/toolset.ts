@@ -5,15 +5,14 @@
  * series search (engine.ts), like the handlers' code (tools/calls.ts), load at the first call,
  * not when a server starts and lists the tools.
  */
+import { lazy } from "../../core/lazy.ts";
 import type { Runtime } from "../../core/toolset-module.ts";
 import { ErrorCode, ProtocolError, type Toolset } from "../../core/tool.ts";
-import type { BojAnswers } from "./answers.ts";
 import { BojError, toProtocolError } from "./errors.ts";
 import type { BojConfig } from "./index.ts";
 import { bojPrompts } from "./prompts.ts";
 import { bojResourceTemplates, bojResources } from "./resources.ts";
 import { linkSharedState, secretsOf } from "./shared-link.ts";
-import type { createSearch } from "./search/index.ts";
 import { bojTools } from "./tools/index.ts";
 
 export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
@@ -25,34 +24,26 @@ export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
       })
     : undefined;
   for (const secret of config.sharedState ? secretsOf(config.sharedState) : []) runtime.log.redact(secret);
-  let engine: { answers: BojAnswers; search: ReturnType<typeof createSearch> } | undefined;
-  const started = () => {
-    if (!engine) {
-      const { BojAnswers, BojClient, MemoryAnswerCache, createSearch } =
-        require("./engine.ts") as typeof import("./engine.ts");
-      const client = new BojClient(config, runtime.log, shared?.pace);
-      const cache = shared
-        ? shared.cache
-        : config.cacheBytes > 0
-          ? new MemoryAnswerCache(config.cacheBytes)
-          : undefined;
-      const answers = new BojAnswers(client, cache, config.cacheTtl);
-      engine = { answers, search: createSearch({ ...config, shared: shared?.catalog }, answers, runtime.log) };
-    }
-    return engine;
-  };
+  const engine = lazy(() => {
+    const { BojAnswers, BojClient, MemoryAnswerCache, createSearch } =
+      require("./engine.ts") as typeof import("./engine.ts");
+    const client = new BojClient(config, runtime.log, shared?.pace);
+    const cache = shared ? shared.cache : config.cacheBytes > 0 ? new MemoryAnswerCache(config.cacheBytes) : undefined;
+    const answers = new BojAnswers(client, cache, config.cacheTtl);
+    return { answers, search: createSearch({ ...config, shared: shared?.catalog }, answers, runtime.log) };
+  });
   return {
     name: "boj",
     close: async () => {
-      engine?.search.close();
+      engine.ifMade()?.search.close();
       await shared?.close();
     },
     tools: bojTools({
       get answers() {
-        return started().answers;
+        return engine.get().answers;
       },
       get search() {
-        return started().search;
+        return engine.get().search;
       },
     }),
     resources: bojResources,

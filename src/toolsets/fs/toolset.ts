@@ -5,21 +5,17 @@
  * the search's (search-by-time-tool.ts), loads at the first search, not when a server starts
  * (~1 ms of a stdio start-up's CPU; test/stdio/startup-imports.test.ts).
  */
+import { lazy } from "../../core/lazy.ts";
 import type { Toolset } from "../../core/tool.ts";
 import type { Runtime } from "../../core/toolset-module.ts";
 import { CursorCodec, cursorKey } from "./cursor.ts";
 import type { FsConfig } from "./index.ts";
 import { searchByTimeTool } from "./search-by-time-tool.ts";
-import type { StatWorker } from "./stat-worker.ts";
 
 export function createFs(config: FsConfig, runtime: Runtime): Toolset {
   const cursors = new CursorCodec(cursorKey(config.cursorSecret, runtime.mode === "call"));
   const hasRoots = config.roots.length > 0;
-  let statWorker: StatWorker | undefined;
-  const sharedStatWorker = () => {
-    statWorker ??= new (require("./stat-worker.ts") as typeof import("./stat-worker.ts")).StatWorker();
-    return statWorker;
-  };
+  const statWorker = lazy(() => new (require("./stat-worker.ts") as typeof import("./stat-worker.ts")).StatWorker());
   return {
     name: "fs",
     tools: [
@@ -29,10 +25,10 @@ export function createFs(config: FsConfig, runtime: Runtime): Toolset {
         limits: config.limits,
         nativeWalk: config.nativeWalk,
         cursors,
-        statWorker: sharedStatWorker,
+        statWorker: statWorker.get,
       }),
     ],
-    close: () => statWorker?.close(),
+    close: () => statWorker.ifMade()?.close(),
     // Without configured roots the tool stays listed and uses the client's roots, or says how to configure one.
     warning: hasRoots
       ? undefined
