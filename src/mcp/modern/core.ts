@@ -163,7 +163,7 @@ export async function answer(
     // The same for every caller, with or without a token.
     if (method === "server/discover") return { ok: true, result: decorate(method, server.discover, ANONYMOUS) };
     const handler = server.dispatcher.handlers.get(method);
-    if (!handler) throw methodNotFound(method);
+    if (!handler) return methodNotFoundReply(method);
     // A retry's state is checked before anything runs, whether or not the call turns out to need it.
     const answered = MAY_NEED_INPUT.has(method) ? answeredInputs(server, method, params, io.caller) : undefined;
     const context = new ModernContext(server, envelope, io, answered);
@@ -180,24 +180,22 @@ export async function answer(
   }
 }
 
-export function methodNotFound(method: string): ModernError {
-  return new ModernError(ErrorCode.MethodNotFound, methodNotFoundMessage(method), 404);
-}
-
-function methodNotFoundMessage(method: string): string {
+/** -32601, HTTP 404, built without an error object (its stack trace was most of the cost). */
+function methodNotFoundReply(method: string): Reply {
   const removed = REMOVED[method];
   const name = JSON.stringify(method.slice(0, 100));
-  return removed ? `Method not found: ${name}: ${removed}.` : `Method not found: ${name}.`;
+  const message = removed ? `Method not found: ${name}: ${removed}.` : `Method not found: ${name}.`;
+  return { ok: false, error: { code: ErrorCode.MethodNotFound, message }, status: 404 };
 }
 
 /**
  * What `answer` replies to a method nothing here answers (`ping`, removed in 2026-07-28, or an
- * unknown one), known before any work and built without an error object (its stack trace is most
- * of the cost); undefined for a method that is answered. The same reply as `answer`'s `failure`.
+ * unknown one), known before any work; undefined for a method that is answered. The one reply
+ * `answer` itself gives such a method (`methodNotFoundReply`).
  */
 export function unansweredReply(server: ModernServer, method: string): Reply | undefined {
   if (method === "server/discover" || server.dispatcher.handlers.has(method)) return undefined;
-  return { ok: false, error: { code: ErrorCode.MethodNotFound, message: methodNotFoundMessage(method) }, status: 404 };
+  return methodNotFoundReply(method);
 }
 
 /**
