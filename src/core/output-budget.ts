@@ -84,7 +84,7 @@ const fittedFrozen = new WeakMap<ToolResult, { maxBytes: number; toolName: strin
 function fit(result: ToolResult, maxBytes: number, toolName: string, shapeOf: () => ToolShape): ToolResult {
   const before = result.structuredContent;
   // Most results fit: what is known of the tool is looked at only for one that does not, and a
-  // result well within the budget is not measured at all (`fitsWithin`).
+  // result well within the budget is not measured at all (`textFits`, `structuredFits`).
   if (textFits(result, maxBytes) && (!before || structuredFits(before, maxBytes))) return result;
   const tool = shapeOf();
   const advice = restAdvice(tool.argumentNames);
@@ -125,7 +125,7 @@ function textFits(result: ToolResult, maxBytes: number): boolean {
 function structuredFits(structured: Record<string, unknown>, maxBytes: number): boolean {
   const known = knownSizes.get(structured);
   if (known !== undefined) return known <= maxBytes;
-  return jsonBound(structured, maxBytes, 0) <= maxBytes || serializedBytes(structured) <= maxBytes;
+  return jsonBound(structured, maxBytes) <= maxBytes || serializedBytes(structured) <= maxBytes;
 }
 
 /** Past this depth the bound gives up and the exact measure decides: JSON this deep is no tool result. */
