@@ -110,7 +110,7 @@ export class StdoutWriter implements LineOutput {
       // Into a full or broken pipe Bun's write answers with a promise, which rejects (EPIPE) when
       // the client closed its end: unhandled, that rejection was printed as an uncaught error.
       const written = this.sink.write(line);
-      if (typeof written !== "number") written.then(undefined, this.failWith);
+      if (typeof written !== "number") written.then(undefined, this.fail);
       return !this.flushing && this.flush();
     } catch (error) {
       this.failed = true;
@@ -123,27 +123,23 @@ export class StdoutWriter implements LineOutput {
     const written = (this.sink as NonNullable<typeof this.sink>).flush();
     if (typeof written === "number") return true;
     this.flushing = true;
-    written.then(
-      () => {
-        this.flushing = false;
-        if (this.failed) return;
-        try {
-          if (this.flush()) this.listeners.drain?.();
-        } catch (error) {
-          this.fail(error);
-        }
-      },
-      (error: unknown) => this.fail(error),
-    );
+    written.then(() => {
+      this.flushing = false;
+      if (this.failed) return;
+      try {
+        if (this.flush()) this.listeners.drain?.();
+      } catch (error) {
+        this.fail(error);
+      }
+    }, this.fail);
     return false;
   }
 
-  private readonly failWith = (error: unknown) => this.fail(error);
-
-  private fail(error: unknown): void {
+  /** Bound once: every failed write or flush of the pipe reports here. */
+  private readonly fail = (error: unknown): void => {
     if (this.failed) return;
     this.failed = true;
     this.flushing = false;
     this.listeners.error?.(error);
-  }
+  };
 }
