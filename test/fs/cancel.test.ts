@@ -2,7 +2,7 @@
  * Long walks through a real server: progress notifications (at most every 100 ms), cancellation
  * that stops the walk promptly while the server keeps answering, and the per-call time budget.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -18,6 +18,7 @@ const TOTAL_FILES = DIRECTORIES * FILES_PER_DIRECTORY;
  * (load 35-40), where the tests with three or more of them took 18-22 s of bun's default 30.
  */
 const WALKS_TIMEOUT = 120_000;
+setDefaultTimeout(WALKS_TIMEOUT);
 
 let tree: string;
 let server: RunningServer;
@@ -47,165 +48,143 @@ type Result = {
   structuredContent?: { stats: { scannedFiles: number }; matches: unknown[] };
 };
 
-test(
-  "a long walk reports progress at most every 100 ms, with growing counts",
-  async () => {
-    const seen: { at: number; progress: number }[] = [];
-    const walked = server.nextStderrLine(/fs_search_by_time walked/);
-    const result = (await server.client.callTool(
-      { name: "fs_search_by_time", arguments: { timeField: "modified", limit: 1 } },
-      CallToolResultSchema,
-      {
-        onprogress: ({ progress }) => seen.push({ at: performance.now(), progress }),
-        timeout: WALKS_TIMEOUT,
-      },
-    )) as Result;
-    // The walk's own duration, not the round trip's, which a busy machine lengthens without the server
-    // having had the time to report.
-    const ms = Number(/\bms=(\d+)/.exec(await walked)?.[1]);
-    expect(result.structuredContent?.stats.scannedFiles).toBe(TOTAL_FILES);
-    if (ms > 250) expect(seen.length).toBeGreaterThan(0); // a walk this long must have reported
-    expect(seen.length).toBeLessThanOrEqual(Math.floor(ms / 100) + 1);
-    for (let i = 1; i < seen.length; i++) expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
-    expect(seen.every((p) => p.progress <= TOTAL_FILES + DIRECTORIES + 1)).toBe(true);
-  },
-  WALKS_TIMEOUT,
-);
+test("a long walk reports progress at most every 100 ms, with growing counts", async () => {
+  const seen: { at: number; progress: number }[] = [];
+  const walked = server.nextStderrLine(/fs_search_by_time walked/);
+  const result = (await server.client.callTool(
+    { name: "fs_search_by_time", arguments: { timeField: "modified", limit: 1 } },
+    CallToolResultSchema,
+    {
+      onprogress: ({ progress }) => seen.push({ at: performance.now(), progress }),
+      timeout: WALKS_TIMEOUT,
+    },
+  )) as Result;
+  // The walk's own duration, not the round trip's, which a busy machine lengthens without the server
+  // having had the time to report.
+  const ms = Number(/\bms=(\d+)/.exec(await walked)?.[1]);
+  expect(result.structuredContent?.stats.scannedFiles).toBe(TOTAL_FILES);
+  if (ms > 250) expect(seen.length).toBeGreaterThan(0); // a walk this long must have reported
+  expect(seen.length).toBeLessThanOrEqual(Math.floor(ms / 100) + 1);
+  for (let i = 1; i < seen.length; i++) expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
+  expect(seen.every((p) => p.progress <= TOTAL_FILES + DIRECTORIES + 1)).toBe(true);
+});
 
-test(
-  "a long walk (stat calls shared with the worker thread) still ranks exactly and pages on",
-  async () => {
-    const call = async (args: Record<string, unknown>) =>
-      (await server.client.callTool({
-        name: "fs_search_by_time",
-        arguments: { timeField: "modified", sort: "path_asc", ...args },
-      })) as unknown as {
-        structuredContent: { matches: { path: string }[]; nextCursor: string | null; stats: { scannedFiles: number } };
-      };
-    const all: string[] = [];
-    for (let d = 0; d < DIRECTORIES; d++) for (let f = 0; f < FILES_PER_DIRECTORY; f++) all.push(`d${d}/f${f}.txt`);
-    all.sort();
-    const first = await call({ limit: 300 });
-    expect(first.structuredContent.matches.map((m) => m.path)).toEqual(all.slice(0, 300));
-    const second = await call({ limit: 300, cursor: first.structuredContent.nextCursor });
-    expect(second.structuredContent.matches.map((m) => m.path)).toEqual(all.slice(300, 600));
-    expect(second.structuredContent.stats.scannedFiles).toBe(TOTAL_FILES);
-  },
-  WALKS_TIMEOUT,
-);
-
-test(
-  "cancelling stops the walk early and the server keeps answering",
-  async () => {
-    const controller = new AbortController();
-    const progress: number[] = [];
-    const call = server.client.callTool(
-      { name: "fs_search_by_time", arguments: { timeField: "modified", includeDirectories: true } },
-      CallToolResultSchema,
-      {
-        signal: controller.signal,
-        timeout: WALKS_TIMEOUT,
-        onprogress: ({ progress: scanned }) => {
-          progress.push(scanned);
-          controller.abort("the user changed their mind");
-        },
-      },
-    );
-    await expect(call).rejects.toThrow();
-    expect(progress.length).toBeGreaterThan(0);
-
-    const small = (await server.client.callTool({
+test("a long walk (stat calls shared with the worker thread) still ranks exactly and pages on", async () => {
+  const call = async (args: Record<string, unknown>) =>
+    (await server.client.callTool({
       name: "fs_search_by_time",
-      arguments: { timeField: "modified", path: "d0", limit: 2 },
-    })) as Result;
-    expect(small.isError).toBeFalsy();
-    expect(small.structuredContent?.matches).toHaveLength(2);
+      arguments: { timeField: "modified", sort: "path_asc", ...args },
+    })) as unknown as {
+      structuredContent: { matches: { path: string }[]; nextCursor: string | null; stats: { scannedFiles: number } };
+    };
+  const all: string[] = [];
+  for (let d = 0; d < DIRECTORIES; d++) for (let f = 0; f < FILES_PER_DIRECTORY; f++) all.push(`d${d}/f${f}.txt`);
+  all.sort();
+  const first = await call({ limit: 300 });
+  expect(first.structuredContent.matches.map((m) => m.path)).toEqual(all.slice(0, 300));
+  const second = await call({ limit: 300, cursor: first.structuredContent.nextCursor });
+  expect(second.structuredContent.matches.map((m) => m.path)).toEqual(all.slice(300, 600));
+  expect(second.structuredContent.stats.scannedFiles).toBe(TOTAL_FILES);
+});
 
-    // The server logs how far the cancelled walk got: well short of the whole tree. The first progress
-    // can come from the root's 240 directories alone, so the cancel may land before any file is scanned.
-    const line = await server.stderrLine(/fs_search_by_time cancelled/);
-    const scannedFiles = Number(/scannedFiles\D{0,4}(\d+)/.exec(line)?.[1]);
-    const scannedDirectories = Number(/scannedDirectories\D{0,4}(\d+)/.exec(line)?.[1]);
-    expect(scannedFiles + scannedDirectories).toBeGreaterThan(0);
-    expect(scannedFiles).toBeLessThan(TOTAL_FILES);
-  },
-  WALKS_TIMEOUT,
-);
+test("cancelling stops the walk early and the server keeps answering", async () => {
+  const controller = new AbortController();
+  const progress: number[] = [];
+  const call = server.client.callTool(
+    { name: "fs_search_by_time", arguments: { timeField: "modified", includeDirectories: true } },
+    CallToolResultSchema,
+    {
+      signal: controller.signal,
+      timeout: WALKS_TIMEOUT,
+      onprogress: ({ progress: scanned }) => {
+        progress.push(scanned);
+        controller.abort("the user changed their mind");
+      },
+    },
+  );
+  await expect(call).rejects.toThrow();
+  expect(progress.length).toBeGreaterThan(0);
 
-test(
-  "the time budget ends a walk with partial results and says so",
-  async () => {
-    const limited = await startStdioServer({
-      args: ["--toolsets", "fs", "--root", tree, "--fs-time-budget-ms", "100"],
+  const small = (await server.client.callTool({
+    name: "fs_search_by_time",
+    arguments: { timeField: "modified", path: "d0", limit: 2 },
+  })) as Result;
+  expect(small.isError).toBeFalsy();
+  expect(small.structuredContent?.matches).toHaveLength(2);
+
+  // The server logs how far the cancelled walk got: well short of the whole tree. The first progress
+  // can come from the root's 240 directories alone, so the cancel may land before any file is scanned.
+  const line = await server.stderrLine(/fs_search_by_time cancelled/);
+  const scannedFiles = Number(/scannedFiles\D{0,4}(\d+)/.exec(line)?.[1]);
+  const scannedDirectories = Number(/scannedDirectories\D{0,4}(\d+)/.exec(line)?.[1]);
+  expect(scannedFiles + scannedDirectories).toBeGreaterThan(0);
+  expect(scannedFiles).toBeLessThan(TOTAL_FILES);
+});
+
+test("the time budget ends a walk with partial results and says so", async () => {
+  const limited = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree, "--fs-time-budget-ms", "100"] });
+  try {
+    const messages: { level: string; logger?: string; data: unknown }[] = [];
+    limited.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      messages.push(params);
     });
-    try {
-      const messages: { level: string; logger?: string; data: unknown }[] = [];
-      limited.client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
-        messages.push(params);
-      });
-      await limited.client.setLoggingLevel("info");
-      const result = (await limited.client.callTool({
-        name: "fs_search_by_time",
-        arguments: { timeField: "modified" },
-      })) as Result;
-      expect(result.isError).toBeFalsy();
-      expect(result.content[0].text).toContain("time budget of 100 ms");
-      expect(result.structuredContent?.stats.scannedFiles).toBeLessThan(TOTAL_FILES);
-      await limited.client.ping(); // its answer comes after every notification sent before it
-      const partial = messages.filter(
-        (m) => m.logger === "fs" && JSON.stringify(m.data).includes("time budget of 100 ms"),
-      );
-      expect(partial).toHaveLength(1);
-      expect(partial[0].level).toBe("warning");
-    } finally {
-      await limited.close();
-    }
-  },
-  WALKS_TIMEOUT,
-);
+    await limited.client.setLoggingLevel("info");
+    const result = (await limited.client.callTool({
+      name: "fs_search_by_time",
+      arguments: { timeField: "modified" },
+    })) as Result;
+    expect(result.isError).toBeFalsy();
+    expect(result.content[0].text).toContain("time budget of 100 ms");
+    expect(result.structuredContent?.stats.scannedFiles).toBeLessThan(TOTAL_FILES);
+    await limited.client.ping(); // its answer comes after every notification sent before it
+    const partial = messages.filter(
+      (m) => m.logger === "fs" && JSON.stringify(m.data).includes("time budget of 100 ms"),
+    );
+    expect(partial).toHaveLength(1);
+    expect(partial[0].level).toBe("warning");
+  } finally {
+    await limited.close();
+  }
+});
 
-test(
-  "while a long search runs, other requests are answered (the walk never holds the event loop)",
-  async () => {
-    const slow = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree] });
-    try {
-      await slow.client.ping(); // warm
-      let running = true;
-      const walking = Promise.withResolvers<void>();
-      const search = slow.client
-        .callTool(
-          {
-            name: "fs_search_by_time",
-            arguments: { timeField: "modified", glob: "**/f*[0-9].txt", includeDirectories: true },
-          },
-          CallToolResultSchema,
-          { timeout: WALKS_TIMEOUT, onprogress: () => walking.resolve() },
-        )
-        .finally(() => {
-          running = false;
-          walking.resolve();
-        });
-      const lags: number[] = [];
-      await walking.promise; // its first progress notification: the walk is under way
-      while (running) {
-        const started = performance.now();
-        await slow.client.ping();
-        if (running) lags.push(performance.now() - started);
-      }
-      await search;
-      lags.sort((a, b) => a - b);
-      console.error(
-        `ping during a search: ${lags.length} pings, median ${lags[lags.length >> 1]?.toFixed(1)} ms, max ${lags.at(-1)?.toFixed(1)} ms`,
-      );
-      // Counted, not timed: a walk that held the event loop would answer the first ping after its own
-      // result, so no ping would come back while it runs, however fast or loaded the machine.
-      expect(lags.length).toBeGreaterThan(3);
-    } finally {
-      await slow.close();
+test("while a long search runs, other requests are answered (the walk never holds the event loop)", async () => {
+  const slow = await startStdioServer({ args: ["--toolsets", "fs", "--root", tree] });
+  try {
+    await slow.client.ping(); // warm
+    let running = true;
+    const walking = Promise.withResolvers<void>();
+    const search = slow.client
+      .callTool(
+        {
+          name: "fs_search_by_time",
+          arguments: { timeField: "modified", glob: "**/f*[0-9].txt", includeDirectories: true },
+        },
+        CallToolResultSchema,
+        { timeout: WALKS_TIMEOUT, onprogress: () => walking.resolve() },
+      )
+      .finally(() => {
+        running = false;
+        walking.resolve();
+      });
+    const lags: number[] = [];
+    await walking.promise; // its first progress notification: the walk is under way
+    while (running) {
+      const started = performance.now();
+      await slow.client.ping();
+      if (running) lags.push(performance.now() - started);
     }
-  },
-  WALKS_TIMEOUT,
-);
+    await search;
+    lags.sort((a, b) => a - b);
+    console.error(
+      `ping during a search: ${lags.length} pings, median ${lags[lags.length >> 1]?.toFixed(1)} ms, max ${lags.at(-1)?.toFixed(1)} ms`,
+    );
+    // Counted, not timed: a walk that held the event loop would answer the first ping after its own
+    // result, so no ping would come back while it runs, however fast or loaded the machine.
+    expect(lags.length).toBeGreaterThan(3);
+  } finally {
+    await slow.close();
+  }
+});
 
 test.skipIf(!existsSync("/proc/self/fd"))(
   "the server's open descriptors are back to where they were after cancelled, out-of-time and complete searches",
@@ -248,5 +227,4 @@ test.skipIf(!existsSync("/proc/self/fd"))(
       await budgeted.close();
     }
   },
-  WALKS_TIMEOUT,
 );
