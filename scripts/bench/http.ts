@@ -5,7 +5,6 @@
  *   mcpkit      `mcpkit --http 127.0.0.1:0 --toolsets boj` (dist/mcpkit, or the sources with --source)
  *   reference   scripts/bench/fixtures/http-reference.mjs: SDK McpServer + express
  *               StreamableHTTPServerTransport on Node, serving the same tool result
-
  *   bare        scripts/bench/fixtures/http-bare.ts: a bare Bun.serve answering the same requests
  *               with the same bytes and headers mcpkit sends, prebuilt once, and no MCP stack
  *   bare+tool   tools/call only: scripts/bench/fixtures/http-bare-tool.ts, the same bare Bun.serve
@@ -540,15 +539,16 @@ async function bench(
   console.log("");
   // The target is judged against the floor that does the work mcpkit must do (see the header).
   const judge = withTool?.server.listening.includes("built per call") ? withTool : prebuilt;
+  const floors = withTool ? [withTool, prebuilt] : [prebuilt];
   let failed = false;
-  for (const floor of withTool ? [withTool, prebuilt] : [prebuilt]) {
+  for (const floor of floors) {
     failed = ratioLine(ours, floor, floor === judge ? TARGET : undefined) || failed;
   }
-  if (previous) for (const floor of withTool ? [withTool, prebuilt] : [prebuilt]) ratioLine(previous, floor);
+  if (previous) for (const floor of floors) ratioLine(previous, floor);
   if (withTool) console.log(`per-round mcpkit / bare+tool  = ${perRoundRatios(ours, withTool)}`);
   console.log(`per-round mcpkit / bare       = ${perRoundRatios(ours, prebuilt)}`);
   const cpuOf = (each: Contender) => medianOf(each.runs).cpuUs;
-  for (const floor of withTool ? [withTool, prebuilt] : [prebuilt]) {
+  for (const floor of floors) {
     const [mine, its] = [cpuOf(ours), cpuOf(floor)];
     if (mine === undefined || its === undefined) continue;
     console.log(
