@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parseTargets, prebuiltWalkNote } from "../../scripts/release.ts";
 import { packArchive, sourceDateEpoch } from "../../scripts/release/archive.ts";
 import { sha256File, sha256sums } from "../../scripts/release/checksums.ts";
@@ -292,7 +292,7 @@ describe("the MCP bundle's compression", () => {
       );
       copyFileSync(join(REPO_ROOT_FOR_BUILD, "packaging/mcpb/launch.js"), join(stage, "server", "launch.js"));
       copyFileSync(binary, join(stage, "server", "mcpkit"));
-      for (const document of documents) copyFileSync(document, join(stage, document.split("/").pop()!));
+      for (const document of documents) copyFileSync(document, join(stage, basename(document)));
       for (const [file, mode] of [
         ["manifest.json", 0o644],
         ["server/launch.js", 0o644],
@@ -312,7 +312,7 @@ describe("the MCP bundle's compression", () => {
       mkdirSync(storedDir);
       const byDefault = await packBundle({ ...options, outDir: defaultDir }, {});
       expect(await entries(byDefault)).toEqual(await entries(reference));
-      const fast = await packBundle({ ...options, outDir: join(dir) }, { MCPKIT_RELEASE_ZIP_LEVEL: "1" });
+      const fast = await packBundle({ ...options, outDir: dir }, { MCPKIT_RELEASE_ZIP_LEVEL: "1" });
       expect(await entries(fast)).not.toEqual(await entries(reference)); // the sizes show the level
       const stored = await entries(
         await packBundle({ ...options, outDir: storedDir }, { MCPKIT_RELEASE_ZIP_LEVEL: "0" }),
