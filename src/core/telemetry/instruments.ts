@@ -27,25 +27,30 @@ export interface Instruments {
 export function createInstruments(meter: Meter): Instruments {
   const callSources = new Set<CallCounts>();
   const subscriptionSources = new Set<OpenSubscriptions>();
-  const sum = (count: (source: CallCounts) => number) => [...callSources].reduce((total, s) => total + count(s), 0);
+  /** What a gauge reports: `count` summed over every source registered (one per dispatcher, connection or server). */
+  const sum = <Source>(sources: Set<Source>, count: (source: Source) => number) => {
+    let total = 0;
+    for (const source of sources) total += count(source);
+    return total;
+  };
   meter
     .createObservableGauge("mcpkit.calls.running", {
       unit: "{call}",
       description: "Tool calls running now (admission control, --max-calls).",
     })
-    .addCallback((result) => result.observe(sum((source) => source.running)));
+    .addCallback((result) => result.observe(sum(callSources, (source) => source.running)));
   meter
     .createObservableGauge("mcpkit.calls.waiting", {
       unit: "{call}",
       description: "Tool calls waiting for a slot now (--max-queued-calls).",
     })
-    .addCallback((result) => result.observe(sum((source) => source.waiting)));
+    .addCallback((result) => result.observe(sum(callSources, (source) => source.waiting)));
   meter
     .createObservableGauge("mcpkit.subscriptions.open", {
       unit: "{subscription}",
       description: "Subscriptions (subscriptions/listen, 2026-07-28 era) open now.",
     })
-    .addCallback((result) => result.observe([...subscriptionSources].reduce((total, open) => total + open.size, 0)));
+    .addCallback((result) => result.observe(sum(subscriptionSources, (open) => open.size)));
   return {
     operationDuration: meter.createHistogram("mcp.server.operation.duration", {
       unit: "s",
