@@ -169,19 +169,29 @@ function writeStderr(line: string): void {
   }
 }
 
-/** Flushes; if stderr is full, counts what waits and flushes again once it took the rest. */
+/**
+ * Flushes; if stderr is full, counts what waits and, once the flush took what was written before
+ * it, flushes what came meanwhile (still counted, so the cap holds across waits).
+ */
 function flushStderr(sink: NonNullable<typeof stderr>, waiting: number): void {
-  const flushed = sink.flush();
+  let flushed: number | Promise<number>;
+  try {
+    flushed = sink.flush();
+  } catch {
+    return;
+  }
   if (typeof flushed === "number") {
     waitingLogBytes = undefined;
     return;
   }
   waitingLogBytes ??= waiting;
+  const flushing = waitingLogBytes;
   // A stderr that failed (closed) stays waiting: its lines are dropped past the cap.
   flushed.then(
     () => {
+      const writtenSince = (waitingLogBytes ?? flushing) - flushing;
       waitingLogBytes = undefined;
-      flushStderr(sink, 0);
+      if (writtenSince > 0) flushStderr(sink, writtenSince);
     },
     () => {},
   );
