@@ -371,7 +371,7 @@ describe.skipIf(!hasNativeWalk)("the walk compiled ahead (a release's)", () => {
 
 describe.skipIf(!hasNativeWalk)("the fast path", () => {
   /** A compiled binary built here embeds the walk when this machine has a C compiler (`bun run build`). */
-  const binaryHasPrebuilt = process.env.MCPKIT_BIN !== undefined && "library" in prebuilt;
+  const binaryHasPrebuilt = Boolean(process.env.MCPKIT_BIN) && "library" in prebuilt;
   const walkOf = async (args: Record<string, unknown>, setting: string, env: Record<string, string> = {}) => {
     const run = await runCli(
       ["call", "fs_search_by_time", JSON.stringify(args), "--root", root, "--log-level", "debug"],

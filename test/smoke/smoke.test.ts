@@ -1,6 +1,7 @@
 /**
  * Smoke test of a build: initialize, tools/list and tools/call over stdio with the SDK client.
- * CI runs this file a second time with MCPKIT_BIN=dist/mcpkit, against the compiled binary.
+ * A plain `bun test` runs it against a compiled binary of the sources; CI runs it a second time with
+ * `MCPKIT_BIN=`, against `bun src/main.ts`.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";

@@ -1,8 +1,8 @@
 /**
  * Starts mcpkit as a real process and talks to it the way MCP clients do.
  *
- * The process is `bun src/main.ts`, or the compiled binary when MCPKIT_BIN is set (CI runs the
- * smoke tests against `dist/mcpkit` that way). The environment is scrubbed of mcpkit's variables,
+ * The process is the compiled binary named by MCPKIT_BIN (a plain `bun test` sets it to a binary of
+ * the current sources: test-binary.ts), else `bun src/main.ts` (`MCPKIT_BIN=` asks for it). The environment is scrubbed of mcpkit's variables,
  * and BOJ_BASE_URL points at a closed local port, so no test can reach the real services by accident.
  */
 import { resolve } from "node:path";

@@ -1,13 +1,14 @@
 /**
  * Preloaded by `bun test` (bunfig.toml): runs the files in parallel, two worker processes per core,
- * slowest first (test/support/timings.json), as `.ci/run` does, and gives every test that sets no
+ * slowest first (test/support/timings.json), and gives every test that sets no
  * timeout of its own bunfig.toml's `[test] timeout`. Bun 1.4.4 reads none of these settings from
  * bunfig.toml (tests got its default 5000 ms in every mode), so a plain `bun test` re-runs itself as
  * `bun test --parallel=<2 x cores> --timings=test/support/timings.json --timeout=<bunfig's>` with the same
- * arguments, and exits with that run's code.
+ * arguments, and exits with that run's code. That run's processes are a compiled binary of these
+ * sources (test-binary.ts), unless MCPKIT_BIN is set (`MCPKIT_BIN=` runs `bun src/main.ts`).
  *
- * It does not re-run when the command already says --parallel (.ci/run; `bun test --parallel=1` runs
- * the files one after another), in a worker (--test-worker), with --watch or --coverage, or where
+ * It does not re-run when the command already says --parallel (`bun test --parallel=1` runs
+ * the files one after another, against the sources unless MCPKIT_BIN says otherwise), in a worker (--test-worker), with --watch or --coverage, or where
  * /proc/self/cmdline is missing (not Linux). The files share nothing, so the results are the same.
  * There, unless the command says --timeout, bunfig's timeout is set for each file as it loads:
  * --parallel isolates every file, and Bun runs a preload again for each.
@@ -15,7 +16,7 @@
 import { setDefaultTimeout } from "bun:test";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 
 const TIMINGS = join(import.meta.dir, "timings.json");
 /**
@@ -50,6 +51,24 @@ function configuredTimeout(): number | undefined {
   }
 }
 
+/** The environment with MCPKIT_BIN set to a binary of these sources (test-binary.ts says why), or as it is. */
+async function withTestBinary(): Promise<Record<string, string | undefined>> {
+  const root = join(import.meta.dir, "../..");
+  const started = performance.now();
+  // Imported here: every worker loads this file for every test file, and needs none of it.
+  const { testBinary } = await import("./test-binary.ts");
+  const { path, built, reason } = await testBinary(root);
+  const how = built
+    ? `built from the sources in ${((performance.now() - started) / 1000).toFixed(1)} s`
+    : "sources unchanged";
+  process.stderr.write(
+    path
+      ? `mcpkit under test: ${path.startsWith(`${process.cwd()}${sep}`) ? relative(process.cwd(), path) : path} (${how}; MCPKIT_BIN= bun test runs the sources)\n`
+      : `mcpkit under test: bun src/main.ts (no compiled binary: ${reason})\n`,
+  );
+  return path ? { ...process.env, MCPKIT_BIN: path } : process.env;
+}
+
 const given = (args: string[] | undefined, flag: string) =>
   args?.some((arg) => arg === flag || arg.startsWith(`${flag}=`)) ?? false;
 
@@ -65,7 +84,8 @@ if (args && !serialOnPurpose) {
   const timings = given(args, "--timings") ? [] : [`--timings=${TIMINGS}`];
   const inherit = { stdin: "inherit", stdout: "inherit", stderr: "inherit" } as const;
   const workers = `--parallel=${WORKERS_PER_CORE * availableParallelism()}`;
-  const run = Bun.spawnSync([process.execPath, ...args, workers, ...timings, ...timeoutFlag], inherit);
+  const env = "MCPKIT_BIN" in process.env ? process.env : await withTestBinary();
+  const run = Bun.spawnSync([process.execPath, ...args, workers, ...timings, ...timeoutFlag], { ...inherit, env });
   process.exit(run.exitCode ?? 1);
 } else if (timeout !== undefined && !timeoutTyped) {
   setDefaultTimeout(timeout);
