@@ -15,7 +15,6 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -35,7 +34,7 @@ import { compileGlob } from "../../src/toolsets/fs/glob.ts";
 import { prebuildNativeWalk } from "../../scripts/release/prebuilt-walk.ts";
 import { mcpkitCommand, REPO_ROOT, runCli, runProcess, testEnv } from "../support/mcp.ts";
 import { largeTreeDir } from "../support/scratch.ts";
-import { collectorConfig, quietSearch, walkRequest } from "./support.ts";
+import { collectorConfig, descriptorsOn, quietSearch, walkRequest } from "./support.ts";
 
 const hasNativeWalk = process.platform === "linux" && libc() !== undefined;
 const DAY = 86_400_000;
@@ -538,14 +537,7 @@ describe.skipIf(!hasNativeWalk)("the fast path", () => {
 
 describe.skipIf(!hasNativeWalk || !existsSync("/proc/self/fd"))("in process", () => {
   /** Descriptors this process holds on the tree (pipes of other tests' processes come and go meanwhile). */
-  const openDescriptors = () =>
-    readdirSync("/proc/self/fd").filter((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(root);
-      } catch {
-        return false; // closed since the listing
-      }
-    }).length;
+  const openDescriptors = () => descriptorsOn(root);
   /**
    * The native walk of the whole tree from its root, ranked by a collector (limit 5, newest first).
    * `settles`: what the ranking tells C it keeps, so C leaves out of what it sends what is behind:

@@ -1,8 +1,24 @@
 /** Helpers shared by the in-process fs tests. */
+import { readdirSync, readlinkSync } from "node:fs";
 import type { CollectorConfig } from "../../src/toolsets/fs/collector.ts";
 import type { EntryBatch } from "../../src/toolsets/fs/listing.ts";
 import type { NativeSearch } from "../../src/toolsets/fs/native-walk.ts";
 import type { WalkRequest } from "../../src/toolsets/fs/walk.ts";
+
+/**
+ * How many descriptors this process holds open on `folder` or below (Linux). Not every descriptor:
+ * the worker process runs other test files too, and closes their pipes whenever it gets to them (a
+ * whole-process count once fell from 24 to 20 during a walk).
+ */
+export function descriptorsOn(folder: string): number {
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(folder);
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
+}
 
 /** Every name in a batch the walk accepted, decoded. */
 export function namesOf(batch: EntryBatch): string[] {

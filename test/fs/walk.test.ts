@@ -4,40 +4,19 @@
  * released when the walk ends, is cancelled or runs out of time.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type DirectoryAccess, directoryAccess, pathAccess } from "../../src/toolsets/fs/directories.ts";
 import { walk } from "../../src/toolsets/fs/walk.ts";
-import { namesOf, walkRequest } from "./support.ts";
+import { descriptorsOn, namesOf, walkRequest } from "./support.ts";
 
 const anchored = directoryAccess();
 const accesses: [string, DirectoryAccess][] = [
   ["descriptor-anchored", anchored],
   ["by path", pathAccess()],
 ];
-/**
- * Descriptors this process holds open on the test's own folders. Not every descriptor: the worker
- * process runs other test files too, and closes their pipes whenever it gets to them (a whole-process
- * count once fell from 24 to 20 during a walk).
- */
-const openDescriptors = () =>
-  readdirSync("/proc/self/fd").filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(base);
-    } catch {
-      return false; // closed since the listing
-    }
-  }).length;
+const openDescriptors = () => descriptorsOn(base);
 const hasProc = existsSync("/proc/self/fd");
 
 let base: string;
