@@ -16,6 +16,7 @@
 import type { Dirent } from "node:fs";
 import { posix } from "node:path";
 import type { EntryFilterFunction, MicromatchOptions } from "fast-glob/out/types/index.js";
+import { lazy } from "../../core/lazy.ts";
 import { checkGlobCost } from "./glob-limits.ts";
 
 /**
@@ -23,19 +24,18 @@ import { checkGlobCost } from "./glob-limits.ts";
  * node:stream, several milliseconds of start-up that a server, or a `mcpkit call` without a glob,
  * never needs. Its internals are CommonJS modules exporting `default`; require() reads them the
  * same way from the sources and from the compiled binary, where a default import resolves differently.
+ * Kept once loaded: a `require` per call looks each module up again.
  */
-function fastGlob() {
-  return {
-    generateTasks: (require("fast-glob") as typeof import("fast-glob")).generateTasks,
-    DeepFilter: (
-      require("fast-glob/out/providers/filters/deep.js") as typeof import("fast-glob/out/providers/filters/deep.js")
-    ).default,
-    EntryFilter: (
-      require("fast-glob/out/providers/filters/entry.js") as typeof import("fast-glob/out/providers/filters/entry.js")
-    ).default,
-    Settings: (require("fast-glob/out/settings.js") as typeof import("fast-glob/out/settings.js")).default,
-  };
-}
+const fastGlob = lazy(() => ({
+  generateTasks: (require("fast-glob") as typeof import("fast-glob")).generateTasks,
+  DeepFilter: (
+    require("fast-glob/out/providers/filters/deep.js") as typeof import("fast-glob/out/providers/filters/deep.js")
+  ).default,
+  EntryFilter: (
+    require("fast-glob/out/providers/filters/entry.js") as typeof import("fast-glob/out/providers/filters/entry.js")
+  ).default,
+  Settings: (require("fast-glob/out/settings.js") as typeof import("fast-glob/out/settings.js")).default,
+}));
 
 const OPTIONS = { unique: false, onlyFiles: false, followSymbolicLinks: false } as const;
 
@@ -77,7 +77,7 @@ export function compileGlob(text: string): GlobMatcher | string {
     return `'glob' must not contain '..' segments (got "${pattern}"); patterns only match below the start path.`;
   }
   // Everything else is fast-glob's business: an unusual pattern simply matches nothing, as with fg.glob.
-  const { generateTasks, DeepFilter, EntryFilter, Settings } = fastGlob();
+  const { generateTasks, DeepFilter, EntryFilter, Settings } = fastGlob.get();
   const settings = new Settings(OPTIONS);
   const micromatchOptions: MicromatchOptions = {
     dot: settings.dot,

@@ -2,6 +2,7 @@
  * The `fs_search_by_time` tool (`fs.search_by_time` in docs/contracts/fs-search-by-time.md): its
  * definition for clients, and which roots a call may search.
  */
+import { lazy } from "../../core/lazy.ts";
 import type { Runtime } from "../../core/toolset-module.ts";
 import {
   argumentErrorResult,
@@ -14,6 +15,9 @@ import { type AllowedRoot, anchoredTo, chooseRoot, isInside, resolveRoot, resolv
 import { searchInput, searchOutput } from "./schema.ts";
 import type { SearchDependencies } from "./search.ts";
 import type { StatWorker } from "./stat-worker.ts";
+
+/** The search and its walks, loaded at the first call rather than when a server starts, and kept (a `require` per call looks the module up again). */
+const searchModule = lazy(() => require("./search.ts") as typeof import("./search.ts"));
 
 export const TOOL_NAME = "fs_search_by_time";
 export const SEED_NAME = "fs.search_by_time";
@@ -66,9 +70,9 @@ export function searchByTimeTool(dependencies: SearchToolDependencies): ToolDefi
       if (typeof root === "string") return argumentErrorResult(root);
       const start = resolveStart(root, args.path);
       if (typeof start === "string") return argumentErrorResult(start);
-      // Required here: the search and its walks load at the first call, not when a server starts.
-      const { searchByTime } = require("./search.ts") as typeof import("./search.ts");
-      return searchByTime(args, start, { ...dependencies, statWorker: dependencies.statWorker() }, context, startedAt);
+      return searchModule
+        .get()
+        .searchByTime(args, start, { ...dependencies, statWorker: dependencies.statWorker() }, context, startedAt);
     },
   });
 }

@@ -1,4 +1,5 @@
 /** What every boj tool file shares: the dependencies, scope and annotations. */
+import { lazy } from "../../../core/lazy.ts";
 import type { BojAnswers } from "../answers.ts";
 import type { SearchDeps } from "../search/run.ts";
 import type { KnownDatabases } from "../unknown-database.ts";
@@ -13,9 +14,15 @@ export interface BojDeps {
 
 export const BOJ_SCOPE = "boj:read";
 
-/** The handlers' code (calls.ts), loaded at the first call of a boj tool. */
+/**
+ * The handlers' code (calls.ts), loaded at the first call of a boj tool and kept: a `require` per
+ * call cost the compiled binary about 5 µs of a catalogue call's ~60 µs of server time (the module
+ * is looked up again each time), `scripts/bench/http.ts --tool boj_get_parameter_catalog`.
+ */
+const callsModule = lazy(() => require("./calls.ts") as typeof import("./calls.ts"));
+
 export function calls(): typeof import("./calls.ts") {
-  return require("./calls.ts") as typeof import("./calls.ts");
+  return callsModule.get();
 }
 
 export const dataAnnotations = {
