@@ -28,12 +28,14 @@ export const PREBUILT_FLAGS = ["-O2", "-fPIC", "-shared", "-Wl,-z,now", "-s", "-
 export type Prebuilt = { library: Uint8Array; compiler: string } | { reason: string };
 
 /** The C compiler that builds for `target` here, if any. */
-function compilerFor(target: TargetName): string | undefined {
+export function compilerFor(target: TargetName): string | undefined {
   const wanted = MACHINES[target];
   if (!wanted) return undefined;
+  // The PATH as it is now (Bun.which alone reads the one the process started with).
+  const options = { PATH: process.env.PATH ?? "" };
   if (process.platform === "linux" && process.arch === wanted.arch)
-    return Bun.which("cc") ?? Bun.which("gcc") ?? undefined;
-  return Bun.which(wanted.cross) ?? undefined;
+    return Bun.which("cc", options) ?? Bun.which("gcc", options) ?? undefined;
+  return Bun.which(wanted.cross, options) ?? undefined;
 }
 
 /** Compiles the walk for `target` (the host when omitted), or says why it is not prebuilt. */

@@ -1,15 +1,29 @@
 /**
  * A plain `bun test` runs its mcpkit processes from a compiled binary of the checkout's current
  * sources (test/support/test-binary.ts; about 30 ms of CPU less per process than `bun src/main.ts`,
- * 13 s of the suite's wall time on 2 cores). Checked on a scratch project that preloads
+ * about 14 s of the suite's wall time on 2 cores). Checked on a scratch project that preloads
  * test/support/parallel.ts, as bunfig.toml does, and prints the MCPKIT_BIN its test file sees.
+ * parallel.ts re-runs a plain `bun test` only on Linux (it reads /proc/self/cmdline).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  appendFileSync,
+  constants,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { REPO_ROOT } from "../support/mcp.ts";
-import { cacheFolder, sourcesKey } from "../support/test-binary.ts";
+import { cacheFolder, removeUnused, sourcesKey } from "../support/test-binary.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "mcpkit-test-binary-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -41,9 +55,58 @@ describe("the key a binary is kept under", () => {
     writeFileSync(join(root, "test/a.test.ts"), "// a test\n");
     expect(sourcesKey(root)).toBe(before);
   });
+
+  test.skipIf(process.platform !== "linux")(
+    "changes with the C compiler found, which decides whether the native walk is built in",
+    () => {
+      const withCompiler = sourcesKey(root);
+      const path = process.env.PATH;
+      process.env.PATH = dirname(process.execPath); // bun alone: no cc, no gcc
+      try {
+        expect(sourcesKey(root)).not.toBe(withCompiler);
+      } finally {
+        process.env.PATH = path;
+      }
+    },
+  );
 });
 
-describe("a plain bun test", () => {
+describe("what a new build removes", () => {
+  /** A pid that was a process and has ended. */
+  const endedPid = () => {
+    const child = Bun.spawnSync(["true"]);
+    return child.pid;
+  };
+
+  test("other keys and what ended runs left; never a live run's link, whose file stays whole", () => {
+    const folder = join(scratch, "cache");
+    for (const key of ["old", "new"]) {
+      mkdirSync(join(folder, key), { recursive: true });
+      writeFileSync(join(folder, key, "mcpkit"), `binary ${key}`);
+    }
+    const live = join(folder, `run-${process.pid}`);
+    mkdirSync(live);
+    linkSync(join(folder, "old", "mcpkit"), join(live, "mcpkit"));
+    mkdirSync(join(folder, `run-${endedPid()}`));
+    mkdirSync(join(folder, `new.${endedPid()}.building`));
+    mkdirSync(join(folder, `other.${process.pid}.building`));
+
+    removeUnused(folder, "new");
+    expect(readdirSync(folder).sort()).toEqual(["new", `other.${process.pid}.building`, `run-${process.pid}`].sort());
+    // The running suite still starts its processes from the old key's file.
+    expect(readFileSync(join(live, "mcpkit"), "utf8")).toBe("binary old");
+  });
+
+  test("without a new build, only what ended runs left", () => {
+    const folder = join(scratch, "cache-unchanged");
+    mkdirSync(join(folder, "current"), { recursive: true });
+    mkdirSync(join(folder, `run-${endedPid()}`));
+    removeUnused(folder, undefined);
+    expect(readdirSync(folder)).toEqual(["current"]);
+  });
+});
+
+describe.skipIf(process.platform !== "linux")("a plain bun test", () => {
   const project = join(scratch, "project");
   mkdirSync(project);
   writeFileSync(
@@ -52,34 +115,70 @@ describe("a plain bun test", () => {
   );
   writeFileSync(
     join(project, "which.test.ts"),
-    `import { expect, test } from "bun:test";\ntest("which", () => { console.log("MCPKIT_BIN=" + process.env.MCPKIT_BIN); expect(1).toBe(1); });\n`,
+    [
+      'import { statSync } from "node:fs";',
+      'import { expect, test } from "bun:test";',
+      'test("which", () => {',
+      "  const bin = process.env.MCPKIT_BIN;",
+      '  console.log("MCPKIT_BIN=" + bin + " INODE=" + (bin ? statSync(bin).ino : ""));',
+      "  expect(1).toBe(1);",
+      "});",
+    ].join("\n"),
   );
 
-  /** The MCPKIT_BIN the scratch test saw, and the lines that say what ran. */
-  async function seenBinary(env: Record<string, string | undefined>): Promise<{ binary?: string; said: string[] }> {
+  /** The MCPKIT_BIN the scratch test saw (and its inode), and the lines that say what ran. */
+  async function seen(env: Record<string, string | undefined>) {
     const run = Bun.spawn([process.execPath, "test"], { cwd: project, env, stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()]);
     expect(await run.exited).toBe(0);
     const output = `${out}${err}`;
-    return { binary: /MCPKIT_BIN=(.*)/.exec(output)?.[1], said: output.match(/^mcpkit under test: .*$/gm) ?? [] };
+    const [, binary, inode] = /MCPKIT_BIN=(.*) INODE=(\d*)/.exec(output) ?? [];
+    return { binary, inode, said: output.match(/^mcpkit under test: .*$/gm) ?? [] };
   }
 
-  test("runs a compiled binary of the current sources, named in one line", async () => {
-    const { MCPKIT_BIN: _given, ...env } = process.env;
-    const { binary, said } = await seenBinary(env);
-    expect(binary).toBe(join(cacheFolder(REPO_ROOT), sourcesKey(REPO_ROOT), "mcpkit"));
-    expect(said).toHaveLength(1);
-    expect(said[0]).toContain(binary ?? "-");
-    expect(existsSync(binary ?? "")).toBe(true);
-    const version = Bun.spawnSync([binary ?? "", "--version"]);
-    expect(version.stdout.toString()).toStartWith("mcpkit ");
-  }, 120_000);
+  const cacheWritable = (() => {
+    try {
+      mkdirSync(cacheFolder(REPO_ROOT), { recursive: true });
+      accessSync(cacheFolder(REPO_ROOT), constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 
-  test("leaves MCPKIT_BIN as given: empty runs the sources", async () => {
-    expect(await seenBinary({ ...process.env, MCPKIT_BIN: "" })).toEqual({ binary: "", said: [] });
-    expect(await seenBinary({ ...process.env, MCPKIT_BIN: "/given/mcpkit" })).toEqual({
-      binary: "/given/mcpkit",
-      said: [],
+  test.if(cacheWritable)(
+    "runs its own link to a compiled binary of the current sources, says so in one line, and removes the link after",
+    async () => {
+      const { MCPKIT_BIN: _given, ...env } = process.env;
+      const { binary, inode, said } = await seen(env);
+      const built = join(cacheFolder(REPO_ROOT), sourcesKey(REPO_ROOT), "mcpkit");
+      expect(binary).toMatch(new RegExp(`^${cacheFolder(REPO_ROOT)}/run-\\d+/mcpkit$`));
+      expect(inode).toBe(String(statSync(built).ino));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain(binary ?? "-");
+      expect(existsSync(dirname(binary ?? "/"))).toBe(false);
+      expect(Bun.spawnSync([built, "--version"]).stdout.toString()).toStartWith("mcpkit ");
+    },
+    120_000,
+  );
+
+  test.if(!cacheWritable)("where the cache cannot be written, runs the sources and says why", async () => {
+    const { MCPKIT_BIN: _given, ...env } = process.env;
+    const { binary, said } = await seen(env);
+    expect(binary).toBe("undefined");
+    expect(said[0]).toContain("bun src/main.ts (no compiled binary: ");
+  });
+
+  test("leaves MCPKIT_BIN as given, and says which: empty runs the sources", async () => {
+    expect(await seen({ ...process.env, MCPKIT_BIN: "" })).toEqual({
+      binary: "",
+      inode: "",
+      said: ["mcpkit under test: bun src/main.ts (MCPKIT_BIN is empty)"],
     });
+    const given = join(scratch, "given-mcpkit");
+    writeFileSync(given, "");
+    const { binary, said } = await seen({ ...process.env, MCPKIT_BIN: given });
+    expect(binary).toBe(given);
+    expect(said).toEqual([`mcpkit under test: ${given} (MCPKIT_BIN)`]);
   });
 });

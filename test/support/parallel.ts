@@ -51,22 +51,37 @@ function configuredTimeout(): number | undefined {
   }
 }
 
-/** The environment with MCPKIT_BIN set to a binary of these sources (test-binary.ts says why), or as it is. */
-async function withTestBinary(): Promise<Record<string, string | undefined>> {
-  const root = join(import.meta.dir, "../..");
+/**
+ * The environment with MCPKIT_BIN set to this run's link to a binary of these sources
+ * (test-binary.ts says why), or as given; one line says which mcpkit the tests run. `after` runs
+ * once the tests have: it removes the link, and repeats why the sources ran, if they did.
+ */
+async function withTestBinary(): Promise<{ env: Record<string, string | undefined>; after: () => void }> {
+  const given = process.env.MCPKIT_BIN;
+  if (given !== undefined) {
+    say(given ? `${given} (MCPKIT_BIN)` : "bun src/main.ts (MCPKIT_BIN is empty)");
+    return { env: process.env, after() {} };
+  }
   const started = performance.now();
   // Imported here: every worker loads this file for every test file, and needs none of it.
   const { testBinary } = await import("./test-binary.ts");
-  const { path, built, reason } = await testBinary(root);
-  const how = built
-    ? `built from the sources in ${((performance.now() - started) / 1000).toFixed(1)} s`
-    : "sources unchanged";
-  process.stderr.write(
-    path
-      ? `mcpkit under test: ${path.startsWith(`${process.cwd()}${sep}`) ? relative(process.cwd(), path) : path} (${how}; MCPKIT_BIN= bun test runs the sources)\n`
-      : `mcpkit under test: bun src/main.ts (no compiled binary: ${reason})\n`,
+  const binary = await testBinary(join(import.meta.dir, "../.."));
+  const { path, built, reason } = binary;
+  if (!path) {
+    const why = `bun src/main.ts (no compiled binary: ${reason})`;
+    say(why);
+    return { env: process.env, after: () => say(why) };
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const shown = path.startsWith(`${process.cwd()}${sep}`) ? relative(process.cwd(), path) : path;
+  say(
+    `${shown} (${built ? `built from the sources in ${seconds} s` : "sources unchanged"}; MCPKIT_BIN= bun test runs the sources)`,
   );
-  return path ? { ...process.env, MCPKIT_BIN: path } : process.env;
+  return { env: { ...process.env, MCPKIT_BIN: path }, after: () => binary.release() };
+}
+
+function say(what: string): void {
+  process.stderr.write(`mcpkit under test: ${what}\n`);
 }
 
 const given = (args: string[] | undefined, flag: string) =>
@@ -84,8 +99,9 @@ if (args && !serialOnPurpose) {
   const timings = given(args, "--timings") ? [] : [`--timings=${TIMINGS}`];
   const inherit = { stdin: "inherit", stdout: "inherit", stderr: "inherit" } as const;
   const workers = `--parallel=${WORKERS_PER_CORE * availableParallelism()}`;
-  const env = "MCPKIT_BIN" in process.env ? process.env : await withTestBinary();
+  const { env, after } = await withTestBinary();
   const run = Bun.spawnSync([process.execPath, ...args, workers, ...timings, ...timeoutFlag], { ...inherit, env });
+  after();
   process.exit(run.exitCode ?? 1);
 } else if (timeout !== undefined && !timeoutTyped) {
   setDefaultTimeout(timeout);

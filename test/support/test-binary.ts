@@ -6,26 +6,50 @@
  * Why: the suite starts about 600 mcpkit processes. `bun src/main.ts` spends about 44 ms of CPU
  * to answer `initialize` and `tools/list` (it transpiles and links ~150 modules each time), the
  * compiled binary about 14 ms, and building it about 1 s. On 2 cores the suite went from 68.8 s
- * to 55.8 s of wall time (130 → 105 s of CPU). `MCPKIT_BIN= bun test` runs the sources instead,
- * and CI runs the process tests against the sources too.
+ * to about 54 s of wall time (130 → 100–105 s of CPU). `MCPKIT_BIN= bun test` runs the sources
+ * instead, and CI runs the process tests against the sources too.
+ *
+ * Each run gets its own hard link to the binary (`run-<pid>/mcpkit`): a later run that builds
+ * for other sources removes the old key's folder, and the link keeps the file a running suite
+ * still starts processes from.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { compile, hostTarget } from "../../scripts/release/compile.ts";
+import { compilerFor } from "../../scripts/release/prebuilt-walk.ts";
 
 /** What the binary is built from: a change to any of these builds a new one. */
 const INPUT_FOLDERS = ["src", "scripts/release"];
-const INPUT_FILES = ["package.json", "bun.lock", "tsconfig.json"];
+const INPUT_FILES = ["package.json", "bun.lock", "tsconfig.json", "bunfig.toml"];
+/** Lines of a failed build's output the run shows (bun build names the broken import there). */
+const FAILURE_LINES = 20;
 
-/** The folder holding one binary per key; older keys are removed once a new one is built. */
+/** The folder holding one binary per key, and each running suite's link to its binary. */
 export function cacheFolder(root: string): string {
   return join(root, "node_modules/.cache/mcpkit-test-binary");
 }
 
-/** A digest of every input's path and bytes, and of the Bun that compiles them. */
+/**
+ * A digest of every input's path and bytes, of the Bun that compiles them, and of the C compiler
+ * that decides whether the native walk is built in (`scripts/release/prebuilt-walk.ts`).
+ */
 export function sourcesKey(root: string): string {
   const hasher = new Bun.CryptoHasher("sha256");
-  hasher.update(`${Bun.version} ${Bun.revision} ${process.platform}-${process.arch}\0`);
+  const target = hostTarget();
+  const compiler = target && compilerFor(target);
+  hasher.update(
+    `${Bun.version} ${Bun.revision} ${process.platform}-${process.arch} ${compiler && realpathSync(compiler)}\0`,
+  );
   const files = INPUT_FOLDERS.flatMap((folder) =>
     (readdirSync(join(root, folder), { recursive: true }) as string[]).map((name) => join(folder, name)),
   );
@@ -39,17 +63,50 @@ export function sourcesKey(root: string): string {
   return hasher.digest("hex").slice(0, 24);
 }
 
+export interface TestBinary {
+  /** This run's link to a binary of the current sources; undefined when there is none (then `reason`). */
+  path?: string;
+  built?: boolean;
+  reason?: string;
+  /** Removes this run's link (the binary stays for the next run). */
+  release(): void;
+}
+
 /**
- * The path of a binary built from ROOT's current sources, built now when there is none; undefined
- * (with the reason) where this machine has no build target or the build fails, and then the tests
- * run the sources.
+ * A binary built from ROOT's current sources (built now when there is none), linked for this run;
+ * or the reason there is none (no build target here, the build failed, the cache cannot be
+ * written), and then the tests run the sources.
  */
-export async function testBinary(root: string): Promise<{ path?: string; built?: boolean; reason?: string }> {
-  if (!hostTarget()) return { reason: `no mcpkit build for ${process.platform}-${process.arch}` };
+export async function testBinary(root: string): Promise<TestBinary> {
+  const none = (reason: string): TestBinary => ({ reason, release() {} });
+  if (!hostTarget()) return none(`no mcpkit build for ${process.platform}-${process.arch}`);
   const folder = cacheFolder(root);
-  const key = sourcesKey(root);
-  const path = join(folder, key, "mcpkit");
-  if (existsSync(path)) return { path };
+  let built = false;
+  let key = sourcesKey(root);
+  // A source saved during the build would be filed under the key read before it: build once more.
+  for (let attempt = 0; !existsSync(join(folder, key, "mcpkit")); attempt++) {
+    if (attempt === 2) return none("the sources kept changing while it was built");
+    const failure = await build(root, folder, key);
+    if (failure) return none(failure);
+    built = true;
+    const after = sourcesKey(root);
+    if (after !== key) rmSync(join(folder, key), { recursive: true, force: true });
+    key = after;
+  }
+  removeUnused(folder, built ? key : undefined);
+  const run = join(folder, `run-${process.pid}`);
+  try {
+    rmSync(run, { recursive: true, force: true });
+    mkdirSync(run);
+    linkSync(join(folder, key, "mcpkit"), join(run, "mcpkit"));
+  } catch (error) {
+    return none(`linking it for this run failed: ${firstLines(error)}`);
+  }
+  return { path: join(run, "mcpkit"), built, release: () => rmSync(run, { recursive: true, force: true }) };
+}
+
+/** Builds KEY's binary into FOLDER; the reason when it could not. */
+async function build(root: string, folder: string, key: string): Promise<string | undefined> {
   const staging = join(folder, `${key}.${process.pid}.building`);
   try {
     rmSync(staging, { recursive: true, force: true });
@@ -59,23 +116,32 @@ export async function testBinary(root: string): Promise<{ path?: string; built?:
       renameSync(staging, join(folder, key));
     } catch (error) {
       // Another `bun test` in this checkout built the same key first: its binary is as good.
-      if (!existsSync(path)) throw error;
+      if (!existsSync(join(folder, key, "mcpkit"))) throw error;
     }
+    return undefined;
   } catch (error) {
-    return { reason: `building it failed: ${error instanceof Error ? error.message.split("\n")[0] : error}` };
+    return `building it failed: ${firstLines(error)}`;
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  removeOtherKeys(folder, key);
-  return { path, built: true };
 }
 
-/** Each binary is about 110 MB: keep the one just built, and those a live run is still building. */
-function removeOtherKeys(folder: string, key: string): void {
+function firstLines(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n").slice(0, FAILURE_LINES).join("\n");
+}
+
+/**
+ * Each binary is about 110 MB. Always removes what runs that ended without cleaning up left (a
+ * link keeps its binary's file); once a new binary is built (KEPT), the other keys too. What live
+ * runs use or build stays: a run's link keeps its file however its key's folder goes.
+ */
+export function removeUnused(folder: string, kept: string | undefined): void {
   for (const name of readdirSync(folder)) {
-    const builder = /\.(\d+)\.building$/.exec(name)?.[1];
-    if (name !== key && !(builder && isAlive(Number(builder))))
-      rmSync(join(folder, name), { recursive: true, force: true });
+    const owner = /^run-(\d+)$|\.(\d+)\.building$/.exec(name);
+    const pid = owner && Number(owner[1] ?? owner[2]);
+    const unused = owner ? !(pid && isAlive(pid)) : kept !== undefined && name !== kept;
+    if (unused) rmSync(join(folder, name), { recursive: true, force: true });
   }
 }
 
