@@ -3,6 +3,7 @@
  * `boj://catalog/databases`, `boj://catalog/parameters/{endpoint}`, `boj://catalog/messages/{status}`,
  * and a short guide to the call order. An unknown URI reads as `undefined` (→ -32002).
  */
+import { lazy } from "../../core/lazy.ts";
 import { type ResourceDefinition, type ResourceTemplateDefinition, UI_MIME_TYPE } from "../../core/tool.ts";
 import {
   completeFrom,
@@ -14,6 +15,9 @@ import {
 } from "./catalog.ts";
 
 const JSON_TYPE = "application/json";
+
+/** The chart page (about 165 KB), built into the binary and loaded only when a host first asks for it. */
+const chartPage = lazy(() => import("./chart/page.ts"));
 
 function jsonContents(uri: string, value: unknown) {
   return [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value, null, 2) }];
@@ -63,12 +67,11 @@ export const bojResources: ResourceDefinition[] = [
       "An interactive line chart of a boj_get_data_code or boj_get_data_layer result (MCP Apps view): legend toggles, hover values, log scale, another date range.",
     mimeType: UI_MIME_TYPE,
     ui: true,
-    // The page (about 165 KB) is built into the binary and loaded only when a host asks for it.
     read: async () => [
       {
         uri: BOJ_CHART_URI,
         mimeType: UI_MIME_TYPE,
-        text: (await import("./chart/page.ts")).CHART_PAGE,
+        text: (await chartPage.get()).CHART_PAGE,
         // Everything is inline: the page needs no network at all, so it asks the host for no CSP domains.
         _meta: { ui: { prefersBorder: true } },
       },

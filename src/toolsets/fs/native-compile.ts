@@ -8,6 +8,7 @@
  */
 import { closeSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { lazy } from "../../core/lazy.ts";
 import source from "./native-walk.c" with { type: "text" };
 import { makePrivateDirectory } from "./private-directory.ts";
 
@@ -119,7 +120,10 @@ export function linkNativeWalk(pointers: NativePointers): NativeSymbols | undefi
   }
 }
 
+/** bun:ffi, kept once a walk first needs an address (a `require` per use looks it up again). */
+const ffiModule = lazy(() => require("bun:ffi") as Ffi);
+
 /** A typed array's address, for the walk's arguments. */
 export function pointerOf(bytes: Uint8Array): number {
-  return (require("bun:ffi") as Ffi).ptr(bytes);
+  return ffiModule.get().ptr(bytes);
 }
