@@ -65,7 +65,12 @@ async function withTestBinary(): Promise<{ env: Record<string, string | undefine
   const started = performance.now();
   // Imported here: every worker loads this file for every test file, and needs none of it.
   const { testBinary } = await import("./test-binary.ts");
-  const binary = await testBinary(join(import.meta.dir, "../.."));
+  const binary = await testBinary(join(import.meta.dir, "../..")).catch((error: unknown) => ({
+    path: undefined,
+    built: false,
+    reason: error instanceof Error ? error.message : String(error),
+    release() {},
+  }));
   const { path, built, reason } = binary;
   if (!path) {
     const why = `bun src/main.ts (no compiled binary: ${reason})`;

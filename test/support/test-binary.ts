@@ -93,7 +93,11 @@ export async function testBinary(root: string): Promise<TestBinary> {
     if (after !== key) rmSync(join(folder, key), { recursive: true, force: true });
     key = after;
   }
-  removeUnused(folder, built ? key : undefined);
+  try {
+    removeUnused(folder, built ? key : undefined);
+  } catch {
+    // Clean-up is best effort: a cache another user owns keeps what it holds.
+  }
   const run = join(folder, `run-${process.pid}`);
   try {
     rmSync(run, { recursive: true, force: true });
