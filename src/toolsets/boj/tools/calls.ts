@@ -11,4 +11,4 @@ export { renderDatabases, renderMessages, renderParameterCatalog } from "../rend
 export { runSearch } from "../search/run.ts";
 export { builtInDatabases, explainingUnknownDatabase } from "../unknown-database.ts";
 export { buildCodeRequest, buildLayerRequest, buildMetadataRequest } from "../validation.ts";
-export { dataHandler } from "./data.ts";
+export { fetchData } from "./data.ts";

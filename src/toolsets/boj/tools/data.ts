@@ -16,19 +16,23 @@ interface DataArgs {
   include_raw: boolean;
 }
 
-export function dataHandler<A extends DataArgs>(deps: BojDeps, kind: DataKind, build: (args: A) => BojRequest) {
-  return async (args: A, context: ToolContext): Promise<ToolResult> => {
-    const request = build(args);
-    const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
-    const answer = await explainingUnknownDatabase(db, deps.knownDatabases ?? builtInDatabases, () =>
-      deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind)),
-    );
-    const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
-    const { text, structured } = fitDataPage(
-      { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },
-      continuation,
-      context.outputBudget,
-    );
-    return { content: [{ type: "text", text }], structuredContent: structured };
-  };
+export async function fetchData<A extends DataArgs>(
+  deps: BojDeps,
+  kind: DataKind,
+  build: (args: A) => BojRequest,
+  args: A,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const request = build(args);
+  const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
+  const answer = await explainingUnknownDatabase(db, deps.knownDatabases ?? builtInDatabases, () =>
+    deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind)),
+  );
+  const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
+  const { text, structured } = fitDataPage(
+    { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },
+    continuation,
+    context.outputBudget,
+  );
+  return { content: [{ type: "text", text }], structuredContent: structured };
 }

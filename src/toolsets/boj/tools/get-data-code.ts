@@ -13,6 +13,9 @@ export function getDataCode(deps: BojDeps) {
     annotations: { title: "BOJ time series by series code", ...dataAnnotations },
     scope: BOJ_SCOPE,
     ui: { resourceUri: BOJ_CHART_URI },
-    handler: (args, context) => calls().dataHandler<CodeArgs>(deps, "code", calls().buildCodeRequest)(args, context),
+    handler: (args, context) => {
+      const { fetchData, buildCodeRequest } = calls();
+      return fetchData<CodeArgs>(deps, "code", buildCodeRequest, args, context);
+    },
   });
 }

@@ -13,6 +13,9 @@ export function getDataLayer(deps: BojDeps) {
     annotations: { title: "BOJ time series by hierarchy layer", ...dataAnnotations },
     scope: BOJ_SCOPE,
     ui: { resourceUri: BOJ_CHART_URI },
-    handler: (args, context) => calls().dataHandler<LayerArgs>(deps, "layer", calls().buildLayerRequest)(args, context),
+    handler: (args, context) => {
+      const { fetchData, buildLayerRequest } = calls();
+      return fetchData<LayerArgs>(deps, "layer", buildLayerRequest, args, context);
+    },
   });
 }
