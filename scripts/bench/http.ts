@@ -242,7 +242,8 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
 }
 
 /** How mcpkit and the --baseline binary are started: on a free port, with the toolset that has the tool. */
-const SERVER_ARGS = ["--http", "127.0.0.1:0", "--toolsets", "boj"];
+// A closed local port for BOJ: a tool that needs it fails at once rather than reaching the real service.
+const SERVER_ARGS = ["--http", "127.0.0.1:0", "--toolsets", "boj", "--boj-base-url", "http://127.0.0.1:9"];
 
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
@@ -521,7 +522,6 @@ async function bench(
     ...contender("baseline", baseline),
   ];
   const summaries = await interleave(contenders);
-  await Promise.all(contenders.map((each) => each.server.stop()));
   const find = (label: string) => contenders.find((each) => each.label === label);
   const summaryOf = (label: string) => summaries[contenders.findIndex((each) => each.label === label)];
   const [ours, prebuilt] = contenders;

@@ -78,11 +78,21 @@ export function sourceDateEpoch(env: Record<string, string | undefined>): number
  * test (it checks what the archive holds, not how small it is) need not pay.
  */
 export function gzipLevel(env: Record<string, string | undefined>): 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 {
-  const raw = env.MCPKIT_RELEASE_GZIP_LEVEL;
-  if (raw === undefined || raw === "") return DEFAULT_GZIP_LEVEL;
-  if (!/^[1-9]$/.test(raw))
-    throw new Error(`MCPKIT_RELEASE_GZIP_LEVEL must be a digit from 1 to 9 (got ${JSON.stringify(raw)})`);
-  return Number(raw) as 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+  return compressionLevel(env, "MCPKIT_RELEASE_GZIP_LEVEL", 1, DEFAULT_GZIP_LEVEL) as 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+}
+
+/** The digit from LOWEST to 9 that the variable NAME of ENV holds, else FALLBACK when it is unset or empty. */
+export function compressionLevel(
+  env: Record<string, string | undefined>,
+  name: string,
+  lowest: 0 | 1,
+  fallback: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!new RegExp(`^[${lowest}-9]$`).test(raw))
+    throw new Error(`${name} must be a digit from ${lowest} to 9 (got ${JSON.stringify(raw)})`);
+  return Number(raw);
 }
 
 /** An uncompressed tar of CWD/FOLDER from the system tar, normalised further when it is GNU tar. */

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { v0_3 } from "@anthropic-ai/mcpb/schemas";
 import { type Zippable, zip } from "fflate";
-import { sourceDateEpoch } from "./archive.ts";
+import { compressionLevel, sourceDateEpoch } from "./archive.ts";
 import type { TargetName } from "./compile.ts";
 import { binaryName } from "./project.ts";
 
@@ -118,11 +118,7 @@ export type ZipLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
  * what the bundle holds, not how small it is, and stores it (0: 0.3 s).
  */
 export function zipLevel(env: Record<string, string | undefined>): ZipLevel {
-  const raw = env.MCPKIT_RELEASE_ZIP_LEVEL;
-  if (raw === undefined || raw === "") return 9;
-  if (!/^[0-9]$/.test(raw))
-    throw new Error(`MCPKIT_RELEASE_ZIP_LEVEL must be a digit from 0 to 9 (got ${JSON.stringify(raw)})`);
-  return Number(raw) as ZipLevel;
+  return compressionLevel(env, "MCPKIT_RELEASE_ZIP_LEVEL", 0, 9) as ZipLevel;
 }
 
 /** Throws naming every field of MANIFEST that mcpb's 0.3 schema refuses, as `mcpb pack` would refuse it. */
