@@ -17,7 +17,7 @@ import {
   openRawSession,
   startHttpServer,
 } from "../http/support.ts";
-import { headersFor, type Json, meta, MODERN, openStream, post, PROBE, request, until } from "./support.ts";
+import { headersFor, type Json, meta, MODERN, openStream, post, PROBE, readUntil, request, until } from "./support.ts";
 
 let server: HttpServerProcess;
 let root: string;
@@ -293,8 +293,7 @@ describe("subscriptions/listen", () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get("content-type")).toBe("text/event-stream");
     const reader = reply.body!.getReader();
-    let text = "";
-    while (!text.includes("\n\n", text.indexOf("data:"))) text += new TextDecoder().decode((await reader.read()).value);
+    const text = await readUntil(reader, (read) => read.includes("\n\n", read.indexOf("data:")));
     const first = JSON.parse(
       text
         .split("\n")
@@ -327,9 +326,8 @@ describe("subscriptions/listen", () => {
       );
       const { response: reply, aborter } = await openStream(fsOnly.url, body);
       const reader = reply.body!.getReader();
-      let text = "";
-      while (!text.includes("acknowledged")) text += new TextDecoder().decode((await reader.read()).value);
-      while (!text.endsWith("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
+      let text = await readUntil(reader, (read) => read.includes("acknowledged"));
+      text = await readUntil(reader, (read) => read.endsWith("\n\n"), text);
       const ack = JSON.parse(
         text
           .split("\n")

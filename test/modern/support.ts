@@ -85,6 +85,25 @@ export async function openStream(url: string, body: Json): Promise<{ response: R
   return { response, aborter };
 }
 
+/**
+ * Reads `reader` onto `text` until `done` holds of what was read; throws if the stream ends first.
+ * A bare `while (!done) text += …(await reader.read()).value` spins on an ended stream without
+ * yielding to a timer, so its test could never time out.
+ */
+export async function readUntil(
+  reader: Pick<ReadableStreamDefaultReader<Uint8Array>, "read">,
+  done: (text: string) => boolean,
+  text = "",
+): Promise<string> {
+  const decoder = new TextDecoder();
+  while (!done(text)) {
+    const chunk = await reader.read();
+    if (chunk.done) throw new Error(`the stream ended before what was awaited; it held: ${text.slice(0, 500)}`);
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text;
+}
+
 /** Sends a modern request on a raw stdio connection and waits for its response. */
 export async function stdioCall(raw: RawServer, method: string, params: Json = {}): Promise<Json> {
   const body = request(method, params);

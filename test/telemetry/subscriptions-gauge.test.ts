@@ -4,7 +4,7 @@
  * from its acknowledgement until it is cancelled or its client leaves.
  */
 import { describe, expect, test } from "bun:test";
-import { openStream, request, stdioCall, stdioMessages, until } from "../modern/support.ts";
+import { openStream, readUntil, request, stdioCall, stdioMessages, until } from "../modern/support.ts";
 import { startHttpServer } from "../http/support.ts";
 import { freeLoopbackPort } from "../support/ports.ts";
 import { startRawServer } from "../support/raw-stdio.ts";
@@ -67,8 +67,7 @@ describe("mcpkit.subscriptions.open", () => {
     const { response: reply, aborter } = await openStream(server.url, body);
     expect(reply.status).toBe(200);
     const reader = reply.body!.getReader();
-    let text = "";
-    while (!text.includes("acknowledged")) text += new TextDecoder().decode((await reader.read()).value);
+    await readUntil(reader, (read) => read.includes("acknowledged"));
     expect(await scrape()).toBe("1");
     aborter.abort();
     await reader.cancel().catch(() => {});
