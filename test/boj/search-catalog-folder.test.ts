@@ -10,7 +10,7 @@ import { chmodSync, lchownSync, mkdirSync, readFileSync, statSync, symlinkSync, 
 import { join } from "node:path";
 import { createLogger } from "../../src/core/log.ts";
 import { CATALOG_FILE, openCatalogStore } from "../../src/toolsets/boj/search/index.ts";
-import { scratchDirs } from "./support.ts";
+import { scratchDirs } from "../support/scratch.ts";
 
 const scratch = scratchDirs("mcpkit-catalog-folder-");
 

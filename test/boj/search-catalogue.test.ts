@@ -23,7 +23,8 @@ import { startHttpServer } from "../http/support.ts";
 import { meta, post, request } from "../modern/support.ts";
 import { mcpkitCommand, startStdioServer, testEnv } from "../support/mcp.ts";
 import { hasPostgres, startPostgres } from "../support/postgres.ts";
-import { bojClientConfig, bojTestArgs, scratchDirs } from "./support.ts";
+import { scratchDirs } from "../support/scratch.ts";
+import { bojClientConfig, bojTestArgs } from "./support.ts";
 
 type Structured = Record<string, any>;
 

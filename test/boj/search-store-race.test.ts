@@ -8,7 +8,7 @@
  */
 import { expect, test } from "bun:test";
 import { join, resolve } from "node:path";
-import { scratchDirs } from "./support.ts";
+import { scratchDirs } from "../support/scratch.ts";
 
 const OPENER = resolve(import.meta.dir, "../fixtures/boj/open-catalog-store.ts");
 const scratch = scratchDirs("mcpkit-catalog-race-");

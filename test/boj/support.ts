@@ -1,24 +1,4 @@
-import { afterAll } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { BojClientConfig } from "../../src/toolsets/boj/client.ts";
-
-/**
- * A maker of new, empty temporary folders named `prefix…`; every folder it made is removed when
- * the calling test file's tests end. Call it once, at the top of the file.
- */
-export function scratchDirs(prefix: string): () => string {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-  return () => {
-    const dir = mkdtempSync(join(tmpdir(), prefix));
-    dirs.push(dir);
-    return dir;
-  };
-}
 
 /**
  * Flags for a boj server under test: only the boj toolset, against a local fake BOJ, with no

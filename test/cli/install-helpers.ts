@@ -1,9 +1,7 @@
 /** Running `mcpkit install` / `uninstall` for real, in a throwaway HOME that afterAll removes. */
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll } from "bun:test";
 import { mcpkitCommand, REPO_ROOT } from "../support/mcp.ts";
+import { scratchDirs } from "../support/scratch.ts";
 
 // Under MCPKIT_BIN the compiled binary runs, and it writes itself with no script argument; from
 // source it writes bun with this checkout's bunfig, no .env loading, and the entry script.
@@ -12,16 +10,8 @@ export const [COMMAND, ...SCRIPT] = SELF;
 export const PREFIX =
   SCRIPT.length === 0 ? [] : [`--config=${path.join(REPO_ROOT, "bunfig.toml")}`, "--no-env-file", ...SCRIPT];
 
-const homes: string[] = [];
-afterAll(() => {
-  for (const home of homes) fs.rmSync(home, { recursive: true, force: true });
-});
-
-export function tempHome(): string {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpkit-install-"));
-  homes.push(home);
-  return home;
-}
+/** A new, empty HOME for one test; every one is removed when the test file's tests end. */
+export const tempHome = scratchDirs("mcpkit-install-");
 
 export function cli(home: string, ...args: string[]) {
   return run(home, [...SELF, ...args]);
