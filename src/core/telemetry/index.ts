@@ -46,8 +46,9 @@ export interface TelemetryStart {
 }
 
 /**
- * How long shutdown waits for the last spans and metrics to be sent, unless the caller gives less
- * (a signalled HTTP server gives what is left of --shutdown-grace-s, `cli/run.ts`).
+ * How long shutdown waits for the last spans and metrics to be sent when the caller names no time;
+ * a signalled HTTP server names what is left of --shutdown-grace-s (`cli/run.ts`), which may be
+ * more or less than this.
  */
 const FLUSH_MS = 5_000;
 
