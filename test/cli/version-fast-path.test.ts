@@ -2,7 +2,9 @@
  * `mcpkit --version` is answered before the command line and the MCP stack load (src/main.ts), so
  * that probing the binary costs no more than the runtime's own start (scripts/bench/version.ts).
  * These tests hold the output to what the full parser printed, and fail if the fast path stops
- * being taken: a preloaded Bun plugin reports on stderr every load of src/cli/run.ts.
+ * being taken: a preloaded Bun plugin reports on stderr every load of src/cli/run.ts, and the
+ * preload reports every use of `process.stdout` (a Node stream whose first use cost 3–4 ms of
+ * CPU, as much again as the runtime's start; the fast path writes with Bun's own writer).
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +15,7 @@ import { REPO_ROOT, testEnv } from "../support/mcp.ts";
 
 const MAIN = resolve(REPO_ROOT, "src/main.ts");
 const MARKER = "loaded-cli-run";
+const STDOUT_MARKER = "used-process-stdout";
 
 function runWithWatch(args: string[]): { stdout: string; stderr: string; code: number } {
   const dir = mkdtempSync(join(tmpdir(), "mcpkit-version-"));
@@ -29,6 +32,15 @@ plugin({
       process.stderr.write("${MARKER}\\n");
       return { contents: readFileSync(args.path, "utf8"), loader: "ts" };
     });
+  },
+});
+const stdout = Object.getOwnPropertyDescriptor(process, "stdout");
+Object.defineProperty(process, "stdout", {
+  configurable: true,
+  enumerable: true,
+  get() {
+    Bun.write(Bun.stderr, "${STDOUT_MARKER}\\n");
+    return stdout?.get ? stdout.get.call(process) : stdout?.value;
   },
 });
 `,
@@ -51,6 +63,7 @@ describe("--version fast path", () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toBe(`mcpkit ${packageJson.version}\n`);
       expect(result.stderr).not.toContain(MARKER);
+      expect(result.stderr).not.toContain(STDOUT_MARKER);
     });
   }
 
