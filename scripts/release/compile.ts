@@ -13,6 +13,7 @@
  * 11.9 ms, `mcpkit call` on an empty directory 14.7 vs 17.8 ms (medians of 41 interleaved rounds).
  */
 import { prebuildNativeWalk } from "./prebuilt-walk.ts";
+import { STARTUP_JIT_POLICY } from "../../src/core/jit-policy.ts";
 
 /** The Bun targets mcpkit is released for, keyed by the os-arch suffix of the archive name. */
 export const TARGETS = {
@@ -47,6 +48,8 @@ export const COMPILE_FLAGS = [
   "--minify",
   "--bytecode",
   "--format=esm",
+  // JIT tier-up thresholds scaled while the code of a start runs once (src/core/jit-policy.ts).
+  `--compile-jit-policy=${STARTUP_JIT_POLICY}`,
   ...NO_AUTOLOAD_FLAGS,
 ] as const;
 

@@ -3,6 +3,7 @@
  * Shared by the MCP server and `mcpkit call`, so both behave the same way.
  */
 import * as v from "valibot";
+import { jitAtNormalPace } from "./jit-policy.ts";
 import { type ToolShape, fitResult } from "./output-budget.ts";
 import {
   ErrorCode,
@@ -28,6 +29,8 @@ export async function invokeTool(
   context: ToolContext,
   slot?: Releasable,
 ): Promise<ToolResult> {
+  // A tool call is the work that repeats: from the first one on, the JIT compiles at its usual pace.
+  jitAtNormalPace();
   // One async function, its slot given back in `finally`: however the call ends, exactly once.
   try {
     const args = rawArguments ?? {};

@@ -5,6 +5,7 @@
  * caller's (the CLI calls `close()` on SIGTERM/SIGINT), so a server can be started and closed
  * in-process by tests and embedders.
  */
+import { jitAtNormalPace } from "../../core/jit-policy.ts";
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import { ErrorCode } from "../../core/tool.ts";
@@ -72,6 +73,8 @@ export async function serveHttp(config: HttpConfig, serverOptions: McpServerOpti
   );
 
   const url = `http://${boundHost}:${bun.port}/mcp`;
+  // Listening: what runs from now on repeats with every request (core/jit-policy.ts).
+  jitAtNormalPace();
   log.info(`listening on ${url}`, {
     mode: config.stateless ? "stateless" : "sessions",
     auth: config.gatewayAuth ? "by the gateway in front (--gateway-auth)" : config.auth.kind,

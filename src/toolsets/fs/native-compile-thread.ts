@@ -3,10 +3,15 @@
  * it compiles once, publishes the functions' addresses and its state in shared memory, and then
  * idles for the process's life, since the compiled code is its memory.
  */
+import { jitAtNormalPace } from "../../core/jit-policy.ts";
 import { compileNativeWalk } from "./native-compile.ts";
 import { COMPILED, COMPILE_FAILED, type NativeThreadMessage, STATE } from "./native-thread.ts";
 
 declare const self: Worker;
+
+// A worker's VM starts at the binary's start-up JIT scale; TinyCC's compile runs here once, but
+// what it calls back into JavaScript is not start-up code.
+jitAtNormalPace();
 
 let keep: unknown;
 

@@ -3,6 +3,7 @@
  * directory entries, counting finished parcels in shared memory so the main thread can tell how
  * far behind it is (and when a parcel's directories may be closed) without waiting for a message.
  */
+import { jitAtNormalPace } from "../../core/jit-policy.ts";
 import { type Collector, createCollector } from "./collector.ts";
 import { entryStat } from "./entry-stat.ts";
 import { stayBelowFtl } from "./jit.ts";
@@ -11,6 +12,9 @@ import { ParcelDirectory, type ParcelMessage } from "./parcel.ts";
 import { FINISHED, READY, type WorkerMessage, type WorkerReply } from "./stat-worker.ts";
 
 declare const self: Worker;
+
+// A worker's VM starts at the binary's start-up JIT scale; its loops are hot from the first parcel.
+jitAtNormalPace();
 
 const jobs = new Map<number, Collector>();
 let shared: Int32Array | undefined;
