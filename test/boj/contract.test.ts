@@ -213,13 +213,17 @@ describe("--boj-min-interval-ms", () => {
       env: { BOJ_MIN_INTERVAL_MS: "60000" },
     });
     try {
-      const line = await secondCallWaits(byDefault);
+      const { line, withinMs } = await secondCallWaits(byDefault);
       expect(line).toContain("spaced by --boj-min-interval-ms (1000 ms)");
-      expect(Number(/waiting (\d+) ms/.exec(line)?.[1])).toBeGreaterThan(900);
+      // The interval less what passed between the two reservations, which the test's own view bounds:
+      // exact on a machine of any speed (a fixed "> 900" would fail wherever 100 ms went by in between).
+      const wait = Number(/waiting (\d+) ms/.exec(line)?.[1]);
+      expect(wait).toBeLessThanOrEqual(1000);
+      expect(wait).toBeGreaterThanOrEqual(1000 - withinMs);
       expect(fake.requests).toHaveLength(1);
 
       fake.reset();
-      const fromEnvLine = await secondCallWaits(fromEnv);
+      const { line: fromEnvLine } = await secondCallWaits(fromEnv);
       expect(fromEnvLine).toContain("spaced by --boj-min-interval-ms (60000 ms)");
       expect(fake.requests).toHaveLength(1);
     } finally {
@@ -232,19 +236,28 @@ describe("--boj-min-interval-ms", () => {
  * Two concurrent calls: the first answers, the second says how long it waits for its slot and is
  * then cancelled, so the interval is never waited out. The line the second call logged.
  */
-async function secondCallWaits(on: RunningServer): Promise<string> {
+/**
+ * Two calls at once: the second waits for the first's slot. Returns the wait it announced and how
+ * long the test saw pass from sending both calls to reading that line, which bounds the time the
+ * server can have taken between the first call's slot and the second's reservation.
+ */
+async function secondCallWaits(on: RunningServer): Promise<{ line: string; withinMs: number }> {
   const metadata = { name: "boj_get_metadata", arguments: { db: "CO" } };
-  const announced = on.nextStderrLine(/waiting \d+ ms before calling BOJ/);
+  const announced = on.nextStderrLine(/waiting \d+ ms before calling BOJ/).then((line) => ({
+    line,
+    seen: performance.now(),
+  }));
   const cancel = new AbortController();
+  const sent = performance.now();
   const [first, second] = [
     on.client.callTool(metadata),
     on.client.callTool(metadata, undefined, { signal: cancel.signal }).catch((error: Error) => error),
   ];
   expect((await first).isError).toBeFalsy();
-  const line = await announced;
+  const { line, seen } = await announced;
   cancel.abort();
   expect(await second).toBeInstanceOf(Error);
-  return line;
+  return { line, withinMs: seen - sent };
 }
 
 describe("gateway answers and the body cap", () => {
