@@ -5,6 +5,7 @@
  * defence: code should not log them in the first place.
  */
 import { currentTraceIds } from "./telemetry/index.ts";
+import { byteLength } from "./text.ts";
 export const LOG_LEVELS = ["off", "error", "warn", "info", "debug", "trace"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** `text` (the default): one readable line; `json`: one JSON object a line, for log collectors (--log-format). */
@@ -150,30 +151,33 @@ function safeJson(value: unknown): string {
  */
 const MAX_WAITING_LOG_BYTES = 1024 * 1024;
 let stderr: ReturnType<typeof Bun.stderr.writer> | undefined;
-/** Set while a flush waits for stderr to take what was written: characters written since. */
+/** Set while a flush waits for stderr to take what was written: UTF-8 bytes written since. */
 let waitingLogBytes: number | undefined;
 
 function writeStderr(line: string): void {
+  // Measured only while stderr is behind: a line that goes straight out is never counted.
   if (waitingLogBytes !== undefined) {
-    if (waitingLogBytes + line.length > MAX_WAITING_LOG_BYTES) return;
-    waitingLogBytes += line.length;
+    const bytes = byteLength(line);
+    if (waitingLogBytes + bytes > MAX_WAITING_LOG_BYTES) return;
+    waitingLogBytes += bytes;
   }
   try {
     stderr ??= Bun.stderr.writer();
     // A promise when the pipe is full or broken: its EPIPE must not surface as an uncaught error.
     const written = stderr.write(line);
     if (typeof written !== "number") written.catch(() => {});
-    if (waitingLogBytes === undefined) flushStderr(stderr, line.length);
+    if (waitingLogBytes === undefined) flushStderr(stderr, () => byteLength(line));
   } catch {
     // Nowhere left to say it.
   }
 }
 
 /**
- * Flushes; if stderr is full, counts what waits and, once the flush took what was written before
- * it, flushes what came meanwhile (still counted, so the cap holds across waits).
+ * Flushes; if stderr is full, counts what waits (`waiting`, measured only then) and, once the
+ * flush took what was written before it, flushes what came meanwhile (still counted, so the cap
+ * holds across waits).
  */
-function flushStderr(sink: NonNullable<typeof stderr>, waiting: number): void {
+function flushStderr(sink: NonNullable<typeof stderr>, waiting: () => number): void {
   let flushed: number | Promise<number>;
   try {
     flushed = sink.flush();
@@ -184,14 +188,14 @@ function flushStderr(sink: NonNullable<typeof stderr>, waiting: number): void {
     waitingLogBytes = undefined;
     return;
   }
-  waitingLogBytes ??= waiting;
+  waitingLogBytes ??= waiting();
   const flushing = waitingLogBytes;
   // A stderr that failed (closed) stays waiting: its lines are dropped past the cap.
   flushed.then(
     () => {
       const writtenSince = (waitingLogBytes ?? flushing) - flushing;
       waitingLogBytes = undefined;
-      if (writtenSince > 0) flushStderr(sink, writtenSince);
+      if (writtenSince > 0) flushStderr(sink, () => writtenSince);
     },
     () => {},
   );
