@@ -14,6 +14,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { bojFromCheckout } from "./fixtures/boj-from-checkout.ts";
 
 const { values } = parseArgs({
   options: {
@@ -29,23 +30,9 @@ type Call = () => Promise<unknown>;
 
 /** The dispatcher's tools/call and the bare handler, built from the sources under `root`. */
 async function contender(root: string): Promise<{ dispatched: Call; handlerAlone: Call }> {
-  const load = (path: string) => import(resolve(root, path));
-  const { coreOptions, parseCommandLine } = await load("src/cli/options.ts");
-  const { selectToolsets } = await load("src/cli/toolsets.ts");
-  const { createLogger } = await load("src/core/log.ts");
-  const { httpOptions } = await load("src/mcp/http/config.ts");
+  const { load, toolsets, log } = await bojFromCheckout(root);
   const { dispatcherFor } = await load("src/mcp/protocol/dispatcher.ts");
-  const { toolsetModules } = await load("src/toolsets/index.ts");
   const { listDatabases } = await load("src/toolsets/boj/tools/list-databases.ts");
-  const log = createLogger("warn");
-  const specs = [
-    ...coreOptions,
-    ...toolsetModules.flatMap((module: { options: unknown[] }) => module.options),
-    ...httpOptions,
-  ];
-  const argv = ["--toolsets", "boj", "--boj-base-url", "http://127.0.0.1:9"];
-  const { values: options } = parseCommandLine(argv, {}, specs);
-  const { toolsets } = selectToolsets(toolsetModules, options, { log, mode: "http", cwd: "/" });
   const outputBudget = 100_000;
   const call = dispatcherFor({ toolsets, log, toolNames: "portable", outputBudget }).handlers.get("tools/call");
   if (!call) throw new Error(`${root}: the dispatcher answers no tools/call`);

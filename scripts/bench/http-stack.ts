@@ -30,6 +30,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { type CheckoutTool, bojFromCheckout } from "./fixtures/boj-from-checkout.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -65,30 +66,17 @@ interface Contender {
   /** The headers every tools/call of this contender carries (a session's id, or the 2026-07-28 ones). */
   headers: Record<string, string>;
   /** The tool's handler, as the floor calls it. */
-  handler: (args: Record<string, unknown>, context: unknown) => Promise<object>;
+  handler: CheckoutTool["handler"];
   toolContext: unknown;
 }
 
 /** The pipeline `mcpkit --http 127.0.0.1:8080 --toolsets boj` runs, built from the sources under `root`. */
 async function contender(root: string): Promise<Contender> {
-  const load = (path: string) => import(resolve(root, path));
-  const { coreOptions, parseCommandLine } = await load("src/cli/options.ts");
-  const { selectToolsets } = await load("src/cli/toolsets.ts");
-  const { createLogger } = await load("src/core/log.ts");
-  const { httpOptions, readHttpConfig } = await load("src/mcp/http/config.ts");
+  const { load, options, toolsets, log } = await bojFromCheckout(root, ["--http", "127.0.0.1:8080"]);
+  const { readHttpConfig } = await load("src/mcp/http/config.ts");
   const { createHttpState } = await load("src/mcp/http/state.ts");
   const { createHostOriginCheck } = await load("src/mcp/http/host-origin.ts");
   const { createPipeline } = await load("src/mcp/http/pipeline.ts");
-  const { toolsetModules } = await load("src/toolsets/index.ts");
-  const log = createLogger("warn");
-  const specs = [
-    ...coreOptions,
-    ...toolsetModules.flatMap((module: { options: unknown[] }) => module.options),
-    ...httpOptions,
-  ];
-  const argv = ["--http", "127.0.0.1:8080", "--toolsets", "boj", "--boj-base-url", "http://127.0.0.1:9"];
-  const { values: options } = parseCommandLine(argv, {}, specs);
-  const { toolsets } = selectToolsets(toolsetModules, options, { log, mode: "http", cwd: "/" });
   const outputBudget = 100_000;
   const publicUrl = new URL(ORIGIN);
   const state = createHttpState(
@@ -97,9 +85,7 @@ async function contender(root: string): Promise<Contender> {
     { publicUrl },
   );
   const pipeline: Handle = createPipeline(state, createHostOriginCheck({ boundHost: "127.0.0.1", publicUrl }));
-  const tool = toolsets
-    .flatMap((toolset: { tools: { name: string }[] }) => toolset.tools)
-    .find((candidate: { name: string }) => candidate.name === TOOL);
+  const tool = toolsets.flatMap((toolset) => toolset.tools).find((candidate) => candidate.name === TOOL);
   if (!tool) throw new Error(`${root}: the boj toolset has no tool ${TOOL}`);
   const toolContext = {
     signal: new AbortController().signal,
