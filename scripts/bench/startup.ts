@@ -17,8 +17,8 @@
  *   mcpkit-2025   the same binary asked the 2025 way (initialize, initialized, tools/list)
  *   bare          scripts/bench/fixtures/bare-responder.ts, compiled with the release flags: answers
  *                 the two lines with prebuilt results, no MCP stack, on Bun's own stdin stream and
- *                 stdout writer as mcpkit's stdio (the floor; until stop 43 it used the Node streams
- *                 process.stdin/stdout, whose first use alone cost it ~10 ms: 14 ms instead of 4)
+ *                 stdout writer as mcpkit's stdio (the floor; on the Node streams process.stdin and
+ *                 process.stdout, whose first use alone costs ~10 ms, it took 14 ms instead of 4)
  *
  * Target (median time to both answers, issue 39): mcpkit and mcpkit-2025 each ≤ 1.2× bare (the 2025 era on
  * stdio runs on mcpkit's own session engine and loads no more than the modern one).
