@@ -10,7 +10,7 @@
  *   bun scripts/release/frozen-schemas.ts    prints the table (JSON) on stdout (what compile.ts runs)
  */
 import { coreOptions, parseCommandLine } from "../../src/cli/options.ts";
-import { convertToJsonSchema, schemaFingerprint } from "../../src/core/json-schema.ts";
+import { convertToJsonSchema, frozenKey, type Mode } from "../../src/core/json-schema.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import type { AnySchema, Toolset } from "../../src/core/tool.ts";
 import { isMissingConfig, type Runtime } from "../../src/core/toolset-module.ts";
@@ -31,17 +31,23 @@ export function shippedToolsets(): Toolset[] {
   });
 }
 
-/** Fingerprint → converted schema, for every tool's input and output schema. */
-export function frozenJsonSchemas(toolsets: readonly Toolset[]): Record<string, JsonObject> {
+/**
+ * Tool name and mode → converted schema, for every tool's input and output schema that is a
+ * constant of its module: the same object in `again`, a second build of the same toolsets. A
+ * schema built from configuration (a new object per build) is left out, so the binary converts
+ * it at run time from the configuration it runs with; the table is keyed by name, not content.
+ */
+export function frozenJsonSchemas(toolsets: readonly Toolset[], again: readonly Toolset[]): Record<string, JsonObject> {
   const table: Record<string, JsonObject> = {};
-  const add = (schema: AnySchema, mode: "input" | "output") => {
-    const key = schemaFingerprint(schema, mode);
-    if (key !== undefined) table[key] = convertToJsonSchema(schema, mode);
-  };
+  const rebuilt = new Map(again.flatMap((toolset) => toolset.tools.map((tool) => [tool.name, tool])));
   for (const toolset of toolsets) {
     for (const tool of toolset.tools) {
-      add(tool.input, "input");
-      if (tool.output) add(tool.output, "output");
+      const twin = rebuilt.get(tool.name);
+      const modes: Mode[] = tool.output ? ["input", "output"] : ["input"];
+      for (const mode of modes) {
+        if (twin?.[mode] === tool[mode])
+          table[frozenKey(tool.name, mode)] = convertToJsonSchema(tool[mode] as AnySchema, mode);
+      }
     }
   }
   return table;
@@ -49,9 +55,10 @@ export function frozenJsonSchemas(toolsets: readonly Toolset[]): Record<string, 
 
 if (import.meta.main) {
   const toolsets = shippedToolsets();
+  const again = shippedToolsets();
   try {
-    process.stdout.write(JSON.stringify(frozenJsonSchemas(toolsets)));
+    process.stdout.write(JSON.stringify(frozenJsonSchemas(toolsets, again)));
   } finally {
-    for (const toolset of toolsets) await toolset.close?.();
+    for (const toolset of [...toolsets, ...again]) await toolset.close?.();
   }
 }

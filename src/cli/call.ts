@@ -99,7 +99,7 @@ function lookUpTool(
 /** `mcpkit call TOOL --help`: what the tool does and its arguments, with types, defaults and allowed values. */
 export function toolHelp(toolsets: readonly Toolset[], name: string, dormantLookup: DormantLookup = () => []): string {
   const { tool, off } = lookUpTool(toolsets, dormantLookup, name);
-  const schema = jsonSchemaOf(tool.input, "input") as {
+  const schema = jsonSchemaOf(tool, "input") as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
   };

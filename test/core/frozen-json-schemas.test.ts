@@ -1,8 +1,10 @@
 /**
  * The JSON Schemas a release binary embeds instead of converting them at start-up
- * (`scripts/release/frozen-schemas.ts`, read by `src/core/json-schema.ts`): a schema found in the
- * table is not converted, one that is not is converted as before, and the binary (MCPKIT_BIN)
- * embeds the table and lists, in tools/list, exactly the schemas the run-time conversion gives.
+ * (`scripts/release/frozen-schemas.ts`, read by `src/core/json-schema.ts`), keyed by tool name and
+ * mode: a schema found in the table is neither converted nor serialized, one that is not is
+ * converted as before, a schema built per build of its toolset (from configuration) is never
+ * frozen, and the binary (MCPKIT_BIN) embeds the table and lists, in tools/list, exactly the
+ * schemas the run-time conversion gives.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -10,70 +12,95 @@ import * as v from "valibot";
 import { frozenJsonSchemas, shippedToolsets } from "../../scripts/release/frozen-schemas.ts";
 import {
   convertToJsonSchema,
+  frozenKey,
   jsonSchemaOf,
+  type Mode,
   runtimeConversions,
-  schemaFingerprint,
   useFrozenJsonSchemas,
 } from "../../src/core/json-schema.ts";
-import type { AnySchema, Toolset } from "../../src/core/tool.ts";
+import type { AnySchema, ToolDefinition, Toolset } from "../../src/core/tool.ts";
 import { mcpkitCommand, runProcess, testEnv } from "../support/mcp.ts";
 
-type Mode = "input" | "output";
 let toolsets: Toolset[] = [];
+let again: Toolset[] = [];
 let table: Record<string, Record<string, unknown>> = {};
-let schemas: { tool: string; mode: Mode; schema: AnySchema }[] = [];
+let schemas: { tool: ToolDefinition; mode: Mode; schema: AnySchema }[] = [];
 
 beforeAll(() => {
   toolsets = shippedToolsets();
-  table = frozenJsonSchemas(toolsets);
+  again = shippedToolsets();
+  table = frozenJsonSchemas(toolsets, again);
   schemas = toolsets.flatMap((toolset) =>
     toolset.tools.flatMap((tool) => [
-      { tool: tool.name, mode: "input" as const, schema: tool.input },
-      ...(tool.output ? [{ tool: tool.name, mode: "output" as const, schema: tool.output }] : []),
+      { tool, mode: "input" as const, schema: tool.input },
+      ...(tool.output ? [{ tool, mode: "output" as const, schema: tool.output }] : []),
     ]),
   );
 });
 afterAll(async () => {
   useFrozenJsonSchemas(null);
-  for (const toolset of toolsets) await toolset.close?.();
+  for (const toolset of [...toolsets, ...again]) await toolset.close?.();
 });
+
+/** A toolset of one tool per schema, for the table builder. */
+function toolsetOf(tools: Record<string, AnySchema>): Toolset {
+  return {
+    name: "t",
+    tools: Object.entries(tools).map(([name, input]) => ({ name, input }) as unknown as ToolDefinition),
+  };
+}
 
 describe("frozen JSON Schemas", () => {
   test("the table holds every shipped tool's schemas, each as the run-time conversion writes it", () => {
     expect(schemas.length).toBeGreaterThan(10);
+    expect(Object.keys(table).length).toBe(schemas.length);
     for (const { tool, mode, schema } of schemas) {
-      const key = schemaFingerprint(schema, mode);
-      expect(key, `${tool} ${mode}`).toBeDefined();
-      expect(JSON.stringify(table[key as string]), `${tool} ${mode}`).toBe(
-        JSON.stringify(convertToJsonSchema(schema, mode)),
-      );
+      const frozen = table[frozenKey(tool.name, mode)];
+      expect(frozen, `${tool.name} ${mode}`).toBeDefined();
+      expect(JSON.stringify(frozen), `${tool.name} ${mode}`).toBe(JSON.stringify(convertToJsonSchema(schema, mode)));
     }
   });
 
   test("a schema in the table is taken from it, not converted", () => {
     useFrozenJsonSchemas(table);
-    for (const { mode, schema } of schemas) {
-      expect(jsonSchemaOf(schema, mode)).toBe(table[schemaFingerprint(schema, mode) as string]);
+    for (const { tool, mode } of schemas) {
+      expect(jsonSchemaOf(tool, mode)).toBe(table[frozenKey(tool.name, mode)]);
     }
     expect(runtimeConversions()).toBe(0);
   });
 
-  test("a schema the table misses is converted at run time, and one that differs by a message only misses", () => {
+  test("a lookup in the table never serializes the schema (hashing its JSON text cost 0.9 ms of a start)", () => {
+    let serialized = 0;
+    const input = Object.assign(v.strictObject({ n: v.number() }), {
+      toJSON() {
+        serialized++;
+        return {};
+      },
+    });
+    const frozen = { type: "object", properties: { n: { type: "number" } } };
+    useFrozenJsonSchemas({ [frozenKey("watched", "input")]: frozen });
+    expect(jsonSchemaOf({ name: "watched", input }, "input")).toBe(frozen);
+    expect(serialized).toBe(0);
+    expect(runtimeConversions()).toBe(0);
+  });
+
+  test("a tool the table misses is converted at run time, then taken from the per-schema cache", () => {
     useFrozenJsonSchemas(table);
-    const ours = v.strictObject({ n: v.pipe(v.number(), v.minValue(1, "at least 1")) });
-    const other = v.strictObject({ n: v.pipe(v.number(), v.minValue(1, "one or more")) });
-    expect(schemaFingerprint(ours, "input")).not.toBe(schemaFingerprint(other, "input"));
-    const converted = jsonSchemaOf(ours, "input");
+    const tool = { name: "not_shipped", input: v.strictObject({ n: v.pipe(v.number(), v.minValue(1, "at least 1")) }) };
+    const converted = jsonSchemaOf(tool, "input");
     expect(runtimeConversions()).toBe(1);
-    expect(converted).toEqual(convertToJsonSchema(ours, "input"));
-    // The same schema again comes from the per-schema cache.
-    expect(jsonSchemaOf(ours, "input")).toBe(converted);
+    expect(converted).toEqual(convertToJsonSchema(tool.input, "input"));
+    expect(jsonSchemaOf(tool, "input")).toBe(converted);
     expect(runtimeConversions()).toBe(2);
   });
 
-  test("input and output modes of one schema have keys of their own", () => {
-    const [{ schema }] = schemas;
-    expect(schemaFingerprint(schema, "input")).not.toBe(schemaFingerprint(schema, "output"));
+  test("a schema built anew by each build of its toolset (from configuration) is left out, so it is converted at run time", () => {
+    const constant = v.strictObject({ n: v.number() });
+    const built = frozenJsonSchemas(
+      [toolsetOf({ constant, configured: v.strictObject({ root: v.picklist(["/a"]) }) })],
+      [toolsetOf({ constant, configured: v.strictObject({ root: v.picklist(["/b"]) }) })],
+    );
+    expect(Object.keys(built)).toEqual([frozenKey("constant", "input")]);
   });
 });
 
@@ -105,10 +132,10 @@ describe.skipIf(!binary)("the compiled binary (MCPKIT_BIN)", () => {
     const listed = new Map<string, { inputSchema: unknown; outputSchema?: unknown }>(
       answer.result.tools.map((tool: { name: string }) => [tool.name, tool]),
     );
-    expect([...listed.keys()].sort()).toEqual([...new Set(schemas.map((entry) => entry.tool))].sort());
+    expect([...listed.keys()].sort()).toEqual([...new Set(schemas.map((entry) => entry.tool.name))].sort());
     for (const { tool, mode, schema } of schemas) {
-      const wire = listed.get(tool)?.[mode === "input" ? "inputSchema" : "outputSchema"];
-      expect(JSON.stringify(wire), `${tool} ${mode}`).toBe(JSON.stringify(convertToJsonSchema(schema, mode)));
+      const wire = listed.get(tool.name)?.[mode === "input" ? "inputSchema" : "outputSchema"];
+      expect(JSON.stringify(wire), `${tool.name} ${mode}`).toBe(JSON.stringify(convertToJsonSchema(schema, mode)));
     }
   });
 });

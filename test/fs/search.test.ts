@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { jsonSchemaOf } from "../../src/core/json-schema.ts";
+import { convertToJsonSchema } from "../../src/core/json-schema.ts";
 import { searchInput, searchOutput } from "../../src/toolsets/fs/schema.ts";
 import { mcpkitCommand, type RunningServer, REPO_ROOT, runCli, startStdioServer, testEnv } from "../support/mcp.ts";
 
@@ -108,8 +108,8 @@ describe("tools/list", () => {
     expect(tool).toBeDefined();
     expect(tool?.inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: ["timeField"] });
     // What the process shows is what the schema module produces (units.test.ts compares that with the contract).
-    expect(tool?.inputSchema).toEqual(jsonSchemaOf(searchInput, "input") as never);
-    expect(tool?.outputSchema).toEqual(jsonSchemaOf(searchOutput, "output") as never);
+    expect(tool?.inputSchema).toEqual(convertToJsonSchema(searchInput, "input") as never);
+    expect(tool?.outputSchema).toEqual(convertToJsonSchema(searchOutput, "output") as never);
     const matchesSchema = (tool?.outputSchema?.properties?.matches ?? { items: { properties: {} } }) as {
       items: { properties: Record<string, unknown> };
     };

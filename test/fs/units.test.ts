@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { jsonSchemaOf } from "../../src/core/json-schema.ts";
+import { convertToJsonSchema } from "../../src/core/json-schema.ts";
 import * as program from "../../src/toolsets/fs/collector.ts";
 import type { Position } from "../../src/toolsets/fs/collector.ts";
 import { CURSOR_OTHER_QUERY, CURSOR_TAMPERED, CursorCodec, cursorKey } from "../../src/toolsets/fs/cursor.ts";
@@ -220,12 +220,12 @@ describe("JSON Schemas match docs/contracts/fs-search-by-time.md", () => {
   }
 
   test("inputSchema: same properties, types, enums, defaults, bounds, formats and required", () => {
-    const ours = jsonSchemaOf(searchInput, "input");
+    const ours = convertToJsonSchema(searchInput, "input");
     expect(shape(ours)).toEqual(shape(seedInput));
   });
 
   test("every input property has a description a model can read", () => {
-    const ours = jsonSchemaOf(searchInput, "input") as { properties: Record<string, { description?: string }> };
+    const ours = convertToJsonSchema(searchInput, "input") as { properties: Record<string, { description?: string }> };
     expect(Object.keys(ours.properties)).toEqual(Object.keys(seedInput.properties));
     for (const [name, property] of Object.entries(ours.properties)) {
       expect([name, (property.description ?? "").length > 10]).toEqual([name, true]);
@@ -233,7 +233,7 @@ describe("JSON Schemas match docs/contracts/fs-search-by-time.md", () => {
   });
 
   test('outputSchema: same shape, nullable fields written as the seed writes them (type: [T, "null"])', () => {
-    const ours = jsonSchemaOf(searchOutput, "output");
+    const ours = convertToJsonSchema(searchOutput, "output");
     expect(shape(ours)).toEqual(shape(seedOutput));
   });
 });

@@ -132,10 +132,10 @@ function registryOf(toolsets: readonly Toolset[], naming: ToolNaming): Registry 
         name: naming === "seed" ? (tool.seedName ?? tool.name) : tool.name,
         title: tool.title,
         description: tool.description,
-        inputSchema: jsonSchemaOf(tool.input, "input"),
+        inputSchema: jsonSchemaOf(tool, "input"),
         annotations: tool.annotations as Record<string, unknown>,
       };
-      if (tool.output) listing.outputSchema = jsonSchemaOf(tool.output, "output");
+      if (tool.output) listing.outputSchema = jsonSchemaOf(tool, "output");
       // The flat "ui/resourceUri" key is ext-apps' deprecated form, still read by some hosts.
       const uiListing: ToolListing = tool.ui
         ? { ...listing, _meta: { ui: { resourceUri: tool.ui.resourceUri }, "ui/resourceUri": tool.ui.resourceUri } }

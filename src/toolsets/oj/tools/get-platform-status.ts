@@ -4,6 +4,9 @@ import { StatusShape, renderStatus } from "../render.ts";
 import { UpstreamStatus, expectJson } from "../upstream.ts";
 import { type OjDeps, SCOPE, readOnly, success, upstreamFailure } from "./shared.ts";
 
+/** No arguments; a module constant, so a release binary lists its JSON Schema frozen (core/json-schema.ts). */
+const Input = v.strictObject({});
+
 export function getPlatformStatus({ http, hasToken }: OjDeps) {
   return defineTool({
     name: "get_platform_status",
@@ -11,7 +14,7 @@ export function getPlatformStatus({ http, hasToken }: OjDeps) {
     description:
       "Get problem counts and indexing coverage for each platform (LeetCode, Codeforces, AtCoder, Luogu). " +
       "Returns total problems, missing content count, and un-embedded count per platform. Needs the server's token (--oj-token).",
-    input: v.strictObject({}),
+    input: Input,
     output: StatusShape,
     annotations: readOnly("Platform coverage"),
     scope: SCOPE,

@@ -17,6 +17,8 @@ const Input = v.strictObject({
   ),
 });
 
+const Output = v.object({ problem: ProblemShape });
+
 export function getProblem({ http }: OjDeps) {
   return defineTool({
     name: "get_problem",
@@ -25,7 +27,7 @@ export function getProblem({ http }: OjDeps) {
       "Get a specific problem by source and ID. Returns the full problem including title, difficulty, tags, and description. " +
       "Supports LeetCode, Codeforces, AtCoder, and Luogu. Use resolve_problem instead when the input is a URL or the ID format is uncertain.",
     input: Input,
-    output: v.object({ problem: ProblemShape }),
+    output: Output,
     annotations: readOnly("Problem by source and ID"),
     scope: SCOPE,
     async handler({ source, id: rawId }: v.InferOutput<typeof Input>, context) {

@@ -16,6 +16,8 @@ const Input = v.strictObject({
   ),
 });
 
+const Output = v.object({ resolved: v.object({ source: v.string(), id: v.string() }), problem: ProblemShape });
+
 export function resolveProblem({ http }: OjDeps) {
   return defineTool({
     name: "resolve_problem",
@@ -25,7 +27,7 @@ export function resolveProblem({ http }: OjDeps) {
       "(title, difficulty, tags, and description). Supports LeetCode, Codeforces, AtCoder, and Luogu. " +
       "Use this when the input format is uncertain; use get_problem when source and ID are already known.",
     input: Input,
-    output: v.object({ resolved: v.object({ source: v.string(), id: v.string() }), problem: ProblemShape }),
+    output: Output,
     annotations: readOnly("Resolve a problem URL or ID"),
     scope: SCOPE,
     async handler(args: v.InferOutput<typeof Input>, context) {
