@@ -46,8 +46,12 @@ export async function invokeTool(
       return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);
     }
     try {
-      return fitResult(await tool.handler(parsed.output, context), context.outputBudget, context.calledAs, () =>
-        toolShape(tool),
+      return fitResult(
+        await tool.handler(parsed.output, context),
+        context.outputBudget,
+        context.calledAs,
+        () => toolShape(tool),
+        tool.structuredBytesAtMost,
       );
     } catch (error) {
       throw failureOf(toolset, context, error);

@@ -65,11 +65,12 @@ export function fitResult(
   maxBytes: number,
   toolName: string,
   shapeOf: () => ToolShape = () => ({}),
+  structuredAtMost?: number,
 ): ToolResult {
   // A frozen result (`constantResult`: a catalog answered on every call) is fitted once per budget
   // and tool name: measuring it again was half of a cheap call's dispatch (510 → 261 ns a call,
   // `bun scripts/bench/dispatch.ts`; test/core/fit-frozen.test.ts fails if this stops being taken).
-  if (!Object.isFrozen(result)) return fit(result, maxBytes, toolName, shapeOf);
+  if (!Object.isFrozen(result)) return fit(result, maxBytes, toolName, shapeOf, structuredAtMost);
   const known = fittedFrozen.get(result);
   if (known?.maxBytes === maxBytes && known.toolName === toolName) return known.fitted;
   // A cut of a constant is constant too: frozen, its answers are serialized once as well.
@@ -81,11 +82,19 @@ export function fitResult(
 /** What `fitResult` made of each frozen result, for the budget and tool name it was fitted for. */
 const fittedFrozen = new WeakMap<ToolResult, { maxBytes: number; toolName: string; fitted: ToolResult }>();
 
-function fit(result: ToolResult, maxBytes: number, toolName: string, shapeOf: () => ToolShape): ToolResult {
+function fit(
+  result: ToolResult,
+  maxBytes: number,
+  toolName: string,
+  shapeOf: () => ToolShape,
+  structuredAtMost = Number.POSITIVE_INFINITY,
+): ToolResult {
   const before = result.structuredContent;
   // Most results fit: what is known of the tool is looked at only for one that does not, and a
-  // result well within the budget is not measured at all (`textFits`, `structuredFits`).
-  if (textFits(result, maxBytes) && (!before || structuredFits(before, maxBytes))) return result;
+  // result well within the budget is not measured at all (`textFits`, the tool's own bound of its
+  // structuredContent, `structuredFits`).
+  if (textFits(result, maxBytes) && (!before || structuredAtMost <= maxBytes || structuredFits(before, maxBytes)))
+    return result;
   const tool = shapeOf();
   const advice = restAdvice(tool.argumentNames);
   const structuredContent =

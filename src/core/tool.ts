@@ -177,6 +177,13 @@ export interface ToolDefinition<Input extends AnySchema = AnySchema> {
   input: Input;
   /** Shape of `structuredContent`; `tools/list` shows it as `outputSchema`. */
   output?: AnySchema;
+  /**
+   * For a tool whose results are cut from embedded data (a catalogue): an upper bound of the UTF-8
+   * size of every result's `structuredContent` as JSON. Within the output budget, a result is not
+   * measured for it (core/output-budget.ts `fitResult`): bounding 5 KB of JSON was a sixth of
+   * what the HTTP stack added to such a call. Read at each call, so a getter can compute it at the first.
+   */
+  structuredBytesAtMost?: number;
   annotations: ToolAnnotations;
   /** The OAuth scope a caller needs over HTTP, e.g. `fs:read`. */
   scope: string;

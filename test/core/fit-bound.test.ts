@@ -1,12 +1,27 @@
 /**
  * Issue 39: a result whose structuredContent is well within the output budget is not serialized
  * just to be measured (the answer serializes it anyway); an upper bound of its JSON size settles
- * it. These tests fail if that fast path stops being taken, if the bound ever falls below the real
- * size, or if a result near or over the budget is no longer measured and cut as before.
+ * it, and a tool that declares one for all its results (`structuredBytesAtMost`, the BOJ
+ * catalogues) is not measured at all. These tests fail if those fast paths stop being taken, if a
+ * bound ever falls below the real size, or if a result near or over the budget is no longer
+ * measured and cut as before.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import * as v from "valibot";
+import { invokeTool } from "../../src/core/invoke.ts";
+import { silentLogger } from "../../src/core/log.ts";
 import { fitResult, jsonBound } from "../../src/core/output-budget.ts";
-import type { ToolResult } from "../../src/core/tool.ts";
+import { byteLength } from "../../src/core/text.ts";
+import type { ToolContext, ToolDefinition, ToolResult } from "../../src/core/tool.ts";
+import {
+  ENDPOINTS,
+  MESSAGE_STATUSES,
+  messageCatalog,
+  messageCatalogBytes,
+  parameterCatalog,
+  parameterCatalogBytes,
+} from "../../src/toolsets/boj/catalog.ts";
+import { bojTools } from "../../src/toolsets/boj/tools/index.ts";
 
 const stringify = JSON.stringify;
 let stringified = 0;
@@ -98,5 +113,88 @@ describe("jsonBound", () => {
     for (let n = 0; n < 100; n++) deep = [deep];
     expect(jsonBound(deep, Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
     expect(jsonBound(catalog(100), 50)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+/** structuredContent that counts every read of its members (a walk or a serialization reads them). */
+function watched(): { structured: Record<string, unknown>; reads: () => number } {
+  let reads = 0;
+  const structured = new Proxy(catalog(50), {
+    get(target, key, receiver) {
+      reads++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  return { structured, reads: () => reads };
+}
+
+describe("a tool's declared bound of its structuredContent (structuredBytesAtMost)", () => {
+  test("within the budget, the result is neither walked nor serialized", () => {
+    const { structured, reads } = watched();
+    const result: ToolResult = { content: [{ type: "text", text: "ok" }], structuredContent: structured };
+    countStringify();
+    expect(fitResult(result, 100_000, "t", undefined, 6_000)).toBe(result);
+    expect(reads()).toBe(0);
+    expect(stringified).toBe(0);
+  });
+
+  test("over the budget, the result is measured as before (and cut when it does not fit)", () => {
+    const { structured, reads } = watched();
+    const result: ToolResult = { content: [{ type: "text", text: "ok" }], structuredContent: structured };
+    expect(fitResult(result, 100_000, "t", undefined, 200_000)).toBe(result);
+    expect(reads()).toBeGreaterThan(0);
+    const size = utf8(catalog(50));
+    const cut = fitResult(
+      { content: [{ type: "text", text: "ok" }], structuredContent: catalog(50) },
+      size - 200,
+      "t",
+      undefined,
+      size,
+    );
+    expect(utf8(cut.structuredContent)).toBeLessThanOrEqual(size - 200);
+  });
+
+  test("invokeTool hands the tool's bound to the output budget", async () => {
+    const { structured, reads } = watched();
+    const tool: ToolDefinition = {
+      name: "bounded",
+      title: "Bounded",
+      description: "a tool with a declared bound",
+      input: v.strictObject({}),
+      annotations: {},
+      scope: "t:read",
+      structuredBytesAtMost: 6_000,
+      handler: async () => ({ content: [{ type: "text", text: "ok" }], structuredContent: structured }),
+    };
+    const context: ToolContext = {
+      signal: new AbortController().signal,
+      calledAs: tool.name,
+      outputBudget: 100_000,
+      notify() {},
+      reportProgress() {},
+      clientRoots: async () => undefined,
+      log: silentLogger,
+    };
+    const result = await invokeTool({ name: "t", tools: [tool] }, tool, {}, context);
+    expect(result.structuredContent).toBe(structured);
+    expect(reads()).toBe(0);
+  });
+
+  test("the BOJ catalogue tools declare the largest of their results exactly", () => {
+    const parameterSizes = (["all", ...ENDPOINTS] as const).map((e) => byteLength(stringify(parameterCatalog(e))));
+    const messageSizes = [undefined, ...MESSAGE_STATUSES].map((s) => byteLength(stringify(messageCatalog(s))));
+    expect(parameterCatalogBytes.get()).toBe(Math.max(...parameterSizes));
+    expect(messageCatalogBytes.get()).toBe(Math.max(...messageSizes));
+    const tools = bojTools({
+      get answers(): never {
+        throw new Error("no upstream");
+      },
+      get search(): never {
+        throw new Error("no upstream");
+      },
+    });
+    const declared = (name: string) => tools.find((tool) => tool.name === name)?.structuredBytesAtMost;
+    expect(declared("boj_get_parameter_catalog")).toBe(parameterCatalogBytes.get());
+    expect(declared("boj_get_message_catalog")).toBe(messageCatalogBytes.get());
   });
 });

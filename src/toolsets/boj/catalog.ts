@@ -5,6 +5,9 @@
  * Japanese names are the manual's; English names are mcpkit's translations.
  */
 
+import { lazy } from "../../core/lazy.ts";
+import { byteLength } from "../../core/text.ts";
+
 export const CATALOG_SOURCE = { source_document: "api_manual.pdf", source_date: "2026-02-18" } as const;
 
 export interface DatabaseEntry {
@@ -315,6 +318,17 @@ export const GENERAL_NOTES = [
   "Data is refreshed around 08:50 JST; metadata daily.",
 ] as const;
 
+/**
+ * The most bytes a `parameterCatalog` takes as JSON (UTF-8), over every endpoint, measured at the
+ * first call: `boj_get_parameter_catalog` declares it (`structuredBytesAtMost`), so its results are
+ * not measured again for the output budget.
+ */
+export const parameterCatalogBytes = lazy(() =>
+  Math.max(
+    ...(["all", ...ENDPOINTS] as const).map((endpoint) => byteLength(JSON.stringify(parameterCatalog(endpoint)))),
+  ),
+);
+
 export function parameterCatalog(endpoint: Endpoint | "all") {
   const parameters =
     endpoint === "all"
@@ -494,6 +508,11 @@ export function findMessage(messageId: string | null): MessageEntry | undefined 
   const upper = messageId.toUpperCase();
   return MESSAGES.find((entry) => entry.message_id === upper);
 }
+
+/** The most bytes a `messageCatalog` takes as JSON (UTF-8), over every filter; see `parameterCatalogBytes`. */
+export const messageCatalogBytes = lazy(() =>
+  Math.max(...[undefined, ...MESSAGE_STATUSES].map((status) => byteLength(JSON.stringify(messageCatalog(status))))),
+);
 
 export function messageCatalog(status: number | undefined) {
   const messages = status === undefined ? MESSAGES : MESSAGES.filter((entry) => entry.status === status);

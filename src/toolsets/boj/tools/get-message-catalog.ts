@@ -1,5 +1,5 @@
 import { defineTool, textResult } from "../../../core/tool.ts";
-import { messageCatalog } from "../catalog.ts";
+import { messageCatalog, messageCatalogBytes } from "../catalog.ts";
 import { getMessageCatalogInput, getMessageCatalogOutput } from "../schemas.ts";
 import { BOJ_SCOPE, calls, catalogAnnotations } from "./shared.ts";
 
@@ -11,6 +11,10 @@ export function getMessageCatalog() {
       "List BOJ's STATUS / MESSAGEID / MESSAGE codes (e.g. M181005E = unknown database) with what each means and how to fix the request; filter with status 200, 400, 500 or 503. Use it to interpret an API_ERROR. No network access.",
     input: getMessageCatalogInput,
     output: getMessageCatalogOutput,
+    // Every answer is a cut of one embedded catalogue: measured once, not at every call.
+    get structuredBytesAtMost() {
+      return messageCatalogBytes.get();
+    },
     annotations: { title: "BOJ API status messages", ...catalogAnnotations },
     scope: BOJ_SCOPE,
     handler: async (args) => {

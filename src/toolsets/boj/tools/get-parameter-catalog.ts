@@ -1,5 +1,5 @@
 import { defineTool, textResult } from "../../../core/tool.ts";
-import { parameterCatalog } from "../catalog.ts";
+import { parameterCatalog, parameterCatalogBytes } from "../catalog.ts";
 import { getParameterCatalogInput, getParameterCatalogOutput } from "../schemas.ts";
 import { BOJ_SCOPE, calls, catalogAnnotations } from "./shared.ts";
 
@@ -11,6 +11,10 @@ export function getParameterCatalog() {
       'Describe the parameters of the boj data tools (which are required, allowed values, period formats per frequency), BOJ\'s per-request limits and the layer rules, from the BOJ API manual. endpoint: "all" (default), "get_data_code", "get_data_layer" or "get_metadata". No network access.',
     input: getParameterCatalogInput,
     output: getParameterCatalogOutput,
+    // Every answer is a cut of one embedded catalogue: measured once, not at every call.
+    get structuredBytesAtMost() {
+      return parameterCatalogBytes.get();
+    },
     annotations: { title: "BOJ API parameters and limits", ...catalogAnnotations },
     scope: BOJ_SCOPE,
     handler: async (args) => {
