@@ -7,7 +7,7 @@
 declare const MCPKIT_PREBUILT_NATIVE_WALK: string | undefined;
 
 /**
- * Every shipped tool's JSON Schemas, converted at build time: a JSON object of fingerprint → schema
- * (`scripts/release/frozen-schemas.ts`; read by `src/core/json-schema.ts`).
+ * Every shipped tool's JSON Schemas, converted at build time: an object literal of "tool:mode" →
+ * schema (`scripts/release/frozen-schemas.ts`; read by `src/core/json-schema.ts`).
  */
-declare const MCPKIT_FROZEN_JSON_SCHEMAS: string | undefined;
+declare const MCPKIT_FROZEN_JSON_SCHEMAS: Record<string, { [key: string]: unknown }> | undefined;

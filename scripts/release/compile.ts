@@ -126,8 +126,9 @@ export async function compile(options: {
     ...(prebuilt && "library" in prebuilt
       ? ["--define", `MCPKIT_PREBUILT_NATIVE_WALK=${JSON.stringify(Buffer.from(prebuilt.library).toString("base64"))}`]
       : []),
-    // Read by src/core/json-schema.ts, the same way.
-    ...(frozenSchemas ? ["--define", `MCPKIT_FROZEN_JSON_SCHEMAS=${JSON.stringify(frozenSchemas)}`] : []),
+    // Read by src/core/json-schema.ts: the JSON text itself, an object literal in the bytecode,
+    // which a start builds in about half the time JSON.parse of the same text as a string took.
+    ...(frozenSchemas ? ["--define", `MCPKIT_FROZEN_JSON_SCHEMAS=${frozenSchemas}`] : []),
     ...(options.flags ?? COMPILE_FLAGS),
     ...(options.target ? [`--target=${TARGETS[options.target]}`] : []),
     "--outfile",

@@ -53,7 +53,13 @@ export function convertToJsonSchema(schema: AnySchema, mode: Mode): JsonObject {
 
 function frozenTable(): Record<string, JsonObject> | null {
   if (frozen === undefined) {
-    frozen = typeof MCPKIT_FROZEN_JSON_SCHEMAS === "string" ? JSON.parse(MCPKIT_FROZEN_JSON_SCHEMAS) : null;
+    // Read once and not behind `typeof`: each mention of the define is a copy of the literal, built
+    // when reached. From source it is undeclared, and reading it throws.
+    try {
+      frozen = MCPKIT_FROZEN_JSON_SCHEMAS ?? null;
+    } catch {
+      frozen = null;
+    }
   }
   return frozen ?? null;
 }

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as v from "valibot";
 import { frozenJsonSchemas, shippedToolsets } from "../../scripts/release/frozen-schemas.ts";
 import {
@@ -19,7 +20,8 @@ import {
   useFrozenJsonSchemas,
 } from "../../src/core/json-schema.ts";
 import type { AnySchema, ToolDefinition, Toolset } from "../../src/core/tool.ts";
-import { mcpkitCommand, runProcess, testEnv } from "../support/mcp.ts";
+import { meta } from "../modern/support.ts";
+import { REPO_ROOT, mcpkitCommand, runProcess, testEnv } from "../support/mcp.ts";
 
 let toolsets: Toolset[] = [];
 let again: Toolset[] = [];
@@ -111,6 +113,23 @@ describe.skipIf(!binary)("the compiled binary (MCPKIT_BIN)", () => {
     const bytes = readFileSync(mcpkitCommand()[0]);
     const missing = Object.keys(table).filter((key) => !bytes.includes(key));
     expect(missing).toEqual([]);
+  });
+
+  test("reads the table at start-up: it converts no schema to list the tools (from source, each is converted)", async () => {
+    const line = `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } })}\n`;
+    const listed = async (command: string[]) => {
+      const result = await runProcess([...command, "--toolsets", "boj,fs", "--root", "/", "--log-level", "debug"], {
+        stdin: line,
+        env: testEnv(),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      return /tools listed tools=(\d+) schemasConverted=(\d+)/.exec(result.stderr)?.slice(1).map(Number);
+    };
+    const [tools, converted] = (await listed(mcpkitCommand())) ?? [];
+    expect(tools).toBeGreaterThan(5);
+    expect(converted).toBe(0);
+    const [, fromSource] = (await listed([process.execPath, join(REPO_ROOT, "src/main.ts")])) ?? [];
+    expect(fromSource).toBeGreaterThan(tools);
   });
 
   test("lists in tools/list exactly the schemas the run-time conversion gives, byte for byte", async () => {

@@ -11,7 +11,7 @@
  */
 import { closestName } from "../../core/did-you-mean.ts";
 import { invokeTool } from "../../core/invoke.ts";
-import { jsonSchemaOf } from "../../core/json-schema.ts";
+import { jsonSchemaOf, runtimeConversions } from "../../core/json-schema.ts";
 import type { Logger } from "../../core/log.ts";
 import { observeCalls, spanEvent } from "../../core/telemetry/index.ts";
 import { logToStderr } from "../../core/client-log.ts";
@@ -189,6 +189,9 @@ export function dispatcherFor(options: DispatcherOptions): Dispatcher {
 function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { toolsets, toolNames } = options;
   const registry = registryOf(toolsets, toolNames);
+  // A release binary lists its tools' JSON Schemas from the table it embeds (core/json-schema.ts):
+  // 0 here, which test/core/frozen-json-schemas.test.ts reads; from source, every schema.
+  options.log.debug("tools listed", { tools: registry.listed.length, schemasConverted: runtimeConversions() });
   const capabilities = capabilitiesOf(toolsets);
   const handlers = new Map<string, Handler>();
   // Without authorization every caller sees the same list: built once and frozen (the object and
