@@ -3,12 +3,16 @@
  * mcpkit declares. Unknown flags and missing values are usage errors (exit 2).
  */
 import { delimiter } from "node:path";
-import { parseArgs } from "node:util";
 import { DEFAULT_OUTPUT_BUDGET } from "../core/output-budget.ts";
 import * as v from "valibot";
 import { ConfigError, type OptionSpec, type OptionValues, integerOption } from "../core/options.ts";
 import { closestName } from "../core/did-you-mean.ts";
+import { lazy } from "../core/lazy.ts";
 import { toolsetModules } from "../toolsets/index.ts";
+import { type ArgOption, type ParsedArgs, parsePlainArgs } from "./plain-args.ts";
+
+/** node:util's reader, loaded only for a command line plain-args.ts leaves to it (and its errors). */
+const nodeParseArgs = lazy(() => (require("node:util") as typeof import("node:util")).parseArgs);
 
 /** Options that belong to mcpkit itself rather than to a toolset or transport, by name. */
 export const toolsetsOption = {
@@ -119,12 +123,9 @@ export interface ParsedCommandLine {
   version: boolean;
 }
 
-export function parseCommandLine(
-  argv: readonly string[],
-  env: Record<string, string | undefined>,
-  specs: readonly OptionSpec[],
-): ParsedCommandLine {
-  const config: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }> = {
+/** The options `parseArgs` reads for these specs, plus -h/--help and -V/--version. */
+export function argOptionsOf(specs: readonly OptionSpec[]): Record<string, ArgOption> {
+  const config: Record<string, ArgOption> = {
     help: { type: "boolean", short: "h" },
     version: { type: "boolean", short: "V" },
   };
@@ -134,11 +135,22 @@ export function parseCommandLine(
       ...(spec.kind === "list" ? { multiple: true } : {}),
     };
   }
-  let parsed: ReturnType<typeof parseArgs>;
+  return config;
+}
+
+export function parseCommandLine(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  specs: readonly OptionSpec[],
+): ParsedCommandLine {
+  const config = argOptionsOf(specs);
+  let parsed: ParsedArgs | undefined;
   // People type -v as often as -V; no option of mcpkit takes a value that could be "-v".
   const args = argv.map((arg) => (arg === "-v" ? "--version" : arg));
   try {
-    parsed = parseArgs({ args, options: config, allowPositionals: true, strict: true });
+    parsed =
+      parsePlainArgs(args, config) ??
+      nodeParseArgs.get()({ args, options: config, allowPositionals: true, strict: true });
   } catch (error) {
     throw new ConfigError(explainParseError(error as Error & { code?: string }, specs));
   }

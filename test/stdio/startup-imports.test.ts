@@ -3,8 +3,9 @@
  * (main.ts, cli/run.ts, every toolset built, the stdio server) import none of the Node built-ins
  * that cost a start-up CPU time and that it has no use for (issue 39): node:crypto (~2 ms:
  * hashes and random bytes come from Bun.CryptoHasher and the global crypto), node:net (isIP is
- * loaded by the first HTTP address read), node:url (Bun.fileURLToPath) and node:tty (asked only
- * when stdin is a character device). Read from the sources with TypeScript's parser: static value
+ * loaded by the first HTTP address read), node:url (Bun.fileURLToPath), node:tty (asked only
+ * when stdin is a character device) and node:util (0.3–0.5 ms: the command line is read by
+ * cli/plain-args.ts, and parseArgs is required only for a form that one leaves to it). Read from the sources with TypeScript's parser: static value
  * imports and re-exports are followed; `import type`, `import()` and `require()` load on demand.
  * And what the tools do when called loads at the first call, not at start-up: the fs search's
  * code (the walks, the stat worker, the native walk) and boj's client, cache, decoders, rendering
@@ -29,7 +30,7 @@ const STARTUP_ROOTS = [
   "toolsets/oj/toolset.ts",
   "mcp/stdio/serve.ts",
 ];
-const UNWANTED = ["node:crypto", "node:net", "node:url", "node:tty"];
+const UNWANTED = ["node:crypto", "node:net", "node:url", "node:tty", "node:util"];
 
 /** The specifiers `file` imports for their values when it is evaluated. */
 function staticImports(file: string): string[] {
@@ -67,7 +68,7 @@ function unwantedImports(): string[] {
   return reached;
 }
 
-test("a stdio start-up imports neither node:crypto, node:net, node:url nor node:tty", () => {
+test("a stdio start-up imports neither node:crypto, node:net, node:url, node:tty nor node:util", () => {
   expect(unwantedImports()).toEqual([]);
 });
 
