@@ -169,11 +169,17 @@ async function serve(
   if (http) {
     // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
     const { serveHttp } = await import("../mcp/http/serve.ts");
-    const server = await serveHttp(http, serverOptions);
+    // Signals are handled before the readiness line is written: a supervisor may stop mcpkit the
+    // moment it reads that line, and a SIGTERM that came first had killed it (exit 143, not 0).
+    let server: Awaited<ReturnType<typeof serveHttp>> | undefined;
+    let stopAsked = false;
     closeOnSignals(() => {
       shutdown.start(shutdownGraceMs(http));
-      return server.close();
+      stopAsked = true;
+      return server?.close();
     });
+    server = await serveHttp(http, serverOptions);
+    if (stopAsked) void server.close();
     await server.closed;
     return EXIT_OK;
   }

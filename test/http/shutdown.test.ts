@@ -1,13 +1,17 @@
 /**
  * Graceful shutdown on SIGTERM: the listener closes at once, calls in flight finish (up to a
- * grace period), then sessions close and the process exits 0.
+ * grace period), then sessions close and the process exits 0; also for a SIGTERM sent during start-up.
  */
 import { expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { until } from "../modern/support.ts";
+import { mcpkitCommand, runProcess, testEnv } from "../support/mcp.ts";
+import { scratchDirs } from "../support/scratch.ts";
 import { connectClient, startHttpServer } from "./support.ts";
 
 const FIXTURE = join(import.meta.dir, "fixtures/probe-server.ts");
+const scratch = scratchDirs("mcpkit-shutdown-");
 
 test("SIGTERM lets a call in flight finish, refuses new connections, then exits 0", async () => {
   const server = await startHttpServer([], { entry: FIXTURE });
@@ -63,4 +67,26 @@ test("a call the client cancelled neither keeps its session alive nor holds up s
   server.kill("SIGTERM");
   expect(await server.exited).toBe(0);
   expect(server.stderr()).not.toContain("grace period over");
+});
+
+test("a SIGTERM that comes while the server starts is honoured once it listens: exit 0, not killed", async () => {
+  // The preload signals the process itself the moment its socket is bound, before the readiness
+  // line: where the handler was installed only after that line, the signal killed it (143).
+  const preload = join(scratch(), "sigterm-on-bind.ts");
+  writeFileSync(
+    preload,
+    `const serve = Bun.serve;
+Bun.serve = (options) => {
+  const server = serve(options);
+  process.kill(process.pid, "SIGTERM");
+  return server;
+};
+`,
+  );
+  const result = await runProcess([...mcpkitCommand(), "--http", "127.0.0.1:0", "--toolsets", "boj"], {
+    env: testEnv({ BUN_OPTIONS: `--preload ${preload}` }),
+  });
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).toContain("listening on");
+  expect(result.stderr).toContain("stopped");
 });
