@@ -23,16 +23,22 @@ let cache = new WeakMap<object, { input?: JsonObject; output?: JsonObject }>();
 let frozen: Record<string, JsonObject> | null | undefined;
 let conversions = 0;
 
-/** The JSON Schema of a tool's input or output schema (the tool must have an output schema for "output"). */
-export function jsonSchemaOf(tool: SchemaOwner, mode: Mode): JsonObject {
-  const schema = (mode === "input" ? tool.input : tool.output) as AnySchema;
+/**
+ * The JSON Schema of a tool's input or output schema; undefined for the output of a tool without
+ * one. The frozen table is asked first, by name, so a tool found there never has its valibot
+ * schema read (a toolset may build its schemas only at their first use: boj's tools/shared.ts).
+ */
+export function jsonSchemaOf(tool: SchemaOwner, mode: "input"): JsonObject;
+export function jsonSchemaOf(tool: SchemaOwner, mode: Mode): JsonObject | undefined;
+export function jsonSchemaOf(tool: SchemaOwner, mode: Mode): JsonObject | undefined {
+  const frozenSchema = frozenTable()?.[frozenKey(tool.name, mode)];
+  if (frozenSchema) return frozenSchema;
+  const schema = mode === "input" ? tool.input : tool.output;
+  if (!schema) return undefined;
   let entry = cache.get(schema);
   if (!entry) cache.set(schema, (entry = {}));
-  const cached = entry[mode];
-  if (cached) return cached;
-  const converted = frozenTable()?.[frozenKey(tool.name, mode)] ?? convertToJsonSchema(schema, mode);
-  entry[mode] = converted;
-  return converted;
+  entry[mode] ??= convertToJsonSchema(schema, mode);
+  return entry[mode];
 }
 
 /** A schema's key in the frozen table. */

@@ -135,7 +135,8 @@ function registryOf(toolsets: readonly Toolset[], naming: ToolNaming): Registry 
         inputSchema: jsonSchemaOf(tool, "input"),
         annotations: tool.annotations as Record<string, unknown>,
       };
-      if (tool.output) listing.outputSchema = jsonSchemaOf(tool, "output");
+      const outputSchema = jsonSchemaOf(tool, "output");
+      if (outputSchema) listing.outputSchema = outputSchema;
       // The flat "ui/resourceUri" key is ext-apps' deprecated form, still read by some hosts.
       const uiListing: ToolListing = tool.ui
         ? { ...listing, _meta: { ui: { resourceUri: tool.ui.resourceUri }, "ui/resourceUri": tool.ui.resourceUri } }

@@ -15,7 +15,8 @@ import { decodeCursor, encodeCursor, searchKey } from "./cursor.ts";
 import { queryWords } from "./normalize.ts";
 import { type SearchFilters, type SearchPage, searchCatalog } from "./query.ts";
 import { catalogSummary, renderSearchText, toSearchHit } from "./render.ts";
-import { SEARCH_LIMIT_DEFAULT, type SearchArgs, type SearchOutput } from "./schema.ts";
+import { SEARCH_LIMIT_DEFAULT } from "./limits.ts";
+import type { SearchArgs, SearchOutput } from "./schema.ts";
 import type { SeriesCatalog } from "./series-catalog.ts";
 
 export interface SearchDeps {

@@ -1,9 +1,7 @@
 /** boj_search_series's arguments and structured result (docs/contracts/boj.md "boj_search_series"). */
 import * as v from "valibot";
 import { frequencyCode, pageLimit } from "../schemas.ts";
-
-export const SEARCH_LIMIT_DEFAULT = 10;
-const SEARCH_LIMIT_MAX = 100;
+import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "./limits.ts";
 
 const dbCode = v.pipe(v.string(), v.maxLength(16, "must be a database code such as FM08 (see boj_list_databases)"));
 

@@ -1,7 +1,6 @@
 import { defineTool, textResult } from "../../../core/tool.ts";
 import { messageCatalog, messageCatalogBytes } from "../catalog.ts";
-import { getMessageCatalogInput, getMessageCatalogOutput } from "../schemas.ts";
-import { BOJ_SCOPE, calls, catalogAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, calls, catalogAnnotations, schemas } from "./shared.ts";
 
 export function getMessageCatalog() {
   return defineTool({
@@ -9,8 +8,12 @@ export function getMessageCatalog() {
     title: "BOJ API status messages",
     description:
       "List BOJ's STATUS / MESSAGEID / MESSAGE codes (e.g. M181005E = unknown database) with what each means and how to fix the request; filter with status 200, 400, 500 or 503. Use it to interpret an API_ERROR. No network access.",
-    input: getMessageCatalogInput,
-    output: getMessageCatalogOutput,
+    get input() {
+      return schemas().getMessageCatalogInput;
+    },
+    get output() {
+      return schemas().getMessageCatalogOutput;
+    },
     // Every answer is a cut of one embedded catalogue: measured once, not at every call.
     get structuredBytesAtMost() {
       return messageCatalogBytes.get();

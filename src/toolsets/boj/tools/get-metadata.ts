@@ -1,6 +1,5 @@
 import { defineTool } from "../../../core/tool.ts";
-import { getMetadataInput, getMetadataOutput } from "../schemas.ts";
-import { BOJ_SCOPE, type BojDeps, calls, dataAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, calls, dataAnnotations, schemas } from "./shared.ts";
 
 export function getMetadata(deps: BojDeps) {
   return defineTool({
@@ -8,8 +7,12 @@ export function getMetadata(deps: BojDeps) {
     title: "BOJ series catalogue of one database",
     description:
       'List the series of one Bank of Japan database (BOJ getMetadata; to find a series by name in every database at once, boj_search_series is one call): series codes, names, units, frequency, hierarchy layers (layer1..layer5), coverage and notes. Use it to find the codes for boj_get_data_code or the layers for boj_get_data_layer, e.g. db "FM08". Large databases have thousands of entries: narrow them with query (words of a name or code, any language), frequency and layer (a hierarchy prefix such as "1,2"), and page with offset/limit (next_offset continues). Rows without a series_code are hierarchy headings.',
-    input: getMetadataInput,
-    output: getMetadataOutput,
+    get input() {
+      return schemas().getMetadataInput;
+    },
+    get output() {
+      return schemas().getMetadataOutput;
+    },
     annotations: { title: "BOJ series catalogue of one database", ...dataAnnotations },
     scope: BOJ_SCOPE,
     handler: async (args, context) => {

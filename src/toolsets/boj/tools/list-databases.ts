@@ -1,7 +1,6 @@
 import { constantResult, defineTool, type ToolResult, textResult } from "../../../core/tool.ts";
 import { databaseCatalog } from "../catalog.ts";
-import { listDatabasesInput, listDatabasesOutput } from "../schemas.ts";
-import { BOJ_SCOPE, calls, catalogAnnotations } from "./shared.ts";
+import { BOJ_SCOPE, calls, catalogAnnotations, schemas } from "./shared.ts";
 
 export function listDatabases() {
   // The catalog is compiled in: one answer, built on first use and shared by every call.
@@ -11,8 +10,12 @@ export function listDatabases() {
     title: "BOJ database codes",
     description:
       "List the Bank of Japan databases (code, Japanese and English name, category) that the db argument of the other boj tools accepts, to browse one with boj_get_metadata. To find a series by name, call boj_search_series instead. No network access.",
-    input: listDatabasesInput,
-    output: listDatabasesOutput,
+    get input() {
+      return schemas().listDatabasesInput;
+    },
+    get output() {
+      return schemas().listDatabasesOutput;
+    },
     annotations: { title: "BOJ database codes", ...catalogAnnotations },
     scope: BOJ_SCOPE,
     handler: async () => {

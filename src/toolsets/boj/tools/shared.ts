@@ -25,6 +25,22 @@ export function calls(): typeof import("./calls.ts") {
   return callsModule.get();
 }
 
+/**
+ * The tools' valibot schemas, built at the first use of one (a call, or a tool list from source)
+ * and kept: a release binary lists their JSON Schemas from the table it embeds
+ * (core/json-schema.ts), so a server's start never builds them, which took 0.55 ms of a stdio start.
+ */
+const schemaModule = lazy(() => require("../schemas.ts") as typeof import("../schemas.ts"));
+const searchSchemaModule = lazy(() => require("../search/schema.ts") as typeof import("../search/schema.ts"));
+
+export function schemas(): typeof import("../schemas.ts") {
+  return schemaModule.get();
+}
+
+export function searchSchemas(): typeof import("../search/schema.ts") {
+  return searchSchemaModule.get();
+}
+
 export const dataAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,
