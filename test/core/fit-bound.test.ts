@@ -9,10 +9,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { invokeTool } from "../../src/core/invoke.ts";
-import { silentLogger } from "../../src/core/log.ts";
 import { fitResult, jsonBound } from "../../src/core/output-budget.ts";
 import { byteLength } from "../../src/core/text.ts";
-import type { ToolContext, ToolDefinition, ToolResult } from "../../src/core/tool.ts";
+import type { ToolDefinition, ToolResult } from "../../src/core/tool.ts";
 import {
   ENDPOINTS,
   MESSAGE_STATUSES,
@@ -22,6 +21,7 @@ import {
   parameterCatalogBytes,
 } from "../../src/toolsets/boj/catalog.ts";
 import { bojTools } from "../../src/toolsets/boj/tools/index.ts";
+import { quietToolContext } from "../support/tool-context.ts";
 
 const stringify = JSON.stringify;
 let stringified = 0;
@@ -166,16 +166,7 @@ describe("a tool's declared bound of its structuredContent (structuredBytesAtMos
       structuredBytesAtMost: 6_000,
       handler: async () => ({ content: [{ type: "text", text: "ok" }], structuredContent: structured }),
     };
-    const context: ToolContext = {
-      signal: new AbortController().signal,
-      calledAs: tool.name,
-      outputBudget: 100_000,
-      notify() {},
-      reportProgress() {},
-      clientRoots: async () => undefined,
-      log: silentLogger,
-    };
-    const result = await invokeTool({ name: "t", tools: [tool] }, tool, {}, context);
+    const result = await invokeTool({ name: "t", tools: [tool] }, tool, {}, quietToolContext(tool.name));
     expect(result.structuredContent).toBe(structured);
     expect(reads()).toBe(0);
   });

@@ -12,7 +12,6 @@ import { join } from "node:path";
 import { invokeTool } from "../../src/core/invoke.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import * as telemetry from "../../src/core/telemetry/index.ts";
-import type { ToolContext } from "../../src/core/tool.ts";
 import { BojAnswers } from "../../src/toolsets/boj/answers.ts";
 import { MemoryAnswerCache } from "../../src/toolsets/boj/cache.ts";
 import { BojClient } from "../../src/toolsets/boj/client.ts";
@@ -22,6 +21,7 @@ import { resolveRoot } from "../../src/toolsets/fs/roots.ts";
 import { createFs } from "../../src/toolsets/fs/toolset.ts";
 import { bojClientConfig } from "../boj/support.ts";
 import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
+import { quietToolContext } from "../support/tool-context.ts";
 
 const fake = startFakeBoj();
 const tree = mkdtempSync(join(tmpdir(), "mcpkit-off-cost-"));
@@ -37,17 +37,7 @@ afterEach(() => {
   countEvents.mockClear();
 });
 
-function context(calledAs: string): ToolContext {
-  return {
-    signal: new AbortController().signal,
-    calledAs,
-    outputBudget: 100_000,
-    notify: () => {},
-    reportProgress: () => {},
-    clientRoots: async () => undefined,
-    log: silentLogger,
-  };
-}
+const context = (calledAs: string) => quietToolContext(calledAs);
 
 test("telemetry is off in this process", () => {
   expect(telemetry.telemetryOn()).toBe(false);
