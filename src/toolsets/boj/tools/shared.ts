@@ -19,27 +19,15 @@ export const BOJ_SCOPE = "boj:read";
  * call cost the compiled binary about 5 µs of a catalogue call's ~60 µs of server time (the module
  * is looked up again each time), `scripts/bench/http.ts --tool boj_get_parameter_catalog`.
  */
-const callsModule = lazy(() => require("./calls.ts") as typeof import("./calls.ts"));
-
-export function calls(): typeof import("./calls.ts") {
-  return callsModule.get();
-}
+export const calls = lazy(() => require("./calls.ts") as typeof import("./calls.ts")).get;
 
 /**
  * The tools' valibot schemas, built at the first use of one (a call, or a tool list from source)
  * and kept: a release binary lists their JSON Schemas from the table it embeds
  * (core/json-schema.ts), so a server's start never builds them, which took 0.55 ms of a stdio start.
  */
-const schemaModule = lazy(() => require("../schemas.ts") as typeof import("../schemas.ts"));
-const searchSchemaModule = lazy(() => require("../search/schema.ts") as typeof import("../search/schema.ts"));
-
-export function schemas(): typeof import("../schemas.ts") {
-  return schemaModule.get();
-}
-
-export function searchSchemas(): typeof import("../search/schema.ts") {
-  return searchSchemaModule.get();
-}
+export const schemas = lazy(() => require("../schemas.ts") as typeof import("../schemas.ts")).get;
+export const searchSchemas = lazy(() => require("../search/schema.ts") as typeof import("../search/schema.ts")).get;
 
 export const dataAnnotations = {
   readOnlyHint: true,
