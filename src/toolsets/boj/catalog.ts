@@ -318,16 +318,17 @@ export const GENERAL_NOTES = [
   "Data is refreshed around 08:50 JST; metadata daily.",
 ] as const;
 
+/** The most UTF-8 bytes `build` takes as JSON over every one of `choices`. */
+function largestJson<C>(choices: readonly C[], build: (choice: C) => unknown): number {
+  return Math.max(...choices.map((choice) => byteLength(JSON.stringify(build(choice)))));
+}
+
 /**
  * The most bytes a `parameterCatalog` takes as JSON (UTF-8), over every endpoint, measured at the
  * first call: `boj_get_parameter_catalog` declares it (`structuredBytesAtMost`), so its results are
  * not measured again for the output budget.
  */
-export const parameterCatalogBytes = lazy(() =>
-  Math.max(
-    ...(["all", ...ENDPOINTS] as const).map((endpoint) => byteLength(JSON.stringify(parameterCatalog(endpoint)))),
-  ),
-);
+export const parameterCatalogBytes = lazy(() => largestJson(["all", ...ENDPOINTS] as const, parameterCatalog));
 
 export function parameterCatalog(endpoint: Endpoint | "all") {
   const parameters =
@@ -510,9 +511,7 @@ export function findMessage(messageId: string | null): MessageEntry | undefined 
 }
 
 /** The most bytes a `messageCatalog` takes as JSON (UTF-8), over every filter; see `parameterCatalogBytes`. */
-export const messageCatalogBytes = lazy(() =>
-  Math.max(...[undefined, ...MESSAGE_STATUSES].map((status) => byteLength(JSON.stringify(messageCatalog(status))))),
-);
+export const messageCatalogBytes = lazy(() => largestJson([undefined, ...MESSAGE_STATUSES], messageCatalog));
 
 export function messageCatalog(status: number | undefined) {
   const messages = status === undefined ? MESSAGES : MESSAGES.filter((entry) => entry.status === status);
