@@ -41,7 +41,7 @@ export function parsePlainArgs(args: readonly string[], options: Record<string, 
     const equals = arg.indexOf("=");
     const name = arg.slice(2, equals === -1 ? undefined : equals);
     const option = Object.hasOwn(options, name) ? options[name] : undefined;
-    if (!option || name === "") return undefined;
+    if (!option) return undefined;
     let value: string | boolean;
     if (option.type === "boolean") {
       if (equals !== -1 || option.multiple) return undefined;
