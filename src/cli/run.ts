@@ -168,21 +168,14 @@ async function serve(
 ): Promise<number> {
   if (http) {
     // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
+    const serving = closeOnSignals(() => shutdown.start(shutdownGraceMs(http)));
     const { serveHttp } = await import("../mcp/http/serve.ts");
-    // Signals are handled before the readiness line is written: a supervisor may stop mcpkit the
-    // moment it reads that line, and a SIGTERM that came first had killed it (exit 143, not 0).
-    let server: Awaited<ReturnType<typeof serveHttp>> | undefined;
-    let stopAsked = false;
-    closeOnSignals(() => {
-      shutdown.start(shutdownGraceMs(http));
-      stopAsked = true;
-      return server?.close();
-    });
-    server = await serveHttp(http, serverOptions);
-    if (stopAsked) void server.close();
+    const server = await serveHttp(http, serverOptions);
+    serving(server);
     await server.closed;
     return EXIT_OK;
   }
+  const serving = closeOnSignals();
   keepStdoutForProtocol();
   // A person who ran `mcpkit` by hand would otherwise watch it wait in silence.
   if (stdinIsTerminal()) {
@@ -193,7 +186,7 @@ async function serve(
   // Loaded only here, like HTTP: `mcpkit call` and `mcpkit tools` never load the MCP SDK.
   const { serveStdio } = await import("../mcp/stdio/serve.ts");
   const server = await serveStdio(serverOptions);
-  closeOnSignals(server.close);
+  serving(server);
   await server.closed;
   log.info("stdin closed; exiting");
   return EXIT_OK;
