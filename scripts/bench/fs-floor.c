@@ -57,12 +57,32 @@ static char *pop(void) {
   return path;
 }
 
-/* A listed entry to stat: its inode number (the order of the stat calls) and its name. */
-struct entry { unsigned long long inode; const char *name; };
-
-static int by_inode(const void *a, const void *b) {
-  unsigned long long x = ((const struct entry *)a)->inode, y = ((const struct entry *)b)->inode;
-  return x < y ? -1 : x > y;
+/*
+ * Sorts `count` keys (inode number << 16 | offset in the listing) ascending, as mcpkit's walk does
+ * (native-walk.c `sort_keys`, a heapsort with no callback: qsort's took 3% more CPU here).
+ */
+static void sort_keys(unsigned long long *keys, int n) {
+  for (int start = n / 2 - 1, end = n; end > 1;) {
+    int at;
+    unsigned long long key;
+    if (start >= 0) {
+      at = start--;
+      key = keys[at];
+    } else {
+      key = keys[--end];
+      keys[end] = keys[0];
+      at = 0;
+    }
+    for (;;) {
+      int child = 2 * at + 1;
+      if (child >= end) break;
+      if (child + 1 < end && keys[child + 1] > keys[child]) child++;
+      if (keys[child] <= key) break;
+      keys[at] = keys[child];
+      at = child;
+    }
+    keys[at] = key;
+  }
 }
 
 /* Lists one directory, queueing its subdirectories, then stats its other entries in inode order (as mcpkit's walk). */
@@ -70,7 +90,7 @@ static long list(const char *path) {
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return 0;
   char buffer[32768];
-  struct entry entries[sizeof buffer / 24];
+  unsigned long long keys[sizeof buffer / 24];
   long found = 0;
   size_t length = strlen(path);
   for (;;) {
@@ -79,22 +99,25 @@ static long list(const char *path) {
     int count = 0;
     for (long at = 0; at < bytes;) {
       struct dirent64 *entry = (struct dirent64 *)(buffer + at);
-      at += entry->d_reclen;
       const char *name = entry->d_name;
-      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) {
+        at += entry->d_reclen;
+        continue;
+      }
       if (entry->d_type == DT_DIR) {
         char *child = malloc(length + strlen(name) + 2);
         sprintf(child, "%s/%s", path, name);
         push(child);
-        continue;
+      } else {
+        keys[count++] = (unsigned long long)entry->d_ino << 16 | (unsigned long long)at;
       }
-      entries[count].inode = entry->d_ino;
-      entries[count++].name = name;
+      at += entry->d_reclen;
     }
-    qsort(entries, count, sizeof entries[0], by_inode);
+    sort_keys(keys, count);
     for (int i = 0; i < count; i++) {
+      struct dirent64 *entry = (struct dirent64 *)(buffer + (keys[i] & 0xFFFF));
       struct statx stat;
-      if (statx(fd, entries[i].name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS | STATX_BTIME, &stat) != 0)
+      if (statx(fd, entry->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS | STATX_BTIME, &stat) != 0)
         continue;
       if (S_ISREG(stat.stx_mode) && stat.stx_mtime.tv_sec >= from_seconds) found++;
     }
