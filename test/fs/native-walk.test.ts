@@ -749,9 +749,11 @@ describe.skipIf(!hasNativeWalk)("stat order", () => {
       };
       const start = directoryAccess().openStart(dir, "");
       try {
-        const outcome = await nativeWalk(walkRequest(dir, { maxDepth: 64 }), [
-          { fd: start.fd, direct: true, relative: "", depth: 1 },
-        ], { ...quietSearch, ranking });
+        const outcome = await nativeWalk(
+          walkRequest(dir, { maxDepth: 64 }),
+          [{ fd: start.fd, direct: true, relative: "", depth: 1 }],
+          { ...quietSearch, ranking },
+        );
         expect(outcome).toBeDefined();
       } finally {
         start.release();

@@ -31,7 +31,12 @@ function startStdio(env: Record<string, string> = {}) {
       if (ended && !stderr.includes(text)) throw new Error(`stderr ended without "${text}":\n${stderr}`);
     }
   };
-  return { child, stderrHas, stderr: async () => (await stderrRead, stderr) };
+  /** All of stderr, once the process has closed it. */
+  const allStderr = async () => {
+    await stderrRead;
+    return stderr;
+  };
+  return { child, stderrHas, stderr: allStderr };
 }
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
