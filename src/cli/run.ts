@@ -167,8 +167,8 @@ async function serve(
   shutdown: ShutdownDeadline,
 ): Promise<number> {
   if (http) {
-    // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
     const serving = closeOnSignals(() => shutdown.start(shutdownGraceMs(http)));
+    // Loaded only here: stdio start-up (what desktop clients wait on) skips the HTTP and JWT code.
     const { serveHttp } = await import("../mcp/http/serve.ts");
     const server = await serveHttp(http, serverOptions);
     serving(server);
