@@ -6,7 +6,7 @@
  * wanted entry stat'ed relative to it with statx (AT_SYMLINK_NOFOLLOW); links are never followed
  * nor reported. Each listing chunk is stat'ed in inode order, not in listing order (a hash order on
  * ext4): inodes made together sit together in the kernel's memory, so the walk takes fewer cache
- * misses (5% less CPU on fs-search.ts's tree; GNU fts sorts so for the disk on large directories).
+ * misses (4–5% less CPU on fs-search.ts's trees; GNU fts sorts so for the disk on large directories).
  * An entry whose time passes the search's range (whole seconds: the caller decides the rest) is
  * copied out as a record; ranking stays in JavaScript (`collector.ts`). What cannot
  * make the page is only counted: behind the caller's kept entries, or (`keep`) behind the best
