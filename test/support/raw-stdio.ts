@@ -14,6 +14,8 @@ export interface RawServer {
   /** Every stdout line so far. */
   lines(): string[];
   stderr(): string;
+  /** All of stderr, once the process has closed it (what it wrote last, after its exit, included). */
+  stderrEnded(): Promise<string>;
   /** Sends initialize + initialized. */
   initialize(): Promise<Record<string, unknown>>;
   closeStdin(): void;
@@ -60,7 +62,7 @@ export function startRawServer(args: string[], env: Record<string, string> = {},
     }
     if (buffer) stdoutLines.push(buffer);
   })();
-  void (async () => {
+  const stderrRead = (async () => {
     for await (const chunk of child.stderr) stderrText += new TextDecoder().decode(chunk);
   })();
 
@@ -87,6 +89,10 @@ export function startRawServer(args: string[], env: Record<string, string> = {},
     response,
     lines: () => [...stdoutLines],
     stderr: () => stderrText,
+    stderrEnded: async () => {
+      await stderrRead;
+      return stderrText;
+    },
     initialize: async () => {
       send({
         jsonrpc: "2.0",
