@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freeLoopbackPort } from "../support/ports.ts";
 import {
   type HttpServerProcess,
   MCP_HEADERS,
@@ -26,13 +27,6 @@ let nginx: ReturnType<typeof Bun.spawn> | undefined;
 let dir: string;
 let proxyUrl: string;
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  await probe.stop(true);
-  return port;
-}
-
 beforeAll(async () => {
   if (!NGINX) return;
   dir = mkdtempSync(join(tmpdir(), "mcpkit-nginx-"));
@@ -40,7 +34,7 @@ beforeAll(async () => {
     startHttpServer(["--toolsets", "boj", "--stateless"]),
     startHttpServer(["--toolsets", "boj", "--stateless"]),
   ]);
-  const port = await freePort();
+  const port = freeLoopbackPort();
   for (const sub of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(join(dir, sub));
   writeFileSync(
     join(dir, "nginx.conf"),
