@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freeLoopbackPort } from "../support/ports.ts";
 import { hasPostgres, startPostgres, type TestPostgres } from "../support/postgres.ts";
 import { type HttpServerProcess, startHttpServer } from "../http/support.ts";
 import { Browser, type Idp, authorizeUrl, pkce, readConsent, registerClient, startIdp } from "./harness.ts";
@@ -67,7 +68,8 @@ function startRelay(targetPort: number): Relay {
         },
       },
     });
-  let server: ReturnType<typeof listen> | undefined = listen(0);
+  // Not port 0: the port is rebound after a cut, and an ephemeral one could be taken meanwhile (ports.ts).
+  let server: ReturnType<typeof listen> | undefined = listen(freeLoopbackPort());
   const port = server.port;
   return {
     port,

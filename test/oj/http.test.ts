@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/core/log.ts";
 import { ErrorCode, ProtocolError } from "../../src/core/tool.ts";
 import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
+import { freeLoopbackPort } from "../support/ports.ts";
 import { MAX_BODY_BYTES, OjHttpClient, failureWords } from "../../src/toolsets/oj/http.ts";
 
 let fake: FakeCraboj;
@@ -146,9 +147,8 @@ describe("timeout and network failures (contract §3, §5)", () => {
   });
 
   test("a refused connection is a protocol error naming the host, the cause, the request and the flag to check", async () => {
-    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    const port = closed.port;
-    await closed.stop(true);
+    // Outside the ephemeral range, so no other test's server is given it meanwhile (ports.ts).
+    const port = freeLoopbackPort();
     const http = new OjHttpClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 30_000 }, silentLogger);
     const error = await protocolErrorOf(http.request("/status"));
     expect(error.code).toBe(ErrorCode.InternalError);

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import packageJson from "../../package.json" with { type: "json" };
 import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { runCli, startStdioServer } from "../support/mcp.ts";
+import { freeLoopbackPort } from "../support/ports.ts";
 import { isJsonRpcLine, startRawServer } from "../support/raw-stdio.ts";
 
 const TOKEN = crypto.randomUUID();
@@ -298,10 +299,9 @@ describe("host settings never change the output (contract §6)", () => {
 
 describe("mcpkit call", () => {
   test("exit 0 on success; 1 on isError and on an upstream network failure (-32603), which is no usage error (issue 19)", async () => {
-    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    const port = closed.port;
+    // Outside the ephemeral range, so no other test's server is given it meanwhile (ports.ts).
+    const port = freeLoopbackPort();
     const unreachable = `http://127.0.0.1:${port}`;
-    await closed.stop(true);
     const [ok, isError, protocol, timeout] = await Promise.all([
       runCli(["call", "resolve_problem", '{"query":"cf1A"}', "--oj-base-url", fake.url, "--oj-token", TOKEN]),
       runCli([
