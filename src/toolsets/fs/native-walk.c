@@ -54,6 +54,8 @@ int pthread_cond_init(cond_t *cond, const condattr_t *attributes);
 #define MAX_KEEP 100000 /* beyond any page's limit (schema.ts MAX_LIMIT) */
 #define DENTS_BYTES 65536
 #define MIN_DIRENT 24 /* the smallest linux_dirent64: 19 bytes of header and a NUL, 8-aligned */
+/* A chunk's offsets live in the low 16 bits of `order`'s keys: a larger chunk would not compile. */
+typedef char dents_offsets_fit_16_bits[DENTS_BYTES <= 65536 ? 1 : -1];
 #define STAGE_BYTES 65536
 #define OUT_BYTES (1 << 20)
 #define COUNTS_BYTES 4096
@@ -86,7 +88,12 @@ struct walk;
 struct local {
   struct walk *w;
   unsigned char *dents, *stage;
-  unsigned long long *order; /* one chunk's entries: inode number << 16 | offset, stat'ed in this order */
+  /*
+   * One chunk's entries, stat'ed in this order: inode number << 16 | offset in the chunk. The offset
+   * fits 16 bits (below); an inode's top 16 bits shift out, which can only disorder the stats, never
+   * lead to the wrong entry.
+   */
+  unsigned long long *order;
   int stage_fill;
   double *counts;
 };
