@@ -6,6 +6,7 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
+import { openRetrying } from "./sqlite-open.ts";
 // The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
 // Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
 import type { SQL } from "bun";
@@ -58,13 +59,16 @@ export async function openSqlStore(url: string, schema: StoreSchema, timeoutMs =
     } else {
       // Several processes write one file: wait for the lock instead of failing with SQLITE_BUSY,
       // and let readers go on while one writes.
-      await sql.unsafe("pragma busy_timeout = 5000");
-      if (!url.endsWith(":memory:")) await sql.unsafe("pragma journal_mode = wal");
-      // No transaction: SQLite runs on this thread, so a transaction held open across an await
-      // would make any other handle on the file block the thread until busy_timeout. Each
-      // `if not exists` statement is atomic on its own.
-      for (const statement of schema.statements(dialect)) await sql.unsafe(statement);
-      for (const [table, column, type] of schema.addedColumns ?? []) await addSqliteColumn(sql, table, column, type);
+      // Run again over the moments SQLite fails an open at once all the same (core/sqlite-open.ts).
+      await openRetrying(async () => {
+        await sql.unsafe("pragma busy_timeout = 5000");
+        if (!url.endsWith(":memory:")) await sql.unsafe("pragma journal_mode = wal");
+        // No transaction: SQLite runs on this thread, so a transaction held open across an await
+        // would make any other handle on the file block the thread until busy_timeout. Each
+        // `if not exists` statement is atomic on its own.
+        for (const statement of schema.statements(dialect)) await sql.unsafe(statement);
+        for (const [table, column, type] of schema.addedColumns ?? []) await addSqliteColumn(sql, table, column, type);
+      });
     }
   } catch (error) {
     await sql.close().catch(() => {});
