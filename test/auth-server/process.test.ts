@@ -160,33 +160,38 @@ describe("mcpkit --http --auth oauth", () => {
 });
 
 describe("mcpkit --http --auth oauth with an unreachable state store", () => {
-  test("one line names --state with the password masked, exit 2; no secret anywhere", async () => {
-    const port = freeLoopbackPort();
-    const { code, stdout, stderr } = await runCli(
-      [
-        ...[
-          "--http",
-          "127.0.0.1:0",
-          "--auth",
-          "oauth",
-          "--upstream-issuer",
-          "http://127.0.0.1:9",
-          "--upstream-client-id",
-          "x",
+  // The second password holds characters the URL parser percent-encodes: the message used to hide
+  // only the encoded form, and printed this one whole.
+  test.each(["PgPassw0rd-secret", "Pg^Secret|pw"])(
+    "one line names --state with the password %p masked, exit 2; no secret anywhere",
+    async (password) => {
+      const port = freeLoopbackPort();
+      const { code, stdout, stderr } = await runCli(
+        [
+          ...[
+            "--http",
+            "127.0.0.1:0",
+            "--auth",
+            "oauth",
+            "--upstream-issuer",
+            "http://127.0.0.1:9",
+            "--upstream-client-id",
+            "x",
+          ],
+          ...["--state", `postgres://mcpkit:${password}@127.0.0.1:${port}/mcpkit`, "--state-key", "cd".repeat(32)],
+          "--log-level",
+          "debug",
         ],
-        ...["--state", `postgres://mcpkit:PgPassw0rd-secret@127.0.0.1:${port}/mcpkit`, "--state-key", "cd".repeat(32)],
-        "--log-level",
-        "debug",
-      ],
-      { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "client-secret-never-shown" }, timeoutMs: 30_000 },
-    );
-    expect(code).toBe(2);
-    expect(stdout).toBe("");
-    const lines = stderr.split("\n").filter((line) => line.startsWith("mcpkit:"));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`cannot open the authorization state postgres://mcpkit:***@127.0.0.1:${port}/mcpkit`);
-    expect(lines[0]).toContain("--state (MCPKIT_STATE)");
-    for (const secret of ["PgPassw0rd-secret", "client-secret-never-shown", "cd".repeat(32)])
-      expect(stderr).not.toContain(secret);
-  });
+        { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "client-secret-never-shown" }, timeoutMs: 30_000 },
+      );
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      const lines = stderr.split("\n").filter((line) => line.startsWith("mcpkit:"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`cannot open the authorization state postgres://mcpkit:***@127.0.0.1:${port}/mcpkit`);
+      expect(lines[0]).toContain("--state (MCPKIT_STATE)");
+      for (const secret of [password, encodeURIComponent(password), "client-secret-never-shown", "cd".repeat(32)])
+        expect(stderr).not.toContain(secret);
+    },
+  );
 });

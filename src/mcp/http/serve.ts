@@ -8,6 +8,7 @@
 import { jitAtNormalPace } from "../../core/jit-policy.ts";
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
+import { describeStoreUrl, scrubStoreSecrets, storeUrlSecrets } from "../../core/store-url.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import { type DispatcherOptions as McpServerOptions, dispatcherFor } from "../protocol/dispatcher.ts";
@@ -164,15 +165,15 @@ async function startAuthorizationServer(
   const { log } = serverOptions;
   if (settings.upstream.clientSecret) log.redact(settings.upstream.clientSecret);
   if (settings.stateKey) log.redact(settings.stateKey);
-  const statePassword = URL.parse(settings.state)?.password;
-  if (statePassword) log.redact(decodeURIComponent(statePassword));
+  for (const secret of storeUrlSecrets(settings.state)) log.redact(secret);
   try {
     return await createAuthorizationServer(settings, log);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    const where = statePassword ? settings.state.replace(`:${statePassword}@`, ":***@") : settings.state;
+    // Written to stderr by the CLI, past the logger's redaction: the message itself must be clean.
+    const reason = scrubStoreSecrets(settings.state, error instanceof Error ? error.message : String(error));
     throw new ConfigError(
-      `cannot open the authorization state ${where} (${error instanceof Error ? error.message : String(error)}); check --state (MCPKIT_STATE) and that the database accepts connections`,
+      `cannot open the authorization state ${describeStoreUrl(settings.state)} (${reason}); check --state (MCPKIT_STATE) and that the database accepts connections`,
     );
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
+import { describeStoreUrl, scrubStoreSecrets } from "../../core/store-url.ts";
 import type { AnswerCache, CachedAnswer } from "./cache.ts";
 import { transportError } from "./errors.ts";
 import type { Pacer } from "./pacer.ts";
@@ -41,31 +42,6 @@ export function parseSharedState(value: string | undefined): string | undefined 
   );
 }
 
-/** The URL with any password replaced, for messages: `postgres://mcpkit:***@db:5432/mcpkit`. */
-export function describeSharedState(url: string): string {
-  if (!/^postgres(ql)?:\/\//i.test(url)) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    parsed.search = "";
-    return parsed.toString();
-  } catch {
-    return "postgres://…";
-  }
-}
-
-/** Every form in which the password of `url` could appear in a driver's message. */
-export function secretsOf(url: string): string[] {
-  if (!/^postgres(ql)?:\/\//i.test(url)) return [];
-  try {
-    const password = new URL(url).password;
-    if (!password) return [];
-    return [...new Set([password, decodeURIComponent(password)])];
-  } catch {
-    return [];
-  }
-}
-
 export interface SharedLink {
   cache: AnswerCache | undefined;
   pace: Pacer;
@@ -85,8 +61,8 @@ export function linkSharedState(
   options: { cacheBytes: number; upstream: string; log: Logger },
 ): SharedLink {
   let opened: Promise<SharedState> | undefined;
-  const where = describeSharedState(url);
-  const scrub = (text: string) => secretsOf(url).reduce((out, secret) => out.split(secret).join("***"), text);
+  const where = describeStoreUrl(url);
+  const scrub = (text: string) => scrubStoreSecrets(url, text);
   const open = (): Promise<SharedState> => {
     opened ??= import("./shared-state.ts")
       .then((module) => module.openSharedState({ url, ...options }))

@@ -6,13 +6,14 @@
  * not when a server starts and lists the tools.
  */
 import { lazy } from "../../core/lazy.ts";
+import { storeUrlSecrets } from "../../core/store-url.ts";
 import type { Runtime } from "../../core/toolset-module.ts";
 import { ErrorCode, ProtocolError, type Toolset } from "../../core/tool.ts";
 import { BojError, toProtocolError } from "./errors.ts";
 import type { BojConfig } from "./index.ts";
 import { bojPrompts } from "./prompts.ts";
 import { bojResourceTemplates, bojResources } from "./resources.ts";
-import { linkSharedState, secretsOf } from "./shared-link.ts";
+import { linkSharedState } from "./shared-link.ts";
 import { bojTools } from "./tools/index.ts";
 
 export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
@@ -23,7 +24,7 @@ export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
         log: runtime.log,
       })
     : undefined;
-  for (const secret of config.sharedState ? secretsOf(config.sharedState) : []) runtime.log.redact(secret);
+  for (const secret of config.sharedState ? storeUrlSecrets(config.sharedState) : []) runtime.log.redact(secret);
   const engine = lazy(() => {
     const { BojAnswers, BojClient, MemoryAnswerCache, createSearch } =
       require("./engine.ts") as typeof import("./engine.ts");
