@@ -59,8 +59,19 @@ export function readOptions<S extends v.GenericSchema<Record<string, unknown>, u
   const key = issue.path?.[0]?.key;
   const spec = specs.find((s) => s.name === key);
   const where = spec ? describeOption(spec) : "configuration";
-  const got = issue.input === undefined ? "" : ` (got ${JSON.stringify(issue.input)})`;
+  const shown = typeof issue.input === "string" ? withoutUserinfo(issue.input) : issue.input;
+  const got = issue.input === undefined ? "" : ` (got ${JSON.stringify(shown)})`;
   throw new ConfigError(`invalid ${where}: ${issue.message}${got}`);
+}
+
+/**
+ * A value as a message repeats it, with whatever stands between `//` and the last `@` masked: the
+ * user name and password of a URL (`ftp://user:pw@host` is refused, and must not be printed whole).
+ * Masking too much of an odd value costs nothing; masking too little would print a password (one
+ * holding `/` or `@` is still masked whole).
+ */
+export function withoutUserinfo(text: string): string {
+  return text.replace(/\/\/.*@/s, "//***@");
 }
 
 /** The values of declared options, typed by flag name from each option's schema. */
@@ -114,6 +125,11 @@ export function httpUrlOption(fallback?: string) {
         return false;
       }
     }, "expected an absolute http:// or https:// URL"),
+    // A password in the URL would show wherever the URL does: logs, `ps`, BOJ's shared state.
+    v.check((text) => {
+      const parsed = URL.parse(text);
+      return parsed?.username === "" && parsed.password === "";
+    }, "the URL must not carry a user name or password; give the URL without `user:password@`"),
     v.transform((text) => text.replace(/\/+$/, "")),
   );
   return fallback === undefined ? v.optional(url) : v.optional(url, fallback);

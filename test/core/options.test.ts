@@ -45,3 +45,36 @@ describe("options declared once", () => {
     expect(defaultTextOf(specs[0])).toBe("3");
   });
 });
+
+/**
+ * A URL option never takes a user name or password (BOJ's base URL was logged whole at debug
+ * level and kept as the key of the shared catalogue), and a refused value is repeated with its
+ * user part masked, however odd the password (one holding `/` or `@` was printed in part).
+ */
+describe("URL options and credentials", () => {
+  const secretUrls = [
+    "https://alice:s3cret-pw@example.com",
+    "https://alice:s3/cret-pw@example.com/",
+    "https://alice:s3@cret-pw@example.com",
+    "ftp://alice:s3cret-pw@example.com",
+  ];
+
+  test.each(["--boj-base-url", "--oj-base-url"])(
+    "%s refuses each, naming the flag, without the user or password",
+    async (flag) => {
+      for (const url of secretUrls) {
+        const { code, stdout, stderr } = await runCli(["tools", flag, url]);
+        expect(code, url).toBe(2);
+        expect(stdout).toBe("");
+        expect(stderr, url).toContain(`invalid ${flag}`);
+        expect(stderr, url).toContain("***@");
+        for (const fragment of ["alice", "s3cret", "cret-pw", "s3/"]) expect(stderr, url).not.toContain(fragment);
+      }
+    },
+  );
+
+  test("--boj-base-url says how to fix it", async () => {
+    const { stderr } = await runCli(["tools", "--boj-base-url", secretUrls[0]]);
+    expect(stderr).toContain("the URL must not carry a user name or password");
+  });
+});

@@ -5,6 +5,7 @@ import {
   describeOption,
   integerOption,
   readDeclared,
+  withoutUserinfo,
 } from "../../core/options.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -95,15 +96,10 @@ export function readOjConfig(values: OptionValues): OjConfig | undefined {
   const checked = checkBaseUrl(rawBaseUrl.trim());
   if (!checked.ok) {
     throw new ConfigError(
-      `invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(withoutCredentials(rawBaseUrl))})`,
+      `invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(withoutUserinfo(rawBaseUrl))})`,
     );
   }
   return { baseUrl: checked.baseUrl, token, timeoutMs };
-}
-
-/** The value as typed, with any `user:password@` masked: the refusal must not print the secret it refuses. */
-export function withoutCredentials(text: string): string {
-  return text.replace(/^(\s*[a-z][a-z0-9+.-]*:\/*)[^/?#]*@/i, "$1***@");
 }
 
 /**
