@@ -6,7 +6,14 @@ import { resolveConfig } from "../../src/mcp/auth-server/config.ts";
 import { createKeyring, parseStateKey } from "../../src/mcp/auth-server/crypto.ts";
 import { type Identity, grantScopes, parsePolicyRule, policyScopes } from "../../src/mcp/auth-server/policy.ts";
 import { readAuthServerConfig } from "../../src/mcp/auth-server/options.ts";
-import { addressBucket, createRateLimiter } from "../../src/mcp/auth-server/rate-limit.ts";
+import {
+  ADDRESS_WINDOWS_MAX,
+  NETWORK_WINDOWS_MAX,
+  addressBucket,
+  type RateLimiter,
+  createRateLimiter,
+  networkBucket,
+} from "../../src/mcp/auth-server/rate-limit.ts";
 import { readCookie, setCookie } from "../../src/mcp/auth-server/http.ts";
 import { throttledLog } from "../../src/mcp/auth-server/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
@@ -172,13 +179,16 @@ describe("flags", () => {
 describe("rate limiter (issue 18 G4)", () => {
   test("the server-wide bound counts rows written, not requests: many addresses never reset it", () => {
     const limiter = createRateLimiter(5, 100);
+    let admitted = 0;
     let refused = 0;
     for (let i = 0; i < 20_050; i++) {
       if (limiter.admit(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`) > 0) continue;
+      admitted++;
       if (limiter.commit() > 0) refused++;
     }
     // 100 rows in the minute; every one after that is refused, even past the 10,000-address table size.
-    expect(refused).toBe(20_050 - 100);
+    expect(admitted).toBeGreaterThan(ADDRESS_WINDOWS_MAX);
+    expect(refused).toBe(admitted - 100);
   });
 
   test("junk admitted from many addresses uses none of the server-wide bound", () => {
@@ -210,6 +220,90 @@ describe("rate limiter (issue 18 G4)", () => {
     for (let i = 0; i < 5; i++) expect(limiter.admit(`2001:db8:1:2::${i + 1}`)).toBe(0);
     expect(limiter.admit("2001:db8:1:2:ffff::1")).toBeGreaterThan(0); // same /64
     expect(limiter.admit("2001:db8:1:3::1")).toBe(0); // another /64
+  });
+});
+
+describe("rate limiter: a full table resets no one's counter", () => {
+  const hex = (n: number) => n.toString(16);
+  /** Makes one request from each of `count` distinct /64s of the /48 `prefix`; returns how many were admitted. */
+  const requestFromDistinct64s = (limiter: RateLimiter, prefix: string, count: number, first = 0): number => {
+    let admitted = 0;
+    for (let i = first; i < first + count; i++) if (limiter.admit(`${prefix}:${hex(i)}::1`) === 0) admitted++;
+    return admitted;
+  };
+  const useUp = (limiter: RateLimiter, address: string) => {
+    for (let i = 0; i < 5; i++) expect(limiter.admit(address)).toBe(0);
+    expect(limiter.admit(address)).toBeGreaterThan(0);
+  };
+
+  test("an address at its limit stays limited after 10,000 other /64s each made a request in its minute", () => {
+    let now = 1_000_000;
+    const limiter = createRateLimiter(5, 100, () => now);
+    const abuser = "2001:db8:1:ffff::1"; // in the network that fills the table
+    const bystander = "192.0.2.1";
+    useUp(limiter, abuser);
+    useUp(limiter, bystander);
+    now += 10_000;
+    requestFromDistinct64s(limiter, "2001:db8:1", ADDRESS_WINDOWS_MAX + 1);
+    expect(limiter.admit(abuser)).toBe(50);
+    expect(limiter.admit(bystander)).toBe(50);
+    now += 50_000;
+    expect(limiter.admit(abuser)).toBe(0); // its own minute is over: a new window, as under normal load
+  });
+
+  test("newcomers while the address windows are full of live ones are counted by /48 (IPv6) or /24 (IPv4)", () => {
+    const limiter = createRateLimiter(5, 100, () => 1_000_000);
+    expect(requestFromDistinct64s(limiter, "2001:db8:1", ADDRESS_WINDOWS_MAX)).toBe(ADDRESS_WINDOWS_MAX);
+    // More /64s of the flooding /48 share one window: 5 admitted, then none.
+    expect(requestFromDistinct64s(limiter, "2001:db8:1", 1_000, ADDRESS_WINDOWS_MAX)).toBe(5);
+    // Newcomers from other networks are not held back by that flood.
+    expect(requestFromDistinct64s(limiter, "2001:db8:2", 5)).toBe(5);
+    expect(limiter.admit("2001:db8:2:ffff::1")).toBeGreaterThan(0); // the sixth of its /48
+    for (let i = 1; i <= 5; i++) expect(limiter.admit(`198.51.100.${i}`)).toBe(0);
+    expect(limiter.admit("198.51.100.6")).toBeGreaterThan(0); // the sixth of its /24
+    expect(networkBucket("2001:db8:1:ffff::1")).toBe("2001:db8:1::/48");
+    expect(networkBucket("::ffff:198.51.100.6")).toBe("198.51.100.0/24");
+  });
+
+  test("when the network windows are full too, the remaining newcomers share one window", () => {
+    const limiter = createRateLimiter(5, 100, () => 1_000_000);
+    requestFromDistinct64s(limiter, "2001:db8:1", ADDRESS_WINDOWS_MAX);
+    for (let i = 0; i < NETWORK_WINDOWS_MAX; i++) expect(limiter.admit(`2001:db9:${hex(i)}::1`)).toBe(0);
+    let admitted = 0;
+    for (let i = 0; i < 100; i++) if (limiter.admit(`2001:dba:${hex(i)}::1`) === 0) admitted++;
+    expect(admitted).toBe(5);
+  });
+
+  test("expired windows make room first; a window started anew after its minute is live, not expired", () => {
+    let now = 1_000_000;
+    const limiter = createRateLimiter(5, 100, () => now);
+    const returning = "192.0.2.1";
+    useUp(limiter, returning);
+    requestFromDistinct64s(limiter, "2001:db8:1", ADDRESS_WINDOWS_MAX - 1); // the table is now full
+    now += 60_000;
+    useUp(limiter, returning); // its new minute
+    // Every expired window makes room: each newcomer gets its own window, none is counted by its /48.
+    expect(requestFromDistinct64s(limiter, "2001:db8:2", ADDRESS_WINDOWS_MAX - 1)).toBe(ADDRESS_WINDOWS_MAX - 1);
+    now += 30_000;
+    expect(requestFromDistinct64s(limiter, "2001:db8:3", 6)).toBe(5); // full of live windows: by /48
+    expect(limiter.admit(returning)).toBe(30);
+    expect(limiter.windowsHeld()).toBe(ADDRESS_WINDOWS_MAX + 1);
+  });
+
+  test("the windows held never exceed the bound, over minutes of distinct addresses and networks", () => {
+    let now = 1_000_000;
+    const limiter = createRateLimiter(5, 100, () => now);
+    const bound = ADDRESS_WINDOWS_MAX + NETWORK_WINDOWS_MAX;
+    let most = 0;
+    for (let minute = 0; minute < 3; minute++) {
+      for (let i = 0; i < 25_000; i++) {
+        limiter.admit(`2001:${hex(minute + 1)}:${hex(i)}::1`); // a new /48 each time
+        now += 1;
+        most = Math.max(most, limiter.windowsHeld());
+      }
+      now += 60_000;
+    }
+    expect(most).toBe(bound);
   });
 });
 
