@@ -2,15 +2,19 @@
  * `mcpkit health [URL]`: asks a running `mcpkit --http` whether it is healthy (its /healthz), for
  * container health checks on images without curl. Exit 0 when it answers 200, else 1.
  */
+import { readAtMost } from "../core/read-at-most.ts";
 import { EXIT_OK, EXIT_TOOL_ERROR } from "./call.ts";
 
 export const DEFAULT_HEALTH_URL = "http://127.0.0.1:8080/healthz";
 const TIMEOUT_MS = 3000;
+/** How much of the answer is shown; only that much is read (four bytes a character at most). */
+const SHOWN_CHARACTERS = 200;
 
 export async function checkHealth(url = DEFAULT_HEALTH_URL): Promise<number> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: "manual" });
-    const body = (await response.text()).slice(0, 200).replace(/\s+/g, " ");
+    const { bytes } = await readAtMost(response.body, SHOWN_CHARACTERS * 4);
+    const body = new TextDecoder().decode(bytes).slice(0, SHOWN_CHARACTERS).replace(/\s+/g, " ");
     process.stdout.write(`${response.status} ${body}\n`);
     return response.status === 200 ? EXIT_OK : EXIT_TOOL_ERROR;
   } catch (error) {

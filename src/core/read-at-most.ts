@@ -54,3 +54,32 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
   }
   return bytes;
 }
+
+/**
+ * A request's or an answer's body, at most `maxBytes`; undefined when it is larger: refused on its
+ * declared length before a byte is read, else read until it passes the cap (a body that never
+ * ends is cut there). An answer refused on its length is cancelled, which frees its connection.
+ */
+export async function readBodyAtMost(message: Request | Response, maxBytes: number): Promise<Uint8Array | undefined> {
+  const declared = Number(message.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) {
+    if (message instanceof Response) message.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  const { bytes, overflowed } = await readAtMost(message.body, maxBytes);
+  return overflowed ? undefined : bytes;
+}
+
+/** Statuses whose answer has no body: a Response built with one throws. */
+const BODILESS = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * An upstream answer with its body read into memory, at most `maxBytes`, for a library that reads
+ * the body itself (oauth4webapi, jose) and would read any size; a larger body throws `tooLarge()`.
+ */
+export async function bufferedAnswer(response: Response, maxBytes: number, tooLarge: () => Error): Promise<Response> {
+  const bytes = await readBodyAtMost(response, maxBytes);
+  if (!bytes) throw tooLarge();
+  const { status, statusText, headers } = response;
+  return new Response(BODILESS.has(status) ? null : bytes, { status, statusText, headers });
+}

@@ -31,6 +31,23 @@ let apiCalls: string[] = [];
 /** The user (or an org admin) revoked mcpkit's GitHub token. */
 let tokenRevoked = false;
 let offset = 0;
+/** Which answer of the fake GitHub never ends (the token endpoint's, read by oauth4webapi, or /user's). */
+let endlessAnswer: "token" | "user" | undefined;
+/** Bytes the endless answer has sent, to show the reader stopped. */
+let endlessSent = 0;
+
+/** A JSON-looking body that never ends, without a declared length. */
+function endless(): Response {
+  const chunk = new TextEncoder().encode(`{"padding":"${"x".repeat(64 * 1024)}",`);
+  endlessSent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      endlessSent += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(body, { headers: { "content-type": "application/json" } });
+}
 
 beforeAll(async () => {
   github = Bun.serve({
@@ -52,6 +69,7 @@ beforeAll(async () => {
       if (url.pathname === "/login/oauth/access_token" && request.method === "POST") {
         const form = new URLSearchParams(await request.text());
         tokenRequests.push(form);
+        if (endlessAnswer === "token") return endless();
         if (form.get("grant_type") === "refresh_token") {
           appRefreshes++;
           if (form.get("refresh_token") !== APP_REFRESH || tokenRevoked)
@@ -89,7 +107,8 @@ beforeAll(async () => {
       const bearer = request.headers.get("authorization");
       if (tokenRevoked || (bearer !== `Bearer ${GITHUB_TOKEN}` && bearer !== `Bearer ${APP_TOKEN}`))
         return Response.json({ message: "Bad credentials" }, { status: 401 });
-      if (url.pathname === "/user") return Response.json({ id: 4242, login: "Octo" });
+      if (url.pathname === "/user")
+        return endlessAnswer === "user" ? endless() : Response.json({ id: 4242, login: "Octo" });
       if (url.pathname === "/user/emails")
         return Response.json([{ email: "octo@example.org", verified: true, primary: true }]);
       if (url.pathname === "/user/orgs") return Response.json(orgs);
@@ -183,6 +202,26 @@ test("a GitHub user outside the organisation sees the not-allowed page", async (
     orgs = [{ login: "Acme" }];
   }
 });
+
+// An answer of the IdP is read at most 1 MiB (upstream/client.ts IDP_ANSWER_MAX_BYTES): one that
+// never ends fails the sign-in at once with a message saying so. Before, oauth4webapi and the API
+// reader read it whole, until the 10 s timeout, holding what had come in memory.
+test.each(["token", "user"] as const)(
+  "an endless %s answer of GitHub is cut at 1 MiB and fails the sign-in",
+  async (which) => {
+    endlessAnswer = which;
+    const logged = logs.length;
+    try {
+      const { response, exit } = await signInWithGithub("boj:read");
+      expect(exit).toBeUndefined();
+      expect(response?.status).toBe(502);
+      expect(logs.slice(logged).join("")).toContain("is larger than 1048576 bytes");
+      expect(endlessSent).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      endlessAnswer = undefined;
+    }
+  },
+);
 
 /** Signs in as Octo (member of Acme) and redeems the code: the client and its first refresh token. */
 async function signedInOcto() {

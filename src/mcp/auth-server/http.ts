@@ -4,7 +4,7 @@
  * Failures are `OAuthFailure`s (errors.ts), rendered in one place.
  */
 import { PUBLIC_CORS, preflight, readableBy } from "../web/cors.ts";
-import { readAtMost } from "../../core/read-at-most.ts";
+import { readBodyAtMost } from "../../core/read-at-most.ts";
 import { type ErrorCode, NO_STORE, OAuthFailure } from "./errors.ts";
 
 /** What the HTTP pipeline passes to a route besides the request. */
@@ -56,14 +56,11 @@ export async function readCapped(
   maxBytes: number,
   code: ErrorCode = "invalid_request",
 ): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  const tooLarge = () => unreadable(`the request body is larger than ${maxBytes} bytes.`, code);
-  if (declared > maxBytes) throw tooLarge();
   // A body cut off on the way (the client went away) is the client's failure, not the server's.
-  const { bytes, overflowed } = await readAtMost(request.body, maxBytes).catch(() => {
+  const bytes = await readBodyAtMost(request, maxBytes).catch(() => {
     throw unreadable("the request body could not be read to its end; send it again.", code);
   });
-  if (overflowed) throw tooLarge();
+  if (!bytes) throw unreadable(`the request body is larger than ${maxBytes} bytes.`, code);
   return new TextDecoder().decode(bytes);
 }
 

@@ -4,6 +4,7 @@
  * provider.
  */
 import * as oauth from "oauth4webapi";
+import { bufferedAnswer, readBodyAtMost } from "../../../core/read-at-most.ts";
 import { upstreamFetch } from "../../../core/telemetry/index.ts";
 import { stripControl } from "../../../core/text.ts";
 import { isLoopbackName } from "../config.ts";
@@ -11,6 +12,28 @@ import { OAuthFailure } from "../errors.ts";
 import type { Identity } from "../policy.ts";
 
 export const TIMEOUT_MS = 10_000;
+/**
+ * The most of any one answer of the IdP read (discovery, tokens, JWKS, user info: a few kilobytes
+ * each): one that sends more, or never stops, fails the step instead of filling the server's memory.
+ */
+export const IDP_ANSWER_MAX_BYTES = 1024 * 1024;
+
+const idpAnswerTooLarge = (url: string) => () =>
+  upstreamFailed(
+    `the identity provider's answer from ${new URL(url).host} is larger than ${IDP_ANSWER_MAX_BYTES} bytes.`,
+  );
+
+/** `upstreamFetch` with the answer read at most IDP_ANSWER_MAX_BYTES, for oauth4webapi, which reads any size. */
+async function cappedUpstreamFetch(url: string, init?: RequestInit): Promise<Response> {
+  return bufferedAnswer(await upstreamFetch(url, init), IDP_ANSWER_MAX_BYTES, idpAnswerTooLarge(url));
+}
+
+/** An answer of the IdP as JSON, read at most IDP_ANSWER_MAX_BYTES. */
+export async function idpJson(response: Response, url: string): Promise<unknown> {
+  const bytes = await readBodyAtMost(response, IDP_ANSWER_MAX_BYTES);
+  if (!bytes) throw idpAnswerTooLarge(url)();
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
 
 export interface UpstreamTokens {
   access_token: string;
@@ -70,7 +93,7 @@ export interface RecheckResult {
  * (config validation refuses it elsewhere).
  */
 export function requestOptions(url: string): Record<symbol, unknown> {
-  const options: Record<symbol, unknown> = { [oauth.customFetch]: upstreamFetch };
+  const options: Record<symbol, unknown> = { [oauth.customFetch]: cappedUpstreamFetch };
   if (new URL(url).protocol === "http:" && isLoopbackName(new URL(url).hostname)) {
     options[oauth.allowInsecureRequests] = true;
   }

@@ -15,6 +15,7 @@ import {
   type UpstreamResult,
   type UpstreamTokens,
   authorizationParams,
+  idpJson,
   requestOptions,
   isUpstreamDenial,
   redeemUpstreamCode,
@@ -121,7 +122,7 @@ export class GithubUpstream implements Upstream {
     });
     if (response.status === 401) throw upstreamDenied(`GitHub no longer accepts the user's token (${path}).`);
     if (!response.ok) throw upstreamFailed(`GitHub's API answered HTTP ${response.status} for ${path}.`);
-    return (await response.json()) as T;
+    return (await idpJson(response, `${this.api}${path}`)) as T;
   }
 
   private async refresh(refreshToken: string): Promise<UpstreamTokens> {

@@ -8,6 +8,7 @@
  */
 import * as jose from "jose";
 import type { Logger } from "../../../core/log.ts";
+import { readBodyAtMost } from "../../../core/read-at-most.ts";
 import { upstreamFetch } from "../../../core/telemetry/index.ts";
 
 /**
@@ -41,6 +42,18 @@ export const JWKS_COOLDOWN_MS = 1000;
 export const FETCH_FAILURE_BACKOFF_MS = 5000;
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 const FETCH_TIMEOUT_MS = 5000;
+/**
+ * The most of the issuer's metadata or JWKS read (real ones hold a few kilobytes): an issuer
+ * that sends more, or never stops, is a failed fetch, not memory the server gives away.
+ */
+export const ISSUER_DOCUMENT_MAX_BYTES = 1024 * 1024;
+
+/** An issuer document's body as text, at most ISSUER_DOCUMENT_MAX_BYTES; larger throws. */
+async function issuerDocument(response: Response): Promise<string> {
+  const bytes = await readBodyAtMost(response, ISSUER_DOCUMENT_MAX_BYTES);
+  if (!bytes) throw new Error(`the document is larger than ${ISSUER_DOCUMENT_MAX_BYTES} bytes`);
+  return new TextDecoder().decode(bytes);
+}
 
 /**
  * Sessions and per-user limits key on `sub`; a token without one (often a client-credentials
@@ -210,7 +223,7 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
         failures.push(`${url}: HTTP ${response.status}`);
         continue;
       }
-      const metadata = (await response.json()) as { jwks_uri?: unknown };
+      const metadata = JSON.parse(await issuerDocument(response)) as { jwks_uri?: unknown };
       if (typeof metadata.jwks_uri === "string") return metadata.jwks_uri;
       failures.push(`${url}: no jwks_uri`);
     } catch (error) {
@@ -246,7 +259,13 @@ function createFetchBackoff(backoffMs: number): { fetch: typeof fetch } {
       failed();
       return response;
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await issuerDocument(response);
+    } catch (error) {
+      failed();
+      throw error;
+    }
     try {
       JSON.parse(text);
     } catch {
