@@ -174,13 +174,14 @@ describe("the server's roots/list request", () => {
     expect(sent.length).toBe(before);
   });
 
-  test("a result that is not a list of file:// roots counts as no roots, and the next call asks again", async () => {
+  test("a result that is not a list of roots counts as no roots, and the next call asks again", async () => {
     const { engine, sent, answerTo, settle, initialize } = session();
     initialize({ roots: {} });
     await answerTo("init");
     engine.deliver(call(1, "unit_roots"));
     await settle();
-    engine.deliver({ jsonrpc: "2.0", id: 0, result: { roots: [{ uri: "https://example.invalid/" }] } });
+    // One root that is no object spoils the shape; a root with a bad uri alone is skipped (legacy-stdio.test.ts).
+    engine.deliver({ jsonrpc: "2.0", id: 0, result: { roots: [{ uri: "file:///srv/a" }, "file:///srv/b"] } });
     expect((await answerTo(1)).result.content[0].text).toBe("[]");
     engine.deliver(call(2, "unit_roots"));
     await settle();

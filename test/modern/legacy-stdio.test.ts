@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { pathToFileURL } from "node:url";
 import { type RawServer, startRawServer } from "../support/raw-stdio.ts";
-import { type Json, PROBE, until } from "./support.ts";
+import { type Json, MIXED_ROOTS, PROBE, expectedIgnored, ignoredRoots, until } from "./support.ts";
 
 const rawServers: RawServer[] = [];
 
@@ -186,6 +186,24 @@ describe("the server's roots/list request", () => {
     expect(raw.stderr()).toContain("could not read the client's roots");
     raw.closeStdin();
     expect(await raw.exited).toBe(0);
+  });
+
+  test("roots that name no local directory (a host, an encoded /, another scheme, …) are skipped with a warning naming each; the others apply and stay cached", async () => {
+    const raw = startProbe();
+    raw.send(initialize("init", "2025-11-25", rootsCapability));
+    await raw.response("init");
+    raw.send(call(1, "probe_roots"));
+    await until(() => rootsRequests(raw).length === 1, "the roots/list");
+    raw.send({ jsonrpc: "2.0", id: 0, result: { roots: MIXED_ROOTS } });
+    expect(textOf((await raw.response(1)) as Json).roots).toEqual(["/srv/data", "/srv/other"]);
+    raw.send(call(2, "probe_roots"));
+    expect(textOf((await raw.response(2)) as Json).roots).toEqual(["/srv/data", "/srv/other"]);
+    expect(rootsRequests(raw)).toHaveLength(1);
+    raw.closeStdin();
+    expect(await raw.exited).toBe(0);
+    const stderr = await raw.stderrEnded();
+    expect(ignoredRoots(stderr)).toEqual(expectedIgnored("the roots/list result's roots"));
+    expect(stderr).not.toContain("could not read the client's roots");
   });
 
   test("a client that did not declare roots is never asked", async () => {

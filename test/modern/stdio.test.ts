@@ -12,7 +12,19 @@ import { pathToFileURL } from "node:url";
 import { SUBSCRIPTIONS_PER_CLIENT } from "../../src/mcp/modern/subscriptions.ts";
 import { REPO_ROOT, mcpkitCommand, testEnv } from "../support/mcp.ts";
 import { type RawServer, startRawServer } from "../support/raw-stdio.ts";
-import { type Json, MODERN, PROBE, meta, request, stdioCall, stdioMessages, until } from "./support.ts";
+import {
+  type Json,
+  MIXED_ROOTS,
+  MODERN,
+  PROBE,
+  expectedIgnored,
+  ignoredRoots,
+  meta,
+  request,
+  stdioCall,
+  stdioMessages,
+  until,
+} from "./support.ts";
 
 let root: string;
 const rawServers: RawServer[] = [];
@@ -214,6 +226,48 @@ describe("the client's roots via input_required (fs without --root)", () => {
     expect(retry.result.structuredContent.matches.map((m: Json) => m.path)).toEqual(["docs/notes.md"]);
     raw.closeStdin();
     await raw.exited;
+  });
+
+  test("malformed file:// roots in inputResponses.roots are skipped with a warning naming each; the valid root still applies (was -32603)", async () => {
+    const raw = start(["--toolsets", "fs"]);
+    const params = {
+      name: "fs_search_by_time",
+      arguments: { timeField: "modified", glob: "**/*.md" },
+      _meta: withRoots(),
+    };
+    const first = await stdioCall(raw, "tools/call", params);
+    const roots = [{ uri: "file://evil/x" }, { uri: "file:///a%2Fb" }, { uri: pathToFileURL(root).href }];
+    const retry = await stdioCall(raw, "tools/call", {
+      ...params,
+      inputResponses: { roots: { roots } },
+      requestState: first.result.requestState,
+    });
+    expect(retry.error).toBeUndefined();
+    expect(retry.result.isError ?? false).toBe(false);
+    expect(retry.result.structuredContent.matches.map((m: Json) => m.path)).toEqual(["docs/notes.md"]);
+    raw.closeStdin();
+    await raw.exited;
+    const ignored = (await raw.stderrEnded()).split("\n").filter((line) => line.includes("ignoring a client root"));
+    expect(ignored).toHaveLength(2);
+    expect(ignored[0]).toContain('root="inputResponses.roots.roots[0]" uri="file://evil/x"');
+    expect(ignored[1]).toContain('root="inputResponses.roots.roots[1]" uri="file:///a%2Fb"');
+    for (const line of ignored) expect(line).toContain("file:///absolute/path");
+  });
+
+  test("the roots as the core reads them: every root that names no local directory is skipped, the others kept in order", async () => {
+    const raw = startRawServerWith(PROBE);
+    const params = { name: "probe_roots", arguments: {}, _meta: withRoots() };
+    const first = await stdioCall(raw, "tools/call", params);
+    expect(first.result.resultType).toBe("input_required");
+    const retry = await stdioCall(raw, "tools/call", {
+      ...params,
+      inputResponses: { roots: { roots: MIXED_ROOTS } },
+      requestState: first.result.requestState,
+    });
+    expect(JSON.parse(retry.result.content[0].text).roots).toEqual(["/srv/data", "/srv/other"]);
+    raw.closeStdin();
+    await raw.exited;
+    expect(ignoredRoots(await raw.stderrEnded())).toEqual(expectedIgnored("inputResponses.roots.roots"));
   });
 
   test("a client without the roots capability gets today's 'configure a root' tool error, never a request it did not declare", async () => {

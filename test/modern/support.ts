@@ -2,6 +2,7 @@
  * Raw 2026-07-28 requests, as a modern client puts them on the wire: the `_meta` envelope in the
  * body and, over HTTP, the MCP-Protocol-Version / Mcp-Method / Mcp-Name headers that mirror it.
  */
+import { expect } from "bun:test";
 import { resolve } from "node:path";
 import { messagesOf } from "../http/support.ts";
 import { REPO_ROOT } from "../support/mcp.ts";
@@ -123,4 +124,49 @@ export async function until(condition: () => boolean, what = "the condition", ms
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(5);
   }
+}
+
+/**
+ * A roots/list answer mixing roots that name a local directory (1 and 6) with each kind that
+ * names none, for both eras' tests: they must treat it alike.
+ */
+export const MIXED_ROOTS: Json[] = [
+  { uri: "file://evil/x" },
+  { uri: "file:///srv/data", name: "data" },
+  { uri: "file:///a%2Fb" },
+  { uri: "https://example.invalid/" },
+  { uri: "file:///%FF" },
+  { name: "no uri" },
+  { uri: "file:///srv/other" },
+];
+
+/** The roots of MIXED_ROOTS that are skipped, by index, with a word of the reason the log gives. */
+export const MIXED_IGNORED: [number, string][] = [
+  [0, "host"],
+  [2, "encoded /"],
+  [3, "not a file:// URI"],
+  [4, "does not decode to an absolute path"],
+  [5, '"uri" is not a string'],
+];
+
+/**
+ * The "ignoring a client root" warnings in a server's stderr as [root, reason] pairs, each
+ * checked to carry the fix; the reasons are matched on a word (`MIXED_IGNORED`), since the
+ * runtime words some of them.
+ */
+export function ignoredRoots(stderr: string): [string, unknown][] {
+  const lines = stderr.split("\n").filter((line) => line.includes("ignoring a client root"));
+  return lines.map((line) => {
+    const field = (name: string) => {
+      const found = line.match(new RegExp(` ${name}=("(?:[^"\\\\]|\\\\.)*")`));
+      return found ? JSON.parse(found[1]) : undefined;
+    };
+    if (!String(field("fix")).includes("file:///absolute/path")) throw new Error(`no fix in: ${line}`);
+    return [field("root"), field("reason")];
+  });
+}
+
+/** MIXED_IGNORED as `ignoredRoots` should find it, the roots named under `field`. */
+export function expectedIgnored(field: string): [string, unknown][] {
+  return MIXED_IGNORED.map(([index, word]) => [`${field}[${index}]`, expect.stringContaining(word)]);
 }

@@ -295,7 +295,7 @@ export class LegacySession {
     signal.addEventListener("abort", onAbort, { once: true });
     const answered = this.outgoing
       .request("roots/list", undefined, ROOTS_TIMEOUT_MS, id, signal)
-      .then((result) => localRootPaths(rootsOf(result)))
+      .then((result) => localRootPaths(rootsOf(result), "the roots/list result's roots", this.log))
       .catch((error: Error) => {
         if (this.roots === ask) this.roots = undefined;
         if (!signal.aborted) this.log.warn("could not read the client's roots", { error: error.message });
@@ -358,14 +358,17 @@ class LegacyContext implements RequestContext {
   }
 }
 
-/** A `roots/list` result as MCP defines it (each root a `file://` URI), or why not. */
-function rootsOf(result: Record<string, unknown>): { uri: string }[] {
+/**
+ * The roots of a `roots/list` result, or why it is none. Only its shape is checked here, as the
+ * 2026-07-28 era checks `inputResponses.roots`: each root's uri is judged on its own by
+ * `localRootPaths`, so one bad root does not cost the client all the others.
+ */
+function rootsOf(result: Record<string, unknown>): Record<string, unknown>[] {
   const roots = isRecord(result) ? result.roots : undefined;
-  const valid =
-    Array.isArray(roots) &&
-    roots.every((root) => isRecord(root) && typeof root.uri === "string" && root.uri.startsWith("file://"));
-  if (!valid) throw new Error('the roots/list result must hold "roots", a list of objects with a file:// "uri"');
-  return roots as { uri: string }[];
+  if (!Array.isArray(roots) || !roots.every(isRecord)) {
+    throw new Error('the roots/list result must hold "roots", a list of objects with a file:// "uri"');
+  }
+  return roots;
 }
 
 function logLevelOf(params: Record<string, unknown>): ClientLogLevel {

@@ -270,7 +270,7 @@ function clientRoots(
       200,
     );
   }
-  return localRootPaths(response.roots);
+  return localRootPaths(response.roots, "inputResponses.roots.roots", server.log);
 }
 
 /**

@@ -9,6 +9,7 @@
  *
  * Nothing here imports the MCP SDK: neither era, on stdio or over HTTP, loads it.
  */
+import { isAbsolute } from "node:path";
 import { closestName } from "../../core/did-you-mean.ts";
 import { invokeTool } from "../../core/invoke.ts";
 import { jsonSchemaOf, runtimeConversions } from "../../core/json-schema.ts";
@@ -322,11 +323,46 @@ function toolContext(
   };
 }
 
-/** `file://` roots as local paths; other schemes describe nothing this machine can search. */
-export function localRootPaths(roots: readonly { uri?: unknown }[]): string[] {
-  return roots.flatMap((root) =>
-    typeof root.uri === "string" && root.uri.startsWith("file://") ? [Bun.fileURLToPath(root.uri)] : [],
-  );
+/**
+ * The client's roots as local paths, `field` naming where they came from for the log. A root that
+ * names no directory here (another scheme, or a file URL that does not decode to a local path) is
+ * skipped with a warning saying which and how to fix it, and the others still apply: roots are the
+ * client's guidance, a root that does not exist is skipped the same way (toolsets/fs), and one bad
+ * entry is no reason to search none. Both eras read roots here, so they treat them alike.
+ */
+export function localRootPaths(roots: readonly { uri?: unknown }[], field: string, log: Logger): string[] {
+  return roots.flatMap((root, index) => {
+    const path = localPath(root.uri);
+    if (path.ok) return [path.path];
+    log.warn("ignoring a client root", {
+      root: `${field}[${index}]`,
+      ...(typeof root.uri === "string" && { uri: shortened(root.uri) }),
+      reason: path.reason,
+      fix: "send each root as a file:///absolute/path URI (no host, no encoded '/', UTF-8 percent-escapes)",
+    });
+    return [];
+  });
+}
+
+/** A root's uri as a local absolute path, or why it is none. */
+function localPath(uri: unknown): { ok: true; path: string } | { ok: false; reason: string } {
+  if (typeof uri !== "string") return { ok: false, reason: '"uri" is not a string' };
+  if (!uri.startsWith("file://")) return { ok: false, reason: "not a file:// URI" };
+  let path: string;
+  try {
+    // Throws on a host other than localhost (file://evil/x) and on an encoded slash (%2F).
+    path = Bun.fileURLToPath(uri);
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+  // Percent-escapes that are not UTF-8 (file:///%FF) decode to "", which would resolve to "/".
+  if (!isAbsolute(path)) return { ok: false, reason: "it does not decode to an absolute path" };
+  return { ok: true, path };
+}
+
+/** A client's uri as the log shows it: a line stays readable whatever length the client sent. */
+function shortened(uri: string): string {
+  return uri.length > 200 ? `${uri.slice(0, 200)}…` : uri;
 }
 
 // ---------------------------------------------------------------------------------------------
