@@ -324,6 +324,8 @@ describe("errors are isError results whose text names the argument", () => {
         { timeField: "modified", path: "docs/../../outside" },
         /'path' must stay inside the root/,
       ],
+      // Named as such: without the check realpath's refusal would answer "does not exist there".
+      ["NUL in path", { timeField: "modified", path: "docs\u0000x" }, /^'path' must not contain NUL characters\.$/],
       ["absolute path", { timeField: "modified", path: "/etc" }, /'path' must be relative to the root/],
       [
         "absolute path inside the root",
