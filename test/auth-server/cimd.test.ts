@@ -1,18 +1,46 @@
 /**
  * Client ID Metadata Documents: a real document server on loopback (allowed only through the
  * test switch), and the refusals: private addresses, redirects, oversize documents, a document
- * that names another client, a redirect URI it does not list.
+ * that names another client, a redirect URI it does not list. Then the bounds on the work a caller
+ * starts: the lookup's deadline, one fetch per client_id, the server-wide cap (injected lookups and
+ * deadlines, documents held on loopback; no clock, no DNS).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { isForbiddenAddress } from "../../src/mcp/auth-server/cimd.ts";
+import { CIMD_MAX_IN_FLIGHT, createCimdFetcher, isForbiddenAddress } from "../../src/mcp/auth-server/cimd.ts";
 import { type Harness, authorizeUrl, pkce, signIn, startHarness, tokenRequest } from "./harness.ts";
 
 let h: Harness;
 let strict: Harness;
+/** Allows private documents like `h`, with room for the many sign-ins the cap test starts from one address. */
+let roomy: Harness;
 let documents: ReturnType<typeof Bun.serve>;
 let docBase = "";
 const hits = new Map<string, number>();
 const REDIRECT = "http://127.0.0.1:9/cimd-callback";
+
+/** Documents under /held/ are answered once released: fetches that stay in flight as long as a test needs. */
+class Hold {
+  private readonly opened = Promise.withResolvers<void>();
+  private count = 0;
+  private readonly waiting: { count: number; resolve: () => void }[] = [];
+
+  arrive(): Promise<void> {
+    this.count++;
+    for (const waiter of this.waiting) if (waiter.count <= this.count) waiter.resolve();
+    return this.opened.promise;
+  }
+
+  /** Settles once `count` requests are being held. */
+  arrived(count: number): Promise<void> {
+    if (this.count >= count) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ count, resolve }));
+  }
+
+  release(): void {
+    this.opened.resolve();
+  }
+}
+let hold = new Hold();
 
 beforeAll(async () => {
   documents = Bun.serve({
@@ -24,6 +52,8 @@ beforeAll(async () => {
       const self = `${docBase}${path}`;
       const doc = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
         Response.json(body, { headers });
+      if (path.startsWith("/held/"))
+        return hold.arrive().then(() => doc({ client_id: self, client_name: "Held", redirect_uris: [REDIRECT] }));
       switch (path) {
         case "/client.json":
           return doc(
@@ -46,8 +76,14 @@ beforeAll(async () => {
   docBase = `http://127.0.0.1:${documents.port}`;
   h = await startHarness({ config: { testing: { allowPrivateCimd: true } } });
   strict = await startHarness({ idp: h.idp });
+  roomy = await startHarness({
+    idp: h.idp,
+    config: { testing: { allowPrivateCimd: true }, authorizationsPerMinute: 1000 },
+  });
 });
 afterAll(async () => {
+  hold.release();
+  await roomy?.stop();
   await strict?.stop();
   await h?.stop();
   documents?.stop(true);
@@ -131,6 +167,102 @@ describe("CIMD", () => {
       expect(result.text).toMatch(/must use https|private, loopback or reserved/);
     }
     expect(hits.get("/client.json")).toBe(before);
+  });
+});
+
+describe("CIMD: the work one caller starts is bounded", () => {
+  const OWN = "https://as.test";
+  /** Every microtask and pending callback run: what a release sets going has happened (no clock involved). */
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  test("a lookup that never answers ends at the deadline with the timeout refusal", async () => {
+    const deadline = new AbortController();
+    const fetcher = createCimdFetcher({
+      allowPrivate: false,
+      ownOrigin: OWN,
+      lookupHost: () => new Promise<string[]>(() => {}),
+      deadline: () => deadline.signal,
+    });
+    let outcome: unknown = "pending";
+    fetcher.resolve("https://localhost/never-answers.json").then(
+      (client) => (outcome = client),
+      (error: unknown) => (outcome = error),
+    );
+    await settle();
+    expect(outcome).toBe("pending");
+    deadline.abort();
+    await settle();
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toBe("the client_id host localhost did not resolve within 10 s.");
+  });
+
+  test("a lookup the deadline gave up on keeps its slot until it ends (it still holds a resolver thread)", async () => {
+    const answers: ((addresses: string[]) => void)[] = [];
+    const deadlines: AbortController[] = [];
+    const fetcher = createCimdFetcher({
+      allowPrivate: false,
+      ownOrigin: OWN,
+      lookupHost: () => new Promise<string[]>((resolve) => answers.push(resolve)),
+      deadline: () => {
+        deadlines.push(new AbortController());
+        return deadlines[deadlines.length - 1].signal;
+      },
+    });
+    const slow = Array.from({ length: CIMD_MAX_IN_FLIGHT }, (_, i) =>
+      fetcher.resolve(`https://localhost/slow-${i}.json`),
+    );
+    const ended = Promise.allSettled(slow);
+    for (const deadline of deadlines) deadline.abort();
+    for (const outcome of await ended) {
+      expect(outcome.status === "rejected" && (outcome.reason as Error).message).toContain(
+        "did not resolve within 10 s",
+      );
+    }
+    await expect(fetcher.resolve("https://localhost/next.json")).rejects.toThrow("too many applications' metadata");
+    for (const answer of answers) answer(["127.0.0.1"]);
+    await settle();
+    // A slot was free: this one's lookup ran and was answered.
+    const next = fetcher.resolve("https://localhost/next.json");
+    await settle();
+    answers[answers.length - 1](["127.0.0.1"]);
+    await expect(next).rejects.toThrow("private, loopback or reserved");
+  });
+
+  test("concurrent resolutions of one client_id share one fetch; the next one after it fetches again", async () => {
+    hold = new Hold();
+    const clientId = `${docBase}/held/shared.json`;
+    const fetcher = createCimdFetcher({ allowPrivate: true, ownOrigin: OWN });
+    const resolutions = Array.from({ length: 8 }, () => fetcher.resolve(clientId));
+    await hold.arrived(1);
+    hold.release();
+    const clients = await Promise.all(resolutions);
+    expect(new Set(clients).size).toBe(1);
+    expect(clients[0].client_name).toBe("Held");
+    expect(hits.get("/held/shared.json")).toBe(1);
+    // The document has no max-age: once the shared fetch is over, nothing is kept.
+    await fetcher.resolve(clientId);
+    expect(hits.get("/held/shared.json")).toBe(2);
+  });
+
+  test(`beyond ${CIMD_MAX_IN_FLIGHT} documents in flight a sign-in gets 503 + Retry-After at once; the slots free up after`, async () => {
+    hold = new Hold();
+    const busyOnes = Array.from({ length: CIMD_MAX_IN_FLIGHT }, (_, i) =>
+      pageText(authorizeAs(roomy, `${docBase}/held/cap-${i}.json`)),
+    );
+    await hold.arrived(CIMD_MAX_IN_FLIGHT);
+    const extra = authorizeAs(roomy, `${docBase}/client.json`);
+    const refusedAtOnce = await fetch(extra, { redirect: "manual" });
+    expect(refusedAtOnce.status).toBe(503);
+    expect(refusedAtOnce.headers.get("retry-after")).toBe("5");
+    const page = await refusedAtOnce.text();
+    expect(page).toContain("Temporarily unavailable");
+    expect(page).toContain("wait 5 seconds and try again");
+    hold.release();
+    for (const answered of await Promise.all(busyOnes)) expect(answered.status).toBe(200);
+    await settle();
+    const later = await pageText(extra);
+    expect(later.status).toBe(200);
+    expect(later.text).toContain("CIMD Client");
   });
 });
 

@@ -3,10 +3,12 @@
  * a `client_id` that is an https URL names a JSON document describing the client.
  *
  * Fetching a URL an anonymous caller chose is a server-side request forgery lever, so: https
- * only, no redirects, at most 5 KB, 10 s, and the host's addresses are checked after DNS
- * resolution — loopback, private, link-local and other special ranges are refused unless a test
- * switch allows them. (A resolver that answers differently on the fetch's own lookup could still
- * rebind; the short timeout, size cap and response validation bound what that would yield.)
+ * only, no redirects, at most 5 KB, 10 s for the address lookup and the fetch together, and the
+ * host's addresses are checked after DNS resolution — loopback, private, link-local and other
+ * special ranges are refused unless a test switch allows them. (A resolver that answers differently
+ * on the fetch's own lookup could still rebind; the short timeout, size cap and response validation
+ * bound what that would yield.) Anonymous callers also choose how much of this work starts: at most
+ * CIMD_MAX_IN_FLIGHT resolutions run at once, server-wide, and concurrent ones of one client_id share one.
  */
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
@@ -18,11 +20,33 @@ import { readAtMost } from "../../core/read-at-most.ts";
 
 export const CIMD_MAX_BYTES = 5 * 1024;
 export const CIMD_TIMEOUT_MS = 10_000;
+/**
+ * Metadata documents being resolved (address lookup and fetch) at once, server-wide. Every
+ * /authorize naming a client_id URL not in the cache starts one, and the per-address rate limit
+ * does not bound many addresses together; beyond this a sign-in is told to try again rather than
+ * queued. Far more than legitimate sign-ins need: one fetch serves every concurrent sign-in of a
+ * client, and a document's max-age keeps it cached.
+ */
+export const CIMD_MAX_IN_FLIGHT = 16;
+/** What Retry-After says when every slot is taken: a document usually answers within a second, at worst CIMD_TIMEOUT_MS. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
 const MAX_CACHE_SECONDS = 86_400;
 const MAX_CACHE_ENTRIES = 1000;
 
 /** Why a client metadata document cannot be used: the reason is shown on the /authorize page. */
 const refused = (reason: string) => new OAuthFailure("invalid_client", reason);
+
+/** Not the document's fault: the sign-in may be tried again in a moment, so it is a 503, not an unknown application. */
+const busy = () =>
+  new OAuthFailure(
+    "temporarily_unavailable",
+    `This server is fetching too many applications' metadata at once; wait ${BUSY_RETRY_AFTER_SECONDS} seconds and try again.`,
+    {
+      status: 503,
+      headers: { "retry-after": String(BUSY_RETRY_AFTER_SECONDS) },
+      page: "Temporarily unavailable",
+    },
+  );
 
 /**
  * The IANA special-purpose address registries (IPv4 and IPv6), less nothing: every range that is
@@ -122,80 +146,148 @@ export interface CimdFetcher {
   resolve(clientId: string): Promise<RegisteredClient>;
 }
 
-export function createCimdFetcher(options: { allowPrivate: boolean; ownOrigin: string }): CimdFetcher {
-  const cache = new Map<string, { until: number; client: RegisteredClient }>();
+export interface CimdOptions {
+  allowPrivate: boolean;
+  ownOrigin: string;
+  /** The host's addresses (node:dns, every family, by default); injectable so tests need no DNS. */
+  lookupHost?: (host: string) => Promise<string[]>;
+  /** A signal that aborts when one resolution's time is up (CIMD_TIMEOUT_MS by default); injectable so tests need no clock. */
+  deadline?: () => AbortSignal;
+}
 
-  const checkUrl = async (clientId: string): Promise<URL> => {
-    if (!URL.canParse(clientId)) throw refused("the client_id is not a valid URL.");
-    const url = new URL(clientId);
-    if (url.protocol !== "https:" && !(options.allowPrivate && url.protocol === "http:"))
-      throw refused("a client_id URL must use https.");
-    if (url.pathname === "/" || url.hash || url.username || url.password) {
-      throw refused("a client_id URL must have a path and no fragment or credentials.");
-    }
-    if (url.href !== clientId)
-      throw refused("a client_id URL must be in normalised form (lower-case scheme and host, no default port).");
-    if (url.origin === options.ownOrigin) throw refused("a client_id URL must not point at this server.");
-    if (!options.allowPrivate) {
-      const host = url.hostname.replace(/^\[|\]$/g, "");
-      const addresses = isIP(host)
-        ? [host]
-        : (await lookup(host, { all: true, verbatim: true }).catch(() => [])).map((entry) => entry.address);
-      if (addresses.length === 0) throw refused(`the client_id host ${url.hostname} does not resolve.`);
-      if (addresses.some(isForbiddenAddress)) {
-        throw refused(
-          `the client_id host ${url.hostname} resolves to a private, loopback or reserved address; metadata documents must be on the public internet.`,
-        );
-      }
-    }
-    return url;
+const systemLookup = async (host: string): Promise<string[]> =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+const timeoutSeconds = CIMD_TIMEOUT_MS / 1000;
+
+export function createCimdFetcher(options: CimdOptions): CimdFetcher {
+  const cache = new Map<string, { until: number; client: RegisteredClient }>();
+  const inFlight = new Map<string, Promise<RegisteredClient>>();
+  let slotsTaken = 0;
+  const lookupHost = options.lookupHost ?? systemLookup;
+  // One deadline for lookup, fetch and body together: the person at the browser waits for all of
+  // them, so the worst case stays CIMD_TIMEOUT_MS rather than a lookup's timeout plus the fetch's.
+  const deadline = options.deadline ?? (() => AbortSignal.timeout(CIMD_TIMEOUT_MS));
+
+  const remember = (clientId: string, client: RegisteredClient, maxAge: number) => {
+    if (maxAge <= 0) return;
+    if (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    cache.set(clientId, { until: Date.now() + maxAge * 1000, client });
   };
 
-  const fetchDocument = async (url: URL): Promise<{ body: string; maxAge: number }> => {
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        redirect: "manual",
-        signal: AbortSignal.timeout(CIMD_TIMEOUT_MS),
-        headers: { accept: "application/json" },
-      });
-    } catch (error) {
-      throw refused(
-        `the client metadata document could not be fetched (${error instanceof Error && error.name === "TimeoutError" ? "no answer within 10 s" : "connection failed"}).`,
-      );
-    }
-    if (response.status >= 300 && response.status < 400) {
-      void response.body?.cancel();
-      throw refused(
-        "the client metadata document URL redirects; redirects are not followed, serve the document at the client_id URL itself.",
-      );
-    }
-    if (response.status !== 200) {
-      void response.body?.cancel();
-      throw refused(`the client metadata document URL answered HTTP ${response.status}.`);
-    }
-    const body = await readLimited(response, CIMD_MAX_BYTES);
-    return { body, maxAge: cacheSeconds(response.headers.get("cache-control")) };
+  /**
+   * One lookup, fetch and check under one deadline. `settled` waits for the lookup too: a lookup
+   * the deadline gave up on cannot be cancelled and still holds a resolver thread until the system
+   * resolver gives up on its own, so its slot is not free before that.
+   */
+  const start = (clientId: string, url: URL) => {
+    const signal = deadline();
+    // The test switch skips the address check, and so the lookup.
+    const addresses = options.allowPrivate ? Promise.resolve(undefined) : addressesOf(url, lookupHost);
+    const answer = (async () => {
+      const late = () => refused(`the client_id host ${url.hostname} did not resolve within ${timeoutSeconds} s.`);
+      const found = await beforeDeadline(addresses, signal, late);
+      if (found) checkAddresses(url, found);
+      const { body, maxAge } = await fetchDocument(url, signal);
+      const client = parseDocument(clientId, body, options.ownOrigin);
+      remember(clientId, client, maxAge);
+      return client;
+    })();
+    return { answer, settled: Promise.allSettled([answer, addresses]) };
   };
 
   return {
     async resolve(clientId) {
       const hit = cache.get(clientId);
       if (hit && hit.until > Date.now()) return hit.client;
-      const url = await checkUrl(clientId);
-      const { body, maxAge } = await fetchDocument(url);
-      const client = parseDocument(clientId, body, options.ownOrigin);
-      if (maxAge > 0) {
-        if (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-        cache.set(clientId, { until: Date.now() + maxAge * 1000, client });
-      }
-      return client;
+      const url = parseClientIdUrl(clientId, options);
+      // Sign-ins of one client at the same moment wait for one fetch rather than each starting one.
+      const shared = inFlight.get(clientId);
+      if (shared) return shared;
+      // Taken before anything is started (no await above), so the cap holds however many arrive at once.
+      if (slotsTaken >= CIMD_MAX_IN_FLIGHT) throw busy();
+      slotsTaken++;
+      const { answer, settled } = start(clientId, url);
+      inFlight.set(clientId, answer);
+      const forget = () => inFlight.delete(clientId);
+      answer.then(forget, forget);
+      void settled.then(() => slotsTaken--);
+      return answer;
     },
   };
 }
 
-async function readLimited(response: Response, maxBytes: number): Promise<string> {
-  const { bytes, overflowed } = await readAtMost(response.body, maxBytes);
+/** The client_id as a URL a metadata document may be fetched from, or the reason it may not (no network). */
+function parseClientIdUrl(clientId: string, options: { allowPrivate: boolean; ownOrigin: string }): URL {
+  if (!URL.canParse(clientId)) throw refused("the client_id is not a valid URL.");
+  const url = new URL(clientId);
+  if (url.protocol !== "https:" && !(options.allowPrivate && url.protocol === "http:"))
+    throw refused("a client_id URL must use https.");
+  if (url.pathname === "/" || url.hash || url.username || url.password) {
+    throw refused("a client_id URL must have a path and no fragment or credentials.");
+  }
+  if (url.href !== clientId)
+    throw refused("a client_id URL must be in normalised form (lower-case scheme and host, no default port).");
+  if (url.origin === options.ownOrigin) throw refused("a client_id URL must not point at this server.");
+  return url;
+}
+
+/** The addresses the client_id's host stands for; none when it does not resolve. */
+function addressesOf(url: URL, lookupHost: (host: string) => Promise<string[]>): Promise<string[]> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return isIP(host) ? Promise.resolve([host]) : lookupHost(host).catch(() => []);
+}
+
+function checkAddresses(url: URL, addresses: string[]): void {
+  if (addresses.length === 0) throw refused(`the client_id host ${url.hostname} does not resolve.`);
+  if (addresses.some(isForbiddenAddress)) {
+    throw refused(
+      `the client_id host ${url.hostname} resolves to a private, loopback or reserved address; metadata documents must be on the public internet.`,
+    );
+  }
+}
+
+/** `work`'s outcome, or `late()` once `signal` aborts first; the work itself runs on (a lookup cannot be cancelled). */
+function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal, late: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(late());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(late());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+const fetchFailed = (signal: AbortSignal) =>
+  refused(
+    `the client metadata document could not be fetched (${signal.aborted ? `no answer within ${timeoutSeconds} s` : "connection failed"}).`,
+  );
+
+async function fetchDocument(url: URL, signal: AbortSignal): Promise<{ body: string; maxAge: number }> {
+  let response: Response;
+  try {
+    response = await fetch(url, { redirect: "manual", signal, headers: { accept: "application/json" } });
+  } catch {
+    throw fetchFailed(signal);
+  }
+  if (response.status >= 300 && response.status < 400) {
+    void response.body?.cancel();
+    throw refused(
+      "the client metadata document URL redirects; redirects are not followed, serve the document at the client_id URL itself.",
+    );
+  }
+  if (response.status !== 200) {
+    void response.body?.cancel();
+    throw refused(`the client metadata document URL answered HTTP ${response.status}.`);
+  }
+  const body = await readLimited(response, CIMD_MAX_BYTES, signal);
+  return { body, maxAge: cacheSeconds(response.headers.get("cache-control")) };
+}
+
+async function readLimited(response: Response, maxBytes: number, signal: AbortSignal): Promise<string> {
+  // A body that trickles in is held to the same deadline: it would otherwise keep its slot.
+  const { bytes, overflowed } = await readAtMost(response.body, maxBytes, signal).catch(() => {
+    throw fetchFailed(signal);
+  });
   if (overflowed) throw refused(`the client metadata document is larger than ${maxBytes} bytes.`);
   return new TextDecoder().decode(bytes);
 }

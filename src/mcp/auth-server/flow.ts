@@ -33,6 +33,11 @@ export async function findClient(
     try {
       return { client: await deps.cimd.resolve(clientId), metadataHost: hostOf(clientId) };
     } catch (error) {
+      // Too many documents in flight says nothing about this application: its 503 and Retry-After stand.
+      if (error instanceof OAuthFailure && error.code === "temporarily_unavailable") {
+        deps.log.warn("client metadata document not fetched: too many in flight", { client_id: clientId });
+        throw error;
+      }
       const reason = error instanceof OAuthFailure ? error.description : "the document could not be read.";
       deps.log.info("client metadata document refused", { client_id: clientId, reason });
       throw new OAuthFailure("invalid_client", `This application's metadata could not be used: ${reason}`, {
