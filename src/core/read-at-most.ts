@@ -60,13 +60,17 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
  * declared length before a byte is read, else read until it passes the cap (a body that never
  * ends is cut there). An answer refused on its length is cancelled, which frees its connection.
  */
-export async function readBodyAtMost(message: Request | Response, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readBodyAtMost(
+  message: Request | Response,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array | undefined> {
   const declared = Number(message.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) {
     if (message instanceof Response) message.body?.cancel().catch(() => {});
     return undefined;
   }
-  const { bytes, overflowed } = await readAtMost(message.body, maxBytes);
+  const { bytes, overflowed } = await readAtMost(message.body, maxBytes, signal);
   return overflowed ? undefined : bytes;
 }
 

@@ -16,7 +16,7 @@ import * as v from "valibot";
 import { OAuthFailure } from "./errors.ts";
 import { redirectUriProblem } from "./redirect-uri.ts";
 import type { RegisteredClient } from "./store.ts";
-import { readAtMost } from "../../core/read-at-most.ts";
+import { readBodyAtMost } from "../../core/read-at-most.ts";
 
 export const CIMD_MAX_BYTES = 5 * 1024;
 export const CIMD_TIMEOUT_MS = 10_000;
@@ -285,10 +285,10 @@ async function fetchDocument(url: URL, signal: AbortSignal): Promise<{ body: str
 
 async function readLimited(response: Response, maxBytes: number, signal: AbortSignal): Promise<string> {
   // A body that trickles in is held to the same deadline: it would otherwise keep its slot.
-  const { bytes, overflowed } = await readAtMost(response.body, maxBytes, signal).catch(() => {
+  const bytes = await readBodyAtMost(response, maxBytes, signal).catch(() => {
     throw fetchFailed(signal);
   });
-  if (overflowed) throw refused(`the client metadata document is larger than ${maxBytes} bytes.`);
+  if (!bytes) throw refused(`the client metadata document is larger than ${maxBytes} bytes.`);
   return new TextDecoder().decode(bytes);
 }
 
