@@ -331,18 +331,27 @@ function toolContext(
  * entry is no reason to search none. Both eras read roots here, so they treat them alike.
  */
 export function localRootPaths(roots: readonly { uri?: unknown }[], field: string, log: Logger): string[] {
-  return roots.flatMap((root, index) => {
+  let skipped = 0;
+  const paths = roots.flatMap((root, index) => {
     const path = localPath(root.uri);
     if (path.ok) return [path.path];
-    log.warn("ignoring a client root", {
-      root: `${field}[${index}]`,
-      ...(typeof root.uri === "string" && { uri: shortened(root.uri) }),
-      reason: path.reason,
-      fix: "send each root as a file:///absolute/path URI (no host, no encoded '/', UTF-8 percent-escapes)",
-    });
+    // A client's list may be long: a few lines say what to fix, without one line per bad root.
+    if (++skipped <= ROOT_WARNINGS_MAX) {
+      log.warn("ignoring a client root", {
+        root: `${field}[${index}]`,
+        ...(typeof root.uri === "string" && { uri: shortened(root.uri) }),
+        reason: path.reason,
+        fix: "send each root as a file:///absolute/path URI (no host, no encoded '/', UTF-8 percent-escapes)",
+      });
+    }
     return [];
   });
+  if (skipped > ROOT_WARNINGS_MAX) log.warn(`ignoring ${skipped - ROOT_WARNINGS_MAX} more client roots of ${field}`);
+  return paths;
 }
+
+/** Client roots skipped that are each named in the log; the rest are counted in one line. */
+const ROOT_WARNINGS_MAX = 5;
 
 /** A root's uri as a local absolute path, or why it is none. */
 function localPath(uri: unknown): { ok: true; path: string } | { ok: false; reason: string } {
