@@ -69,7 +69,11 @@ export function createLogger(
     debug: (m, f) => emit("debug", m, f),
     trace: (m, f) => emit("trace", m, f),
     redact: (secret) => {
-      if (secret.length > 0 && !secrets.has(secret)) secrets.set(secret, hider(secret));
+      // Field values (and, in JSON lines, the message) are JSON-encoded: a secret holding `"`, `\`
+      // or a control character appears there escaped, and is hidden in that form too.
+      for (const form of [secret, JSON.stringify(secret).slice(1, -1)]) {
+        if (form.length > 0 && !secrets.has(form)) secrets.set(form, hider(form));
+      }
     },
   };
 }

@@ -47,6 +47,20 @@ describe("logger", () => {
     expect(lines[0]).toContain("value [redacted] and axb");
   });
 
+  test("a secret holding characters JSON escapes is hidden in a field and in a JSON line too", () => {
+    const secret = 'pa"ss\\word\u0001-long-enough';
+    for (const format of ["text", "json"] as const) {
+      const lines: string[] = [];
+      const log = createLogger("info", (line) => lines.push(line), format);
+      log.redact(secret);
+      log.info(`connect failed for ${secret}`, { password: secret });
+      expect(lines[0]).not.toContain(JSON.stringify(secret).slice(1, -1));
+      expect(lines[0]).not.toContain(secret);
+      expect(lines[0]).not.toContain("long-enough");
+      expect(lines[0].match(/\[redacted\]/g)).toHaveLength(2);
+    }
+  });
+
   test("off writes nothing", () => {
     const lines: string[] = [];
     const log = createLogger("off", (line) => lines.push(line));

@@ -18,11 +18,7 @@ export const oj = defineToolsetModule<OjConfig>({
     // before sanitizing it, which also removes fragments of the token: docs/contracts/oj.md §7.)
     const rawToken = values["oj-token"];
     if (typeof rawToken === "string" && rawToken.trim() !== "") {
-      for (const form of tokenForms(rawToken.trim())) {
-        runtime.log.redact(form);
-        // Log fields are JSON-encoded: a form holding `"` or `\` would appear there escaped.
-        runtime.log.redact(JSON.stringify(form).slice(1, -1));
-      }
+      for (const form of tokenForms(rawToken.trim())) runtime.log.redact(form);
     }
     const config = readOjConfig(values);
     return config ?? { missing: "--oj-base-url URL (or OJ_BASE_URL)" };
