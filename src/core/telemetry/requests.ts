@@ -29,7 +29,7 @@ import {
   createContextKey,
   trace,
 } from "@opentelemetry/api";
-import { createHash } from "node:crypto";
+import { sessionTag } from "../session-tag.ts";
 import { ErrorCode } from "../tool.ts";
 import type { AnsweredReply, RequestId, RequestSpan, SessionRecord } from "./index.ts";
 import type { Instruments } from "./instruments.ts";
@@ -92,15 +92,7 @@ const metaGetter: TextMapGetter<Record<string, unknown>> = {
   keys: (meta) => Object.keys(meta),
 };
 
-/**
- * What a span records of a 2025 session id: the first 16 hex digits of its SHA-256, never the id.
- * Without authorization the id is the only thing that lets a client use its session, as good as a
- * bearer token to whoever reads the traces; the hash still ties a session's spans together.
- */
-function sessionTag(sessionId: string | null): string | undefined {
-  if (!sessionId) return undefined;
-  return createHash("sha256").update(sessionId).digest("hex").slice(0, 16);
-}
+const tagOf = (sessionId: string | null): string | undefined => (sessionId ? sessionTag(sessionId) : undefined);
 
 /** The context an HTTP request is served in: its `traceparent` and what identifies its session. */
 export function httpScope(recorder: Recorder, request: Request): Context {
@@ -108,7 +100,7 @@ export function httpScope(recorder: Recorder, request: Request): Context {
   const active = context.active();
   const remote = headers.has("traceparent") ? recorder.propagator.extract(active, headers, headerGetter) : undefined;
   const scope: HttpScope = {
-    session: sessionTag(headers.get("mcp-session-id")),
+    session: tagOf(headers.get("mcp-session-id")),
     protocolVersion: bounded(headers.get("mcp-protocol-version"), MAX_NAME),
     remote,
   };

@@ -7,6 +7,7 @@
  * alone does not keep a session alive (its client re-initializes after a 404, as the spec says).
  */
 import type { Logger } from "../../core/log.ts";
+import { sessionTag } from "../../core/session-tag.ts";
 import type { SessionTransport } from "./session-transport.ts";
 
 export interface Session {
@@ -97,7 +98,7 @@ export class SessionStore {
   add(session: Session): void {
     if (this.reserved > 0) this.reserved--;
     this.sessions.set(session.id, session);
-    this.log.debug("session opened", { session: session.id.slice(0, 8), open: this.sessions.size });
+    this.log.debug("session opened", { session: sessionTag(session.id), open: this.sessions.size });
   }
 
   get(id: string): Session | undefined {
@@ -110,7 +111,7 @@ export class SessionStore {
     if (!session) return;
     this.sessions.delete(id);
     this.countDown(session.owner);
-    this.log.debug("session closed", { session: id.slice(0, 8), open: this.sessions.size });
+    this.log.debug("session closed", { session: sessionTag(id), open: this.sessions.size });
   }
 
   private countDown(owner: string | undefined): void {
@@ -141,7 +142,7 @@ export class SessionStore {
     const cutoff = Date.now() - this.idleMs;
     for (const session of this.sessions.values()) {
       if (session.transport.requestsInFlight === 0 && session.lastActive < cutoff) {
-        this.log.info("session expired after being idle", { session: session.id.slice(0, 8), idleMs: this.idleMs });
+        this.log.info("session expired after being idle", { session: sessionTag(session.id), idleMs: this.idleMs });
         void this.close(session);
       }
     }

@@ -5,6 +5,7 @@
  * not exist (404).
  */
 import { randomBytes } from "node:crypto";
+import { sessionTag } from "../../core/session-tag.ts";
 import { openLegacyHttp } from "./legacy-endpoint.ts";
 import type { IncomingMessage } from "../protocol/message.ts";
 import { RETRY_AFTER_SECONDS, TRANSPORT_ERROR, jsonRpcErrorResponse, sessionNotFound } from "./jsonrpc-errors.ts";
@@ -29,7 +30,7 @@ export function sessions(state: HttpState, store: SessionStore): Middleware {
     const session = store.get(sessionId);
     if (!session || session.owner !== exchange.caller?.owner) {
       if (session)
-        state.log.warn("session used with another subject's token; answering 404", { session: sessionId.slice(0, 8) });
+        state.log.warn("session used with another subject's token; answering 404", { session: sessionTag(sessionId) });
       return sessionNotFound("it expired, was deleted, or never existed");
     }
     return forward(session, exchange);
