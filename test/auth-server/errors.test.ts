@@ -14,8 +14,8 @@ import {
   STORE_RETRY_AFTER_SECONDS,
   createOnError,
   renderFailure,
-  scrubbed,
 } from "../../src/mcp/auth-server/errors.ts";
+import { scrubbed } from "../../src/core/scrubbed.ts";
 import { readCapped, readForm } from "../../src/mcp/auth-server/http.ts";
 import { StoreUnavailable } from "../../src/mcp/auth-server/store.ts";
 import { type Harness, registerClient, startHarness } from "./harness.ts";

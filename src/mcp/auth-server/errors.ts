@@ -7,6 +7,7 @@
  * anything else a generic 500. Neither says more than that on the wire or in the log.
  */
 import type { Logger } from "../../core/log.ts";
+import { scrubbed } from "../../core/scrubbed.ts";
 import { stripControl } from "../../core/text.ts";
 import { PUBLIC_CORS, readableBy } from "../web/cors.ts";
 import { errorPageHtml, htmlResponse, notAllowedHtml } from "./pages.ts";
@@ -172,22 +173,4 @@ export function throttledLog(log: Logger, intervalMs: number, now: () => number 
 function describeUnexpected(error: unknown): string {
   if (!(error instanceof Error)) return `non-Error value (${typeof error})`;
   return `${error.name}: ${scrubbed(error.message)}`;
-}
-
-/**
- * A driver's or library's message with what could be a secret taken out: URL credentials
- * (`postgres://user:password@host`), `password=…`/`secret=…`/`token=…` pairs, bearer values and
- * long token-like strings. The logger also redacts the configured secrets; this covers the ones
- * it cannot know (a token a request carried).
- */
-export function scrubbed(message: string): string {
-  return stripControl(message)
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, "$1[redacted]@")
-    .replace(
-      /([\w-]*(?:pass(?:word)?|pwd|secret|token|key|authorization)[\w-]*\s*[=:]\s*)(?:(?:bearer|basic)\s+)?("[^"]*"|'[^']*'|\S+)/gi,
-      "$1[redacted]",
-    )
-    .replace(/\b(bearer|basic)\s+[\w.~+/=-]+/gi, "$1 [redacted]")
-    .replace(/[A-Za-z0-9_-]{32,}/g, "[redacted]")
-    .slice(0, 500);
 }

@@ -3,6 +3,7 @@
  * client, answering the client with an error or a code, showing the consent page, and sending
  * the browser to the IdP with a fresh, browser-bound upstream state.
  */
+import { scrubbed } from "../../core/scrubbed.ts";
 import { isCimdClientId } from "./cimd.ts";
 import type { Deps, PendingRequest, UpstreamState } from "./context.ts";
 import { hashToken, randomToken } from "./crypto.ts";
@@ -139,7 +140,9 @@ export async function startUpstream(
   try {
     location = await deps.upstream.authorizationUrl({ state, verifier, nonce: oidcNonce });
   } catch (error) {
-    deps.log.error("identity provider unavailable", { error: error instanceof Error ? error.message : String(error) });
+    deps.log.error("identity provider unavailable", {
+      error: scrubbed(error instanceof Error ? error.message : String(error)),
+    });
     throw new OAuthFailure(
       "temporarily_unavailable",
       "The identity provider could not be reached; try again in a moment.",

@@ -4,6 +4,7 @@
  * (`iss`, PKCE, ID token); then the access policy decides, and the client gets mcpkit's own
  * single-use code.
  */
+import { scrubbed } from "../../../core/scrubbed.ts";
 import { countEvent } from "../../../core/telemetry/index.ts";
 import type { Deps, PendingRequest, UpstreamState } from "../context.ts";
 import { hashToken, randomToken, safeEqual } from "../crypto.ts";
@@ -64,7 +65,8 @@ async function callback(deps: Deps, request: Request): Promise<Response> {
       nonce: upstreamState.nonce,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // The IdP's or a library's words: whatever they quote (a code, a token) stays out of the log.
+    const message = scrubbed(error instanceof Error ? error.message : String(error));
     deps.log.warn("upstream sign-in failed", { error: message });
     countEvent("mcpkit.authorization.sign_ins", { "mcpkit.outcome": "upstream_failed" });
     if (error instanceof OAuthFailure && error.code === "access_denied") {

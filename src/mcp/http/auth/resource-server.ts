@@ -3,6 +3,7 @@
  * the protected-resource metadata document and bearer-token checks. The refusals themselves are
  * in `challenges.ts`, the token checks in `token-verifier.ts`.
  */
+import { scrubbed } from "../../../core/scrubbed.ts";
 import { PUBLIC_CORS, readableBy } from "../../web/cors.ts";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Logger } from "../../../core/log.ts";
@@ -143,8 +144,9 @@ async function authenticate(
         revoked = await isSignInRevoked(verified.signInId);
       } catch (error) {
         // The state store is down: a valid token must not look invalid (clients would drop it and sign in again).
+        // A store driver's words, which may quote its connection URL.
         log.warn("cannot check whether a sign-in was revoked", {
-          error: error instanceof Error ? error.message : String(error),
+          error: scrubbed(error instanceof Error ? error.message : String(error)),
         });
         return challenges.unavailable("The authorization state is unavailable; try again shortly.");
       }

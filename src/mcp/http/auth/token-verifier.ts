@@ -9,6 +9,7 @@
 import * as jose from "jose";
 import type { Logger } from "../../../core/log.ts";
 import { readBodyAtMost } from "../../../core/read-at-most.ts";
+import { scrubbed } from "../../../core/scrubbed.ts";
 import { upstreamFetch } from "../../../core/telemetry/index.ts";
 
 /**
@@ -316,6 +317,7 @@ function explain(error: unknown): string {
   return "The access token is malformed: expected a signed JWT (three base64url parts).";
 }
 
+/** A fetch's or jose's words for the log, with whatever could be a secret taken out (a URL's credentials, a token). */
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return scrubbed(error instanceof Error ? error.message : String(error));
 }
