@@ -372,6 +372,8 @@ describe("html_to_markdown", () => {
   test("<b>bold</b> renders as **bold**; LeetCode markup converts; Markdown passes through", () => {
     expect(htmlToMarkdown("<b>bold</b>")).toBe("**bold**");
     expect(htmlToMarkdown("<p>a &lt;= b<sup>2</sup></p><ul><li>x</li><li>y</li></ul>")).toBe("a <= b^2\n\n- x\n- y");
+    // A void element that closes an open <p> (<hr>): what follows is outside that paragraph.
+    expect(htmlToMarkdown("<p>one<hr>two</p><p>three")).toBe("one\n\n---\n\ntwo\n\nthree");
     expect(htmlToMarkdown("<pre><strong>Input:</strong> s = 1\n<strong>Output:</strong> 2</pre>")).toBe(
       "```\nInput: s = 1\nOutput: 2\n```",
     );

@@ -94,23 +94,6 @@ export function parseHtml(html: string): ElementNode {
     if (text !== "") current.children.push({ type: "text", text: decodeEntities(text) });
     text = "";
   };
-  const open = (tag: string, attrs: Record<string, string>) => {
-    if (tag === "p" || CLOSES_P.has(tag))
-      current = closeOpen(current, ["p"], ["#root", "td", "th", "li", "blockquote", "dd", "div", "table"]) ?? current;
-    const implied = IMPLIED[tag];
-    if (implied) current = closeOpen(current, implied.closes, implied.stopAt) ?? current;
-    const element: ElementNode = {
-      type: "element",
-      tag,
-      attrs,
-      children: [],
-      parent: current,
-      depth: current.depth + 1,
-    };
-    current.children.push(element);
-    if (!VOID.has(tag) && element.depth < MAX_DEPTH) current = element;
-    return element;
-  };
 
   let i = 0;
   while (i < html.length) {
@@ -121,14 +104,9 @@ export function parseHtml(html: string): ElementNode {
     }
     text += html.slice(i, lt);
     i = lt;
-    if (html.startsWith("<!--", i)) {
-      const end = html.indexOf("-->", i + 4);
-      i = end === -1 ? html.length : end + 3;
-      continue;
-    }
-    if (html[i + 1] === "!" || html[i + 1] === "?") {
-      const end = html.indexOf(">", i);
-      i = end === -1 ? html.length : end + 1;
+    const afterDeclaration = skipDeclaration(html, i);
+    if (afterDeclaration !== undefined) {
+      i = afterDeclaration;
       continue;
     }
     const closing = html[i + 1] === "/";
@@ -152,25 +130,62 @@ export function parseHtml(html: string): ElementNode {
       current = closeOpen(current, [tag], ["#root"], true) ?? current;
       continue;
     }
-    const element = open(tag, parseAttributes(inside));
+    const element = openElement(current, tag, parseAttributes(inside));
+    // Its parent, not `current`: the start tag may have closed elements (`<hr>` ends an open `<p>`).
+    current = !VOID.has(tag) && element.depth < MAX_DEPTH ? element : (element.parent ?? root);
     if (RAW_TEXT.has(tag)) {
-      const closer = new RegExp(`</${tag}`, "gi");
-      closer.lastIndex = i;
-      const close = closer.exec(html)?.index ?? -1;
-      const raw = html.slice(i, close === -1 ? html.length : close);
-      if (raw !== "")
-        element.children.push({
-          type: "text",
-          text: tag === "textarea" || tag === "title" ? decodeEntities(raw) : raw,
-        });
+      i = readRawText(html, i, element);
       if (current === element) current = element.parent ?? root;
-      if (close === -1) break;
-      const closeEnd = html.indexOf(">", close);
-      i = closeEnd === -1 ? html.length : closeEnd + 1;
     }
   }
   flushText();
   return root;
+}
+
+/** The index after a comment, doctype or processing instruction starting at `i`; undefined when none starts there. */
+function skipDeclaration(html: string, i: number): number | undefined {
+  if (html.startsWith("<!--", i)) {
+    const end = html.indexOf("-->", i + 4);
+    return end === -1 ? html.length : end + 3;
+  }
+  if (html[i + 1] === "!" || html[i + 1] === "?") {
+    const end = html.indexOf(">", i);
+    return end === -1 ? html.length : end + 1;
+  }
+  return undefined;
+}
+
+/**
+ * A new element for `tag` under `current`, after closing what its start tag implicitly ends (an
+ * open `<p>`, a `<li>` before the next): the caller descends into it unless it is void or too deep.
+ */
+function openElement(current: ElementNode, tag: string, attrs: Record<string, string>): ElementNode {
+  let parent = current;
+  if (tag === "p" || CLOSES_P.has(tag))
+    parent = closeOpen(parent, ["p"], ["#root", "td", "th", "li", "blockquote", "dd", "div", "table"]) ?? parent;
+  const implied = IMPLIED[tag];
+  if (implied) parent = closeOpen(parent, implied.closes, implied.stopAt) ?? parent;
+  const element: ElementNode = { type: "element", tag, attrs, children: [], parent, depth: parent.depth + 1 };
+  parent.children.push(element);
+  return element;
+}
+
+/**
+ * The content of a raw-text element (`<script>`, `<style>`, `<textarea>`, `<title>`) from `from`
+ * up to its end tag, as one text child: markup inside is not parsed. The index after the end tag,
+ * or the end of the input when there is none.
+ */
+function readRawText(html: string, from: number, element: ElementNode): number {
+  const { tag } = element;
+  const closer = new RegExp(`</${tag}`, "gi");
+  closer.lastIndex = from;
+  const close = closer.exec(html)?.index ?? -1;
+  const raw = html.slice(from, close === -1 ? html.length : close);
+  if (raw !== "")
+    element.children.push({ type: "text", text: tag === "textarea" || tag === "title" ? decodeEntities(raw) : raw });
+  if (close === -1) return html.length;
+  const closeEnd = html.indexOf(">", close);
+  return closeEnd === -1 ? html.length : closeEnd + 1;
 }
 
 /** The `>` that ends the tag starting at `from`, skipping `>` inside quoted attribute values. */
