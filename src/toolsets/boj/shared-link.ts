@@ -6,7 +6,7 @@
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
 import { describeStoreUrl, scrubStoreSecrets } from "../../core/store-url.ts";
-import type { AnswerCache, CachedAnswer } from "./cache.ts";
+import type { AnswerCache } from "./cache.ts";
 import { transportError } from "./errors.ts";
 import type { Pacer } from "./pacer.ts";
 import type { CatalogCopies } from "./search/series-catalog.ts";
@@ -76,49 +76,9 @@ export function linkSharedState(
     return opened;
   };
 
-  const cache: AnswerCache | undefined =
-    options.cacheBytes > 0
-      ? {
-          async get(key: string): Promise<CachedAnswer | undefined> {
-            try {
-              return await (await open()).cache?.get(key);
-            } catch (error) {
-              options.log.warn("boj: shared cache unavailable; treating as a miss", {
-                error: (error as Error).message,
-              });
-              return undefined;
-            }
-          },
-          async set(key: string, answer: CachedAnswer, bytes: number, ttlMs: number): Promise<void> {
-            try {
-              await (await open()).cache?.set(key, answer, bytes, ttlMs);
-            } catch {
-              // get() already said the store is unavailable.
-            }
-          },
-        }
-      : undefined;
-
-  const catalog: CatalogCopies = {
-    async get(db, since) {
-      try {
-        return await (await open()).catalog.get(db, since);
-      } catch (error) {
-        options.log.warn("boj: the shared catalogue copy could not be read; asking BOJ", {
-          db,
-          error: scrub((error as Error).message),
-        });
-        return undefined;
-      }
-    },
-    async put(db, copy) {
-      try {
-        await (await open()).catalog.put(db, copy);
-      } catch (error) {
-        options.log.warn("boj: the catalogue copy could not be shared", { db, error: scrub((error as Error).message) });
-      }
-    },
-  };
+  const store: OpenedStore = { open, log: options.log, scrub };
+  const cache = options.cacheBytes > 0 ? sharedCache(store) : undefined;
+  const catalog = sharedCatalog(store);
 
   return {
     cache,
@@ -139,6 +99,59 @@ export function linkSharedState(
     async close() {
       const state = await opened?.catch(() => undefined);
       await state?.close();
+    },
+  };
+}
+
+/** How the cache and the catalogue reach the store: opened on first use, with messages made safe to log. */
+interface OpenedStore {
+  open: () => Promise<SharedState>;
+  log: Logger;
+  /** A driver's message without the store's password. */
+  scrub: (text: string) => string;
+}
+
+/** The answer cache in the store: an unreachable store reads as a miss and keeps nothing. */
+function sharedCache({ open, log, scrub }: OpenedStore): AnswerCache {
+  return {
+    async get(key) {
+      try {
+        return await (await open()).cache?.get(key);
+      } catch (error) {
+        log.warn("boj: shared cache unavailable; treating as a miss", { error: scrub((error as Error).message) });
+        return undefined;
+      }
+    },
+    async set(key, answer, bytes, ttlMs) {
+      try {
+        await (await open()).cache?.set(key, answer, bytes, ttlMs);
+      } catch {
+        // get() already said the store is unavailable.
+      }
+    },
+  };
+}
+
+/** The series catalogue's copies in the store: an unreachable store reads as no copy and keeps nothing. */
+function sharedCatalog({ open, log, scrub }: OpenedStore): CatalogCopies {
+  return {
+    async get(db, since) {
+      try {
+        return await (await open()).catalog.get(db, since);
+      } catch (error) {
+        log.warn("boj: the shared catalogue copy could not be read; asking BOJ", {
+          db,
+          error: scrub((error as Error).message),
+        });
+        return undefined;
+      }
+    },
+    async put(db, copy) {
+      try {
+        await (await open()).catalog.put(db, copy);
+      } catch (error) {
+        log.warn("boj: the catalogue copy could not be shared", { db, error: scrub((error as Error).message) });
+      }
     },
   };
 }
