@@ -3,7 +3,7 @@ import { fstatSync } from "node:fs";
 import { type Logger, type LogLevel, createLogger, isLogLevel, levelFromRustLog } from "../core/log.ts";
 import { closestName } from "../core/did-you-mean.ts";
 import { shutdownTelemetry, startTelemetry } from "../core/telemetry/index.ts";
-import { ConfigError, type OptionValues, describeOption, readDeclared } from "../core/options.ts";
+import { ConfigError, type OptionValues, type OptionsOf, describeOption, readDeclared } from "../core/options.ts";
 import type { Toolset } from "../core/tool.ts";
 import type { Runtime } from "../core/toolset-module.ts";
 import { type HttpConfig, httpOptions, readHttpConfig, shutdownGraceMs } from "../mcp/http/config.ts";
@@ -102,42 +102,61 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
     }
     if (command === "call") {
       if (help) return print(toolHelp(toolsets, rest[0], dormantLookup));
-      if (rest.length > 2)
-        throw new ConfigError(
-          `usage: mcpkit call TOOL [JSON]; quote the JSON as one argument (got ${rest.length} arguments)`,
-        );
-      const aborter = new AbortController();
-      process.once("SIGINT", () => aborter.abort());
-      const request = {
-        name: rest[0],
-        json: rest[1],
-        textOnly: values[textOption.name] === true,
-        chart: values[chartOption.name] === true,
-        outputBudget: core[maxOutputBytesOption.name],
-      };
-      const outcome = await callTool(toolsets, request, log, aborter.signal, dormantLookup);
-      await print(outcome.stdout);
-      return outcome.code;
+      return await runCall(rest, values, { toolsets, core, log, dormantLookup });
     }
     for (const toolset of toolsets) if (toolset.warning) log.warn(toolset.warning);
     for (const toolset of off) if (!toolset.leftOut) log.info(`${toolset.name}: off, ${toolset.reason}`);
-    const serverOptions: McpServerOptions = {
-      toolsets,
-      log,
-      toolNames: core[toolNamesOption.name],
-      outputBudget: core[maxOutputBytesOption.name],
-      offTool: (name) => offToolNote(name, dormantLookup),
-      callLimits: readCallLimits({
-        maxRunning: core[maxCallsOption.name],
-        maxRunningPerSubject: core[maxCallsPerSubjectOption.name],
-        maxQueued: core[maxQueuedCallsOption.name],
-      }),
-    };
-    return await serve(http, serverOptions, log, shutdown);
+    return await serve(http, serverOptionsOf({ toolsets, core, log, dormantLookup }), log, shutdown);
   } finally {
     await closeAll(toolsets, log);
     await shutdownTelemetry(shutdown.timeLeftMs());
   }
+}
+
+/** What `mcpkit call` and a server both start from: the toolsets built, the core options, the log. */
+interface Started {
+  toolsets: Toolset[];
+  core: OptionsOf<typeof coreOptions>;
+  log: Logger;
+  /** The tools of the toolsets that are off, built only when a name is not among the enabled tools. */
+  dormantLookup: () => readonly DormantToolset[];
+}
+
+/** `mcpkit call TOOL [JSON]`: one call, its result on stdout; Ctrl-C cancels it. */
+async function runCall(rest: readonly string[], values: OptionValues, started: Started): Promise<number> {
+  const { toolsets, core, log, dormantLookup } = started;
+  if (rest.length > 2)
+    throw new ConfigError(
+      `usage: mcpkit call TOOL [JSON]; quote the JSON as one argument (got ${rest.length} arguments)`,
+    );
+  const aborter = new AbortController();
+  process.once("SIGINT", () => aborter.abort());
+  const request = {
+    name: rest[0],
+    json: rest[1],
+    textOnly: values[textOption.name] === true,
+    chart: values[chartOption.name] === true,
+    outputBudget: core[maxOutputBytesOption.name],
+  };
+  const outcome = await callTool(toolsets, request, log, aborter.signal, dormantLookup);
+  await print(outcome.stdout);
+  return outcome.code;
+}
+
+/** The MCP server's options, as the core options say (names, output budget, call limits). */
+function serverOptionsOf({ toolsets, core, log, dormantLookup }: Started): McpServerOptions {
+  return {
+    toolsets,
+    log,
+    toolNames: core[toolNamesOption.name],
+    outputBudget: core[maxOutputBytesOption.name],
+    offTool: (name) => offToolNote(name, dormantLookup),
+    callLimits: readCallLimits({
+      maxRunning: core[maxCallsOption.name],
+      maxRunningPerSubject: core[maxCallsPerSubjectOption.name],
+      maxQueued: core[maxQueuedCallsOption.name],
+    }),
+  };
 }
 
 /**
