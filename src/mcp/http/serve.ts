@@ -13,13 +13,14 @@ import { ErrorCode } from "../../core/tool.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import { type DispatcherOptions as McpServerOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { HIDDEN_FAILURE } from "../protocol/errors.ts";
+import { idleWithin } from "../protocol/in-flight.ts";
 import { createResourceServer } from "./auth/resource-server.ts";
 import { type HttpConfig, shutdownGraceMs } from "./config.ts";
 import { createHostOriginCheck } from "./host-origin.ts";
 import { jsonRpcErrorResponse } from "./jsonrpc-errors.ts";
 import { createPipeline, withRequestLog } from "./pipeline.ts";
 import { traceHttp } from "../../core/telemetry/index.ts";
-import { type Drainable, type HttpState, createHttpState, resourceOf } from "./state.ts";
+import { type HttpState, createHttpState, resourceOf } from "./state.ts";
 
 /** The longest shutdown waits for its last answers to be written before closing connections. */
 const ANSWERS_FLUSH_MS = 1_000;
@@ -176,24 +177,6 @@ async function startAuthorizationServer(
       `cannot open the authorization state ${describeStoreUrl(settings.state)} (${reason}); check --state (MCPKIT_STATE) and that the database accepts connections`,
     );
   }
-}
-
-/**
- * Resolves true once every part is idle at the same time (a request that arrives while another
- * part finishes is waited for too), or false after `ms`.
- */
-async function idleWithin(parts: readonly Drainable[], ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const idle = (async () => {
-    while (parts.some((part) => part.size > 0)) await Promise.all(parts.map((part) => part.whenIdle()));
-    return true as const;
-  })();
-  const result = await Promise.race([idle, timeout]);
-  clearTimeout(timer);
-  return result;
 }
 
 /** Stop accepting, let calls in flight finish (up to the grace period), then end every session. */

@@ -7,7 +7,7 @@
 import type { Logger } from "../../core/log.ts";
 import type { AuthServer } from "../auth-server/index.ts";
 import type { DispatcherOptions as McpServerOptions } from "../protocol/dispatcher.ts";
-import { InFlight } from "../protocol/in-flight.ts";
+import { type Idling, InFlight } from "../protocol/in-flight.ts";
 import type { ResourceServer } from "./auth/resource-server.ts";
 import type { HttpConfig } from "./config.ts";
 import { type ModernHttpState, modernHttpState } from "./modern-endpoint.ts";
@@ -39,11 +39,7 @@ export interface HttpState {
 }
 
 /** What shutdown asks of a part that answers requests: how many it is answering, when none, and to stop. */
-export interface Drainable {
-  /** Requests being answered now. */
-  readonly size: number;
-  /** Resolves once no request is being answered (at once when none is). */
-  whenIdle(): Promise<void>;
+export interface Drainable extends Idling {
   /** Answers every request still running with `reason` as an error, and ends what holds them. */
   cancelAll(reason: string): void | Promise<void>;
 }

@@ -57,13 +57,27 @@ export class InFlight<T extends InFlightRequest = InFlightRequest, K = T> {
   }
 }
 
-/** Waits for `inFlight` to be idle, or `ms` to pass, whichever comes first; true when idle. */
-export async function idleWithin(inFlight: InFlight, ms: number): Promise<boolean> {
+/** What shutdown can wait on: requests being answered now, and a promise for when there are none. */
+export interface Idling {
+  readonly size: number;
+  whenIdle(): Promise<void>;
+}
+
+/**
+ * Waits until every part is idle at the same time, or `ms` pass, whichever comes first; true when
+ * idle. A request that arrives at one part while another finishes is waited for too.
+ */
+export async function idleWithin(parts: Idling | readonly Idling[], ms: number): Promise<boolean> {
+  const all: readonly Idling[] = Array.isArray(parts) ? parts : [parts as Idling];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
-  const idle = await Promise.race([inFlight.whenIdle().then(() => true as const), timeout]);
+  const idle = (async () => {
+    while (all.some((part) => part.size > 0)) await Promise.all(all.map((part) => part.whenIdle()));
+    return true as const;
+  })();
+  const result = await Promise.race([idle, timeout]);
   clearTimeout(timer);
-  return idle;
+  return result;
 }
