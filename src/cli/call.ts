@@ -186,9 +186,18 @@ export interface CallRequest {
   json: string | undefined;
   /** Print only the text content (for people) instead of the JSON result (for scripts). */
   textOnly: boolean;
-  /** Draw the series of a BOJ data result in the terminal instead (`--chart`). */
+  /** Draw the result in the terminal instead, for a tool that can (`--chart`, ToolDefinition.terminalChart). */
   chart?: boolean;
   outputBudget: number;
+}
+
+/** The warning for `--chart` on a tool without a terminal chart, naming those that have one here. */
+function noChart(name: string, toolsets: readonly Toolset[]): string {
+  const charted = toolsets.flatMap((toolset) =>
+    toolset.tools.filter((tool) => tool.terminalChart).map((tool) => tool.name),
+  );
+  const others = charted.length === 0 ? "" : `; ${charted.join(" and ")} can be drawn`;
+  return `--chart: ${name} has no terminal chart, so its result is printed as usual${others}`;
 }
 
 export async function callTool(
@@ -234,16 +243,11 @@ export async function callTool(
     // upstream failed (1).
     const usage = blamesArguments(result) || blamesConfiguration(result);
     const code = usage ? EXIT_USAGE : result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
-    if (request.chart && !result.isError && Array.isArray(result.structuredContent?.series)) {
-      const { renderTerminalChart } = await import("../toolsets/boj/chart/terminal.ts");
-      const tty = process.stdout.isTTY === true;
-      return {
-        code,
-        stdout: renderTerminalChart(result.structuredContent, { columns: process.stdout.columns ?? 80, tty }),
-      };
+    if (request.chart && tool.terminalChart && !result.isError && result.structuredContent) {
+      const screen = { columns: process.stdout.columns ?? 80, tty: process.stdout.isTTY === true };
+      return { code, stdout: await tool.terminalChart(result.structuredContent, screen) };
     }
-    if (request.chart)
-      log.warn(`--chart draws the series of boj_get_data_code and boj_get_data_layer; ${name} has none`);
+    if (request.chart && !tool.terminalChart) log.warn(noChart(name, toolsets));
     if (!request.textOnly) return { code, stdout: `${JSON.stringify(result, null, 2)}\n` };
     const text = result.content
       .map((block) => (block.type === "text" ? block.text : `${block.name}: ${block.uri}`))

@@ -192,7 +192,19 @@ export interface ToolDefinition<Input extends AnySchema = AnySchema> {
    * Listed (as `_meta.ui.resourceUri`) only to clients that declare the UI extension.
    */
   ui?: { resourceUri: string };
+  /**
+   * How `mcpkit call TOOL --chart` draws a successful result in a terminal: `columns` wide, plain
+   * lines when stdout is not a terminal (`tty` false). Only the command line runs it; the tool
+   * loads its drawing code then.
+   */
+  terminalChart?: (structured: Record<string, unknown>, screen: TerminalScreen) => Promise<string>;
   handler(args: v.InferOutput<Input>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** The terminal a chart is drawn for. */
+export interface TerminalScreen {
+  columns: number;
+  tty: boolean;
 }
 
 /** The MCP Apps extension: the capability key a client declares and the view's mime type. */

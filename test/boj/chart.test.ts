@@ -114,4 +114,13 @@ describe("mcpkit call … --chart through the process", () => {
       await fake.stop();
     }
   });
+
+  test("--chart on a tool without a chart: its JSON as usual, and a warning naming the tools that have one", async () => {
+    const run = await runCli(["call", "boj_list_databases", "{}", "--chart"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).isError).toBeUndefined();
+    expect(run.stderr).toContain(
+      "--chart: boj_list_databases has no terminal chart, so its result is printed as usual; boj_get_data_code and boj_get_data_layer can be drawn",
+    );
+  });
 });

@@ -1,7 +1,7 @@
 import { defineTool } from "../../../core/tool.ts";
 import { BOJ_CHART_URI } from "../resources.ts";
 import type { CodeArgs } from "../schemas.ts";
-import { BOJ_SCOPE, type BojDeps, PAGING, calls, dataAnnotations, schemas } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, PAGING, calls, dataAnnotations, drawSeries, schemas } from "./shared.ts";
 
 export function getDataCode(deps: BojDeps) {
   return defineTool({
@@ -17,6 +17,7 @@ export function getDataCode(deps: BojDeps) {
     annotations: { title: "BOJ time series by series code", ...dataAnnotations },
     scope: BOJ_SCOPE,
     ui: { resourceUri: BOJ_CHART_URI },
+    terminalChart: drawSeries,
     handler: (args, context) => {
       const { fetchData, buildCodeRequest } = calls();
       return fetchData<CodeArgs>(deps, "code", buildCodeRequest, args, context);

@@ -1,7 +1,7 @@
 import { defineTool } from "../../../core/tool.ts";
 import { BOJ_CHART_URI } from "../resources.ts";
 import type { LayerArgs } from "../schemas.ts";
-import { BOJ_SCOPE, type BojDeps, PAGING, calls, dataAnnotations, schemas } from "./shared.ts";
+import { BOJ_SCOPE, type BojDeps, PAGING, calls, dataAnnotations, drawSeries, schemas } from "./shared.ts";
 
 export function getDataLayer(deps: BojDeps) {
   return defineTool({
@@ -17,6 +17,7 @@ export function getDataLayer(deps: BojDeps) {
     annotations: { title: "BOJ time series by hierarchy layer", ...dataAnnotations },
     scope: BOJ_SCOPE,
     ui: { resourceUri: BOJ_CHART_URI },
+    terminalChart: drawSeries,
     handler: (args, context) => {
       const { fetchData, buildLayerRequest } = calls();
       return fetchData<LayerArgs>(deps, "layer", buildLayerRequest, args, context);

@@ -1,5 +1,7 @@
 /** What every boj tool file shares: the dependencies, scope and annotations. */
 import { lazy } from "../../../core/lazy.ts";
+import type { ToolDefinition } from "../../../core/tool.ts";
+import type { ChartInput } from "../chart/series.ts";
 import type { BojAnswers } from "../answers.ts";
 import type { SearchDeps } from "../search/run.ts";
 import type { KnownDatabases } from "../unknown-database.ts";
@@ -28,6 +30,12 @@ export const calls = lazy(() => require("./calls.ts") as typeof import("./calls.
  */
 export const schemas = lazy(() => require("../schemas.ts") as typeof import("../schemas.ts")).get;
 export const searchSchemas = lazy(() => require("../search/schema.ts") as typeof import("../search/schema.ts")).get;
+
+const terminal = lazy(() => require("../chart/terminal.ts") as typeof import("../chart/terminal.ts")).get;
+
+/** `mcpkit call … --chart` for the data tools: one sparkline per series (chart/terminal.ts, loaded then). */
+export const drawSeries: NonNullable<ToolDefinition["terminalChart"]> = async (structured, screen) =>
+  terminal().renderTerminalChart(structured as ChartInput, screen);
 
 export const dataAnnotations = {
   readOnlyHint: true,
