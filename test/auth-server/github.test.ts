@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../../src/core/log.ts";
 import { type AuthServer, createAuthorizationServer } from "../../src/mcp/auth-server/index.ts";
+import { endlessAnswer } from "../support/endless-body.ts";
 import { Browser, authorizeUrl, pkce, readConsent, registerClient, submitConsent, tokenRequest } from "./harness.ts";
 
 const GITHUB_TOKEN = "gho_fakeGithubAccessToken0123456789";
@@ -32,21 +33,14 @@ let apiCalls: string[] = [];
 let tokenRevoked = false;
 let offset = 0;
 /** Which answer of the fake GitHub never ends (the token endpoint's, read by oauth4webapi, or /user's). */
-let endlessAnswer: "token" | "user" | undefined;
+let endlessRoute: "token" | "user" | undefined;
 /** Bytes the endless answer has sent, to show the reader stopped. */
-let endlessSent = 0;
+let endlessSent = () => 0;
 
-/** A JSON-looking body that never ends, without a declared length. */
 function endless(): Response {
-  const chunk = new TextEncoder().encode(`{"padding":"${"x".repeat(64 * 1024)}",`);
-  endlessSent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      endlessSent += chunk.length;
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(body, { headers: { "content-type": "application/json" } });
+  const answer = endlessAnswer(`{"padding":"${"x".repeat(64 * 1024)}",`);
+  endlessSent = answer.sent;
+  return answer.response;
 }
 
 beforeAll(async () => {
@@ -69,7 +63,7 @@ beforeAll(async () => {
       if (url.pathname === "/login/oauth/access_token" && request.method === "POST") {
         const form = new URLSearchParams(await request.text());
         tokenRequests.push(form);
-        if (endlessAnswer === "token") return endless();
+        if (endlessRoute === "token") return endless();
         if (form.get("grant_type") === "refresh_token") {
           appRefreshes++;
           if (form.get("refresh_token") !== APP_REFRESH || tokenRevoked)
@@ -108,7 +102,7 @@ beforeAll(async () => {
       if (tokenRevoked || (bearer !== `Bearer ${GITHUB_TOKEN}` && bearer !== `Bearer ${APP_TOKEN}`))
         return Response.json({ message: "Bad credentials" }, { status: 401 });
       if (url.pathname === "/user")
-        return endlessAnswer === "user" ? endless() : Response.json({ id: 4242, login: "Octo" });
+        return endlessRoute === "user" ? endless() : Response.json({ id: 4242, login: "Octo" });
       if (url.pathname === "/user/emails")
         return Response.json([{ email: "octo@example.org", verified: true, primary: true }]);
       if (url.pathname === "/user/orgs") return Response.json(orgs);
@@ -209,16 +203,16 @@ test("a GitHub user outside the organisation sees the not-allowed page", async (
 test.each(["token", "user"] as const)(
   "an endless %s answer of GitHub is cut at 1 MiB and fails the sign-in",
   async (which) => {
-    endlessAnswer = which;
+    endlessRoute = which;
     const logged = logs.length;
     try {
       const { response, exit } = await signInWithGithub("boj:read");
       expect(exit).toBeUndefined();
       expect(response?.status).toBe(502);
       expect(logs.slice(logged).join("")).toContain("is larger than 1048576 bytes");
-      expect(endlessSent).toBeLessThan(16 * 1024 * 1024);
+      expect(endlessSent()).toBeLessThan(16 * 1024 * 1024);
     } finally {
-      endlessAnswer = undefined;
+      endlessRoute = undefined;
     }
   },
 );

@@ -4,22 +4,17 @@
  * an answer ran into the 3 s timeout ("no answer") with everything that had come held in memory.
  */
 import { afterAll, expect, test } from "bun:test";
+import { endlessAnswer } from "../support/endless-body.ts";
 import { runCli } from "../support/mcp.ts";
 
-let sent = 0;
-const chunk = new TextEncoder().encode(`ok ${"x".repeat(64 * 1024)}`);
+let sent = () => 0;
 const endless = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   fetch() {
-    sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        sent += chunk.length;
-        controller.enqueue(chunk);
-      },
-    });
-    return new Response(body, { headers: { "content-type": "text/plain" } });
+    const answer = endlessAnswer(`ok ${"x".repeat(64 * 1024)}`, "text/plain");
+    sent = answer.sent;
+    return answer.response;
   },
 });
 afterAll(() => endless.stop(true));
@@ -29,5 +24,5 @@ test("an endless /healthz answer: status and the first 200 characters, exit 0", 
   expect(stderr).toBe("");
   expect(code).toBe(0);
   expect(stdout).toBe(`200 ok ${"x".repeat(197)}\n`);
-  expect(sent).toBeLessThan(16 * 1024 * 1024);
+  expect(sent()).toBeLessThan(16 * 1024 * 1024);
 });

@@ -8,26 +8,21 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import * as jose from "jose";
 import { createLogger } from "../../src/core/log.ts";
+import { endlessAnswer } from "../support/endless-body.ts";
 import {
   ISSUER_DOCUMENT_MAX_BYTES,
   TokenRejected,
   createTokenVerifier,
 } from "../../src/mcp/http/auth/token-verifier.ts";
 
-const CHUNK = new TextEncoder().encode(`{"padding":"${"x".repeat(64 * 1024 - 16)}",`);
-/** Bytes each endless route has sent, to show the reader stopped. */
-const sent = new Map<string, number>();
+/** How much each endless route has sent, to show the reader stopped. */
+const sent = new Map<string, () => number>();
 
 /** A JSON-looking body that never ends, without a declared length. */
 function endless(route: string): Response {
-  sent.set(route, 0);
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      sent.set(route, (sent.get(route) ?? 0) + CHUNK.length);
-      controller.enqueue(CHUNK);
-    },
-  });
-  return new Response(body, { headers: { "content-type": "application/json" } });
+  const answer = endlessAnswer(`{"padding":"${"x".repeat(64 * 1024 - 16)}",`);
+  sent.set(route, answer.sent);
+  return answer.response;
 }
 
 /** A complete document one byte over the cap, with its length declared. */
@@ -86,7 +81,7 @@ describe("the issuer's metadata document", () => {
   test("one that never ends is cut at the cap", async () => {
     expectRefusedForSize(await verifyAgainst({ issuer: `${base}/endless` }));
     // Stopped near the cap, not at the 5 s timeout (what a loopback socket buffers aside).
-    expect(sent.get("metadata")).toBeLessThan(ISSUER_DOCUMENT_MAX_BYTES * 16);
+    expect(sent.get("metadata")?.()).toBeLessThan(ISSUER_DOCUMENT_MAX_BYTES * 16);
   });
 
   test("one whose declared length is over the cap is refused", async () => {
@@ -97,7 +92,7 @@ describe("the issuer's metadata document", () => {
 describe("the JWKS", () => {
   test("one that never ends is cut at the cap", async () => {
     expectRefusedForSize(await verifyAgainst({ issuer: "https://issuer.test", jwksUrl: `${base}/endless-jwks` }));
-    expect(sent.get("jwks")).toBeLessThan(ISSUER_DOCUMENT_MAX_BYTES * 16);
+    expect(sent.get("jwks")?.()).toBeLessThan(ISSUER_DOCUMENT_MAX_BYTES * 16);
   });
 
   test("one whose declared length is over the cap is refused", async () => {
