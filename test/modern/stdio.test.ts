@@ -204,14 +204,19 @@ describe("envelope errors on stdio", () => {
 });
 
 describe("the client's roots via input_required (fs without --root)", () => {
-  test("a client that declared roots gets input_required with a roots/list request; the retry with the answer completes", async () => {
+  /** fs without --root, called by a client that declared roots: the first answer asks for them. */
+  async function searchAskingForRoots() {
     const raw = start(["--toolsets", "fs"]);
     const params = {
       name: "fs_search_by_time",
       arguments: { timeField: "modified", glob: "**/*.md" },
       _meta: withRoots(),
     };
-    const first = await stdioCall(raw, "tools/call", params);
+    return { raw, params, first: await stdioCall(raw, "tools/call", params) };
+  }
+
+  test("a client that declared roots gets input_required with a roots/list request; the retry with the answer completes", async () => {
+    const { raw, params, first } = await searchAskingForRoots();
     expect(first.result.resultType).toBe("input_required");
     expect(first.result.inputRequests).toEqual({ roots: { method: "roots/list" } });
     expect(typeof first.result.requestState).toBe("string");
@@ -229,13 +234,7 @@ describe("the client's roots via input_required (fs without --root)", () => {
   });
 
   test("malformed file:// roots in inputResponses.roots are skipped with a warning naming each; the valid root still applies (was -32603)", async () => {
-    const raw = start(["--toolsets", "fs"]);
-    const params = {
-      name: "fs_search_by_time",
-      arguments: { timeField: "modified", glob: "**/*.md" },
-      _meta: withRoots(),
-    };
-    const first = await stdioCall(raw, "tools/call", params);
+    const { raw, params, first } = await searchAskingForRoots();
     const roots = [{ uri: "file://evil/x" }, { uri: "file:///a%2Fb" }, { uri: pathToFileURL(root).href }];
     const retry = await stdioCall(raw, "tools/call", {
       ...params,
