@@ -16,22 +16,36 @@ import {
   readDeclared,
   switchOption,
 } from "../../core/options.ts";
-import { isLoopbackHost, isWildcardHost, parseListenAddress } from "../web/addresses.ts";
+import { isLoopbackHost, isWildcardHost, parseAddressRange, parseListenAddress } from "../web/addresses.ts";
 import { SUBSCRIPTIONS_PER_CLIENT } from "../modern/subscriptions.ts";
 import { DEFAULT_IDLE_TIMEOUT_S } from "./sse.ts";
 
 /** Seconds from SIGTERM to exit by default: what `docker stop` waits before SIGKILL. */
 const DEFAULT_SHUTDOWN_GRACE_S = 10;
 
-const commaList = v.optional(
+const splitCommaList = (text: string): string[] =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+
+const commaList = v.optional(v.pipe(v.string(), v.transform(splitCommaList)));
+
+/** A comma list of IP addresses and CIDR ranges; a bad entry is reported alone, not the whole list. */
+const addressRangeList = v.optional(
   v.pipe(
     v.string(),
-    v.transform((text) =>
-      text
-        .split(",")
-        .map((item) => item.trim())
-        .filter((item) => item.length > 0),
-    ),
+    v.transform(splitCommaList),
+    v.rawCheck<string[]>(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const bad = dataset.value.find((entry) => parseAddressRange(entry) === undefined);
+      if (bad === undefined) return;
+      addIssue({
+        input: bad,
+        message:
+          "expected IP addresses or CIDR ranges separated by commas (prefix up to /32 for IPv4, /128 for IPv6), e.g. 127.0.0.1,10.0.0.0/8,::1",
+      });
+    }),
   ),
 );
 
@@ -79,6 +93,15 @@ export const httpOptions = [
     help: "comma list of Host header values (name or name:port) accepted on /mcp, or * for any",
     defaultText: "loopback names when bound to loopback, else the public URL's and the bound host",
     schema: commaList,
+  },
+  {
+    name: "trusted-proxies",
+    env: "MCPKIT_TRUSTED_PROXIES",
+    kind: "string",
+    valueName: "LIST",
+    help: "comma list of IP addresses or CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8,::1) of the reverse proxies in front whose X-Forwarded-For is believed: the authorization server's per-address rate limits then count the client it names, not the proxy; list only proxies you run, as any client can forge the header",
+    defaultText: "none: X-Forwarded-For is ignored and every client is the socket's peer",
+    schema: addressRangeList,
   },
   {
     name: "max-sessions",
@@ -212,6 +235,11 @@ export interface HttpConfig {
   /** `undefined` means "the default for the bound address"; `["*"]` means any. */
   allowedOrigins?: string[];
   allowedHosts?: string[];
+  /**
+   * --trusted-proxies: addresses and CIDR ranges whose X-Forwarded-For is believed. Absent: none is,
+   * and the header is never read.
+   */
+  trustedProxies?: string[];
   maxSessions: number;
   /** Sessions one authenticated subject may hold (no effect without authorization). */
   maxSessionsPerSubject: number;
@@ -300,6 +328,7 @@ export function readHttpConfig(values: OptionValues): HttpConfig | undefined {
     publicUrl: options["public-url"],
     allowedOrigins: options["allowed-origins"]?.map((origin) => origin.replace(/\/+$/, "").toLowerCase()),
     allowedHosts: options["allowed-hosts"]?.map((name) => name.toLowerCase()),
+    trustedProxies: options["trusted-proxies"]?.length ? options["trusted-proxies"] : undefined,
     maxSessions: options["max-sessions"],
     maxSessionsPerSubject: perSubjectCap(options["max-sessions"], options["max-sessions-per-subject"]),
     sessionIdleMs: options["session-idle-ms"],

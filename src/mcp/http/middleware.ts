@@ -15,7 +15,10 @@ export interface Exchange {
   readonly pathname: string;
   /** The request URL, parsed (the pipeline parses it only when a step asks). */
   readonly url: URL;
-  /** The peer's IP address as the socket saw it (for rate limits), looked up only when asked. */
+  /**
+   * The client's IP address (for rate limits), looked up only when asked: the socket's peer, or the
+   * address a --trusted-proxies proxy names in X-Forwarded-For.
+   */
   clientAddress(): string | undefined;
   /** Who is calling, once `authenticate` has checked the token (absent without authorization). */
   caller?: Authenticated;

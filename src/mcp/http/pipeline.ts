@@ -25,11 +25,14 @@
  * checks. A component with many routes mounts the same way, as one step that answers its paths
  * and otherwise returns `next()` (e.g. `(await server.handle(exchange.request)) ?? next()`).
  * Match on `exchange.pathname`: `exchange.url` is parsed only when a step reads it.
- * `exchange.clientAddress()` gives the peer's IP for rate limits. A step a configuration does not
- * need (no --auth, say) returns `passThrough`, which `compose` and `mount` leave out: every step
- * runs on every request, so each one costs the throughput of the endpoint (issue 21).
+ * `exchange.clientAddress()` gives the client's IP for rate limits: the socket's peer, or the
+ * address a `--trusted-proxies` proxy names in X-Forwarded-For (`clientAddressOf`); no other step
+ * reads that header. A step a configuration does not need (no --auth, say) returns `passThrough`,
+ * which `compose` and `mount` leave out: every step runs on every request, so each one costs the
+ * throughput of the endpoint (issue 21).
  */
 import type { Logger } from "../../core/log.ts";
+import { clientAddressOf, trustedProxies } from "../web/addresses.ts";
 import { authenticate } from "./authenticate.ts";
 import { authorizationServer } from "./authorization-server.ts";
 import { cors } from "./cors.ts";
@@ -75,12 +78,24 @@ export function createPipeline(
     notFound(),
   ];
   const run = compose(steps);
+  const clientAddress = clientAddressFinder(peerAddress, state.config.trustedProxies);
   // Not async: `run` already gives a promise, which an async function would wrap in another.
   return (request) => {
     const pathname = requestPath(request, state.log);
     if (pathname instanceof Response) return Promise.resolve(pathname);
-    return run(new HttpExchange(request, pathname, peerAddress));
+    return run(new HttpExchange(request, pathname, clientAddress));
   };
+}
+
+/**
+ * How a request's client address is found: its peer, or with --trusted-proxies what a trusted
+ * peer's X-Forwarded-For says. Without the option the peer lookup is returned as it is, so no
+ * request reads the header or pays a call for it.
+ */
+function clientAddressFinder(peerAddress: PeerAddress, trustedList: readonly string[] | undefined): PeerAddress {
+  if (!trustedList?.length) return peerAddress;
+  const trusted = trustedProxies(trustedList);
+  return (request) => clientAddressOf(peerAddress(request), request.headers.get("x-forwarded-for"), trusted);
 }
 
 /** An exchange whose URL is parsed only if a step asks for more than its path. */
@@ -93,7 +108,7 @@ class HttpExchange implements Exchange {
   constructor(
     readonly request: Request,
     readonly pathname: string,
-    private readonly peerAddress: PeerAddress,
+    private readonly findClientAddress: PeerAddress,
   ) {}
 
   get url(): URL {
@@ -102,7 +117,7 @@ class HttpExchange implements Exchange {
   }
 
   clientAddress(): string | undefined {
-    return this.peerAddress(this.request);
+    return this.findClientAddress(this.request);
   }
 }
 

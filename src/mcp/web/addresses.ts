@@ -1,6 +1,7 @@
 /**
- * Addresses as they reach an HTTP server (no MCP in them): the `--http` listen address, the Host header, and
- * whether a name only reaches this machine. Parsed strictly: `127.999.999.999` is no address,
+ * Addresses as they reach an HTTP server (no MCP in them): the `--http` listen address, the Host header,
+ * whether a name only reaches this machine, and which client a trusted proxy's `X-Forwarded-For` names.
+ * Parsed strictly: `127.999.999.999` is no address,
  * and `127.0.0.1#evil` or `evil.com@127.0.0.1` are no Host header, however a URL parser would
  * read them.
  */
@@ -95,4 +96,98 @@ function parseHost(value: string | null): HostHeader | string {
   if (/^[0-9.]+$/.test(host) && isIP(host) !== 4)
     return "the Host header's address is not a valid IPv4 address (four numbers from 0 to 255)";
   return { hostname: host.toLowerCase(), port };
+}
+
+/** An IP address, or a CIDR range of them, as `--trusted-proxies` lists them. */
+export interface AddressRange {
+  address: string;
+  /** Leading bits that must match: 32 (IPv4) or 128 (IPv6) for one address. */
+  prefix: number;
+  family: "ipv4" | "ipv6";
+}
+
+/** `127.0.0.1`, `10.0.0.0/8`, `::1`, `2001:db8::/32`; undefined for anything else (a name, a port, `/33`). */
+export function parseAddressRange(text: string): AddressRange | undefined {
+  const match = /^([^/\s]+)(?:\/(0|[1-9]\d{0,2}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const [, address, prefixText] = match;
+  const family = ipFamily(address);
+  if (!family) return undefined;
+  const bits = family === "ipv4" ? 32 : 128;
+  const prefix = prefixText === undefined ? bits : Number(prefixText);
+  return prefix <= bits ? { address, prefix, family } : undefined;
+}
+
+/**
+ * The family of an IP address written alone. A zone id (`fe80::1%eth0`) is refused: it names an
+ * interface of the host that wrote it, which means nothing here.
+ */
+function ipFamily(text: string): "ipv4" | "ipv6" | undefined {
+  switch (isIP(text)) {
+    case 4:
+      return "ipv4";
+    case 6:
+      return text.includes("%") ? undefined : "ipv6";
+    default:
+      return undefined;
+  }
+}
+
+/** The proxies whose `X-Forwarded-For` is believed (`--trusted-proxies`). */
+export interface TrustedProxies {
+  /** Whether `address` is one of them; IPv4-mapped IPv6 (`::ffff:10.0.0.1`) matches IPv4 entries. */
+  includes(address: string): boolean;
+}
+
+/** The proxies `entries` name (each checked by `parseAddressRange` when the options were read). */
+export function trustedProxies(entries: readonly string[]): TrustedProxies {
+  // BlockList matches IPv4-mapped IPv6 addresses against IPv4 ranges and back, so a server bound
+  // to `::` (which sees `::ffff:127.0.0.1`) trusts the same proxies as one bound to 0.0.0.0.
+  const ranges = new (net.get().BlockList)();
+  for (const entry of entries) {
+    const range = parseAddressRange(entry);
+    if (!range) throw new Error(`not an IP address or CIDR range: ${JSON.stringify(entry)}`);
+    ranges.addSubnet(range.address, range.prefix, range.family);
+  }
+  return {
+    includes(address) {
+      const family = ipFamily(address);
+      return family !== undefined && ranges.check(address, family);
+    },
+  };
+}
+
+/**
+ * Most `X-Forwarded-For` entries read, from the right. Each proxy in the chain adds one, and no
+ * real chain is a dozen deep; without a bound a client could send thousands of entries that look
+ * like trusted hops and have every request walk them all.
+ */
+export const MAX_FORWARDED_ENTRIES = 32;
+
+/**
+ * The address a request came from: the socket's `peer`, or, when the peer is a trusted proxy, the
+ * address `forwardedFor` (X-Forwarded-For, all its values joined with commas) names. Read from the
+ * right, since each proxy appends the address it saw and only the entries added by trusted proxies
+ * can be believed: trusted hops are skipped and the first untrusted address is the client; anything
+ * left of it is whatever the client chose to send. An entry that is no IP address (`unknown`, a
+ * port, garbage) ends the walk at the nearest trusted hop, so a forged value is never returned.
+ */
+export function clientAddressOf(
+  peer: string | undefined,
+  forwardedFor: string | null,
+  trusted: TrustedProxies | undefined,
+): string | undefined {
+  if (peer === undefined || !forwardedFor || !trusted?.includes(peer)) return peer;
+  let nearestTrusted = peer;
+  // Walked with lastIndexOf rather than split, so a long header costs only the entries read.
+  let end = forwardedFor.length;
+  for (let read = 0; read < MAX_FORWARDED_ENTRIES && end >= 0; read++) {
+    const comma = forwardedFor.lastIndexOf(",", end - 1);
+    const entry = forwardedFor.slice(comma + 1, end).trim();
+    if (ipFamily(entry) === undefined) return nearestTrusted;
+    if (!trusted.includes(entry)) return entry;
+    nearestTrusted = entry;
+    end = comma;
+  }
+  return nearestTrusted;
 }
