@@ -2,6 +2,7 @@
  * Runs one tool call: argument checks, the handler, and the mapping of unexpected failures.
  * Shared by the MCP server and `mcpkit call`, so both behave the same way.
  */
+import { shownValue } from "./text.ts";
 import * as v from "valibot";
 import { jitAtNormalPace } from "./jit-policy.ts";
 import { type ToolShape, fitResult } from "./output-budget.ts";
@@ -96,7 +97,7 @@ export function describeArgumentIssues(
     if (issue.type === "strict_object" || issue.expected === "never") {
       return `unknown argument "${path}"${allowed ? ` (allowed: ${allowed.join(", ")})` : ""}`;
     }
-    const got = issue.kind === "schema" ? "" : ` (got ${short(issue.input)})`;
+    const got = issue.kind === "schema" ? "" : ` (got ${shownValue(issue.input)})`;
     return path ? `"${path}": ${lowerFirst(issue.message)}${got}` : `${lowerFirst(issue.message)}${got}`;
   });
   return `Invalid arguments for ${calledAs}: ${sentences.join("; ")}. Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
@@ -119,11 +120,6 @@ function unwrap(schema: unknown): { type?: string; entries?: Record<string, unkn
 function allowedKeys(schema: unknown): string[] | undefined {
   const entries = unwrap(schema)?.entries;
   return entries ? Object.keys(entries) : undefined;
-}
-
-function short(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 function lowerFirst(text: string): string {

@@ -53,3 +53,52 @@ export function cutToBytes(text: string, maxBytes: number, boundary = "\n"): str
   const at = boundary ? prefix.lastIndexOf(boundary) : -1;
   return at >= prefix.length / 2 ? prefix.slice(0, at + boundary.length) : prefix;
 }
+
+/**
+ * A value a client sent, as an error message repeats it: JSON, at most `max` characters (cut with
+ * "…"). A client chooses the value, so neither its size nor its depth may reach the answer, the
+ * log or the CPU: a 900 KB value was echoed whole, and JSON.stringify of one nested 60,000 deep
+ * spent 1.6 s of CPU before overflowing its stack, which turned a bad argument into an internal
+ * error. So the value is written here, and the writing stops at `max` characters, whatever it holds.
+ */
+export function shownValue(value: unknown, max = 80): string {
+  const out: string[] = [];
+  let room = max + 1;
+  const put = (text: string) => {
+    out.push(text.slice(0, room));
+    room -= text.length;
+  };
+  const write = (item: unknown): void => {
+    if (room <= 0) return;
+    if (typeof item === "string") {
+      put(JSON.stringify(item.slice(0, room)));
+    } else if (item === null || typeof item !== "object") {
+      put(String(JSON.stringify(item) ?? item));
+    } else if (Array.isArray(item)) {
+      put("[");
+      for (let i = 0; i < item.length && room > 0; i++) {
+        if (i > 0) put(",");
+        write(item[i]);
+      }
+      put("]");
+    } else {
+      writeObject(item);
+    }
+  };
+  const writeObject = (item: object): void => {
+    put("{");
+    let first = true;
+    // for…in stops at the first keys: Object.keys of a huge object would list them all first.
+    for (const key in item) {
+      if (room <= 0) break;
+      if (!Object.hasOwn(item, key)) continue;
+      put(`${first ? "" : ","}${JSON.stringify(key.slice(0, room))}:`);
+      first = false;
+      write((item as Record<string, unknown>)[key]);
+    }
+    put("}");
+  };
+  write(value);
+  const text = out.join("");
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -12,6 +12,7 @@
  *                            messages come first or the answer takes long; the client closing
  *                            the connection cancels the request.
  */
+import { shownValue } from "../../core/text.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
 import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
@@ -145,7 +146,7 @@ export function decodeHeaderValue(value: string): string | undefined {
   return Buffer.from(match[1], "base64").toString("utf8");
 }
 
-const quote = (value: unknown) => JSON.stringify(typeof value === "string" ? value.slice(0, 100) : (value ?? null));
+const quote = (value: unknown) => shownValue(value ?? null, 100);
 
 /**
  * Why the request's headers do not mirror its body, or undefined when they do. The headers are
@@ -164,9 +165,10 @@ function headerMismatch(request: Request, body: Record<string, unknown>, envelop
   const field = NAME_FIELD[method];
   if (!field) return undefined;
   const params = body.params as Record<string, unknown>;
-  // A body without the field is malformed before it is mismatched: the method's own -32602 then
-  // says what to send, where "the header is missing" would send a client to fix the wrong half.
-  if (params[field] === undefined) return undefined;
+  // A body without the field, or with one that is not a string, is malformed before it is
+  // mismatched: the method's own -32602 then says what to send, where "the header is missing" or
+  // "does not match" would send a client to fix the wrong half.
+  if (typeof params[field] !== "string") return undefined;
   const raw = request.headers.get("mcp-name");
   if (raw === null) return `the Mcp-Name header is missing; ${method} sends params.${field} there too`;
   const name = decodeHeaderValue(raw);

@@ -10,6 +10,7 @@
  * to (HTTP puts it on that request's POST stream); stdio (`stdio/legacy.ts`) and HTTP sessions
  * and `--stateless` requests (`http/legacy-endpoint.ts`) use it.
  */
+import { shownValue } from "../../core/text.ts";
 import type { Logger } from "../../core/log.ts";
 import { type SessionRecord, requestSpan, sessionOpened } from "../../core/telemetry/index.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
@@ -376,7 +377,7 @@ function logLevelOf(params: Record<string, unknown>): ClientLogLevel {
   if (isClientLogLevel(level)) return level;
   throw new ProtocolError(
     ErrorCode.InvalidParams,
-    `Invalid logging/setLevel request: "level" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${JSON.stringify(level ?? null)}).`,
+    `Invalid logging/setLevel request: "level" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${shownValue(level ?? null)}).`,
   );
 }
 

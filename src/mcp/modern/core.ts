@@ -6,6 +6,7 @@
  * handlers the legacy era uses. No session, no state between requests: any process can answer
  * any request. Nothing here loads the MCP SDK.
  */
+import { shownValue } from "../../core/text.ts";
 import {
   CLIENT_LOG_LEVELS,
   type ClientLogLevel,
@@ -120,7 +121,7 @@ export function readEnvelope(params: unknown): Envelope {
   if (level !== undefined && !isClientLogLevel(level)) {
     throw new ModernError(
       ErrorCode.InvalidParams,
-      `Invalid params: "params._meta.${META.logLevel}" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${JSON.stringify(level)}).`,
+      `Invalid params: "params._meta.${META.logLevel}" must be one of ${CLIENT_LOG_LEVELS.join(", ")} (got ${shownValue(level)}).`,
       400,
     );
   }

@@ -9,6 +9,7 @@
  *
  * Nothing here imports the MCP SDK: neither era, on stdio or over HTTP, loads it.
  */
+import { shownValue } from "../../core/text.ts";
 import { isAbsolute } from "node:path";
 import { closestName } from "../../core/did-you-mean.ts";
 import { invokeTool } from "../../core/invoke.ts";
@@ -489,7 +490,7 @@ function addCompletionHandler(handlers: Map<string, Handler>, visibleTo: Visible
     } else {
       throw new ProtocolError(
         ErrorCode.InvalidParams,
-        `Invalid completion/complete request: "ref.type" must be "ref/prompt" or "ref/resource" (got ${JSON.stringify(ref.type ?? null)}).`,
+        `Invalid completion/complete request: "ref.type" must be "ref/prompt" or "ref/resource" (got ${shownValue(ref.type ?? null)}).`,
       );
     }
     const values = complete ? complete(value) : [];

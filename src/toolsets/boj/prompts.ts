@@ -2,6 +2,7 @@
  * Prompts that walk a model from discovery to data with the boj tools, and the completions for
  * their arguments (db, frequency, format, lang).
  */
+import { shownValue } from "../../core/text.ts";
 import { ErrorCode, type PromptDefinition, ProtocolError } from "../../core/tool.ts";
 import { completeFrom, DATABASE_CODES, findDatabase, FORMATS, FREQUENCIES, LANGUAGES } from "./catalog.ts";
 
@@ -31,7 +32,7 @@ function oneOf(
   if (!allowed.some((choice) => choice.toLowerCase() === value.toLowerCase())) {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
-      `Prompt ${prompt}: "${name}" must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)}).`,
+      `Prompt ${prompt}: "${name}" must be one of ${allowed.join(", ")} (got ${shownValue(value)}).`,
     );
   }
   return value.toLowerCase();
