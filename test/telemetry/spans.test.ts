@@ -334,6 +334,37 @@ describe("HTTP", () => {
     expect(pointsOf(otlp, "mcp.server.session.duration")).toEqual([]);
   });
 
+  // With OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true a span keeps the arguments and the
+  // result as JSON, cut at 8 KB. The arguments are the client's: nested 60,000 deep they cost
+  // JSON.stringify 1.6 s of CPU and came out as "null"; now they are written up to the cut.
+  test("2025-11-25 with content capture: the arguments and the result on the span, cut, however deep the arguments", async () => {
+    const otlp = receiver();
+    const env = { ...otelEnv(otlp), OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" };
+    const server = await startHttpServer(["--toolsets", "boj"], { env });
+    later(() => server.stop());
+    const session = await openRawSession(server.url);
+    const call = async (id: number, argumentsJson: string) => {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": PROTOCOL_VERSION },
+        body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"boj_get_message_catalog","arguments":${argumentsJson}}}`,
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+    };
+    await call(1, `{"status":400}`);
+    await call(2, `{"status":${"[".repeat(60_000)}${"]".repeat(60_000)}}`);
+    expect(await server.stop()).toBe(0);
+    const calls = otlp.spans.filter((span) => span.name === "tools/call boj_get_message_catalog");
+    expect(calls).toHaveLength(2);
+    const [plain, deep] = calls.map((span) => span.attributes);
+    expect(plain["gen_ai.tool.call.arguments"]).toBe('{"status":400}');
+    expect(String(plain["gen_ai.tool.call.result"])).toStartWith('{"content":[');
+    expect(String(plain["gen_ai.tool.call.result"]).length).toBeLessThanOrEqual(8192);
+    expect(String(deep["gen_ai.tool.call.arguments"])).toStartWith(`{"status":${"[".repeat(100)}`);
+    expect(String(deep["gen_ai.tool.call.arguments"])).toHaveLength(8192);
+  });
+
   test("2026-07-28: _meta.traceparent is the parent and the header's context a link", async () => {
     const otlp = receiver();
     const server = await startHttpServer(["--toolsets", "boj"], { env: otelEnv(otlp) });

@@ -30,6 +30,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { sessionTag } from "../session-tag.ts";
+import { shownValue } from "../text.ts";
 import { ErrorCode } from "../tool.ts";
 import type { AnsweredReply, RequestId, RequestSpan, SessionRecord } from "./index.ts";
 import type { Instruments } from "./instruments.ts";
@@ -115,14 +116,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Arguments and results as a span keeps them: JSON cut at MAX_CONTENT, however large or deep (a client chooses the arguments). */
 function captured(value: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(value) ?? "null";
-  } catch {
-    json = "null";
-  }
-  return json.length > MAX_CONTENT ? `${json.slice(0, MAX_CONTENT)}…` : json;
+  return value === undefined ? "null" : shownValue(value, MAX_CONTENT);
 }
 
 /** A failed span: `error.type` on it and on the attributes its duration is recorded with, and status ERROR. */

@@ -531,7 +531,7 @@ function decodeSegment(segment: string, name: string, uri: string): string {
   } catch {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
-      `Invalid resource URI ${JSON.stringify(uri)}: the ${name} segment "${segment}" has a malformed percent-escape; encode "%" as "%25" and other characters as UTF-8 %XX pairs.`,
+      `Invalid resource URI ${shownValue(uri, 200)}: the ${name} segment ${shownValue(segment)} has a malformed percent-escape; encode "%" as "%25" and other characters as UTF-8 %XX pairs.`,
       { uri },
     );
   }
