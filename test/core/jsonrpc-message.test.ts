@@ -18,6 +18,13 @@ const CASES: [string, unknown, string][] = [
     '"params" must be an object',
   ],
   ["a fractional id", { jsonrpc: "2.0", id: 1.5, method: "ping" }, '"id" must be a string or an integer'],
+  // Past 2^53 the parser has rounded it: it could not be answered under the id the client sent.
+  ["an id past 2^53", { jsonrpc: "2.0", id: 2 ** 53, method: "ping" }, "send larger ids as strings"],
+  [
+    "an id of 20 digits",
+    JSON.parse('{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}'),
+    "within ±(2^53 − 1)",
+  ],
   ["neither method nor result", { jsonrpc: "2.0", id: 4 }, 'expected "method"'],
   ["a malformed error response", { jsonrpc: "2.0", id: 5, error: { code: "x" } }, '"error" must be an object'],
 ];

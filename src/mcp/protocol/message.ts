@@ -37,9 +37,13 @@ export type CheckedMessage =
   /** `id` is the message's id when it has a usable one, so the error can answer it. */
   | { ok: false; why: string; id: string | number | null };
 
-/** MCP: "the ID MUST be a string or integer". */
+/**
+ * MCP: "the ID MUST be a string or integer", and the answer carries the same id. An integer past
+ * 2^53 has already been rounded by the JSON parser (12345678901234567890 reads as …567000), so it
+ * could be neither echoed as sent nor told from its neighbours: only safe integers are ids.
+ */
 const isId = (id: unknown): id is string | number =>
-  typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
+  typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
 
 export function checkJsonRpcMessage(parsed: unknown): CheckedMessage {
   if (Array.isArray(parsed)) {
@@ -59,7 +63,8 @@ export function checkJsonRpcMessage(parsed: unknown): CheckedMessage {
       return invalid('"method" must be a non-empty string.');
     if (body.params !== undefined && !isRecord(body.params)) return invalid('"params" must be an object.');
     if (!("id" in body)) return { ok: true, message: { body, method: body.method, isRequest: false } };
-    if (!isId(body.id)) return invalid('"id" must be a string or an integer.', null);
+    if (!isId(body.id))
+      return invalid('"id" must be a string or an integer within ±(2^53 − 1); send larger ids as strings.', null);
     return { ok: true, message: { body, method: body.method, id: body.id, isRequest: true } };
   }
   // A response to one of the server's requests (roots/list, …).
