@@ -70,11 +70,15 @@ describe("the handshake and the methods the session answers itself", () => {
     expect(await raw.exited).toBe(0);
   });
 
-  test("an unknown method is -32601 'Method not found'; logging/setLevel refuses an unknown level and filters by a known one", async () => {
+  test("an unknown method is -32601 naming it and the methods answered; logging/setLevel refuses an unknown level and filters by a known one", async () => {
     const raw = startProbe();
     await raw.initialize();
     raw.send({ jsonrpc: "2.0", id: 1, method: "tools/unheard_of", params: {} });
-    expect(((await raw.response(1)) as Json).error).toEqual({ code: -32601, message: "Method not found" });
+    const unknown = ((await raw.response(1)) as Json).error;
+    expect(unknown.code).toBe(-32601);
+    expect(unknown.message).toStartWith(
+      'Method not found: "tools/unheard_of"; this server answers initialize, ping, logging/setLevel, tools/list, tools/call',
+    );
 
     raw.send({ jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "loud" } });
     const refused = (await raw.response(2)) as Json;

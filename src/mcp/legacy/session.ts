@@ -210,8 +210,14 @@ export class LegacySession {
         return {};
     }
     const handler = this.dispatcher.handlers.get(method);
-    if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, "Method not found");
+    if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, this.methodNotFound(method));
     return handler(params, context);
+  }
+
+  /** -32601's sentence: the method the client asked for and those it can ask for instead. */
+  private methodNotFound(method: string): string {
+    const answered = ["initialize", "ping", "logging/setLevel", ...this.dispatcher.handlers.keys()];
+    return `Method not found: ${shownValue(method, 100)}; this server answers ${answered.join(", ")}.`;
   }
 
   /** Version negotiation as the SDK's Server did it: the client's version when supported, else the latest. */
