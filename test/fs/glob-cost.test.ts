@@ -63,6 +63,61 @@ describe("patterns that could backtrack are refused before matching (G1)", () =>
   }, 40_000);
 });
 
+describe('patterns whose cost comes from their ranges, segments and "**" (red-team pass, stop 47)', () => {
+  test("a brace range of anything but numbers or single letters is refused: the braces library would expand it", () => {
+    // "{!..~}" is 94 characters: three of them took 5.2 s and 1.1 GB before a walk began.
+    for (const pattern of ["{!..~}{!..~}{!..~}", "{+1..+999}", "{0x1..0x3e7}", "{1e0..999}", "{ 1..999}"]) {
+      const result = compileGlob(pattern);
+      expect({ pattern, result }).toEqual({ pattern, result: expect.stringContaining("may form a range") });
+    }
+    for (const pattern of ["{1..20}.log", "{a..z}*", "{01..10}", "file.{md,txt}", "{-5..5}", "{1..9..2}"])
+      expect({ pattern, ok: typeof compileGlob(pattern) !== "string" }).toEqual({ pattern, ok: true });
+  });
+
+  test('wildcards that split names across segments, and "**" beyond three, are refused', () => {
+    // On 60-byte names "*a*a*/*a*a*/*a*a*/zz" took 103 s a match; "**/*a*/**/*a*/**/*a*/zz" 0.8 s.
+    for (const pattern of [
+      "*a*a*/*a*a*/*a*a*/zz",
+      "**/*a*/**/*a*/**/*a*/zz",
+      "*a*a*/*a*a*/zz",
+      "**/a/**/a/**/a/**/a/zz",
+    ]) {
+      const result = compileGlob(pattern, 64);
+      expect({ pattern, refused: typeof result === "string" && result.startsWith("'glob' ") }).toEqual({
+        pattern,
+        refused: true,
+      });
+    }
+    for (const pattern of ["**/node_modules/**/*.js", "**/*test*/**/*.ts", "src/**/*.test.ts", "**/a*/**/b*/**/*.js"])
+      expect({ pattern, ok: typeof compileGlob(pattern, 64) !== "string" }).toEqual({ pattern, ok: true });
+  });
+
+  test('a search that may go deeper than 64 levels allows one "**", and says how to allow more', () => {
+    expect(typeof compileGlob("**/src/**/*.ts", 64)).not.toBe("string");
+    const deep = compileGlob("**/src/**/*.ts", 1000);
+    expect(deep).toContain('has 2 "**" segments; the limit is 1 when the search may go deeper than 64 levels');
+    expect(deep).toContain("set 'maxDepth' to 64 or less");
+    expect(typeof compileGlob("**/*.ts", 4096)).not.toBe("string");
+  });
+
+  test("every accepted pattern of up to three segments matches deep paths in milliseconds", async () => {
+    // A child process: a match that backtracks for seconds is killed at the timeout, a failure.
+    const run = await runProcess([process.execPath, join(REPO_ROOT, "test/fs/fixtures/glob-shapes.ts")], {
+      timeoutMs: 30_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      accepted: number;
+      refused: number;
+      worstMs: number;
+      worstPattern: string;
+    };
+    expect(report.accepted).toBeGreaterThan(200);
+    // CPU time (up to 8 ms here at worst); the shapes this refuses took from 25 ms to 103 s.
+    expect(report.worstMs, report.worstPattern).toBeLessThan(50);
+  }, 40_000);
+});
+
 describe("through mcpkit --http (G1)", () => {
   let tree: string;
   let server: HttpServerProcess;

@@ -26,21 +26,43 @@ export const GLOB_LIMITS = {
    */
   alternatives: 16,
   /**
-   * A bound on the work of matching one name: brace expansions × extglob ways × 64 per wildcard
-   * of the busiest segment (each wildcard scans the name again). Calibrated so that no accepted
-   * pattern takes more than a few milliseconds on a 255-byte name: `*x*x*x{1..999}Z` took 0.9 s.
+   * Whole-segment `**` in one pattern. Each one lets the regex try every split of the path among
+   * them: on a 60-level path of "a" directories, 3 cost 1.6 ms a failed match, 4 cost 18 ms, 5 0.14 s.
+   */
+  globstars: 3,
+  /**
+   * Whole-segment `**` when the search may go deeper than DEEP_PATH levels: the splits grow with
+   * the depth (2 cost 13 ms and 3 cost 1.6 s a match on a 1,000-level path).
+   */
+  deepGlobstars: 1,
+  /**
+   * A bound on the work of matching one path: brace expansions × extglob ways × 64 per wildcard
+   * that can split a name (the first of a segment, and each further one in any segment: a
+   * segment's end is fixed by "/", yet a failed match retries every way of every segment) × 64 per
+   * `**` after the first. Calibrated so that no accepted pattern takes more than a few
+   * milliseconds on 255-byte names: `*x*x*x{1..999}Z` took 0.9 s, three `*a*a*` segments 103 s
+   * on 60-byte names, and three `**` each followed by a `*a*` segment 0.8 s.
    */
   matchCost: 64 ** 3,
 } as const;
 
-/** Returns undefined when the pattern is within every limit, else a sentence naming the limit. */
-export function checkGlobCost(pattern: string): string | undefined {
+/** Deeper than this, a search allows only GLOB_LIMITS.deepGlobstars whole-segment `**`. */
+export const DEEP_PATH = 64;
+
+/**
+ * Returns undefined when the pattern is within every limit for a search at most `maxDepth` levels
+ * deep, else a sentence naming the limit.
+ */
+export function checkGlobCost(pattern: string, maxDepth = DEEP_PATH): string | undefined {
   if (pattern.length > GLOB_LIMITS.length) {
     return `'glob' is ${pattern.length} characters long; the limit is ${GLOB_LIMITS.length}. Use a shorter pattern: wildcards ("*", "**") or a character class ("[abc]") instead of listing names.`;
   }
   const braces = braceCost(pattern);
   if (braces.nesting > GLOB_LIMITS.nesting) {
     return `'glob' nests braces ${braces.nesting} deep; the limit is ${GLOB_LIMITS.nesting}. Flatten the pattern, e.g. "{a,b,c}" instead of "{a,{b,{c}}}".`;
+  }
+  if (braces.oddRange) {
+    return `'glob' has the brace range "${braces.oddRange.slice(0, 40)}", but only numbers ("{1..20}") and single letters ("{a..z}") may form a range. Use a character class for characters (e.g. "[!-~]"), or escape the braces ("\\{", "\\}") to match them as text.`;
   }
   if (braces.largestRange > GLOB_LIMITS.range) {
     return `'glob' has a brace range of ${braces.largestRange} elements; the limit is ${GLOB_LIMITS.range}. Use a wildcard or a character class instead, e.g. "file-*.log" or "file-[0-9][0-9][0-9].log" rather than "file-{1..5000}.log".`;
@@ -61,19 +83,55 @@ export function checkGlobCost(pattern: string): string | undefined {
     const count = Number.isFinite(groups.ways) ? `${groups.ways}` : "more than 10^15";
     return `'glob' has extglob groups that can match in ${count} combined ways; the limit is ${GLOB_LIMITS.alternatives} (each "?(a|b)" or "@(a|b|)" group multiplies the cost of matching a name). Use a wildcard or a character class instead, e.g. "*" or "[a-z0-9]" rather than "?([a-z0-9]|[a-z0-9][a-z0-9])" repeated.`;
   }
-  let busiest = 0;
-  for (const segment of pattern.split("/")) {
-    if (segment === "**") continue;
-    const stars = (segment.replace(/\\./g, "").match(/\*|\+\(|!\(/g) ?? []).length;
-    busiest = Math.max(busiest, stars);
-    if (stars > GLOB_LIMITS.starsPerSegment) {
-      return `'glob' has ${stars} wildcards in the path segment "${segment}"; the limit is ${GLOB_LIMITS.starsPerSegment} per segment (each one multiplies the cost of matching a name). Use fewer "*", e.g. "*report*.md" instead of "*r*e*p*o*r*t*.md", or a character class for single characters ("?" and "[abc]" cost nothing extra).`;
-    }
+  const segments = segmentCost(pattern);
+  if (segments.crowded) {
+    const { segment, stars } = segments.crowded;
+    return `'glob' has ${stars} wildcards in the path segment "${segment}"; the limit is ${GLOB_LIMITS.starsPerSegment} per segment (each one multiplies the cost of matching a name). Use fewer "*", e.g. "*report*.md" instead of "*r*e*p*o*r*t*.md", or a character class for single characters ("?" and "[abc]" cost nothing extra).`;
   }
-  if (braces.expansions * groups.ways * 64 ** busiest > GLOB_LIMITS.matchCost) {
-    return `'glob' combines ${busiest} wildcards in one segment with ${braces.expansions * groups.ways} brace or extglob alternatives; together they could take seconds to match one name. Use fewer of either: e.g. "*x*{1..9}" instead of "*x*x*x{1..999}", or one "*" in place of several.`;
+  const globstarLimit = maxDepth > DEEP_PATH ? GLOB_LIMITS.deepGlobstars : GLOB_LIMITS.globstars;
+  if (segments.globstars > globstarLimit) {
+    const deeper =
+      maxDepth > DEEP_PATH
+        ? ` when the search may go deeper than ${DEEP_PATH} levels (set 'maxDepth' to ${DEEP_PATH} or less to use up to ${GLOB_LIMITS.globstars})`
+        : "";
+    return `'glob' has ${segments.globstars} "**" segments; the limit is ${globstarLimit}${deeper}, since each one multiplies the ways a path can be split. Keep one "**" and name the rest, e.g. "**/src/*/test/*.ts" rather than "**/src/**/test/**/*.ts".`;
+  }
+  const wildcards = segments.splitting + Math.max(0, segments.globstars - 1);
+  if (braces.expansions * groups.ways * 64 ** wildcards > GLOB_LIMITS.matchCost) {
+    return `'glob' combines ${wildcards} wildcards that can each split a name or a path ("*" beyond the first of its segment count across segments, and each "**" after the first) with ${braces.expansions * groups.ways} brace or extglob alternatives; together they could take seconds to match one path. Use fewer of either: e.g. "*x*{1..9}" instead of "*x*x*x{1..999}", "**/*a*/*.ts" instead of "**/*a*/**/*a*/*.ts", or one "*" in place of several.`;
   }
   return undefined;
+}
+
+interface SegmentCost {
+  /** Whole-segment `**`. */
+  globstars: number;
+  /**
+   * Wildcards that can split a name in more than one way, summed over the segments: the first of
+   * a segment scans it once, each further one multiplies the ways (counted once for the pattern).
+   */
+  splitting: number;
+  /** The first segment with more wildcards than GLOB_LIMITS.starsPerSegment. */
+  crowded?: { segment: string; stars: number };
+}
+
+function segmentCost(pattern: string): SegmentCost {
+  const cost: SegmentCost = { globstars: 0, splitting: 0 };
+  let anyWildcard = false;
+  for (const segment of pattern.split("/")) {
+    if (segment === "**") {
+      cost.globstars++;
+      continue;
+    }
+    const stars = (segment.replace(/\\./g, "").match(/\*|\+\(|!\(/g) ?? []).length;
+    if (stars > GLOB_LIMITS.starsPerSegment) cost.crowded ??= { segment, stars };
+    if (stars > 0) {
+      anyWildcard = true;
+      cost.splitting += stars - 1;
+    }
+  }
+  if (anyWildcard) cost.splitting++;
+  return cost;
 }
 
 interface BraceCost {
@@ -81,6 +139,8 @@ interface BraceCost {
   expansions: number;
   nesting: number;
   largestRange: number;
+  /** The first brace group with ".." that is not a range of numbers or of single letters. */
+  oddRange?: string;
 }
 
 const RANGE = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/;
@@ -95,6 +155,7 @@ function braceCost(pattern: string): BraceCost {
   let index = 0;
   let nesting = 0;
   let largestRange = 0;
+  let oddRange: string | undefined;
 
   const sequence = (depth: number, inGroup: boolean): number => {
     let product = 1;
@@ -129,8 +190,14 @@ function braceCost(pattern: string): BraceCost {
     index++; // "}"
     nesting = Math.max(nesting, depth);
     if (alternatives.length > 1) return alternatives.reduce((sum, count) => sum + count, 0);
-    const range = RANGE.exec(pattern.slice(open + 1, index - 1));
-    if (!range) return alternatives[0]; // "{a}" is literal text
+    const body = pattern.slice(open + 1, index - 1);
+    const range = RANGE.exec(body);
+    if (!range) {
+      // The braces library makes a range of far more than numbers and letters ("{!..~}" is 94
+      // characters, "{+1..+999}" 999 numbers): a ".." it might expand is refused, not guessed at.
+      if (body.replace(/\\./g, "").includes("..")) oddRange ??= pattern.slice(open, index);
+      return alternatives[0]; // "{a}" is literal text
+    }
     const size = rangeSize(range[1], range[2], range[3]);
     largestRange = Math.max(largestRange, size);
     return size;
@@ -141,6 +208,7 @@ function braceCost(pattern: string): BraceCost {
     expansions: expansions > Number.MAX_SAFE_INTEGER ? Number.POSITIVE_INFINITY : expansions,
     nesting,
     largestRange,
+    oddRange,
   };
 }
 

@@ -63,12 +63,15 @@ interface CompiledTask {
   deep: EntryFilterFunction;
 }
 
-/** Returns a matcher, or a sentence saying why the pattern cannot be used. */
-export function compileGlob(text: string): GlobMatcher | string {
+/**
+ * Returns a matcher, or a sentence saying why the pattern cannot be used (in a search at most
+ * `maxDepth` levels deep: checkGlobCost).
+ */
+export function compileGlob(text: string, maxDepth?: number): GlobMatcher | string {
   // fast-glob echoes a leading "./" in its output paths; ours are root-relative, so drop it.
   const pattern = text.replace(/^(\.\/)+/, "");
   if (pattern.trim() === "") return "'glob' must not be empty; omit it to match every entry.";
-  const tooCostly = checkGlobCost(pattern);
+  const tooCostly = checkGlobCost(pattern, maxDepth);
   if (tooCostly) return tooCostly;
   if (posix.isAbsolute(pattern) || /^[A-Za-z]:[\\/]/.test(pattern)) {
     return `'glob' must be relative to the start path (got an absolute pattern "${pattern}"); use e.g. "**/*.md" and set 'path' to choose the directory.`;

@@ -132,16 +132,18 @@ function readQuery(
   const to = readDate(args.to, "to");
   if (typeof to === "string") return to;
   if (from !== null && to !== null && from >= to) return INVALID_RANGE;
-  const glob = args.glob === undefined ? undefined : compileGlob(args.glob);
-  if (typeof glob === "string") return glob;
   const requestedDepth = args.recursive ? (args.maxDepth ?? Number.POSITIVE_INFINITY) : 1;
+  const maxDepth = Math.min(requestedDepth, dependencies.limits.maxDepth);
+  // The depth bounds what a glob may cost: a "**" tries every split of a path, and deeper paths have more.
+  const glob = args.glob === undefined ? undefined : compileGlob(args.glob, maxDepth);
+  if (typeof glob === "string") return glob;
   const query: Query = {
     args,
     start,
     from,
     to,
     glob,
-    maxDepth: Math.min(requestedDepth, dependencies.limits.maxDepth),
+    maxDepth,
     depthCappedByServer: dependencies.limits.maxDepth < requestedDepth,
     resume: undefined,
     // +1: every entry that existed unchanged before this call has a ctime below it.
