@@ -24,6 +24,24 @@ describe("dates", () => {
     expect(parseDateTime("2024-02-29T00:00:00Z")).toBe(Date.UTC(2024, 1, 29));
   });
 
+  test("years 0000–0099 parse to their own year, the offset applied after (not 1900–1999, nor a year off)", () => {
+    expect(formatIso(parseDateTime("0050-01-01T00:00:00+01:00") as number)).toBe("0049-12-31T23:00:00Z");
+    expect(formatIso(parseDateTime("0099-12-31T23:30:00-01:00") as number)).toBe("0100-01-01T00:30:00Z");
+    // 0000 is a leap year (1900, which Date.UTC reads "00" as, is not).
+    expect(formatIso(parseDateTime("0000-02-29T00:00:00Z") as number)).toBe("0000-02-29T00:00:00Z");
+    expect(parseDateTime("1900-02-29T00:00:00Z")).toBeUndefined();
+  });
+
+  test("a file time outside years 0000–9999 is written as the nearest RFC 3339 instant, never a throw", () => {
+    // tmpfs stores such times (ext4 stops at 2446): toISOString wrote "+020983-…", which a
+    // client's output-schema check refuses, and threw past year 275,760, failing the whole search.
+    expect(formatIso(6e14)).toBe("9999-12-31T23:59:59.999Z");
+    expect(formatIso(1e16)).toBe("9999-12-31T23:59:59.999Z");
+    expect(formatIso(-7e13)).toBe("0000-01-01T00:00:00Z");
+    expect(formatIso(-1e16)).toBe("0000-01-01T00:00:00Z");
+    expect(formatIso(253402300799000)).toBe("9999-12-31T23:59:59Z");
+  });
+
   test("impossible days, missing offsets and free text are rejected", () => {
     for (const text of [
       "2025-02-30T00:00:00Z",
