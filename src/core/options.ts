@@ -65,13 +65,13 @@ export function readOptions<S extends v.GenericSchema<Record<string, unknown>, u
 }
 
 /**
- * A value as a message repeats it, with whatever stands between `//` and the last `@` masked: the
- * user name and password of a URL (`ftp://user:pw@host` is refused, and must not be printed whole).
- * Masking too much of an odd value costs nothing; masking too little would print a password (one
- * holding `/` or `@` is still masked whole).
+ * A value as a message repeats it, with everything up to its last `@` masked: the user name and
+ * password of a URL (`ftp://user:pw@host` is refused, and must not be printed whole), whatever
+ * form the URL parser accepts them in (`https:user:pw@host` and `https:/user:pw@host` have no
+ * `//`). Masking too much of an odd value costs nothing; masking too little would print a password.
  */
 export function withoutUserinfo(text: string): string {
-  return text.replace(/\/\/.*@/s, "//***@");
+  return text.replace(/^[\s\S]*@/, "***@");
 }
 
 /** The values of declared options, typed by flag name from each option's schema. */
