@@ -11,6 +11,9 @@ export function describeStoreUrl(url: string): string {
   if (!POSTGRES.test(url)) return url;
   try {
     const parsed = new URL(url);
+    // The parser can read a password as a port and a path ("user:1234/secret@db"): then nothing
+    // of it is repeated, as when it cannot parse the URL at all.
+    if (!parsed.password && rawPassword(url)) return "postgres://…";
     if (parsed.password) parsed.password = "***";
     parsed.search = "";
     return parsed.toString();

@@ -14,6 +14,9 @@ describe("describeStoreUrl", () => {
     ["sqlite:/var/lib/mcpkit/state.db", "sqlite:/var/lib/mcpkit/state.db"],
     // The parser refuses it: nothing of it is repeated.
     ["postgres://u:pa/ss@db/x", "postgres://…"],
+    // The parser reads part of the password as a port and the rest as a path: nothing is repeated either.
+    ["postgres://mcpkit:1234/secret@db:5432/mcpkit", "postgres://…"],
+    ["postgres://mcpkit:55?x@db/x", "postgres://…"],
   ])("%s → %s", (url, shown) => {
     expect(describeStoreUrl(url)).toBe(shown);
   });
