@@ -213,6 +213,7 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
     `${base.origin}/.well-known/oauth-authorization-server${path}`,
     `${base.origin}/.well-known/openid-configuration${path}`,
   ];
+  // "URL answered HTTP 404", not "URL: HTTP 404": the log scrubs "…authorization-server: X" as a secret.
   const failures: string[] = [];
   for (const url of candidates) {
     try {
@@ -221,14 +222,14 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
         headers: { accept: "application/json" },
       });
       if (!response.ok) {
-        failures.push(`${url}: HTTP ${response.status}`);
+        failures.push(`${url} answered HTTP ${response.status}`);
         continue;
       }
       const metadata = JSON.parse(await issuerDocument(response)) as { jwks_uri?: unknown };
       if (typeof metadata.jwks_uri === "string") return metadata.jwks_uri;
-      failures.push(`${url}: no jwks_uri`);
+      failures.push(`${url} names no jwks_uri`);
     } catch (error) {
-      failures.push(`${url}: ${describe(error)}`);
+      failures.push(`${url} failed (${describe(error)})`);
     }
   }
   throw new Error(`no jwks_uri found (${failures.join("; ")}); pass --jwks-url`);
