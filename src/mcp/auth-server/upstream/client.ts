@@ -4,7 +4,7 @@
  * provider.
  */
 import * as oauth from "oauth4webapi";
-import { bufferedAnswer, readBodyAtMost } from "../../../core/read-at-most.ts";
+import { bufferedAnswer } from "../../../core/read-at-most.ts";
 import { upstreamFetch } from "../../../core/telemetry/index.ts";
 import { stripControl } from "../../../core/text.ts";
 import { isLoopbackName } from "../config.ts";
@@ -30,9 +30,7 @@ async function cappedUpstreamFetch(url: string, init?: RequestInit): Promise<Res
 
 /** An answer of the IdP as JSON, read at most IDP_ANSWER_MAX_BYTES. */
 export async function idpJson(response: Response, url: string): Promise<unknown> {
-  const bytes = await readBodyAtMost(response, IDP_ANSWER_MAX_BYTES);
-  if (!bytes) throw idpAnswerTooLarge(url)();
-  return JSON.parse(new TextDecoder().decode(bytes));
+  return (await bufferedAnswer(response, IDP_ANSWER_MAX_BYTES, idpAnswerTooLarge(url))).json();
 }
 
 export interface UpstreamTokens {

@@ -8,7 +8,7 @@
  */
 import * as jose from "jose";
 import type { Logger } from "../../../core/log.ts";
-import { readBodyAtMost } from "../../../core/read-at-most.ts";
+import { bufferedAnswer } from "../../../core/read-at-most.ts";
 import { scrubbed } from "../../../core/scrubbed.ts";
 import { upstreamFetch } from "../../../core/telemetry/index.ts";
 
@@ -49,12 +49,13 @@ const FETCH_TIMEOUT_MS = 5000;
  */
 export const ISSUER_DOCUMENT_MAX_BYTES = 1024 * 1024;
 
-/** An issuer document's body as text, at most ISSUER_DOCUMENT_MAX_BYTES; larger throws. */
-async function issuerDocument(response: Response): Promise<string> {
-  const bytes = await readBodyAtMost(response, ISSUER_DOCUMENT_MAX_BYTES);
-  if (!bytes) throw new Error(`the document is larger than ${ISSUER_DOCUMENT_MAX_BYTES} bytes`);
-  return new TextDecoder().decode(bytes);
-}
+/** An issuer document (metadata or JWKS) read into memory, at most ISSUER_DOCUMENT_MAX_BYTES; larger throws. */
+const issuerDocument = (response: Response): Promise<Response> =>
+  bufferedAnswer(
+    response,
+    ISSUER_DOCUMENT_MAX_BYTES,
+    () => new Error(`the document is larger than ${ISSUER_DOCUMENT_MAX_BYTES} bytes`),
+  );
 
 /**
  * Sessions and per-user limits key on `sub`; a token without one (often a client-credentials
@@ -225,7 +226,7 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
         failures.push(`${url} answered HTTP ${response.status}`);
         continue;
       }
-      const metadata = JSON.parse(await issuerDocument(response)) as { jwks_uri?: unknown };
+      const metadata = (await (await issuerDocument(response)).json()) as { jwks_uri?: unknown };
       if (typeof metadata.jwks_uri === "string") return metadata.jwks_uri;
       failures.push(`${url} names no jwks_uri`);
     } catch (error) {
@@ -261,22 +262,25 @@ function createFetchBackoff(backoffMs: number): { fetch: typeof fetch } {
       failed();
       return response;
     }
-    let text: string;
+    let document: Response;
     try {
-      text = await issuerDocument(response);
+      document = await issuerDocument(response);
     } catch (error) {
       failed();
       throw error;
     }
-    try {
-      JSON.parse(text);
-    } catch {
+    // A body that is not JSON fails too: jose reads it (and says so), the backoff starts now.
+    if (
+      !(await document
+        .clone()
+        .json()
+        .then(
+          () => true,
+          () => false,
+        ))
+    )
       failed();
-    }
-    return new Response(text, {
-      status: response.status,
-      headers: { "content-type": response.headers.get("content-type") ?? "application/json" },
-    });
+    return document;
   };
   return { fetch: guarded as typeof fetch };
 }
