@@ -87,14 +87,11 @@ export function shownValue(value: unknown, max = 80): string {
   };
   const writeObject = (item: object): void => {
     put("{");
-    let first = true;
-    // for…in stops at the first keys: Object.keys of a huge object would list them all first.
-    for (const key in item) {
-      if (room <= 0) break;
-      if (!Object.hasOwn(item, key)) continue;
-      put(`${first ? "" : ","}${JSON.stringify(key.slice(0, room))}:`);
-      first = false;
-      write((item as Record<string, unknown>)[key]);
+    // All keys are listed first (for…in does the same in Bun), which costs less than parsing them did.
+    const keys = Object.keys(item);
+    for (let i = 0; i < keys.length && room > 0; i++) {
+      put(`${i > 0 ? "," : ""}${JSON.stringify(keys[i].slice(0, room))}:`);
+      write((item as Record<string, unknown>)[keys[i]]);
     }
     put("}");
   };
