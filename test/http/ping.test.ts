@@ -47,7 +47,7 @@ test("a ping is answered by the transport with the session engine's bytes; a pin
   expect(engineBytes).toBe('{"jsonrpc":"2.0","id":7,"result":{}}');
   expect(await fastEmpty.text()).toBe('{"jsonrpc":"2.0","id":"p","result":{}}');
   // Nothing is left on the session's record of requests in flight.
-  expect(transport.requestsInFlight).toBe(0);
+  expect(transport.requests.size).toBe(0);
 });
 
 test("the checks before it still apply, stateless too: a wrong protocol version gets 400, a missing Accept 406", async () => {

@@ -216,9 +216,13 @@ describe("closing", () => {
     engine.deliver(call("asker", "unit_roots"));
     engine.deliver(call("sharer", "unit_roots"));
     await settle();
-    // Over HTTP the roots/list went out on the asker's stream; its client leaving cancels it.
+    // Over HTTP the roots/list went out on the asker's stream; cancelling it (or its client leaving) withdraws it.
     expect(sent.filter((message) => message.method === "roots/list").map((message) => message.id)).toEqual([0]);
-    engine.cancel("asker", "the client left");
+    engine.deliver({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "asker", reason: "left" },
+    });
     await settle();
     expect(sent.filter((message) => message.method === "roots/list").map((message) => message.id)).toEqual([0, 1]);
     // The first question is withdrawn, not left to time out.
@@ -236,7 +240,7 @@ describe("closing", () => {
     await answerTo("init");
     engine.deliver(call(7, "unit_roots_once_cancelled"));
     await settle();
-    engine.cancel(7, "the client left");
+    engine.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "left" } });
     await settle();
     expect(sent.filter((message) => message.method === "roots/list")).toEqual([]);
   });

@@ -1,8 +1,9 @@
 /**
- * One owner for the requests in flight on a 2025-era HTTP session: its transport. Idle expiry,
- * shutdown and `--stateless` all ask it (`requestsInFlight`, `whenIdle`, `cancelAll`); nothing
- * else keeps a second record in step by wrapping `send`. In-process, through the real transport
- * and the session engine mcpkit runs on it (`http/legacy-endpoint.ts`).
+ * One owner for the requests in flight on a 2025-era HTTP session: its transport's record
+ * (`transport.requests`). Idle expiry, shutdown, `--stateless` and the session engine all ask it
+ * (`size`, `whenIdle`, `cancelAll`, and the engine `start`, `cancel`); the engine keeps no second
+ * record in step. In-process, through the real transport and the session engine mcpkit runs on it
+ * (`http/legacy-endpoint.ts`).
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
@@ -12,8 +13,8 @@ import type { SessionTransport } from "../../src/mcp/http/session-transport.ts";
 import { InFlight } from "../../src/mcp/protocol/in-flight.ts";
 import { openLegacyHttp } from "../../src/mcp/http/legacy-endpoint.ts";
 
-/** A tool that answers once `open` resolves, or fails when cancelled. */
-const gateTool = (open: Promise<void>) =>
+/** A tool that answers once `open` resolves, or fails when cancelled (and says so in `aborted`). */
+const gateTool = (open: Promise<void>, aborted: unknown[] = []) =>
   defineTool({
     name: "probe_gate",
     title: "Gate",
@@ -24,23 +25,28 @@ const gateTool = (open: Promise<void>) =>
     handler: async (_args, context) => {
       await Promise.race([
         open,
-        new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(new Error("cancelled")))),
+        new Promise((_, reject) =>
+          context.signal.addEventListener("abort", () => {
+            aborted.push(context.signal.reason);
+            reject(new Error("cancelled"));
+          }),
+        ),
       ]);
       return textResult("through");
     },
   });
 
-async function open(gate: Promise<void>) {
-  const { transport } = openLegacyHttp(
+async function open(gate: Promise<void>, aborted?: unknown[]) {
+  const { transport, engine } = openLegacyHttp(
     {
-      toolsets: [{ name: "probe", tools: [gateTool(gate)] }],
+      toolsets: [{ name: "probe", tools: [gateTool(gate, aborted)] }],
       log: silentLogger,
       toolNames: "portable",
       outputBudget: 100_000,
     },
     {},
   );
-  return transport;
+  return Object.assign(transport, { engine });
 }
 
 const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -55,11 +61,11 @@ describe("the session transport owns its requests in flight", () => {
     const release = Promise.withResolvers<void>();
     const transport = await open(release.promise);
     const settled: number[] = [];
-    transport.onsettled = () => settled.push(transport.requestsInFlight);
+    transport.onsettled = () => settled.push(transport.requests.size);
     const answer = call(transport, 1);
-    expect(transport.requestsInFlight).toBe(1);
+    expect(transport.requests.size).toBe(1);
     let idle = false;
-    const idled = transport.whenIdle().then(() => {
+    const idled = transport.requests.whenIdle().then(() => {
       idle = true;
     });
     await Promise.resolve();
@@ -70,7 +76,7 @@ describe("the session transport owns its requests in flight", () => {
     expect(((await response.json()) as { result: { content: { text: string }[] } }).result.content[0].text).toBe(
       "through",
     );
-    expect(transport.requestsInFlight).toBe(0);
+    expect(transport.requests.size).toBe(0);
     expect(settled).toEqual([0]);
     await transport.close();
   });
@@ -79,14 +85,51 @@ describe("the session transport owns its requests in flight", () => {
     const stuck = Promise.withResolvers<void>();
     const transport = await open(stuck.promise);
     const answers = [call(transport, 7), call(transport, 8)];
-    expect(transport.requestsInFlight).toBe(2);
-    transport.cancelAll("shutting down");
-    expect(transport.requestsInFlight).toBe(0);
-    await transport.whenIdle();
+    expect(transport.requests.size).toBe(2);
+    transport.requests.cancelAll("shutting down");
+    expect(transport.requests.size).toBe(0);
+    await transport.requests.whenIdle();
     for (const [index, pending] of answers.entries()) {
       const message = (await (await pending).json()) as Record<string, unknown>;
       expect(message).toEqual({ jsonrpc: "2.0", id: 7 + index, error: { code: -32603, message: "shutting down" } });
     }
+    stuck.resolve();
+    await transport.close();
+  });
+
+  test("the engine keeps no second record: cancelAll stops the work it answered, at once, not when the session closes", async () => {
+    const stuck = Promise.withResolvers<void>();
+    const aborted: unknown[] = [];
+    const transport = await open(stuck.promise, aborted);
+    const answers = [call(transport, 1), call(transport, 2)];
+    await Promise.resolve();
+    expect([transport.requests.size, transport.engine.inFlight]).toEqual([2, 2]);
+    transport.requests.cancelAll("shutting down");
+    expect([transport.requests.size, transport.engine.inFlight]).toEqual([0, 0]);
+    await Promise.all(answers);
+    expect(aborted).toHaveLength(2);
+    stuck.resolve();
+    await transport.close();
+  });
+
+  test("notifications/cancelled ends the answer without a response and stops the work, through the one record", async () => {
+    const stuck = Promise.withResolvers<void>();
+    const aborted: unknown[] = [];
+    const transport = await open(stuck.promise, aborted);
+    const pending = call(transport, 5);
+    const body = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "not needed" } };
+    const notice = new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) });
+    const accepted = await transport.handleRequest(notice, {
+      body,
+      method: body.method,
+      id: undefined,
+      isRequest: false,
+    });
+    expect(accepted.status).toBe(202);
+    expect([transport.requests.size, transport.engine.inFlight, aborted]).toEqual([0, 0, ["not needed"]]);
+    const response = await pending;
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(await response.text()).not.toContain('"id":5');
     stuck.resolve();
     await transport.close();
   });

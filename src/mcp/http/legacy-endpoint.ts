@@ -24,9 +24,9 @@ export function openLegacyHttp(
   const engine = new LegacySession(options, {
     send: (json, related) => transport.send(json, related),
     reply: (id, reply) => transport.reply(id, reply),
+    requests: transport.requests,
   });
   transport.onmessage = (message, caller) => engine.deliver(message, caller);
-  transport.onclientgone = (id) => engine.cancel(id, "the client closed the answer's stream");
   transport.onclose = () => {
     engine.close();
     closed?.();

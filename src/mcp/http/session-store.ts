@@ -59,13 +59,13 @@ export class SessionStore {
   /** Requests in flight across every session (for graceful shutdown); each session's transport keeps the record. */
   get pendingRequests(): number {
     let total = 0;
-    for (const session of this.sessions.values()) total += session.transport.requestsInFlight;
+    for (const session of this.sessions.values()) total += session.transport.requests.size;
     return total;
   }
 
   /** Resolves once no session has a request in flight. */
   async whenIdle(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((session) => session.transport.whenIdle()));
+    await Promise.all([...this.sessions.values()].map((session) => session.transport.requests.whenIdle()));
   }
 
   /** Sessions (and reservations) `owner` holds now. */
@@ -134,14 +134,14 @@ export class SessionStore {
   async closeAll(reason: string): Promise<void> {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
-    for (const session of sessions) session.transport.cancelAll(reason);
+    for (const session of sessions) session.transport.requests.cancelAll(reason);
     await Promise.all(sessions.map((session) => this.close(session)));
   }
 
   private expireIdle(): void {
     const cutoff = Date.now() - this.idleMs;
     for (const session of this.sessions.values()) {
-      if (session.transport.requestsInFlight === 0 && session.lastActive < cutoff) {
+      if (session.transport.requests.size === 0 && session.lastActive < cutoff) {
         this.log.info("session expired after being idle", { session: sessionTag(session.id), idleMs: this.idleMs });
         void this.close(session);
       }

@@ -25,6 +25,8 @@ import type { IncomingMessage } from "../protocol/message.ts";
 import { TRANSPORT_ERROR, jsonRpcErrorResponse, methodNotAllowed, sessionNotFound } from "./jsonrpc-errors.ts";
 import { SSE_KEEP_ALIVE_MS, SseStream, sseResponse } from "./sse.ts";
 import { InFlight, type InFlightRequest } from "../protocol/in-flight.ts";
+import { LazyAbort } from "../protocol/lazy-abort.ts";
+import type { RequestRecord, Started } from "../protocol/running.ts";
 import { Answer, type AnswerSettings } from "./answer.ts";
 
 /**
@@ -49,10 +51,14 @@ export interface SessionTransportOptions {
 }
 
 /**
- * A 2025-era answer, and its entry in the session's record of requests in flight: its client
- * leaving takes it off the record and stops its work; shutdown answers it with an error.
+ * A 2025-era request: its HTTP answer, its entry in the session's record of requests in flight,
+ * and what the session engine's work on it sees (`Started`), in one object. Its client leaving
+ * takes it off the record and stops its work; shutdown stops the work and answers with an error.
  */
-class SessionAnswer extends Answer implements InFlightRequest {
+class SessionAnswer extends Answer implements InFlightRequest, Started {
+  /** The work's signal, made only if the work asks for it. */
+  private readonly abort = new LazyAbort();
+
   constructor(
     private readonly transport: SessionTransport,
     request: Request,
@@ -61,16 +67,103 @@ class SessionAnswer extends Answer implements InFlightRequest {
     super(transport, request);
   }
 
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get aborted(): boolean {
+    return this.abort.aborted;
+  }
+
+  /** The engine is done with it: answered already (through `reply`), or no answer will come. */
+  done(): void {
+    this.transport.requests.forget(this);
+  }
+
   cancel(reason: string): void {
-    this.transport.answerWith(this, {
-      ok: false,
-      error: { code: ErrorCode.InternalError, message: reason },
-      status: 200,
-    });
+    this.stop({ ok: false, error: { code: ErrorCode.InternalError, message: reason }, status: 200 });
+  }
+
+  /** The server ends it: its work is aborted (so no second answer follows) and `reply` answers it. */
+  stop(reply: Reply): void {
+    this.abort.abort();
+    this.transport.answerWith(this, reply);
+  }
+
+  /** The client cancelled it: its work is aborted and its answer ends without a response. */
+  withdraw(reason: unknown): void {
+    this.transport.requests.forget(this);
+    this.abort.abort(reason);
+    this.abandon();
   }
 
   protected override gone(): void {
-    this.transport.answerGone(this);
+    if (this.transport.requests.forget(this)) this.abort.abort("the client closed the answer's stream");
+  }
+}
+
+/**
+ * The one record of a session's requests in flight, by JSON-RPC id (idle expiry, shutdown,
+ * `--stateless` and the session engine all ask it). A request is added when its POST arrives,
+ * before the engine sees it, and leaves once answered, cancelled, or its client gone.
+ */
+class SessionRequests implements RequestRecord {
+  private readonly answers = new InFlight<SessionAnswer, JsonRpcId>();
+
+  constructor(private readonly settled: () => void) {}
+
+  get size(): number {
+    return this.answers.size;
+  }
+
+  whenIdle(): Promise<void> {
+    return this.answers.whenIdle();
+  }
+
+  get(id: JsonRpcId): SessionAnswer | undefined {
+    return this.answers.get(id);
+  }
+
+  list(): SessionAnswer[] {
+    return this.answers.list();
+  }
+
+  add(answer: SessionAnswer): void {
+    this.answers.add(answer, answer.id);
+  }
+
+  /**
+   * Never: the transport refused a reused id at its POST (with a 400 naming it), before recording
+   * the request the engine now sees under that id.
+   */
+  refusesId(): boolean {
+    return false;
+  }
+
+  /** The engine starts the request the transport recorded when its POST arrived. */
+  start(id: JsonRpcId): Started {
+    const answer = this.answers.get(id);
+    if (!answer) throw new Error(`No request ${String(id)} was received on this session`);
+    return answer;
+  }
+
+  /** `notifications/cancelled`: no response follows, so the answer ends without one. */
+  cancel(id: unknown, reason?: unknown): void {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    this.answers.get(id)?.withdraw(reason);
+  }
+
+  /** Answers every request still in flight with an error saying `reason` (the session stays open). */
+  cancelAll(reason: string): void {
+    this.answers.cancelAll(reason);
+  }
+
+  /** `answer` leaves the record, if it is still there; false when it already left (a later request may hold its id). */
+  forget(answer: SessionAnswer): boolean {
+    if (this.answers.get(answer.id) !== answer) return false;
+    this.answers.delete(answer.id);
+    this.settled();
+    return true;
   }
 }
 
@@ -84,19 +177,10 @@ export class SessionTransport implements AnswerSettings {
    * session's answers: a Response copies it, cheaper than building it from a record each time.
    */
   jsonHeaders: Headers = new Headers({ "content-type": "application/json" });
-  /**
-   * Requests received and not yet answered, by JSON-RPC id: the one record of what is in flight
-   * on this session (idle expiry, shutdown and `--stateless` all ask it). A request leaves it when
-   * its response is handed over, when the client cancels it, or when the client goes away.
-   */
-  private readonly answers = new InFlight<SessionAnswer, JsonRpcId>();
+  /** Requests received and not yet answered: the one record of what is in flight on this session. */
+  readonly requests = new SessionRequests(() => this.onsettled?.());
   /** Called whenever a request leaves the record (answered, cancelled, its client gone). */
   onsettled?: () => void;
-  /**
-   * The client closed request `id`'s answer stream before its response: the engine must stop
-   * that work, or what it still sends under `id` would reach a later request reusing the id.
-   */
-  onclientgone?: (id: JsonRpcId) => void;
   /** The GET stream, while one is open. */
   private standalone: SseStream | undefined;
   private initialized = false;
@@ -140,31 +224,16 @@ export class SessionTransport implements AnswerSettings {
       this.standalone?.write(json);
       return;
     }
-    const answer = this.answers.get(related);
+    const answer = this.requests.get(related);
     if (!answer) throw new Error(`No open answer for request ${String(related)}: it was already answered`);
     answer.relay(json);
   }
 
   /** The answer to request `id`: ends its POST (as JSON, or as the last event of its stream). */
   reply(id: JsonRpcId, reply: Reply): void {
-    const answer = this.answers.get(id);
+    const answer = this.requests.get(id);
     if (!answer) throw new Error(`No connection established for request ID: ${String(id)}`);
     this.answerWith(answer, reply);
-  }
-
-  /** Requests received and not answered yet. */
-  get requestsInFlight(): number {
-    return this.answers.size;
-  }
-
-  /** Resolves once no request is in flight on this session. */
-  whenIdle(): Promise<void> {
-    return this.answers.whenIdle();
-  }
-
-  /** Answers every request still in flight with an error saying `reason` (the session stays open). */
-  cancelAll(reason: string): void {
-    this.answers.cancelAll(reason);
   }
 
   /** Ends the session: open streams end, and requests still unanswered get a "connection closed" error. */
@@ -178,26 +247,14 @@ export class SessionTransport implements AnswerSettings {
       error: { code: ErrorCode.ServerError, message: "The session ended before this request was answered." },
       status: 200,
     };
-    for (const answer of this.answers.list()) this.answerWith(answer, closed);
+    for (const answer of this.requests.list()) answer.stop(closed);
     this.onclose?.();
   }
 
   /** Request `answer.id` is answered with `reply`: it leaves the record, then its POST ends. */
   answerWith(answer: SessionAnswer, reply: Reply): void {
-    this.forget(answer.id);
+    this.requests.forget(answer);
     answer.finish(answer.id, reply);
-  }
-
-  /** The client left before the answer: it leaves the record, and the engine stops its work. */
-  answerGone(answer: SessionAnswer): void {
-    if (this.answers.get(answer.id) !== answer) return;
-    this.forget(answer.id);
-    this.onclientgone?.(answer.id);
-  }
-
-  /** A request leaves the record: answered, cancelled, or its client gone. */
-  private forget(id: JsonRpcId): void {
-    if (this.answers.delete(id)) this.onsettled?.();
   }
 
   private post(
@@ -217,12 +274,12 @@ export class SessionTransport implements AnswerSettings {
     if (refusal) return refusal;
     const caller: LegacyCaller = authInfo ? { scopes: authInfo.scopes, subject: owner } : UNIDENTIFIED_CALLER;
     if (!message.isRequest) {
+      // A notifications/cancelled reaches the record through the engine (`SessionRequests.cancel`).
       this.onmessage?.(message.body, caller);
-      if (message.method === "notifications/cancelled") this.abandon(message);
       return new Response(null, { status: 202 });
     }
     const id = message.id as JsonRpcId;
-    if (this.answers.get(id)) {
+    if (this.requests.get(id)) {
       return jsonRpcErrorResponse(
         400,
         ErrorCode.InvalidRequest,
@@ -232,7 +289,7 @@ export class SessionTransport implements AnswerSettings {
     }
     if (message.method === "ping" && noParams(message.body.params)) return pong(id, this.jsonHeaders);
     const answer = new SessionAnswer(this, request, id);
-    this.answers.add(answer, id);
+    this.requests.add(answer);
     this.onmessage?.(message.body, caller);
     return answer.response;
   }
@@ -283,16 +340,6 @@ export class SessionTransport implements AnswerSettings {
       TRANSPORT_ERROR,
       "Bad Request: the session is not initialized; send initialize first.",
     );
-  }
-
-  /** A cancelled request gets no response (the server drops it): end its answer instead of leaving it open. */
-  private abandon(message: IncomingMessage): void {
-    const cancelled = (message.body.params as { requestId?: unknown } | undefined)?.requestId;
-    if (typeof cancelled !== "string" && typeof cancelled !== "number") return;
-    const answer = this.answers.get(cancelled);
-    if (!answer) return;
-    this.forget(cancelled);
-    answer.abandon();
   }
 
   /** GET: the session's one stream for messages related to no request. */

@@ -100,9 +100,9 @@ async function openSession(
 }
 
 function forward(session: Session, { request, message, caller }: Exchange): Response | Promise<Response> {
-  // The transport keeps the record of requests in flight (it also refuses an id still running,
-  // and forgets a request the client cancels); the session only notes that it was used, now and
-  // when a request leaves that record (`onsettled`).
+  // The transport keeps the one record of requests in flight (it also refuses an id still running;
+  // the engine works on that record); the session only notes that it was used, now and when a
+  // request leaves that record (`onsettled`).
   session.lastActive = Date.now();
   return session.transport.handleRequest(request, message, caller?.authInfo, caller?.owner);
 }

@@ -12,7 +12,7 @@ export function stateless(state: HttpState): Middleware {
   return async ({ request, message, caller }) => {
     const { transport } = openLegacyHttp(state.serverOptions, { keepAliveMs: keepAliveMs(state.config.idleTimeoutS) });
     // Shutdown's grace over, a call still running is answered with the reason, as a session's would be.
-    const call = { cancel: (reason: string) => transport.cancelAll(reason) };
+    const call = { cancel: (reason: string) => transport.requests.cancelAll(reason) };
     state.statelessCalls.add(call);
     const done = () => {
       state.statelessCalls.delete(call);
@@ -26,7 +26,7 @@ export function stateless(state: HttpState): Middleware {
       throw error;
     }
     // An answer that became a stream is still being written: the engine lives until its response is out.
-    if (transport.requestsInFlight > 0) void transport.whenIdle().then(done);
+    if (transport.requests.size > 0) void transport.requests.whenIdle().then(done);
     else done();
     return response;
   };

@@ -26,7 +26,7 @@ import {
 import { errorReply, idInUseReply } from "../protocol/errors.ts";
 import { isRecord } from "../protocol/params.ts";
 import type { JsonRpcId, Reply } from "../protocol/message.ts";
-import { RunningRequests, type Started } from "../protocol/running.ts";
+import { type RequestRecord, RunningRequests, type Started, drain } from "../protocol/running.ts";
 import { LATEST_LEGACY_VERSION, isLegacyVersion } from "../protocol/versions.ts";
 import { replyJson } from "../protocol/wire.ts";
 import { OutgoingRequests, type Timers } from "./outgoing.ts";
@@ -42,6 +42,11 @@ export interface LegacyIo {
   send(json: string, related?: JsonRpcId): Promise<void>;
   /** Hands over a request's answer (at once, or by the promise it returns); without it the answer is sent as JSON through `send`. */
   reply?(id: JsonRpcId, reply: Reply): void | Promise<void>;
+  /**
+   * The transport's record of the requests in flight, when it keeps one (an HTTP session: each
+   * entry is also the request's open answer); the session then keeps no second record of its own.
+   */
+  requests?: RequestRecord;
   /** For tests: timers that fire when told to. */
   timers?: Timers;
 }
@@ -56,7 +61,7 @@ export type LegacyCaller = Pick<Caller, "scopes" | "subject">;
 export class LegacySession {
   private readonly dispatcher: Dispatcher;
   private readonly log: Logger;
-  private readonly running = new RunningRequests();
+  private readonly running: RequestRecord;
   private readonly outgoing: OutgoingRequests;
   private closed = false;
   /** The version initialize agreed on (for telemetry). */
@@ -76,6 +81,7 @@ export class LegacySession {
   ) {
     this.dispatcher = dispatcherFor(options);
     this.log = options.log;
+    this.running = io.requests ?? new RunningRequests();
     this.outgoing = new OutgoingRequests(
       (message, related) => this.io.send(JSON.stringify(message), related),
       io.timers,
@@ -98,8 +104,8 @@ export class LegacySession {
       }
     } else if ("id" in message) {
       const id = message.id as JsonRpcId;
-      if (this.running.isRunning(id)) void this.refuseReusedId(id);
-      else void this.request(id, message.method, message.params, caller);
+      if (this.running.refusesId(id)) void this.refuseReusedId(id);
+      else void this.request(id, this.running.start(id), message.method, message.params, caller);
     } else {
       this.notification(message.method, message.params);
     }
@@ -123,15 +129,10 @@ export class LegacySession {
     this.log.debug("protocol error", { error: `the answer was not sent: ${(error as Error).message}` });
   }
 
-  /** Stops request `id` as `notifications/cancelled` would: its work is aborted, no answer follows. */
-  cancel(id: JsonRpcId, reason: string): void {
-    this.running.cancel(id, reason);
-  }
-
   /** The client sends nothing more: answers still being worked on are sent (for at most `ms`), then it closes. */
   async drain(ms: number): Promise<void> {
     if (this.closed) return;
-    await this.running.drain(ms, "the client closed the connection");
+    await drain(this.running, ms, "the client closed the connection");
     this.close();
   }
 
@@ -157,8 +158,13 @@ export class LegacySession {
    * One request, from its arrival until its answer is handed over: one async function, not a
    * chain of promises per request. It never rejects.
    */
-  private async request(id: JsonRpcId, method: string, rawParams: unknown, caller: LegacyCaller): Promise<void> {
-    const running = this.running.start(id);
+  private async request(
+    id: JsonRpcId,
+    running: Started,
+    method: string,
+    rawParams: unknown,
+    caller: LegacyCaller,
+  ): Promise<void> {
     const context = new LegacyContext(this, id, running, caller, this.clientCapabilities);
     const span = requestSpan(method, rawParams, id, this.protocolVersion);
     try {
@@ -184,7 +190,7 @@ export class LegacySession {
     } catch (error) {
       this.notSent(error);
     } finally {
-      running.finish();
+      running.done();
     }
   }
 

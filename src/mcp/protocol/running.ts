@@ -1,8 +1,12 @@
 /**
  * The requests one connection is answering, for both eras' engines: each is started when it is
- * received and finished once its answer has been handed to the transport, `notifications/cancelled`
+ * received and done once its answer has been handed to the transport, `notifications/cancelled`
  * aborts it (no answer follows, so nothing is left to wait for), and the end of the input drains
  * them (answers still being worked on are written, then whatever is left is cancelled).
+ *
+ * A connection has one record of them. On stdio it is `RunningRequests`; a 2025-era HTTP session's
+ * transport keeps its own (each request's entry is also its open HTTP answer), and the session
+ * engine works on that one through `RequestRecord` instead of keeping a second.
  */
 import { InFlight, type InFlightRequest, idleWithin } from "./in-flight.ts";
 import { LazyAbort } from "./lazy-abort.ts";
@@ -16,7 +20,23 @@ export interface Started {
   /** Whether it was aborted, without making the signal. */
   readonly aborted: boolean;
   /** Call once the answer has been handed to the transport (or when none will be sent). */
-  readonly finish: () => void;
+  done(): void;
+}
+
+/** What an engine asks of the record of requests in flight on its connection. */
+export interface RequestRecord {
+  /** Requests started and not yet done or aborted. */
+  readonly size: number;
+  /** Resolves once `size` is 0. */
+  whenIdle(): Promise<void>;
+  /** Whether a request arriving under `id` reuses the id of one still running, and must be refused. */
+  refusesId(id: JsonRpcId): boolean;
+  /** Starts request `id` (after `refusesId` said no). */
+  start(id: JsonRpcId): Started;
+  /** `notifications/cancelled`: aborts the latest request with this id, if it is still running; no answer follows. */
+  cancel(id: unknown, reason?: unknown): void;
+  /** The connection ends: every request still running is aborted. */
+  cancelAll(reason: string): void;
 }
 
 /** One request being answered: its own record in flight (no closures to take it off again). */
@@ -34,10 +54,12 @@ class RunningRequest extends LazyAbort implements Started, InFlightRequest {
     this.abort(reason);
   }
 
-  readonly finish = (): void => this.owner.finished(this);
+  done(): void {
+    this.owner.finished(this);
+  }
 }
 
-export class RunningRequests {
+export class RunningRequests implements RequestRecord {
   /** The latest request started under each id (a Map tells 1 and "1" apart). */
   private readonly byId = new Map<JsonRpcId, RunningRequest>();
   private readonly inFlight = new InFlight<RunningRequest>();
@@ -46,7 +68,11 @@ export class RunningRequests {
     return this.inFlight.size;
   }
 
-  isRunning(id: JsonRpcId): boolean {
+  whenIdle(): Promise<void> {
+    return this.inFlight.whenIdle();
+  }
+
+  refusesId(id: JsonRpcId): boolean {
     return this.byId.has(id);
   }
 
@@ -57,18 +83,11 @@ export class RunningRequests {
     return request;
   }
 
-  /** `notifications/cancelled`: aborts the latest request with this id, if it is still running. */
   cancel(id: unknown, reason?: unknown): void {
     if (typeof id !== "string" && typeof id !== "number") return;
     const request = this.byId.get(id);
     this.byId.delete(id);
     request?.cancel(reason);
-  }
-
-  /** Waits until every answer has been handed over, or `ms` passed; then cancels what is left. */
-  async drain(ms: number, reason: string): Promise<void> {
-    await idleWithin(this.inFlight, ms);
-    this.cancelAll(reason);
   }
 
   cancelAll(reason: string): void {
@@ -87,4 +106,10 @@ export class RunningRequests {
   ended(request: RunningRequest): void {
     this.inFlight.delete(request);
   }
+}
+
+/** Waits until every answer has been handed over, or `ms` passed; then cancels what is left. */
+export async function drain(record: RequestRecord, ms: number, reason: string): Promise<void> {
+  await idleWithin(record, ms);
+  record.cancelAll(reason);
 }

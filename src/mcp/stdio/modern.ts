@@ -23,7 +23,7 @@ import { SUBSCRIPTIONS_PER_CLIENT, acknowledgement, closingResult, honouredFilte
 import { ANONYMOUS, type Caller } from "../protocol/caller.ts";
 import { idInUseReply } from "../protocol/errors.ts";
 import { isRecord } from "../protocol/params.ts";
-import { RunningRequests, type Started } from "../protocol/running.ts";
+import { RunningRequests, type Started, drain } from "../protocol/running.ts";
 import { notificationJson, replyJson } from "../protocol/wire.ts";
 import { DRAIN_MS, type StdioConnection } from "./connection.ts";
 import type { JsonRpcMessage, LineChannel } from "./lines.ts";
@@ -78,11 +78,11 @@ class ModernStdioConnection implements StdioConnection {
     if (this.closing) return;
     this.closing = true;
     this.listening.clear();
-    void this.running.drain(DRAIN_MS, "stdin closed").then(() => this.ended.resolve());
+    void drain(this.running, DRAIN_MS, "stdin closed").then(() => this.ended.resolve());
   }
 
   private request(id: JsonRpcId, method: string, rawParams: unknown): void {
-    if (this.running.isRunning(id) || this.listening.has(id)) {
+    if (this.running.refusesId(id) || this.listening.has(id)) {
       this.send(id, idInUseReply(id));
       return;
     }
@@ -163,6 +163,6 @@ class StdioRequest implements RequestIo {
    */
   async settle(id: JsonRpcId, reply: Reply): Promise<void> {
     if (!this.started.aborted) await this.channel.sendJson(replyJson(id, reply));
-    this.started.finish();
+    this.started.done();
   }
 }
