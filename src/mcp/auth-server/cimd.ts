@@ -5,10 +5,13 @@
  * Fetching a URL an anonymous caller chose is a server-side request forgery lever, so: https
  * only, no redirects, at most 5 KB, 10 s for the address lookup and the fetch together, and the
  * host's addresses are checked after DNS resolution — loopback, private, link-local and other
- * special ranges are refused unless a test switch allows them. (A resolver that answers differently
- * on the fetch's own lookup could still rebind; the short timeout, size cap and response validation
- * bound what that would yield.) Anonymous callers also choose how much of this work starts: at most
- * CIMD_MAX_IN_FLIGHT resolutions run at once, server-wide, and concurrent ones of one client_id share one.
+ * special ranges are refused unless a test switch allows them. The fetch then connects to an address
+ * that was checked, not to whatever a second lookup of the name would answer: a resolver answering
+ * a public address to the check and 127.0.0.1 or 169.254.169.254 to the fetch (DNS rebinding) would
+ * otherwise reach them. The certificate is still verified against the host name (TLS `serverName`),
+ * and `Host` names it, so pinning changes where the request goes and nothing the server sees.
+ * Anonymous callers also choose how much of this work starts: at most CIMD_MAX_IN_FLIGHT resolutions
+ * run at once, server-wide, and concurrent ones of one client_id share one.
  */
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
@@ -153,6 +156,12 @@ export interface CimdOptions {
   lookupHost?: (host: string) => Promise<string[]>;
   /** A signal that aborts when one resolution's time is up (CIMD_TIMEOUT_MS by default); injectable so tests need no clock. */
   deadline?: () => AbortSignal;
+  /**
+   * PEM certificates to trust instead of the system's roots, so a test's document server on
+   * loopback can have a certificate for a made-up name; production passes none. Verification of
+   * the chain and the host name stays on either way.
+   */
+  trustedCertificates?: string;
 }
 
 const systemLookup = async (host: string): Promise<string[]> =>
@@ -182,13 +191,14 @@ export function createCimdFetcher(options: CimdOptions): CimdFetcher {
    */
   const start = (clientId: string, url: URL) => {
     const signal = deadline();
-    // The test switch skips the address check, and so the lookup.
-    const addresses = options.allowPrivate ? Promise.resolve(undefined) : addressesOf(url, lookupHost);
+    // Looked up even under the test switch, which skips only the check: the fetch connects to what
+    // the lookup answered, so tests go the way production does.
+    const addresses = addressesOf(url, lookupHost);
     const answer = (async () => {
       const late = () => refused(`the client_id host ${url.hostname} did not resolve within ${timeoutSeconds} s.`);
       const found = await beforeDeadline(addresses, signal, late);
-      if (found) checkAddresses(url, found);
-      const { body, maxAge } = await fetchDocument(url, signal);
+      checkAddresses(url, found, options.allowPrivate);
+      const { body, maxAge } = await fetchDocument(url, found, signal, options.trustedCertificates);
       const client = parseDocument(clientId, body, options.ownOrigin);
       remember(clientId, client, maxAge);
       return client;
@@ -238,9 +248,9 @@ function addressesOf(url: URL, lookupHost: (host: string) => Promise<string[]>):
   return isIP(host) ? Promise.resolve([host]) : lookupHost(host).catch(() => []);
 }
 
-function checkAddresses(url: URL, addresses: string[]): void {
+function checkAddresses(url: URL, addresses: string[], allowPrivate: boolean): void {
   if (addresses.length === 0) throw refused(`the client_id host ${url.hostname} does not resolve.`);
-  if (addresses.some(isForbiddenAddress)) {
+  if (!allowPrivate && addresses.some(isForbiddenAddress)) {
     throw refused(
       `the client_id host ${url.hostname} resolves to a private, loopback or reserved address; metadata documents must be on the public internet.`,
     );
@@ -262,13 +272,39 @@ const fetchFailed = (signal: AbortSignal) =>
     `the client metadata document could not be fetched (${signal.aborted ? `no answer within ${timeoutSeconds} s` : "connection failed"}).`,
   );
 
-async function fetchDocument(url: URL, signal: AbortSignal): Promise<{ body: string; maxAge: number }> {
-  let response: Response;
-  try {
-    response = await fetch(url, { redirect: "manual", signal, headers: { accept: "application/json" } });
-  } catch {
-    throw fetchFailed(signal);
+/**
+ * The document's URL answered from one of `addresses`, every one of them checked, tried in the
+ * lookup's order: a host whose first address cannot be reached (an AAAA record on a network
+ * without IPv6) is still reached through the next, as a fetch resolving the name itself would.
+ */
+async function fetchPinned(url: URL, addresses: string[], signal: AbortSignal, ca?: string): Promise<Response> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  // An address in the URL is both what is connected to and what the certificate must name.
+  const tls = isIP(host) ? { ca } : { serverName: host, ca };
+  for (const address of addresses) {
+    const pinned = new URL(url);
+    pinned.hostname = isIP(address) === 6 ? `[${address}]` : address;
+    try {
+      return await fetch(pinned, {
+        redirect: "manual",
+        signal,
+        headers: { accept: "application/json", host: url.host },
+        tls,
+      });
+    } catch {
+      if (signal.aborted) break;
+    }
   }
+  throw fetchFailed(signal);
+}
+
+async function fetchDocument(
+  url: URL,
+  addresses: string[],
+  signal: AbortSignal,
+  ca?: string,
+): Promise<{ body: string; maxAge: number }> {
+  const response = await fetchPinned(url, addresses, signal, ca);
   if (response.status >= 300 && response.status < 400) {
     void response.body?.cancel();
     throw refused(
