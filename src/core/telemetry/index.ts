@@ -37,7 +37,11 @@ export interface SessionRecord {
 }
 
 /** Counters that parts of mcpkit bump; the names are the instruments' (see sdk.ts). */
-export type CounterName = "mcpkit.boj.cache.lookups" | "mcpkit.calls.refused" | "mcpkit.authorization.sign_ins";
+export type CounterName =
+  | "mcpkit.boj.cache.lookups"
+  | "mcpkit.calls.refused"
+  | "mcpkit.authorization.sign_ins"
+  | "mcpkit.authorization.refused";
 
 export interface TelemetryStart {
   env: Record<string, string | undefined>;

@@ -2,7 +2,7 @@
  * The metric instruments: the MCP semantic conventions' two server histograms (seconds, the
  * conventions' buckets), HTTP client duration for upstream requests, and what an operator of a
  * shared server asks first (sessions and subscriptions open, tool calls in flight and refused, BOJ cache use,
- * sign-ins). Names outside the conventions carry the `mcpkit.` prefix.
+ * sign-ins and requests the authorization server's limits refused). Names outside the conventions carry the `mcpkit.` prefix.
  */
 import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
 import type { CallCounts, CounterName, OpenSubscriptions } from "./index.ts";
@@ -86,6 +86,13 @@ export function createInstruments(meter: Meter): Instruments {
       "mcpkit.authorization.sign_ins": meter.createCounter("mcpkit.authorization.sign_ins", {
         unit: "{sign_in}",
         description: "Sign-ins at mcpkit's authorization server, by mcpkit.outcome.",
+      }),
+      // One counter for every limit, told apart by attributes, as mcpkit.calls.refused is: a dashboard
+      // sums or splits them, and a new limit is a new attribute value rather than a new instrument.
+      "mcpkit.authorization.refused": meter.createCounter("mcpkit.authorization.refused", {
+        unit: "{request}",
+        description:
+          "Requests to mcpkit's authorization server refused by a limit, by http.route and mcpkit.limit (address, server or metadata_documents).",
       }),
     },
   };

@@ -11,6 +11,7 @@ import { type ClientRedirect, OAuthFailure } from "./errors.ts";
 import { redirect } from "./http.ts";
 import { consentPage } from "./pages.ts";
 import { hostOf } from "./redirect-uri.ts";
+import { countRefusal } from "./refusals.ts";
 import type { RegisteredClient } from "./store.ts";
 import { isLoopbackName } from "./config.ts";
 
@@ -36,6 +37,7 @@ export async function findClient(
     } catch (error) {
       // Too many documents in flight says nothing about this application: its 503 and Retry-After stand.
       if (error instanceof OAuthFailure && error.code === "temporarily_unavailable") {
+        countRefusal("/authorize", "metadata_documents");
         deps.log.warn("client metadata document not fetched: too many in flight", { client_id: clientId });
         throw error;
       }

@@ -9,6 +9,7 @@ import { randomToken } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
 import { type Route, single } from "../http.ts";
 import { pointsAtThisServer, redirectUriMatches } from "../redirect-uri.ts";
+import { countRefusal } from "../refusals.ts";
 import { REQUEST_TTL_SECONDS, backToClient, findClient, showConsent, startUpstream } from "../flow.ts";
 
 export function authorizeRoutes(deps: Deps): Route[] {
@@ -21,6 +22,7 @@ export function authorizeRoutes(deps: Deps): Route[] {
         // Each request stores a pending row and may fetch a client metadata document: bound both per address.
         const wait = deps.authorizations.admit(ctx.clientAddress ?? "unknown");
         if (wait > 0) {
+          countRefusal("/authorize", "address");
           deps.log.debug("authorization refused: rate limit", { address: ctx.clientAddress });
           throw new OAuthFailure("temporarily_unavailable", `Wait ${wait} seconds and try again.`, {
             status: 429,
@@ -94,6 +96,7 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
   // Only a valid request counts against the server-wide bound: it is about to write a row.
   const storeWait = deps.authorizations.commit();
   if (storeWait > 0) {
+    countRefusal("/authorize", "server");
     deps.log.warn("authorization refused: the server-wide bound on pending sign-ins is reached");
     throw new OAuthFailure("temporarily_unavailable", `This server is busy; wait ${storeWait} seconds and try again.`, {
       status: 429,

@@ -9,6 +9,7 @@ import { randomToken } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
 import { type Route, jsonResponse, preflightRoute, readCapped } from "../http.ts";
 import { redirectUriProblem } from "../redirect-uri.ts";
+import { countRefusal } from "../refusals.ts";
 import type { RegisteredClient } from "../store.ts";
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -40,6 +41,7 @@ export function registerRoutes(deps: Deps): Route[] {
 async function register(deps: Deps, request: Request, address: string): Promise<Response> {
   const wait = deps.registrations.admit(address);
   if (wait > 0) {
+    countRefusal("/register", "address");
     deps.log.warn("client registration refused: rate limit", { address });
     throw new OAuthFailure(
       "invalid_request",
@@ -80,6 +82,7 @@ async function register(deps: Deps, request: Request, address: string): Promise<
   // Only a valid registration counts against the server-wide bound: it is about to write a row.
   const storeWait = deps.registrations.commit();
   if (storeWait > 0) {
+    countRefusal("/register", "server");
     deps.log.warn("client registration refused: the server-wide registration bound is reached");
     throw new OAuthFailure(
       "invalid_request",

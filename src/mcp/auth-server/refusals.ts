@@ -1,0 +1,16 @@
+/**
+ * Requests the authorization server turns away by one of its limits, counted in
+ * mcpkit.authorization.refused. A refusal is the moment an operator needs to see: the 429 and 503
+ * pages reach only the person at the browser, and the log lines are debug or per request.
+ * `http.route` is the HTTP semantic conventions' attribute (the route's template, here the path
+ * itself); `mcpkit.limit` names the limit as mcpkit.calls.refused does. Both take a handful of
+ * fixed values, never anything a caller sent.
+ */
+import { countEvent } from "../../core/telemetry/index.ts";
+
+/** address: the per-address rate limit; server: the server-wide bound on what is stored; metadata_documents: CIMD_MAX_IN_FLIGHT. */
+export type AuthorizationLimit = "address" | "server" | "metadata_documents";
+
+export function countRefusal(route: "/authorize" | "/register", limit: AuthorizationLimit): void {
+  countEvent("mcpkit.authorization.refused", { "http.route": route, "mcpkit.limit": limit });
+}
