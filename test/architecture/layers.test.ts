@@ -6,10 +6,13 @@
  *
  * toolsets import only core; cli and main sit on top. No folder imports upward or sideways, no
  * file sits loose at the root of src/mcp, src/mcp has no import cycle, no toolset imports another
- * (a toolset is one folder), and no function in src is longer than 80 lines.
+ * (a toolset is one folder), core's code names no toolset (a toolset's metric or flag is declared
+ * in its folder, not in core's), and no function in src is longer than 80 lines.
  */
 import { describe, expect, test } from "bun:test";
-import { fromSrc, importsOf, longFunctions, sourceFiles } from "./source-graph.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fromSrc, importsOf, longFunctions, SRC, sourceFiles, toolsetMentions, toolsetNames } from "./source-graph.ts";
 
 /** Each room and the rooms it may import (besides itself). */
 const MAY_IMPORT: Record<string, readonly string[]> = {
@@ -71,6 +74,15 @@ describe("the layers of src/", () => {
     expect(across).toEqual([]);
   });
 
+  test("core's code names no toolset: no metric, flag, variable, tool or type of one (comments may give examples)", () => {
+    const toolsets = toolsetNames();
+    expect(toolsets.length).toBeGreaterThan(0);
+    const named = sourceFiles(join(SRC, "core")).flatMap((file) =>
+      toolsetMentions(readFileSync(file, "utf8"), toolsets, fromSrc(file)),
+    );
+    expect(named).toEqual([]);
+  });
+
   test("src/mcp has no import cycle", () => {
     expect(cyclesAmong(edges.filter(({ from, to }) => from.startsWith("mcp/") && to.startsWith("mcp/")))).toEqual([]);
   });
@@ -92,6 +104,28 @@ describe("the checker itself", () => {
       { from: "mcp/http/c.ts", to: "mcp/http/d.ts" },
     ]);
     expect(cycle).toEqual(["mcp/http/a.ts -> mcp/http/b.ts -> mcp/http/c.ts -> mcp/http/a.ts"]);
+  });
+
+  test("a toolset's name in core's code is found; a comment, a node: import and an upstream in prose are not", () => {
+    const named = toolsetMentions(
+      [
+        'import fs from "node:fs";',
+        "// mcpkit.boj.cache.lookups counts BOJ's cache (a comment)",
+        'export type CounterName = "mcpkit.boj.cache.lookups" | "mcpkit.calls.refused";',
+        // A template with a placeholder, written in two pieces so that the linter sees no placeholder in a string.
+        "const flag = `--oj-token $" + "{fs.sep}`;",
+        'const variable = process.env["OJ_TOKEN"];',
+        "let bojCache: unknown;",
+        'const about = "Duration of HTTP requests to upstreams (BOJ, craboj, the identity provider).";',
+      ].join("\n"),
+      ["boj", "fs", "oj"],
+    );
+    expect(named).toEqual([
+      'source.ts:3 "mcpkit.boj.cache.lookups"',
+      "source.ts:4 `--oj-token ${",
+      'source.ts:5 "OJ_TOKEN"',
+      "source.ts:6 bojCache",
+    ]);
   });
 });
 

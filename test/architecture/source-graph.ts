@@ -54,3 +54,63 @@ function functionName(node: ts.Node): string {
   if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent))) return parent.name.getText();
   return "(anonymous)";
 }
+
+/** The toolsets of src/toolsets, by folder name. */
+export function toolsetNames(): string[] {
+  return readdirSync(join(SRC, "toolsets"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/**
+ * The names of a toolset in `text`'s code, comments left out: a string that holds one as a
+ * lowercase piece (`mcpkit.boj.cache.lookups`, `--oj-token`, `boj_get_data_code`, `fs:read`) or as
+ * a variable's prefix (`OJ_TOKEN`), and an identifier with one as a word (`bojCache`, `OjConfig`).
+ * Module specifiers and the local names of package imports (`fs` from "node:fs") are not mentions,
+ * nor is an upstream named in prose ("BOJ, craboj").
+ */
+export function toolsetMentions(text: string, toolsets: readonly string[], file = "source.ts"): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const packageNames = new Set<string>();
+  const found: string[] = [];
+  const names = new Set(toolsets);
+  const inString = (value: string) =>
+    value.split(/[^a-z0-9]+/).some((piece) => names.has(piece)) ||
+    toolsets.some((name) => new RegExp(`(^|[^A-Za-z0-9])${name.toUpperCase()}_`).test(value));
+  const inIdentifier = (value: string) =>
+    value.split(/_+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/).some((piece) => names.has(piece.toLowerCase()));
+  const isSpecifier = (node: ts.Node) =>
+    (ts.isImportDeclaration(node.parent) || ts.isExportDeclaration(node.parent)) &&
+    node.parent.moduleSpecifier === node;
+  const isDynamicSpecifier = (node: ts.Node) =>
+    ts.isCallExpression(node.parent) &&
+    (node.parent.expression.kind === ts.SyntaxKind.ImportKeyword || node.parent.expression.getText() === "require");
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    if (statement.moduleSpecifier.text.startsWith(".")) continue;
+    const clause = statement.importClause;
+    if (clause?.name) packageNames.add(clause.name.text);
+    const bindings = clause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) packageNames.add(bindings.name.text);
+    if (bindings && ts.isNamedImports(bindings))
+      for (const element of bindings.elements) packageNames.add(element.name.text);
+  }
+  const visit = (node: ts.Node) => {
+    const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    if (
+      ts.isStringLiteralLike(node) ||
+      ts.isTemplateHead(node) ||
+      ts.isTemplateMiddle(node) ||
+      ts.isTemplateTail(node)
+    ) {
+      if (!isSpecifier(node) && !isDynamicSpecifier(node) && inString(node.text))
+        found.push(`${file}:${line} ${node.getText(source)}`);
+    } else if (ts.isIdentifier(node) && !packageNames.has(node.text) && inIdentifier(node.text)) {
+      found.push(`${file}:${line} ${node.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}

@@ -36,12 +36,18 @@ export interface SessionRecord {
   close(protocolVersion?: string): void;
 }
 
-/** Counters that parts of mcpkit bump; the names are the instruments' (see sdk.ts). */
-export type CounterName =
-  | "mcpkit.boj.cache.lookups"
-  | "mcpkit.calls.refused"
-  | "mcpkit.authorization.sign_ins"
-  | "mcpkit.authorization.refused";
+/**
+ * A counter, declared by the part of mcpkit that bumps it, in that part's own folder: core names no
+ * toolset's or server's metric, so a toolset's counter comes and goes with the toolset alone.
+ */
+export interface CounterSpec {
+  /** The instrument's name; outside the semantic conventions it starts with `mcpkit.`. */
+  readonly name: string;
+  /** Its unit, in the UCUM annotation form the conventions use for counts, e.g. `{lookup}`. */
+  readonly unit: string;
+  /** What it counts, and by which attributes. */
+  readonly description: string;
+}
 
 export interface TelemetryStart {
   env: Record<string, string | undefined>;
@@ -157,9 +163,17 @@ export function telemetryOn(): boolean {
   return sdk !== undefined;
 }
 
+/**
+ * Declares a counter for `countEvent`. Nothing is made here, so a module may declare its counters
+ * as constants at load time, telemetry off or on: the SDK makes the instrument at the first count.
+ */
+export function defineCounter(spec: CounterSpec): CounterSpec {
+  return Object.freeze({ ...spec });
+}
+
 /** Adds one to a counter, with low-cardinality attributes, and notes it as an event on the active span. */
-export function countEvent(name: CounterName, attributes?: Record<string, string>): void {
-  sdk?.count(name, attributes);
+export function countEvent(counter: CounterSpec, attributes?: Record<string, string>): void {
+  sdk?.count(counter, attributes);
 }
 
 /** Notes on the active span that something took time (a wait for a slot, for the BOJ pacer). */

@@ -1,11 +1,13 @@
 /**
  * The metric instruments: the MCP semantic conventions' two server histograms (seconds, the
  * conventions' buckets), HTTP client duration for upstream requests, and what an operator of a
- * shared server asks first (sessions and subscriptions open, tool calls in flight and refused, BOJ cache use,
- * sign-ins and requests the authorization server's limits refused). Names outside the conventions carry the `mcpkit.` prefix.
+ * shared server asks first (sessions and subscriptions open, tool calls in flight and refused).
+ * Names outside the conventions carry the `mcpkit.` prefix. The counters of a toolset or of the
+ * authorization server are declared where they are bumped (`defineCounter`) and made here at the
+ * first count.
  */
 import type { Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
-import type { CallCounts, CounterName, OpenSubscriptions } from "./index.ts";
+import type { CallCounts, CounterSpec, OpenSubscriptions } from "./index.ts";
 
 /** docs/gen-ai/mcp.md: explicit bucket boundaries for both MCP duration histograms. */
 const MCP_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -21,12 +23,15 @@ export interface Instruments {
   callSources: Set<CallCounts>;
   /** What holds open subscriptions (one per stdio connection or HTTP server), reported summed. */
   subscriptionSources: Set<OpenSubscriptions>;
-  counters: Record<CounterName, Counter>;
+  callsRefused: Counter;
+  /** The instrument of a declared counter, made at its first count. */
+  counter(spec: CounterSpec): Counter;
 }
 
 export function createInstruments(meter: Meter): Instruments {
   const callSources = new Set<CallCounts>();
   const subscriptionSources = new Set<OpenSubscriptions>();
+  const declared = new Map<string, Counter>();
   /** What a gauge reports: `count` summed over every source registered (one per dispatcher, connection or server). */
   const sum = <Source>(sources: Set<Source>, count: (source: Source) => number) => {
     let total = 0;
@@ -74,26 +79,17 @@ export function createInstruments(meter: Meter): Instruments {
     }),
     callSources,
     subscriptionSources,
-    counters: {
-      "mcpkit.boj.cache.lookups": meter.createCounter("mcpkit.boj.cache.lookups", {
-        unit: "{lookup}",
-        description: "BOJ answer cache lookups, by mcpkit.cache.result (hit or miss).",
-      }),
-      "mcpkit.calls.refused": meter.createCounter("mcpkit.calls.refused", {
-        unit: "{call}",
-        description: "tools/call requests refused by admission control, by mcpkit.limit (server or subject).",
-      }),
-      "mcpkit.authorization.sign_ins": meter.createCounter("mcpkit.authorization.sign_ins", {
-        unit: "{sign_in}",
-        description: "Sign-ins at mcpkit's authorization server, by mcpkit.outcome.",
-      }),
-      // One counter for every limit, told apart by attributes, as mcpkit.calls.refused is: a dashboard
-      // sums or splits them, and a new limit is a new attribute value rather than a new instrument.
-      "mcpkit.authorization.refused": meter.createCounter("mcpkit.authorization.refused", {
-        unit: "{request}",
-        description:
-          "Requests to mcpkit's authorization server refused by a limit, by http.route and mcpkit.limit (address, server or metadata_documents).",
-      }),
+    callsRefused: meter.createCounter("mcpkit.calls.refused", {
+      unit: "{call}",
+      description: "tools/call requests refused by admission control, by mcpkit.limit (server or subject).",
+    }),
+    counter: ({ name, unit, description }) => {
+      let made = declared.get(name);
+      if (!made) {
+        made = meter.createCounter(name, { unit, description });
+        declared.set(name, made);
+      }
+      return made;
     },
   };
 }

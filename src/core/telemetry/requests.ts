@@ -201,7 +201,7 @@ export class McpRequestSpan implements RequestSpan {
       span.setAttribute("rpc.response.status_code", code);
       recordFailure(span, metric, code);
       const refusal = refusedBy(reply.error);
-      if (refusal) recorder.instruments.counters["mcpkit.calls.refused"].add(1, { "mcpkit.limit": refusal });
+      if (refusal) recorder.instruments.callsRefused.add(1, { "mcpkit.limit": refusal });
     } else {
       if (reply.result.isError === true) recordFailure(span, metric, "tool_error");
       if (this.method === "initialize" && typeof reply.result.protocolVersion === "string") {

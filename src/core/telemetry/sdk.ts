@@ -18,7 +18,7 @@ import { reportDiagnostics } from "./diagnostics.ts";
 import { metricReaders, spanProcessors, unusableOtlpEndpoints } from "./exporters.ts";
 import type {
   CallCounts,
-  CounterName,
+  CounterSpec,
   OpenSubscriptions,
   RequestId,
   RequestSpan,
@@ -34,7 +34,7 @@ export interface TelemetrySdk {
   sessionOpened(): SessionRecord;
   traceHttp(handle: (request: Request) => Promise<Response>): (request: Request) => Promise<Response>;
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
-  count(name: CounterName, attributes?: Record<string, string>): void;
+  count(counter: CounterSpec, attributes?: Record<string, string>): void;
   observeCalls(counts: CallCounts): void;
   observeSubscriptions(open: OpenSubscriptions): void;
   event(name: string, attributes?: Record<string, string | number>): void;
@@ -74,10 +74,10 @@ export async function startSdk({ log, serviceVersion, env }: TelemetryStart): Pr
     sessionOpened: () => new McpSession(recorder),
     traceHttp: (handle) => (request) => context.with(httpScope(recorder, request), handle, undefined, request),
     fetch: (input, init) => tracedFetch(recorder, input, init),
-    count: (name, attributes) => {
-      recorder.instruments.counters[name].add(1, attributes);
+    count: (counter, attributes) => {
+      recorder.instruments.counter(counter).add(1, attributes);
       // On the request's span too, where the count happened (a cache miss, a sign-in).
-      trace.getActiveSpan()?.addEvent(name, attributes);
+      trace.getActiveSpan()?.addEvent(counter.name, attributes);
     },
     observeCalls: (counts) => recorder.instruments.callSources.add(counts),
     observeSubscriptions: (open) => recorder.instruments.subscriptionSources.add(open),

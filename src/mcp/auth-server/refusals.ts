@@ -6,11 +6,20 @@
  * itself); `mcpkit.limit` names the limit as mcpkit.calls.refused does. Both take a handful of
  * fixed values, never anything a caller sent.
  */
-import { countEvent } from "../../core/telemetry/index.ts";
+import { countEvent, defineCounter } from "../../core/telemetry/index.ts";
+
+// One counter for every limit, told apart by attributes, as mcpkit.calls.refused is: a dashboard
+// sums or splits them, and a new limit is a new attribute value rather than a new instrument.
+const refusals = defineCounter({
+  name: "mcpkit.authorization.refused",
+  unit: "{request}",
+  description:
+    "Requests to mcpkit's authorization server refused by a limit, by http.route and mcpkit.limit (address, server or metadata_documents).",
+});
 
 /** address: the per-address rate limit; server: the server-wide bound on what is stored; metadata_documents: CIMD_MAX_IN_FLIGHT. */
 export type AuthorizationLimit = "address" | "server" | "metadata_documents";
 
 export function countRefusal(route: "/authorize" | "/register", limit: AuthorizationLimit): void {
-  countEvent("mcpkit.authorization.refused", { "http.route": route, "mcpkit.limit": limit });
+  countEvent(refusals, { "http.route": route, "mcpkit.limit": limit });
 }

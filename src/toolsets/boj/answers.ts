@@ -10,6 +10,7 @@ import { type AnswerCache, approximateBytes } from "./cache.ts";
 import type { BojClient } from "./client.ts";
 import type { Decoded, RawBody } from "./decode/index.ts";
 import type { Cached } from "./schemas.ts";
+import { cacheLookups } from "./telemetry.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
 
 /** How long an answer stays fresh, per kind: BOJ refreshes data daily around 08:50 JST, metadata daily. */
@@ -44,7 +45,7 @@ export class BojAnswers {
     const ttlMs = request.endpoint === "getMetadata" ? this.ttl.metadataMs : this.ttl.dataMs;
     const hit = this.cache && ttlMs > 0 ? await this.cache.get(key) : undefined;
     if (this.cache && ttlMs > 0 && telemetryOn()) {
-      countEvent("mcpkit.boj.cache.lookups", { "mcpkit.cache.result": hit ? "hit" : "miss" });
+      countEvent(cacheLookups, { "mcpkit.cache.result": hit ? "hit" : "miss" });
     }
     if (hit) {
       const ageMs = Math.max(0, this.now() - hit.storedAt);

@@ -5,7 +5,7 @@
  * single-use code.
  */
 import { scrubbed } from "../../../core/scrubbed.ts";
-import { countEvent } from "../../../core/telemetry/index.ts";
+import { countEvent, defineCounter } from "../../../core/telemetry/index.ts";
 import type { Deps, PendingRequest, UpstreamState } from "../context.ts";
 import { hashToken, randomToken, safeEqual } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
@@ -15,6 +15,12 @@ import { backToClient, redirectWithCode, showConsent } from "../flow.ts";
 import type { UpstreamResult } from "../upstream/index.ts";
 
 export const CALLBACK_PATH = "/oauth/callback";
+
+const signIns = defineCounter({
+  name: "mcpkit.authorization.sign_ins",
+  unit: "{sign_in}",
+  description: "Sign-ins at mcpkit's authorization server, by mcpkit.outcome.",
+});
 
 export function callbackRoutes(deps: Deps): Route[] {
   return [{ method: "GET", path: CALLBACK_PATH, browser: true, handle: (request) => callback(deps, request) }];
@@ -68,7 +74,7 @@ async function callback(deps: Deps, request: Request): Promise<Response> {
     // The IdP's or a library's words: whatever they quote (a code, a token) stays out of the log.
     const message = scrubbed(error instanceof Error ? error.message : String(error));
     deps.log.warn("upstream sign-in failed", { error: message });
-    countEvent("mcpkit.authorization.sign_ins", { "mcpkit.outcome": "upstream_failed" });
+    countEvent(signIns, { "mcpkit.outcome": "upstream_failed" });
     if (error instanceof OAuthFailure && error.code === "access_denied") {
       await deps.store.takeEphemeral("request", upstreamState.requestId, now);
       throw new OAuthFailure("access_denied", "the identity provider did not sign the user in.", {
@@ -94,7 +100,7 @@ async function finish(
   const now = Date.now();
   if (policyScopes(deps.config.policy, identity).length === 0) {
     deps.log.info("sign-in refused by the access policy", { user: identity.displayName });
-    countEvent("mcpkit.authorization.sign_ins", { "mcpkit.outcome": "refused_by_policy" });
+    countEvent(signIns, { "mcpkit.outcome": "refused_by_policy" });
     throw notAllowed(identity.displayName, "The access policy of this server does not include your account.");
   }
   const scopes = grantScopes(deps.config.policy, identity, pending.scopes);
@@ -138,7 +144,7 @@ async function finish(
     expiresAt: now + deps.config.codeTtl * 1000,
     signedInAt: deps.config.now(),
   });
-  countEvent("mcpkit.authorization.sign_ins", { "mcpkit.outcome": "signed_in" });
+  countEvent(signIns, { "mcpkit.outcome": "signed_in" });
   deps.log.info("sign-in complete", {
     client_id: pending.clientId,
     user: identity.displayName,
