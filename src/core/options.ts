@@ -25,6 +25,18 @@ export interface OptionSpec {
   schema?: v.GenericSchema;
   /** For `list` options read from the environment. Default: the platform path delimiter. */
   envSeparator?: string;
+  /**
+   * The value is a credential: `mcpkit install` writes it to the entry's environment as `env` (which
+   * a secret option must have), never to its command line, which `ps` shows to every user.
+   */
+  secret?: boolean;
+  /** The value is a folder that must exist: `mcpkit install` writes it absolute, since a client starts the server elsewhere. */
+  directory?: boolean;
+  /**
+   * Why a value is refused, for an option its owner reads by hand rather than through `schema`, so
+   * that `mcpkit install` refuses what the server would; undefined when accepted. Never repeats the value.
+   */
+  check?: (value: string) => string | undefined;
 }
 
 /** Raw option values after flags and environment were merged; absent options are `undefined`. */
@@ -83,6 +95,17 @@ export type OptionsOf<T extends readonly OptionSpec[]> = {
 export function readDeclared<const T extends readonly OptionSpec[]>(specs: T, values: OptionValues): OptionsOf<T> {
   const entries = specs.flatMap((spec) => (spec.schema ? [[spec.name, spec.schema] as const] : []));
   return readOptions(v.object(Object.fromEntries(entries)), specs, values) as OptionsOf<T>;
+}
+
+/**
+ * Why the server would refuse `value` for `spec` (its `check`, then its schema), for `mcpkit install`
+ * to refuse it before writing it into a client's config; undefined when it is accepted.
+ */
+export function refusalOf(spec: OptionSpec, value: string | string[] | boolean): string | undefined {
+  const checked = typeof value === "string" ? spec.check?.(value) : undefined;
+  if (checked !== undefined || !spec.schema) return checked;
+  const parsed = v.safeParse(spec.schema, value);
+  return parsed.success ? undefined : parsed.issues[0].message;
 }
 
 /** The default --help shows: the declared text, else the schema's own default when it is a plain value. */

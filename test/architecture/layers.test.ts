@@ -6,8 +6,9 @@
  *
  * toolsets import only core; cli and main sit on top. No folder imports upward or sideways, no
  * file sits loose at the root of src/mcp, src/mcp has no import cycle, no toolset imports another
- * (a toolset is one folder), core's code names no toolset (a toolset's metric or flag is declared
- * in its folder, not in core's), and no function in src is longer than 80 lines.
+ * (a toolset is one folder), cli reaches the toolsets only through their registry, core's code
+ * names no toolset (a toolset's metric or flag is declared in its folder, not in core's), and no
+ * function in src is longer than 80 lines.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -72,6 +73,13 @@ describe("the layers of src/", () => {
       })
       .map(({ from, to }) => `${from} -> ${to}`);
     expect(across).toEqual([]);
+  });
+
+  test("cli reaches the toolsets only through the registry, toolsets/index.ts (their options and tools come from there)", () => {
+    const past = edges
+      .filter(({ from, to }) => roomOf(from) === "cli" && roomOf(to) === "toolsets" && to !== "toolsets/index.ts")
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(past).toEqual([]);
   });
 
   test("core's code names no toolset: no metric, flag, variable, tool or type of one (comments may give examples)", () => {

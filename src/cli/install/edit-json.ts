@@ -50,7 +50,7 @@ function setMember(text: string, key: string, name: string, entry: unknown): str
   return `${text.slice(0, existing.offset)}${jsonAt(entry, indent)}${text.slice(existing.offset + existing.length)}`;
 }
 
-function parseJsonc(text: string, file: string): Record<string, unknown> {
+export function parseJsonc(text: string, file: string): Record<string, unknown> {
   if (text.trim() === "") return {};
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });

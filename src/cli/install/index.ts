@@ -2,14 +2,22 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../../core/options.ts";
-import { checkBaseUrl } from "../../toolsets/oj/config.ts";
 import { type Edit, UnreadableConfig } from "./edit.ts";
-import { editJson } from "./edit-json.ts";
+import { editJson, parseJsonc } from "./edit-json.ts";
 import { editToml } from "./edit-toml.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
 import { REDACTED, shownConfig } from "./mask.ts";
-import { urlCredential } from "./secrets.ts";
+import { heldSecrets, secretsOf, urlCredential } from "./secrets.ts";
 import { selfCommand } from "./self.ts";
+import {
+  SERVER_OPTIONS,
+  type ServerValues,
+  secretOptionOf,
+  serverArgs,
+  serverOption,
+  serverOptionsHelp,
+} from "./server-options.ts";
+import { type Table, valueAt } from "./table.ts";
 import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
 import { type Place, uninstallPlaces } from "./places.ts";
@@ -28,11 +36,6 @@ export const INSTALL_HELP = `Usage:
 CLIENT is one of: ${CLIENTS.join(", ")}.
 
 Options:
-  --root DIR (repeatable)   a root for fs_search_by_time; must exist; written as an absolute path
-  --toolsets LIST           passed on as --toolsets LIST
-  --oj-base-url URL         passed on as --oj-base-url URL (an origin, with no user name or password)
-  --oj-token TOKEN          written to the entry's env as OJ_TOKEN (the file and its .bak made 0600); never
-                            printed; left out of a --link
   --http URL                point the client at a running mcpkit HTTP server instead of launching one; with
                             --link, refused when it carries a user name, password or ?token=-like parameter
   --name NAME               the entry's name. Default: mcpkit
@@ -40,8 +43,12 @@ Options:
   --dry-run                 print the change as a unified diff and write nothing: the servers list alone,
                             other servers by name, every secret of the entry shown as [redacted]
 
+Server options, written into the entry as the server reads them ('mcpkit --help'), each refused here when the
+server would refuse it; a flag given twice keeps its last value, unless it is repeatable:
+${serverOptionsHelp()}
+
 Exit codes: 0 written, or nothing to change; 1 the file cannot be read, parsed or written (nothing changed);
-2 usage: an unknown client or flag, a missing root.
+2 usage: an unknown client or flag, a missing root, a value the server would refuse.
 `;
 
 interface Request {
@@ -50,19 +57,18 @@ interface Request {
   link: boolean;
   dryRun: boolean;
   help: boolean;
-  roots: string[];
   name: string;
   config?: string;
-  toolsets?: string;
-  ojBaseUrl?: string;
-  ojToken?: string;
+  /** The server options given (`server-options.ts`), by name. */
+  server: ServerValues;
   http?: string;
 }
 
-const VALUE_FLAGS = ["root", "toolsets", "oj-base-url", "oj-token", "http", "name", "config"] as const;
+/** install's own options that take a value; the server's options come from their declarations. */
+const VALUE_FLAGS = ["http", "name", "config"] as const;
 
 function parseArgs(verb: Request["verb"], argv: readonly string[]): Request {
-  const request: Request = { verb, link: false, dryRun: false, help: false, roots: [], name: "mcpkit" };
+  const request: Request = { verb, link: false, dryRun: false, help: false, name: "mcpkit", server: new Map() };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--help" || arg === "-h") request.help = true;
@@ -70,11 +76,13 @@ function parseArgs(verb: Request["verb"], argv: readonly string[]): Request {
     else if (arg === "--link") request.link = true;
     else if (arg.startsWith("--")) {
       const [flag, inline] = arg.slice(2).split(/=(.*)/s, 2);
-      if (!(VALUE_FLAGS as readonly string[]).includes(flag))
+      const server = serverOption(flag);
+      if (!server && !(VALUE_FLAGS as readonly string[]).includes(flag))
         throw new ConfigError(`unknown option --${flag} for '${verb}' (run 'mcpkit install --help')`);
-      const value = inline ?? argv[++i];
+      const value = server?.kind === "boolean" ? (inline ?? "true") : (inline ?? argv[++i]);
       if (value === undefined || value === "") throw new ConfigError(`--${flag} needs a value`);
-      setValue(request, flag as (typeof VALUE_FLAGS)[number], value);
+      if (server) request.server.set(flag, [...(request.server.get(flag) ?? []), value]);
+      else setValue(request, flag as (typeof VALUE_FLAGS)[number], value);
     } else if (request.client === undefined) request.client = arg;
     else throw new ConfigError(`unexpected argument "${arg}"; name one client`);
   }
@@ -82,11 +90,7 @@ function parseArgs(verb: Request["verb"], argv: readonly string[]): Request {
 }
 
 function setValue(request: Request, flag: (typeof VALUE_FLAGS)[number], value: string): void {
-  if (flag === "root") request.roots.push(value);
-  else if (flag === "toolsets") request.toolsets = value;
-  else if (flag === "oj-base-url") request.ojBaseUrl = value;
-  else if (flag === "oj-token") request.ojToken = value;
-  else if (flag === "http") request.http = value;
+  if (flag === "http") request.http = value;
   else if (flag === "name") request.name = value;
   else request.config = value;
 }
@@ -101,9 +105,9 @@ function serverSpec(request: Request, host: Host): ServerSpec {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(request.name))
     throw new ConfigError(`--name "${request.name}" must match ^[A-Za-z0-9_-]{1,64}$`);
   if (request.http !== undefined) {
-    if (request.roots.length > 0 || request.toolsets || request.ojBaseUrl || request.ojToken)
+    if (request.server.size > 0)
       throw new ConfigError(
-        "--http URL points the client at a running server; give --root, --toolsets and --oj-* to that server instead",
+        `--http URL points the client at a running server; give ${[...request.server.keys()].map((flag) => `--${flag}`).join(", ")} to that server instead`,
       );
     if (!URL.canParse(request.http))
       // Not quoted: a URL mistyped may still hold a credential (h/mcp?token=…).
@@ -111,21 +115,14 @@ function serverSpec(request: Request, host: Host): ServerSpec {
     return { command: "", args: [], env: {}, url: request.http };
   }
   const self = selfCommand(host.env.PATH);
-  const args = [...self.args];
-  for (const root of request.roots) {
-    const absolute = path.resolve(expandHome(root, host));
+  // A client starts the server in a folder of its choosing, so a relative folder would name another one.
+  const { args, env } = serverArgs(request.server, (flag, folder) => {
+    const absolute = path.resolve(expandHome(folder, host));
     if (!fs.statSync(absolute, { throwIfNoEntry: false })?.isDirectory())
-      throw new ConfigError(`--root ${root}: no such directory (${absolute}); create it or fix the path`);
-    args.push("--root", absolute);
-  }
-  if (request.toolsets) args.push("--toolsets", request.toolsets);
-  if (request.ojBaseUrl) {
-    // The server refuses such a URL when it starts (a user name or password in it, say): so does install.
-    const checked = checkBaseUrl(request.ojBaseUrl.trim());
-    if (!checked.ok) throw new ConfigError(`--oj-base-url: ${checked.reason}`);
-    args.push("--oj-base-url", request.ojBaseUrl);
-  }
-  return { command: self.command, args, env: request.ojToken ? { OJ_TOKEN: request.ojToken } : {} };
+      throw new ConfigError(`${flag} ${folder}: no such directory (${absolute}); create it or fix the path`);
+    return absolute;
+  });
+  return { command: self.command, args: [...self.args, ...args], env };
 }
 
 /** The file after the change, for the client's format. */
@@ -143,21 +140,78 @@ function edited(client: Client, text: string, place: Place, name: string, spec: 
 }
 
 /** What became of the file before the edit (`Edit.backup`), for the line that reports it. */
-function backupNote(file: string, before: string | undefined, backup: string | null | undefined): string {
+function backupNote(before: string | undefined, backup: string | null | undefined, change: Change): string {
   if (before === undefined) return ""; // a new file: nothing to back up
-  if (backup === null) return " (no backup: it would have kept the OJ_TOKEN)";
-  return ` (backup: ${file}.bak${backup === undefined ? "" : ", without the OJ_TOKEN it held"})`;
+  if (backup === null) return ` (no backup: it would have kept the ${retiredSecrets(before, change)})`;
+  const without = backup === undefined ? "" : `, without the ${retiredSecrets(before, change)} it held`;
+  return ` (backup: ${change.place.file}.bak${without})`;
+}
+
+/** One file's change: our entry, in one place, set to `spec` (undefined: removed). */
+interface Change {
+  client: Client;
+  place: Place;
+  name: string;
+  spec: ServerSpec | undefined;
+}
+
+/**
+ * The secrets of our entry in `before` that the change drops, named as the server reads them (OJ_TOKEN, for
+ * `--oj-token …` or an `oj_token` variable) or else as written, e.g. "OJ_TOKEN and MCPKIT_FS_CURSOR_SECRET".
+ */
+function retiredSecrets(before: string, { client, place, name, spec }: Change): string {
+  const codex = client === "codex";
+  const doc = codex ? (Bun.TOML.parse(before) as Table) : parseJsonc(before, place.file);
+  const kept = secretsOf(spec && clientEntry(client, spec));
+  // Codex's one TOML file keeps its servers under mcp_servers (edit-toml.ts), whatever the place says.
+  const names = (codex ? [["mcp_servers"]] : place.at)
+    .flatMap((keys) => heldSecrets(valueAt(doc, keys)?.[name]))
+    .filter(({ secret }) => !kept.includes(secret))
+    .map(({ holder }) => secretOptionOf(holder)?.env ?? holder);
+  const unique = [...new Set(names)];
+  return unique.length === 0 ? "secret" : [unique.slice(0, -1).join(", "), unique.at(-1)].filter(Boolean).join(" and ");
+}
+
+/** The secret options given, as written: what must not appear in anything install prints. */
+function secretValues(request: Request): string[] {
+  return SERVER_OPTIONS.flatMap((spec) => (spec.secret ? (request.server.get(spec.name) ?? []) : []));
+}
+
+/**
+ * The link for `client` on stdout; secret options stay out of it, since anyone who sees a link can read what it
+ * carries, and a --http URL with a credential in it is refused.
+ */
+function printLink(client: "cursor" | "vscode", request: Request, host: Host): number {
+  const spec = serverSpec(request, host);
+  const credential = urlCredential(spec.url);
+  if (credential)
+    throw new ConfigError(
+      `--link would show the --http URL's ${credential} to anyone who sees the link; leave it out of the URL, or write it to the config with 'mcpkit install ${client} --http URL'`,
+    );
+  process.stdout.write(`${installLink(client, request.name, { ...spec, env: {} })}\n`);
+  const left = SERVER_OPTIONS.filter((option) => option.secret && option.env && request.server.has(option.name));
+  if (left.length > 0) {
+    const flags = left.map((option) => `--${option.name}`).join(" and ");
+    const typed = left.map((option) => `--${option.name} …`).join(" ");
+    const variables = left.map((option) => `"${option.env}": "…"`).join(", ");
+    process.stderr.write(
+      `mcpkit install: the link leaves out ${flags}; to store ${left.length === 1 ? "it" : "them"}, run 'mcpkit install ${client} ${typed}' instead, or add "env": { ${variables} } to the "${request.name}" entry once the editor has added it\n`,
+    );
+  }
+  return EXIT_OK;
 }
 
 export async function runInstall(verb: Request["verb"], argv: readonly string[], env: Host["env"]): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
-  let secret: string | undefined;
-  // The diff hides secrets by structure (mask.ts); this catches the token anywhere else, as typed or JSON-escaped.
+  let secrets: string[] = [];
+  // The diff hides secrets by structure (mask.ts); this catches a secret anywhere else, as typed or JSON-escaped.
   const redact = (text: string) =>
-    secret ? [secret, JSON.stringify(secret).slice(1, -1)].reduce((t, s) => t.split(s).join(REDACTED), text) : text;
+    secrets
+      .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)])
+      .reduce((t, s) => t.split(s).join(REDACTED), text);
   try {
     const request = parseArgs(verb, argv);
-    secret = request.ojToken;
+    secrets = secretValues(request);
     if (request.help) {
       out(INSTALL_HELP);
       return EXIT_OK;
@@ -169,19 +223,7 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     const client = request.client;
     if (request.link) {
       if (client !== "cursor" && client !== "vscode") throw new ConfigError("--link is for cursor or vscode");
-      // Anyone who sees a link can read what it carries: the token stays out of it, and a URL with one is refused.
-      const spec = serverSpec(request, host);
-      const credential = urlCredential(spec.url);
-      if (credential)
-        throw new ConfigError(
-          `--link would show the --http URL's ${credential} to anyone who sees the link; leave it out of the URL, or write it to the config with 'mcpkit install ${client} --http URL'`,
-        );
-      out(`${installLink(client, request.name, { ...spec, env: {} })}\n`);
-      if (request.ojToken)
-        process.stderr.write(
-          `mcpkit install: the link leaves out --oj-token; to store the token, run 'mcpkit install ${client} --oj-token …' instead, or add "env": { "OJ_TOKEN": "…" } to the "${request.name}" entry once the editor has added it\n`,
-        );
-      return EXIT_OK;
+      return printLink(client, request, host);
     }
     const spec = verb === "install" ? serverSpec(request, host) : undefined;
     const at = [[serversKey(client)]];
@@ -252,10 +294,13 @@ function applyTo(place: Place, { client, name, spec, dryRun, out }: Apply): bool
       if (whole) out(`${file}: would be removed, holding nothing else\n`);
       return true;
     }
-    const secret = Boolean(spec?.env.OJ_TOKEN) || urlCredential(spec?.url) !== undefined;
+    // install puts only secret options in the entry's env.
+    const secret = Object.keys(spec?.env ?? {}).length > 0 || urlCredential(spec?.url) !== undefined;
     const was = writeAtomically(file, result.removeFile ? null : result.text, before, result.backup, secret);
     const mode = was === undefined ? "" : ` (mode ${was.toString(8).padStart(4, "0")} → 0600: it holds a credential)`;
-    out(`${file}: ${spec ? "added" : "removed"} "${name}"${whole}${backupNote(file, before, result.backup)}${mode}\n`);
+    out(
+      `${file}: ${spec ? "added" : "removed"} "${name}"${whole}${backupNote(before, result.backup, { client, place, name, spec })}${mode}\n`,
+    );
     return true;
   };
   if (dryRun) return change();

@@ -2,6 +2,7 @@
  * What counts as a secret in a server entry, by structure: what a diff hides of the entry it shows (mask.ts) and what
  * a backup keeps of the entry a change removes (edit.ts) both follow these rules.
  */
+import { secretOptionOf } from "./server-options.ts";
 import { isTable, type Table } from "./table.ts";
 
 /** Tables whose values are secrets as often as not: a server's environment and its HTTP headers (Codex: http_headers). */
@@ -10,9 +11,15 @@ export const SECRET_TABLES = new Set(["env", "headers", "http_headers"]);
 /** A key or flag named like a credential: OJ_TOKEN, oj_token, bearer_token, apiKey, --password, --auth… */
 export const SECRET_NAME = /token|secret|key|passw|auth|bearer|credential|cookie/i;
 
-/** A flag whose value is the next argument or follows `=`: `--oj-token`, `--api-key`, `--header`, `-H`. */
+/**
+ * A flag whose value is the next argument or follows `=`: `--oj-token`, `--api-key`, `--header`, `-H`, or a toolset
+ * option declared secret whatever its name (`--boj-shared-state`, a URL with a password).
+ */
 function isSecretFlag(flag: string): boolean {
-  return /^--?[A-Za-z0-9_.-]+$/.test(flag) && (SECRET_NAME.test(flag) || flag === "--header" || flag === "-H");
+  return (
+    /^--?[A-Za-z0-9_.-]+$/.test(flag) &&
+    (SECRET_NAME.test(flag) || flag === "--header" || flag === "-H" || secretOptionOf(flag) !== undefined)
+  );
 }
 
 /**
@@ -60,9 +67,12 @@ export function secretArgs(args: readonly unknown[], hidden: string): SecretArg[
   });
 }
 
-/** A member of an entry's `env` that holds a secret: a string named like a credential, in any case (Windows reads `oj_token` as `OJ_TOKEN`). */
+/**
+ * A member of an entry's `env` that holds a secret: a string named like a credential, or a secret option's variable
+ * (BOJ_SHARED_STATE), in any case (Windows reads `oj_token` as `OJ_TOKEN`).
+ */
 export function isSecretEnv(name: string, value: unknown): value is string {
-  return typeof value === "string" && SECRET_NAME.test(name);
+  return typeof value === "string" && (SECRET_NAME.test(name) || secretOptionOf(name) !== undefined);
 }
 
 /**
@@ -82,12 +92,25 @@ export function withoutSecrets(entry: unknown, removed: string): unknown {
 
 /** The secret strings `withoutSecrets` would remove from `entry`, the empty string left out. */
 export function secretsOf(entry: unknown): string[] {
+  return heldSecrets(entry).map(({ secret }) => secret);
+}
+
+/** Each secret `withoutSecrets` would remove from `entry` (not the empty string), with what holds it: an `env` key or a flag. */
+export function heldSecrets(entry: unknown): { holder: string; secret: string }[] {
   if (!isTable(entry)) return [];
-  const found: string[] = [];
+  const found: { holder: string; secret: string }[] = [];
   if (isTable(entry.env))
-    for (const [key, value] of Object.entries(entry.env)) if (isSecretEnv(key, value)) found.push(value);
-  if (Array.isArray(entry.args)) for (const { secret } of secretArgs(entry.args, "")) found.push(secret);
-  return found.filter((secret) => secret !== "");
+    for (const [key, value] of Object.entries(entry.env))
+      if (isSecretEnv(key, value)) found.push({ holder: key, secret: value });
+  const args = Array.isArray(entry.args) ? entry.args : [];
+  for (const { index, secret } of secretArgs(args, "")) {
+    // As hiddenArgs reads it: the value after a secret flag, else the part after `=` of a secret flag.
+    const previous = args[index - 1];
+    const holder =
+      typeof previous === "string" && isSecretFlag(previous) ? previous : String(args[index]).split("=")[0];
+    found.push({ holder: holder as string, secret });
+  }
+  return found.filter(({ secret }) => secret !== "");
 }
 
 /** What in `url` is a credential: its user name or password, or a query parameter named like one; undefined if none. */

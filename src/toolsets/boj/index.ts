@@ -10,7 +10,7 @@ import { defineToolsetModule } from "../../core/toolset-module.ts";
 import type { CacheTtl } from "./answers.ts";
 import type { BojClientConfig } from "./client.ts";
 import { defaultCatalogDir } from "./search/cache-dir.ts";
-import { parseSharedState } from "./shared-link.ts";
+import { parseSharedState, sharedStateRefusal } from "./shared-link.ts";
 
 export const DEFAULT_BOJ_BASE_URL = "https://www.stat-search.boj.or.jp";
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -109,6 +109,8 @@ export const bojOptions = [
     defaultText: "off",
     // Checked by parseSharedState, whose messages never repeat the value (it may hold a password).
     schema: v.optional(v.string()),
+    check: sharedStateRefusal,
+    secret: true,
   },
   {
     name: "boj-catalog-dir",

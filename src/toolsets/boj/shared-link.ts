@@ -21,25 +21,24 @@ const FLAG = "--boj-shared-state (BOJ_SHARED_STATE)";
 export function parseSharedState(value: string | undefined): string | undefined {
   const text = value?.trim();
   if (!text) return undefined;
+  const refusal = sharedStateRefusal(text);
+  if (refusal !== undefined) throw new ConfigError(`invalid ${FLAG}: ${refusal}`);
+  return text;
+}
+
+/** Why a --boj-shared-state value is refused (completing "invalid --boj-shared-state: …"); undefined when accepted. */
+export function sharedStateRefusal(value: string): string | undefined {
+  const text = value.trim();
   if (/^sqlite:/i.test(text)) {
-    if (text.replace(/^sqlite:(\/\/)?/i, "") === "") {
-      throw new ConfigError(`invalid ${FLAG}: sqlite: needs a file path, e.g. sqlite:/var/lib/mcpkit/boj.db`);
-    }
-    return text;
+    return text.replace(/^sqlite:(\/\/)?/i, "") === ""
+      ? "sqlite: needs a file path, e.g. sqlite:/var/lib/mcpkit/boj.db"
+      : undefined;
   }
   if (/^postgres(ql)?:\/\//i.test(text)) {
-    try {
-      if (new URL(text).hostname) return text;
-    } catch {
-      // reported below
-    }
-    throw new ConfigError(
-      `invalid ${FLAG}: the Postgres URL could not be parsed; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (percent-encode special characters in the password)`,
-    );
+    if (URL.parse(text)?.hostname) return undefined;
+    return "the Postgres URL could not be parsed; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (percent-encode special characters in the password)";
   }
-  throw new ConfigError(
-    `invalid ${FLAG}: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or sqlite:PATH (the value is not repeated here because it may contain a password)`,
-  );
+  return "expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or sqlite:PATH (the value is not repeated here because it may contain a password)";
 }
 
 export interface SharedLink {

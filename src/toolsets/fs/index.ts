@@ -20,6 +20,7 @@ export const rootOption = {
   valueName: "DIR",
   help: `directory fs_search_by_time may search; MCPKIT_ROOTS lists several separated by "${delimiter}"`,
   schema: v.optional(v.array(v.string())),
+  directory: true,
 } as const satisfies OptionSpec;
 
 const options = [
@@ -63,6 +64,7 @@ const options = [
     valueName: "SECRET",
     help: "key that signs page cursors, so several server instances accept each other's (default: random per process)",
     schema: v.optional(v.pipe(v.string(), v.minLength(16, "expected at least 16 characters"))),
+    secret: true,
   },
 ] as const satisfies readonly OptionSpec[];
 

@@ -26,6 +26,10 @@ export const ojOptions = [
     kind: "string",
     valueName: "URL",
     help: "origin of the craboj (oj-api-rs) server, e.g. https://craboj.zeabur.app; enables the oj toolset",
+    check: (text: string) => {
+      const checked = checkBaseUrl(text.trim());
+      return checked.ok ? undefined : checked.reason;
+    },
   },
   {
     name: "oj-token",
@@ -33,6 +37,8 @@ export const ojOptions = [
     kind: "string",
     valueName: "TOKEN",
     help: "bearer token sent to the craboj server (needed by get_platform_status); never logged",
+    check: tokenRefusal,
+    secret: true,
   },
   {
     name: "oj-timeout-ms",
@@ -111,10 +117,14 @@ function readToken(raw: OptionValues[string]): string | undefined {
   if (typeof raw !== "string") throw new ConfigError(`invalid ${describeOption(tokenSpec)}: expected one token`);
   const token = raw.trim();
   if (token === "") return undefined;
-  if (!/^[\x21-\x7e]+$/.test(token)) {
-    throw new ConfigError(
-      `invalid ${describeOption(tokenSpec)}: the token must be printable ASCII without spaces or control characters (value not shown)`,
-    );
-  }
+  const refusal = tokenRefusal(token);
+  if (refusal !== undefined) throw new ConfigError(`invalid ${describeOption(tokenSpec)}: ${refusal}`);
   return token;
+}
+
+/** Why a token cannot travel in an HTTP header; undefined when it can, or when it is empty (no token). */
+function tokenRefusal(text: string): string | undefined {
+  return /^[\x21-\x7e]*$/.test(text.trim())
+    ? undefined
+    : "the token must be printable ASCII without spaces or control characters (value not shown)";
 }
