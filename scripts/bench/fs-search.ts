@@ -15,7 +15,8 @@
  * the one `bun run build` embeds when it finds a C compiler: what compiling ahead buys.
  *
  * `--baseline` adds another mcpkit binary (e.g. one built from the previous commit) to the same
- * interleaved rounds, so before/after ratios come from one run on the same machine load.
+ * interleaved rounds, so before/after ratios come from one run on the same machine load: its native
+ * walk (prebuilt and TinyCC's) and its JavaScript walk.
  *
  * Peers: `find` (findutils) and `fdfind`/`fd` (Debian/Ubuntu: `apt-get install -y fd-find`;
  * macOS: `brew install fd`). A missing peer is skipped. The floor is `fs-floor.c`, the same kernel work in
@@ -275,6 +276,18 @@ function benchTree(
       .nextCursor as string;
     commands["baseline (page 1)"] = mcpkitCall(tree, firstArgs, baseline);
     commands["baseline (page 2, cursor)"] = mcpkitCall(tree, { ...firstArgs, cursor: baselineCursor }, baseline);
+    // Both walks of each binary: a change to the JavaScript walk (collector.ts) or the C (native-walk.c) shows
+    // only in its own row.
+    commands["baseline JS walk (page 1)"] = [
+      "env",
+      "MCPKIT_FS_NATIVE_WALK=off",
+      ...mcpkitCall(tree, firstArgs, baseline),
+    ];
+    commands["baseline TinyCC walk (page 1)"] = [
+      "env",
+      "MCPKIT_FS_NATIVE_PREBUILT=off",
+      ...mcpkitCall(tree, firstArgs, baseline),
+    ];
   }
   if (findBinary) commands.find = [findBinary, tree, "-type", "f", "-newermt", "-30 days"];
   if (fdBinary) commands.fd = [fdBinary, "-t", "f", "--changed-within", "30d", ".", tree];
