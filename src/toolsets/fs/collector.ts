@@ -10,6 +10,7 @@
 import {
   DT_LNK,
   type EntryStat,
+  isRefusal,
   type RawStatx,
   S_IFLNK,
   S_IFMT,
@@ -17,6 +18,7 @@ import {
   STATX_FLAGS,
   STATX_MASK,
   STATX_WORD,
+  statRefused,
   statxWordsMs,
 } from "./entry-stat.ts";
 import { stayBelowFtl } from "./jit.ts";
@@ -57,6 +59,16 @@ export interface Collected {
   unknownTimeSkipped: number;
   /** Qualifying entries left out because their names are not valid UTF-8 (no path names them faithfully), all of them. */
   undecodableSkipped: number;
+  /**
+   * Entries listed but not stat'ed because the stat was refused (EACCES, EPERM: their directory
+   * grants no search permission), so their times are unknown and they are left out.
+   */
+  unsearchableEntries: number;
+  /**
+   * The directories those entries are in, each once (relative prefixes): a directory's batches
+   * may be stat'ed on both threads, so the count is of distinct ones after merging.
+   */
+  unsearchableDirectories: string[];
 }
 
 /** What ranking reads of an entry already stat'ed. */
@@ -193,6 +205,8 @@ class RankingCollector implements Collector {
   private readonly fromSeconds: number;
   private unknownTimeSkipped = 0;
   private undecodableSkipped = 0;
+  private unsearchableEntries = 0;
+  private readonly unsearchableDirectories = new Set<string>();
 
   constructor(
     config: CollectorConfig,
@@ -210,7 +224,7 @@ class RankingCollector implements Collector {
     const { pointer } = batch;
     const { stat } = this;
     if (pointer && stat.raw) {
-      this.addRaw(fd, relativePrefix, batch, stat.raw);
+      this.addRaw(fd, directoryPrefix, relativePrefix, batch, stat.raw);
       return;
     }
     // Raw names are stat'ed where they lie (the batch's pointer), others by name.
@@ -219,9 +233,13 @@ class RankingCollector implements Collector {
         const found = pointer
           ? stat.atPointer(fd, pointer + batch.offsets[batch.offsetsStart + i])
           : stat.byName(fd, directoryPrefix, batch.name(i));
-        if (!found) continue; // removed since the listing
-      } catch {
-        continue; // unreadable since the directory was listed
+        if (!found) {
+          this.statFailed(directoryPrefix, relativePrefix, batch, i); // removed since the listing, or refused
+          continue;
+        }
+      } catch (error) {
+        if (isRefusal(error)) this.noteUnsearchable(relativePrefix);
+        continue; // else gone since the directory was listed
       }
       const time = this.qualifyingTime();
       if (time !== undefined) this.consider(batch, i, relativePrefix, time);
@@ -255,11 +273,34 @@ class RankingCollector implements Collector {
     best.offered += other.offered - other.kept.length;
     this.unknownTimeSkipped += other.unknownTimeSkipped;
     this.undecodableSkipped += other.undecodableSkipped;
+    this.unsearchableEntries += other.unsearchableEntries;
+    for (const prefix of other.unsearchableDirectories) this.unsearchableDirectories.add(prefix);
   }
 
   result(): Collected {
-    const { best, unknownTimeSkipped, undecodableSkipped } = this;
-    return { kept: best.heap.slice(), offered: best.offered, unknownTimeSkipped, undecodableSkipped };
+    const { best, unknownTimeSkipped, undecodableSkipped, unsearchableEntries } = this;
+    return {
+      kept: best.heap.slice(),
+      offered: best.offered,
+      unknownTimeSkipped,
+      undecodableSkipped,
+      unsearchableEntries,
+      unsearchableDirectories: [...this.unsearchableDirectories],
+    };
+  }
+
+  /**
+   * Entry `i` could not be stat'ed: gone since the listing (left out without a word), or refused,
+   * which `statRefused` tells by lstat'ing it by path. Off the hot path: only failures come here.
+   */
+  private statFailed(directoryPrefix: string, relativePrefix: string, batch: StatBatch, i: number): void {
+    if (statRefused(directoryPrefix + batch.name(i))) this.noteUnsearchable(relativePrefix);
+  }
+
+  /** Counts an entry of `relativePrefix` whose stat was refused, and its directory once. */
+  private noteUnsearchable(relativePrefix: string): void {
+    this.unsearchableEntries++;
+    this.unsearchableDirectories.add(relativePrefix);
   }
 
   /**
@@ -270,7 +311,7 @@ class RankingCollector implements Collector {
    * behind the worst kept on their time; the few left go to `consider`, which reads the rest
    * through `stat` (the same buffer).
    */
-  private addRaw(fd: number, relativePrefix: string, batch: StatBatch, raw: RawStatx): void {
+  private addRaw(fd: number, directoryPrefix: string, relativePrefix: string, batch: StatBatch, raw: RawStatx): void {
     const { call, bufferPointer, words, signedWords } = raw;
     const { pointer, offsets, offsetsStart, count } = batch;
     const { best, from, to, resume, sort, wantsCreated, fromSeconds } = this;
@@ -278,7 +319,10 @@ class RankingCollector implements Collector {
     const ascending = sort === "time_asc";
     raw.select();
     for (let i = 0; i < count; i++) {
-      if (call(fd, pointer + offsets[offsetsStart + i], STATX_FLAGS, STATX_MASK, bufferPointer) !== 0) continue; // removed since the listing
+      if (call(fd, pointer + offsets[offsetsStart + i], STATX_FLAGS, STATX_MASK, bufferPointer) !== 0) {
+        this.statFailed(directoryPrefix, relativePrefix, batch, i); // removed since the listing, or refused
+        continue;
+      }
       if ((words[STATX_WORD.mode] & S_IFMT) === S_IFLNK) continue; // replaced by a link since the listing
       let time: number | null;
       if (wantsCreated) {

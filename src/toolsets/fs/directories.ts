@@ -22,10 +22,10 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, statSync } from "node:fs";
 import { join, parse } from "node:path";
-import { DT_UNKNOWN, entryStat, statxEntryStat } from "./entry-stat.ts";
+import { DT_UNKNOWN, entryStat, statRefused, statxEntryStat } from "./entry-stat.ts";
 import { stayBelowFtl } from "./jit.ts";
 import { type Libc, libc } from "./libc.ts";
-import { type DirentLike, exactNameText, Listing, lenientNameText } from "./listing.ts";
+import { type DirentLike, decodeName, exactNameText, Listing, lenientNameText } from "./listing.ts";
 
 export interface DirectoryHandle {
   /** The open descriptor, or -1 on path walks. */
@@ -39,6 +39,11 @@ export interface DirectoryHandle {
 
 export interface DirectoryReader {
   next(): boolean;
+  /**
+   * Entries of unknown type (DT_UNKNOWN) read so far whose stat, asked for their type, was refused
+   * (`statRefused`): left out whatever they are, and counted.
+   */
+  readonly unsearchable: number;
 }
 
 export interface DirectoryAccess {
@@ -82,9 +87,12 @@ class RawReader implements DirectoryReader {
     stayBelowFtl(RawReader.prototype.next); // see jit.ts
   }
 
+  unsearchable = 0;
+
   constructor(
     private readonly calls: Libc,
     private readonly fd: number,
+    private readonly prefix: string,
     private readonly listing: Listing,
   ) {}
 
@@ -104,7 +112,10 @@ class RawReader implements DirectoryReader {
       if (type === DT_UNKNOWN) {
         // This file system does not say: ask the inode, relative to the same descriptor.
         const stat = entryStat();
-        if (!stat.atPointer(fd, listing.pointer + name)) continue; // gone since the listing
+        if (!stat.atPointer(fd, listing.pointer + name)) {
+          if (statRefused(this.prefix + decodeName(bytes, name))) this.unsearchable++; // else gone since the listing
+          continue;
+        }
         type = stat.type();
       }
       types[count] = type;
@@ -119,6 +130,8 @@ class RawReader implements DirectoryReader {
 
 /** Hands out readdir's entries (the fallbacks) in listing-sized chunks. */
 class DirentReader implements DirectoryReader {
+  /** Not told apart for readdir listings (the path walk, systems without glibc). */
+  readonly unsearchable = 0;
   private position = 0;
   private readonly entries: readonly DirentLike[];
   /** By index in `entries`: 1 where the name is not valid UTF-8; undefined when all are. */
@@ -286,7 +299,7 @@ class DescriptorAccess implements DirectoryAccess {
   }
 
   read(directory: DirectoryHandle, listing: Listing): DirectoryReader {
-    if (this.calls && listing.bytes) return new RawReader(this.calls, directory.fd, listing);
+    if (this.calls && listing.bytes) return new RawReader(this.calls, directory.fd, directory.prefix, listing);
     return new DirentReader((directory as DescriptorDirectory).path, listing);
   }
 

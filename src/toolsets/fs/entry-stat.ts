@@ -56,6 +56,31 @@ export interface EntryStat {
   readonly raw?: RawStatx;
 }
 
+/**
+ * Whether a stat failed because it was refused (EACCES, EPERM): the entry is there, but its
+ * directory grants no search (x) permission, or a security module denies it. Not ENOENT: an
+ * entry gone since the listing is left out without a word.
+ */
+export function isRefusal(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "EACCES" || code === "EPERM";
+}
+
+/**
+ * After a statx through bun:ffi failed, whether it was refused (`isRefusal`) rather than the entry
+ * gone: the same entry, lstat'ed by path once more, says why. errno is not read across bun:ffi
+ * (the runtime may make calls of its own before JavaScript could read it), and only failures pay
+ * this, so the stat of every entry that exists costs what it did.
+ */
+export function statRefused(path: string): boolean {
+  try {
+    lstatSync(path);
+    return false; // there after all (back since the listing, say): nothing refused
+  } catch (error) {
+    return isRefusal(error);
+  }
+}
+
 /** The file type bits of a mode, and the type of a symbolic link. */
 export const S_IFMT = 0o170000;
 export const S_IFLNK = 0o120000;

@@ -71,12 +71,15 @@ typedef char dents_offsets_fit_16_bits[DENTS_BYTES <= 65536 ? 1 : -1];
 #define S_IFLNK 0120000
 #define STATX_BTIME 0x800
 #define STATX_CTIME_AT 96 /* offset of stx_ctime.tv_sec */
+#define EPERM 1
+#define EACCES 13
 #define EMFILE 24
 #define ENFILE 23
 
 /* Slots of `counts`, as native-walk.ts reads them. */
 enum { SCANNED_FILES, SCANNED_DIRECTORIES, UNREADABLE, UNDECODABLE_DIRECTORIES, OUT_OF_DESCRIPTORS,
-       DEPTH_LIMITED, FINISHED, BEHIND, KEPT_BOUND, SINCE, COUNT_SLOTS };
+       DEPTH_LIMITED, FINISHED, BEHIND, KEPT_BOUND, SINCE, UNSEARCHABLE_ENTRIES, UNSEARCHABLE_DIRECTORIES,
+       COUNT_SLOTS };
 
 struct node { int fd; int refs; int owned; };
 /* A directory to read: opened by name relative to its parent, or (parent 0) the caller's open fd itself. */
@@ -305,6 +308,16 @@ static void note_sent(struct walk *w, long long whole) {
   pthread_mutex_unlock(&w->lock);
 }
 
+/*
+ * A listed entry statx refused. ENOENT: gone since the listing, nothing to say. EACCES or EPERM: it is
+ * there but its directory grants no search (x) permission, so its time cannot be read; counted, so the
+ * caller can say why it is missing (read_directory counts the directory once). Only failures get here.
+ */
+static void stat_failed(struct local *l) {
+  int error = *__errno_location();
+  if (error == EACCES || error == EPERM) l->counts[UNSEARCHABLE_ENTRIES]++;
+}
+
 /* Stats one wanted entry into a staged record; keeps it when its time can be in the range. */
 static void stage_entry(struct walk *w, struct local *l, int fd, struct item *dir, const char *name, int is_directory) {
   int name_length = (int)strlen(name);
@@ -314,7 +327,10 @@ static void stage_entry(struct walk *w, struct local *l, int fd, struct item *di
   if (l->stage_fill + size > STAGE_BYTES) flush(w, l);
   unsigned char *record = l->stage + l->stage_fill;
   unsigned char *stx = record + HEADER;
-  if (statx(fd, name, w->s.statx_flags, w->s.statx_mask, stx) != 0) return; /* gone since the listing */
+  if (statx(fd, name, w->s.statx_flags, w->s.statx_mask, stx) != 0) {
+    stat_failed(l);
+    return;
+  }
   unsigned short mode = *(unsigned short *)(stx + 28);
   if ((mode & S_IFMT) == S_IFLNK) return; /* replaced by a link since the listing */
   unsigned int mask = *(unsigned int *)stx;
@@ -354,7 +370,10 @@ static void sort_entry(struct walk *w, struct local *l, struct node *node, struc
     /* This file system does not say: ask the inode (into the stage, overwritten later). */
     if (l->stage_fill + HEADER + STATX_BYTES > STAGE_BYTES) flush(w, l);
     unsigned char *stx = l->stage + l->stage_fill + HEADER;
-    if (statx(node->fd, name, w->s.statx_flags, w->s.statx_mask, stx) != 0) return;
+    if (statx(node->fd, name, w->s.statx_flags, w->s.statx_mask, stx) != 0) {
+      stat_failed(l); /* of unknown type, so left out whatever it is */
+      return;
+    }
     int format = *(unsigned short *)(stx + 28) & S_IFMT;
     type = format == S_IFDIR ? DT_DIR : format == S_IFREG ? DT_REG : format == S_IFLNK ? DT_LNK : 1;
   }
@@ -399,6 +418,7 @@ static void read_directory(struct walk *w, struct local *l, struct item *dir) {
   node->refs = 1;
   node->owned = dir->parent != 0;
   l->counts[SCANNED_DIRECTORIES]++; /* also when empty, as walk.ts counts */
+  double unsearchable = l->counts[UNSEARCHABLE_ENTRIES];
   for (int chunks = 0; !w->stop; chunks++) {
     long length = getdents64(fd, l->dents, DENTS_BYTES);
     if (length < 0) {
@@ -421,6 +441,7 @@ static void read_directory(struct walk *w, struct local *l, struct item *dir) {
     }
     flush(w, l);
   }
+  if (l->counts[UNSEARCHABLE_ENTRIES] > unsearchable) l->counts[UNSEARCHABLE_DIRECTORIES]++;
   release(w, node);
 }
 

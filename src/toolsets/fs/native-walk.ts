@@ -15,7 +15,8 @@
  * every search in JavaScript. The native walk walks as `walk.ts` does, and tests hold the two to
  * the same answers (`test/fs/native-walk.test.ts`): each directory opened relative to its open
  * parent without following a link, links never followed nor reported, directories whose names are
- * not UTF-8 skipped, unreadable ones counted. Ranking, paging and the filters' exact edges stay in
+ * not UTF-8 skipped, unreadable ones counted, and so are entries whose stat is refused (a directory
+ * listed but not searchable) and their directories. Ranking, paging and the filters' exact edges stay in
  * `collector.ts`; C drops only what is out of the range by whole seconds. Compiling is
  * `native-compile.ts`'s; where it fails (no glibc, no TinyCC, no writable temporary directory) the
  * JavaScript walk simply goes on.
@@ -82,7 +83,9 @@ const SLOT = {
   behind: 7,
   keptBound: 8,
   since: 9,
-  count: 10,
+  unsearchableEntries: 10,
+  unsearchableDirectories: 11,
+  count: 12,
 } as const;
 
 /** The walk's functions, and where they were compiled (for the debug log; tests read it). */
@@ -443,6 +446,8 @@ function readCounts(counts: Float64Array, outcome: WalkOutcome): void {
   outcome.scannedFiles = sumOf(counts, SLOT.scannedFiles);
   outcome.scannedDirectories = sumOf(counts, SLOT.scannedDirectories);
   outcome.unreadableDirectories = sumOf(counts, SLOT.unreadable);
+  outcome.unsearchableDirectories = sumOf(counts, SLOT.unsearchableDirectories);
+  outcome.unsearchableEntries = sumOf(counts, SLOT.unsearchableEntries);
   outcome.undecodableDirectories = sumOf(counts, SLOT.undecodableDirectories);
   outcome.outOfDescriptors = sumOf(counts, SLOT.outOfDescriptors) > 0;
   outcome.depthLimited = sumOf(counts, SLOT.depthLimited) > 0;

@@ -184,6 +184,7 @@ function summarize(
         : `${skipped} unreadable ${skipped === 1 ? "directory was" : "directories were"} skipped.`,
     );
   }
+  if (outcome.unsearchableDirectories > 0) parts.push(unsearchableNotice(outcome));
   const undecodable = outcome.undecodableDirectories + undecodableSkipped;
   if (undecodable > 0) {
     parts.push(
@@ -192,4 +193,17 @@ function summarize(
   }
   parts.push(`Server time: ${formatIso(Math.floor(Date.now() / 1000) * 1000)} (UTC).`);
   return parts.join(" ");
+}
+
+/**
+ * Why entries of directories that could be listed but not searched are missing, and what helps:
+ * listing a directory needs read (r) permission, stat'ing its entries search (x) permission.
+ */
+function unsearchableNotice({
+  unsearchableDirectories: directories,
+  unsearchableEntries: entries,
+}: WalkOutcome): string {
+  const one = directories === 1;
+  const those = `${entries} ${entries === 1 ? "entry" : "entries"} in ${one ? "it" : "them"}`;
+  return `${directories} ${one ? "directory" : "directories"} could be listed but not searched: ${one ? "it lacks" : "they lack"} search (execute, x) permission for the user the server runs as (or a security policy refused it), so the times of ${those} could not be read and ${entries === 1 ? "it was" : "they were"} left out. Grant that permission (chmod +x on ${one ? "the directory" : "those directories"}), or narrow 'path' to avoid ${one ? "it" : "them"}.`;
 }

@@ -120,7 +120,22 @@ export const searchOutput = v.strictObject({
   range: v.strictObject({ from: isoOrNull, to: isoOrNull }),
   matches: v.array(searchMatch),
   nextCursor: v.nullable(v.string()),
-  stats: v.strictObject({ scannedFiles: count, scannedDirectories: count, returned: count }),
+  stats: v.strictObject({
+    scannedFiles: count,
+    scannedDirectories: count,
+    returned: count,
+    unsearchableDirectories: v.optional(
+      v.pipe(
+        count,
+        v.description(
+          "Present when some directories could be listed but not searched: they lack search (execute, x) permission for the server's user, so their entries' times cannot be read. Grant it (chmod +x) or narrow 'path'.",
+        ),
+      ),
+    ),
+    unsearchableEntries: v.optional(
+      v.pipe(count, v.description("Entries of those directories left out, with unsearchableDirectories.")),
+    ),
+  }),
 });
 
 export type SearchOutput = v.InferOutput<typeof searchOutput>;

@@ -104,6 +104,13 @@ export async function searchByTime(
       scannedFiles: outcome.scannedFiles,
       scannedDirectories: outcome.scannedDirectories,
       returned: kept.length,
+      // Only when some were, as the text says it (clients that show a model only this half).
+      ...(outcome.unsearchableDirectories > 0
+        ? {
+            unsearchableDirectories: outcome.unsearchableDirectories,
+            unsearchableEntries: outcome.unsearchableEntries,
+          }
+        : {}),
     },
   };
   return presentResult({
@@ -204,6 +211,10 @@ async function collect(
   const collected = await sink.join();
   if ("failure" in walked) throw walked.failure;
   if (!collected) throw new Error("the stat worker stopped unexpectedly");
+  // The walk counted what it stat'ed itself (types, the native walk), the collector the rest: no directory is in
+  // both, as one whose entries could not be typed hands none on to be stat'ed.
+  walked.unsearchableEntries += collected.unsearchableEntries;
+  walked.unsearchableDirectories += collected.unsearchableDirectories.length;
   logWalk(context, walked, sink, native.handedOff, performance.now() - walkStarted);
   if (walked.cancelled) throw new Error("search cancelled by the client");
   return { outcome: walked, collected };
@@ -329,6 +340,16 @@ function reportLimits(query: Query, outcome: WalkOutcome, limits: SearchLimits, 
         ? `${context.calledAs}: skipped ${count} ${count === 1 ? "directory" : "directories"}: the server ran out of file descriptors (EMFILE, too many open files); raise its limit with ulimit -n.`
         : `${context.calledAs}: skipped ${count} unreadable ${count === 1 ? "directory" : "directories"} (permissions, or removed during the search).`,
       { count },
+    );
+  }
+  if (outcome.unsearchableDirectories > 0) {
+    const directories = outcome.unsearchableDirectories;
+    const entries = outcome.unsearchableEntries;
+    context.notify(
+      "info",
+      "fs",
+      `${context.calledAs}: left out ${entries} ${entries === 1 ? "entry" : "entries"} of ${directories} ${directories === 1 ? "directory" : "directories"} that could be listed but not searched (no search/execute permission, x, for the server's user); grant it (chmod +x) or narrow 'path'.`,
+      { directories, entries },
     );
   }
 }

@@ -74,6 +74,14 @@ export interface WalkOutcome {
   /** Some of them because the process had no file descriptor left (EMFILE/ENFILE), not permissions. */
   outOfDescriptors: boolean;
   /**
+   * Directories listed whose entries could not be stat'ed (EACCES, EPERM: readable, not
+   * searchable), each once, and those entries, left out: their times are unknown. The walk counts
+   * what it stats itself (entries of unknown type, the native walk); the collector counts the rest
+   * (`Collected`), and `search.ts` adds the two.
+   */
+  unsearchableDirectories: number;
+  unsearchableEntries: number;
+  /**
    * Directories whose names are not valid UTF-8, skipped with everything below them: no path
    * could name them faithfully, and reopening one by a lossy name would open another directory.
    */
@@ -165,6 +173,8 @@ export function emptyOutcome(): WalkOutcome {
     cancelled: false,
     unreadableDirectories: 0,
     outOfDescriptors: false,
+    unsearchableDirectories: 0,
+    unsearchableEntries: 0,
     undecodableDirectories: 0,
     undecodableEntries: 0,
     startUnreadable: false,
@@ -224,6 +234,8 @@ function addOutcome(outcome: WalkOutcome, rest: WalkOutcome): void {
   outcome.scannedFiles += rest.scannedFiles;
   outcome.scannedDirectories += rest.scannedDirectories;
   outcome.unreadableDirectories += rest.unreadableDirectories;
+  outcome.unsearchableDirectories += rest.unsearchableDirectories;
+  outcome.unsearchableEntries += rest.unsearchableEntries;
   outcome.undecodableDirectories += rest.undecodableDirectories;
   outcome.undecodableEntries += rest.undecodableEntries;
   outcome.nativeRecords += rest.nativeRecords;
@@ -348,11 +360,22 @@ class Walker {
         this.outcome.unreadableDirectories++;
         break;
       }
-      if (!this.sortChunk(this.directory as DirectoryHandle, this.prefix, this.level)) return STOP;
+      if (!this.sortChunk(this.directory as DirectoryHandle, this.prefix, this.level)) {
+        this.countUnsearchable(reader);
+        return STOP;
+      }
       if (this.pauseDue) return PAUSE;
     }
+    this.countUnsearchable(reader);
     this.reader = undefined;
     return this.pauseDue ? PAUSE : DONE;
+  }
+
+  /** What `reader` could not stat for its type, once the directory is done (its directory counted once). */
+  private countUnsearchable(reader: DirectoryReader): void {
+    if (reader.unsearchable === 0) return;
+    this.outcome.unsearchableEntries += reader.unsearchable;
+    this.outcome.unsearchableDirectories++;
   }
 
   /**
