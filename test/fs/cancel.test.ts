@@ -45,7 +45,7 @@ afterAll(async () => {
 type Result = {
   isError?: boolean;
   content: { text: string }[];
-  structuredContent?: { stats: { scannedFiles: number }; matches: unknown[] };
+  structuredContent?: { stats: { scannedFiles: number }; matches: unknown[]; notices?: string[] };
 };
 
 test("a long walk reports progress at most every 100 ms, with growing counts", async () => {
@@ -136,6 +136,10 @@ test("the time budget ends a walk with partial results and says so", async () =>
     expect(result.isError).toBeFalsy();
     expect(result.content[0].text).toContain("time budget of 100 ms");
     expect(result.structuredContent?.stats.scannedFiles).toBeLessThan(TOTAL_FILES);
+    // A client that shows a model only structuredContent is told too, in the same words.
+    const notice = result.structuredContent?.notices?.find((note) => note.includes("time budget of 100 ms"));
+    expect(notice).toBeDefined();
+    expect(result.content[0].text).toContain(notice as string);
     await limited.client.ping(); // its answer comes after every notification sent before it
     const partial = messages.filter(
       (m) => m.logger === "fs" && JSON.stringify(m.data).includes("time budget of 100 ms"),

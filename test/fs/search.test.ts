@@ -640,6 +640,8 @@ describe("unreadable directories", () => {
       expect(stderr.match(/skipped 1 unreadable directory/g)).toHaveLength(1);
       expect(result.structuredContent.matches.map((m: { path: string }) => m.path)).toEqual(["open/seen.md"]);
       expect(result.structuredContent.stats.scannedDirectories).toBe(2);
+      // The other half says it too, for clients that show a model only structuredContent.
+      expect(result.structuredContent.notices).toEqual(["1 unreadable directory was skipped."]);
     } finally {
       chmodSync(join(tree, "closed"), 0o755);
       rmSync(tree, { recursive: true, force: true });

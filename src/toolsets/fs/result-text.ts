@@ -65,13 +65,24 @@ export function presentResult(presentation: Presentation): ToolResult {
     shown--; // the estimate missed by a cursor's few bytes
   }
   function build(p: Presentation, count: number): ToolResult {
-    const structured = count === all ? p.structured : shortened(p, count);
-    const page = { ...p, structured };
-    const summary = summarize(page, count < all);
+    const shortenedToFit = count < all;
+    const page = { ...p, structured: count === all ? p.structured : shortened(p, count) };
+    const notes = noticesOf(page, shortenedToFit);
+    const summary = summarize(page, notes);
     const content: ToolResult["content"] = [{ type: "text", text: summary }];
     if (count > 0) content.push({ type: "text", text: matchLines(page) });
-    return { content, structuredContent: structured as unknown as Record<string, unknown> };
+    return { content, structuredContent: withNotices(page.structured, notes) as unknown as Record<string, unknown> };
   }
+}
+
+/**
+ * structuredContent with the summary's notices (what limited the search or left entries out), when
+ * there are any: Claude Code and VS Code show a model only this half, and without them a search cut
+ * short by the time budget would read as complete.
+ */
+function withNotices(structured: SearchOutput, notes: Notices): SearchOutput {
+  const notices = [...notes.beforeCursor, ...notes.afterCursor];
+  return notices.length > 0 ? { ...structured, notices } : structured;
 }
 
 function shortened(presentation: Presentation, count: number): SearchOutput {
@@ -100,8 +111,9 @@ function fittingCount(presentation: Presentation): number {
   const matches = structured.matches;
   if (matches.length === 0) return 0;
   const sample = presentation.cursorAfter(matches.length);
-  const jsonBase = byteLength(JSON.stringify({ ...structured, matches: [], nextCursor: sample }));
-  const textBase = byteLength(summarize(presentation, true)) + byteLength(sample) + HEADER_ROOM;
+  const notes = noticesOf(presentation, true);
+  const jsonBase = byteLength(JSON.stringify(withNotices({ ...structured, matches: [], nextCursor: sample }, notes)));
+  const textBase = byteLength(summarize(presentation, notes)) + byteLength(sample) + HEADER_ROOM;
   const field = timeFieldOf(presentation);
   let json = jsonBase;
   let text = textBase;
@@ -134,11 +146,8 @@ function matchLines(presentation: Presentation): string {
   );
 }
 
-/** The summary line: what was found, in which order, and anything that limited the search. */
-function summarize(
-  { query, outcome, structured, unknownTimeSkipped, undecodableSkipped, limits, outputBudget }: Presentation,
-  shortenedToFit = false,
-): string {
+/** The summary line: what was found, in which order, anything that limited the search, and the server's time. */
+function summarize({ query, structured }: Presentation, notes: Notices): string {
   const { args } = query;
   const count = structured.matches.length;
   const noun =
@@ -148,15 +157,46 @@ function summarize(
         ? ["directory", "directories"]
         : ["file", "files"];
   const order = args.sort === "path_asc" ? "path" : `${args.timeField} ${args.sort === "time_desc" ? "desc" : "asc"}`;
-  const parts = [`Found ${count} ${count === 1 ? noun[0] : noun[1]} (sorted by ${order}).`];
-  if (!args.includeFiles && !args.includeDirectories)
-    parts.push("Both includeFiles and includeDirectories are false, so nothing can match.");
-  if (shortenedToFit)
-    parts.push(
-      `This page holds ${count} ${count === 1 ? "match" : "matches"}, fewer than 'limit', so that it fits the server's output budget of ${outputBudget} bytes (--max-output-bytes).`,
-    );
+  const parts = [`Found ${count} ${count === 1 ? noun[0] : noun[1]} (sorted by ${order}).`, ...notes.beforeCursor];
   if (structured.nextCursor !== null)
     parts.push(`More results exist: call again with the same arguments and cursor "${structured.nextCursor}".`);
+  parts.push(...notes.afterCursor);
+  parts.push(`Server time: ${formatIso(Math.floor(Date.now() / 1000) * 1000)} (UTC).`);
+  return parts.join(" ");
+}
+
+/** The summary's sentences on what limited the search or left entries out, each side of the cursor's. */
+interface Notices {
+  beforeCursor: string[];
+  afterCursor: string[];
+}
+
+function noticesOf(presentation: Presentation, shortenedToFit: boolean): Notices {
+  const { query, structured, outputBudget } = presentation;
+  const { args } = query;
+  const count = structured.matches.length;
+  const beforeCursor: string[] = [];
+  if (!args.includeFiles && !args.includeDirectories)
+    beforeCursor.push("Both includeFiles and includeDirectories are false, so nothing can match.");
+  if (shortenedToFit)
+    beforeCursor.push(
+      `This page holds ${count} ${count === 1 ? "match" : "matches"}, fewer than 'limit', so that it fits the server's output budget of ${outputBudget} bytes (--max-output-bytes).`,
+    );
+  return { beforeCursor, afterCursor: limitNotices(presentation) };
+}
+
+/** What the walk ran into: depth, time budget, entries it could not read or name. */
+function limitNotices({
+  query,
+  outcome,
+  structured,
+  unknownTimeSkipped,
+  undecodableSkipped,
+  limits,
+}: Presentation): string[] {
+  const { args } = query;
+  const count = structured.matches.length;
+  const parts: string[] = [];
   if (count === 0 && args.glob !== undefined && args.recursive && query.maxDepth > 1 && !query.resume) {
     const hint = depthHint(args.glob);
     if (hint) parts.push(hint);
@@ -191,8 +231,7 @@ function summarize(
       `${undecodable} ${undecodable === 1 ? "entry was" : "entries were"} left out because ${undecodable === 1 ? "its name is" : "their names are"} not valid UTF-8, so no path can name ${undecodable === 1 ? "it" : "them"} exactly${outcome.undecodableDirectories > 0 ? ` (${outcome.undecodableDirectories} of them directories, skipped with everything below them)` : ""}.`,
     );
   }
-  parts.push(`Server time: ${formatIso(Math.floor(Date.now() / 1000) * 1000)} (UTC).`);
-  return parts.join(" ");
+  return parts;
 }
 
 /**

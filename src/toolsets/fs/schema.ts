@@ -136,6 +136,14 @@ export const searchOutput = v.strictObject({
       v.pipe(count, v.description("Entries of those directories left out, with unsearchableDirectories.")),
     ),
   }),
+  notices: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description(
+        "Present when something limited the search or left entries out (the time budget, the depth limit, unreadable directories, names that are not UTF-8, a page shortened to fit): the same sentences as the text's summary, each saying what to change.",
+      ),
+    ),
+  ),
 });
 
 export type SearchOutput = v.InferOutput<typeof searchOutput>;
