@@ -12,7 +12,7 @@ import { redirect } from "./http.ts";
 import { consentPage } from "./pages.ts";
 import { hostOf } from "./redirect-uri.ts";
 import { countRefusal } from "./refusals.ts";
-import type { RegisteredClient } from "./store.ts";
+import type { ConsentRecord, RegisteredClient } from "./store.ts";
 import { isLoopbackName } from "./config.ts";
 
 /** How long an authorization request waits between `/authorize` and the callback (10 min). */
@@ -57,6 +57,20 @@ export async function findClient(
     );
   }
   return { client: record.metadata };
+}
+
+/**
+ * Whether a remembered consent covers this request: every scope asked for, and the very redirect
+ * URI the consent page named. A loopback redirect may use any port (RFC 8252 §7.3), and any program
+ * on the machine, or a web page's link, can name another one: a consent given for port 9 must not
+ * send a code to port 31337 without asking. Rows an older release wrote name no URI and cover none.
+ */
+export function consentCovers(consent: ConsentRecord | undefined, pending: PendingRequest): boolean {
+  return (
+    consent !== undefined &&
+    consent.redirectUri === pending.redirectUri &&
+    pending.scopes.every((scope) => consent.scopes.includes(scope))
+  );
 }
 
 /** Where an error goes once the client's redirect URI is verified: back to it, with `iss` (RFC 9207). */

@@ -75,6 +75,13 @@ export interface RefreshRecord {
   revoked: boolean;
 }
 
+/** What a user approved for a client: the scopes, and the redirect URI the consent page named. */
+export interface ConsentRecord {
+  scopes: string[];
+  /** Exactly as requested (port included); absent on rows an older release wrote, which cover no redirect URI. */
+  redirectUri?: string;
+}
+
 export interface SigningKeyRecord {
   kid: string;
   publicJwk: string;
@@ -101,10 +108,10 @@ export interface Store {
   getClient(clientId: string, now: number): Promise<ClientRecord | undefined>;
   /** A client that obtained a code is no longer an "unused registration". */
   extendClient(clientId: string, expiresAt: number): Promise<void>;
-  getConsent(clientId: string, subject: string): Promise<string[] | undefined>;
+  getConsent(clientId: string, subject: string): Promise<ConsentRecord | undefined>;
   /** Whether any user ever approved this client (until then its redirect URI is not trusted). */
   hasAnyConsent(clientId: string): Promise<boolean>;
-  putConsent(clientId: string, subject: string, scopes: string[], now: number): Promise<void>;
+  putConsent(clientId: string, subject: string, consent: Required<ConsentRecord>, now: number): Promise<void>;
   /** Short-lived JSON values by key (pending authorization requests, upstream states). */
   putEphemeral(kind: string, key: string, value: unknown, expiresAt: number): Promise<void>;
   getEphemeral<T>(kind: string, key: string, now: number): Promise<T | undefined>;
@@ -217,13 +224,15 @@ const SCHEMA = [
   `create table if not exists oauth_upstream_tokens (subject text primary key, sealed text not null, expires_at bigint not null, updated_at bigint not null)`,
 ];
 
-/** Columns added after the first release, so existing databases gain them on start. */
 /** Any value used as a Postgres advisory-lock key: instances that start together create tables one at a time. */
 const SCHEMA_LOCK = 7_210_942;
 
+/** Columns added after the first release, so existing databases gain them on start. */
 const ADDED_COLUMNS = [
   ["oauth_refresh_tokens", "successor", "text"],
   ["oauth_refresh_tokens", "retried", "integer not null default 0"],
+  // The redirect URI a consent was given for: a remembered consent covers that one only.
+  ["oauth_consents", "redirect_uri", "text"],
 ] as const;
 
 type Row = Record<string, unknown>;
@@ -281,16 +290,21 @@ function clientQueries(sql: SQL) {
     },
     async getConsent(clientId, subject) {
       const rows: Row[] =
-        await sql`select scopes from oauth_consents where client_id = ${clientId} and subject = ${subject}`;
-      return rows[0] ? (JSON.parse(String(rows[0].scopes)) as string[]) : undefined;
+        await sql`select scopes, redirect_uri from oauth_consents where client_id = ${clientId} and subject = ${subject}`;
+      const row = rows[0];
+      if (!row) return undefined;
+      const redirectUri =
+        row.redirect_uri === null || row.redirect_uri === undefined ? undefined : String(row.redirect_uri);
+      return { scopes: JSON.parse(String(row.scopes)) as string[], redirectUri };
     },
     async hasAnyConsent(clientId) {
       const rows: Row[] = await sql`select 1 from oauth_consents where client_id = ${clientId} limit 1`;
       return rows.length > 0;
     },
-    async putConsent(clientId, subject, scopes, now) {
-      await sql`insert into oauth_consents (client_id, subject, scopes, updated_at) values (${clientId}, ${subject}, ${JSON.stringify(scopes)}, ${now})
-        on conflict (client_id, subject) do update set scopes = excluded.scopes, updated_at = excluded.updated_at`;
+    async putConsent(clientId, subject, { scopes, redirectUri }, now) {
+      await sql`insert into oauth_consents (client_id, subject, scopes, redirect_uri, updated_at)
+        values (${clientId}, ${subject}, ${JSON.stringify(scopes)}, ${redirectUri}, ${now})
+        on conflict (client_id, subject) do update set scopes = excluded.scopes, redirect_uri = excluded.redirect_uri, updated_at = excluded.updated_at`;
     },
     async putEphemeral(kind, key, value, expiresAt) {
       await sql`insert into oauth_ephemeral (kind, key, value, expires_at) values (${kind}, ${key}, ${JSON.stringify(value)}, ${expiresAt})`;

@@ -2,7 +2,7 @@
  * `GET /authorize`: the client and its redirect URI are verified first, and any problem with
  * them is an error page (never a redirect: an unverified URI is an open redirect). Only then do
  * errors go back to the client. Consent already given by this user to this client for these
- * scopes skips the page; otherwise the consent page is shown.
+ * scopes and this exact redirect URI skips the page; otherwise the consent page is shown.
  */
 import type { Deps, PendingRequest } from "../context.ts";
 import { randomToken } from "../crypto.ts";
@@ -10,7 +10,7 @@ import { OAuthFailure } from "../errors.ts";
 import { type Route, single } from "../http.ts";
 import { pointsAtThisServer, redirectUriMatches } from "../redirect-uri.ts";
 import { countRefusal } from "../refusals.ts";
-import { REQUEST_TTL_SECONDS, backToClient, findClient, showConsent, startUpstream } from "../flow.ts";
+import { REQUEST_TTL_SECONDS, backToClient, consentCovers, findClient, showConsent, startUpstream } from "../flow.ts";
 
 export function authorizeRoutes(deps: Deps): Route[] {
   return [
@@ -108,8 +108,7 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
   const remembered = deps.browser.rememberedUser(request);
   const nonce = deps.browser.nonce(request);
   if (remembered && nonce) {
-    const consented = await deps.store.getConsent(client.client_id, remembered);
-    if (consented && checked.scopes.every((scope) => consented.includes(scope))) {
+    if (consentCovers(await deps.store.getConsent(client.client_id, remembered), checked)) {
       return startUpstream(deps, requestId, nonce, remembered);
     }
   }

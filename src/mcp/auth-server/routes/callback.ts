@@ -11,7 +11,7 @@ import { hashToken, randomToken, safeEqual } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
 import type { Route } from "../http.ts";
 import { grantScopes, policyScopes } from "../policy.ts";
-import { backToClient, redirectWithCode, showConsent } from "../flow.ts";
+import { backToClient, consentCovers, redirectWithCode, showConsent } from "../flow.ts";
 import type { UpstreamResult } from "../upstream/index.ts";
 
 export const CALLBACK_PATH = "/oauth/callback";
@@ -112,8 +112,7 @@ async function finish(
   }
   if (upstreamState.rememberedSubject !== undefined && upstreamState.rememberedSubject !== identity.subject) {
     // Consent was skipped for the account this browser remembered, but someone else signed in.
-    const consented = await deps.store.getConsent(pending.clientId, identity.subject);
-    if (!consented || !pending.scopes.every((scope) => consented.includes(scope))) {
+    if (!consentCovers(await deps.store.getConsent(pending.clientId, identity.subject), pending)) {
       return showConsent(deps, request, upstreamState.requestId, pending, [["set-cookie", deps.browser.forgetUser()]]);
     }
   }
@@ -123,7 +122,12 @@ async function finish(
       "Sign-in already finished",
       "This sign-in was completed in another tab; return to your application.",
     );
-  await deps.store.putConsent(pending.clientId, identity.subject, pending.scopes, now);
+  await deps.store.putConsent(
+    pending.clientId,
+    identity.subject,
+    { scopes: pending.scopes, redirectUri: pending.redirectUri },
+    now,
+  );
   const upstreamExpiry = Math.max(now + deps.config.refreshTokenTtl * 1000, (tokens.expires_at ?? 0) * 1000);
   await deps.store.putUpstreamTokens(
     identity.subject,
