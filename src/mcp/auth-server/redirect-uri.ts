@@ -4,8 +4,8 @@
  *
  * Allowed: https with a host, http on a loopback host (any port), and private-use schemes of
  * native apps (`cursor://…`, `vscode://…`). Refused: schemes that run or read something in the
- * browser, credentials, fragments, and anything on mcpkit's own origin (an open redirect through
- * its callback or `/authorize`). Checks run on the WHATWG-normalised URL, so `JavaScript:`,
+ * browser, schemes that hand a web address to a browser app, credentials, fragments, and anything
+ * on mcpkit's own origin (an open redirect through its callback or `/authorize`). Checks run on the WHATWG-normalised URL, so `JavaScript:`,
  * ` javascript:` or a tab inside the scheme cannot slip past a string comparison.
  */
 import { isLoopbackName } from "./config.ts";
@@ -29,6 +29,27 @@ const REFUSED_SCHEMES = new Set([
   "mailto:",
   "tel:",
   "sms:",
+]);
+
+/**
+ * Schemes the operating system hands to a browser app, which opens the web address in the rest of
+ * the URI: `microsoft-edge:https://site/…` on Windows, Safari's, Chrome's, Firefox's, Opera's and
+ * Brave's on iOS. The code then lands on that site, which is no application of the user's, and
+ * the consent page could not name it (it showed `microsoft-edge:`).
+ */
+const BROWSER_HANDOFF_SCHEMES = new Set([
+  "microsoft-edge:",
+  "microsoft-edge-holographic:",
+  "x-safari-http:",
+  "x-safari-https:",
+  "googlechrome:",
+  "googlechromes:",
+  "googlechrome-x-callback:",
+  "firefox:",
+  "firefox-focus:",
+  "opera-http:",
+  "opera-https:",
+  "brave:",
 ]);
 
 /** Undefined when acceptable; otherwise why not, as a sentence for `error_description`. */
@@ -57,7 +78,26 @@ export function redirectUriProblem(raw: string, ownOrigin: string): string | und
   // A private-use scheme (RFC 8252 §7.1): a plain scheme name, nothing a browser handles itself.
   if (!/^[a-z][a-z0-9+.-]*:$/.test(url.protocol))
     return `the redirect URI scheme ${url.protocol} is not a valid scheme name.`;
-  return undefined;
+  return handoffProblem(url, raw);
+}
+
+/**
+ * A known browser's hand-off scheme, or any scheme followed by a whole web address (the same
+ * shape for a browser this list does not know yet): no app redirect looks like that.
+ */
+function handoffProblem(url: URL, raw: string): string | undefined {
+  const inner = webAddressAfterScheme(url, raw);
+  if (!BROWSER_HANDOFF_SCHEMES.has(url.protocol) && !inner) return undefined;
+  const instead = `register ${inner ? inner.href : "the https:// address"} itself`;
+  return `redirect_uris: the scheme ${url.protocol} hands a web address to a browser app, which would send the code to that site, not to an application; ${instead}, an http://127.0.0.1 (loopback) address, or your app's own scheme such as myapp://.`;
+}
+
+/** The http(s) URL that follows a scheme with no host of its own (`microsoft-edge:https://site/cb`). */
+function webAddressAfterScheme(url: URL, raw: string): URL | undefined {
+  const rest = raw.slice(url.protocol.length);
+  if (url.host || !/^https?:\/\//i.test(rest)) return undefined;
+  const inner = URL.parse(rest);
+  return inner && (inner.protocol === "https:" || inner.protocol === "http:") && inner.host ? inner : undefined;
 }
 
 /**
@@ -108,11 +148,15 @@ function withoutPort(raw: string): string {
   return url.href;
 }
 
+/**
+ * The host the consent page says the user is sent back to. A scheme with no host that is followed
+ * by a web address (registered before such URIs were refused) names that address's host, which is
+ * where the browser ends up, not the scheme.
+ */
 export function hostOf(uri: string): string {
-  try {
-    const url = new URL(uri);
-    return url.host || url.protocol;
-  } catch {
-    return uri;
-  }
+  const url = URL.parse(uri);
+  if (!url) return uri;
+  if (url.host) return url.host;
+  const inner = webAddressAfterScheme(url, uri);
+  return inner ? `${inner.host} (through ${url.protocol})` : url.protocol;
 }

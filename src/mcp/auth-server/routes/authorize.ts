@@ -8,8 +8,9 @@ import type { Deps, PendingRequest } from "../context.ts";
 import { randomToken } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
 import { type Route, single } from "../http.ts";
-import { pointsAtThisServer, redirectUriMatches } from "../redirect-uri.ts";
+import { pointsAtThisServer, redirectUriMatches, redirectUriProblem } from "../redirect-uri.ts";
 import { countRefusal } from "../refusals.ts";
+import type { RegisteredClient } from "../store.ts";
 import { REQUEST_TTL_SECONDS, backToClient, consentCovers, findClient, showConsent, startUpstream } from "../flow.ts";
 
 export function authorizeRoutes(deps: Deps): Route[] {
@@ -41,30 +42,8 @@ const unverified = (title: string, description: string) =>
 
 async function authorize(deps: Deps, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams;
-  const clientId = single(params, "client_id");
-  const requestedUri = single(params, "redirect_uri");
-  const { client, metadataHost } = await findClient(deps, clientId);
-  const registered = client.redirect_uris;
-  const redirectUri = requestedUri ?? (registered.length === 1 ? registered[0] : undefined);
-  if (!redirectUri)
-    throw unverified(
-      "Missing redirect_uri",
-      "This application registered several redirect URIs, so the request must name one with redirect_uri.",
-    );
-  if (!redirectUriMatches(registered, redirectUri)) {
-    deps.log.warn("authorization refused: redirect_uri not registered", { client_id: client.client_id });
-    throw unverified(
-      "Redirect URI not registered",
-      "The redirect_uri in this request is not one this application registered, so this server will not send you there.",
-    );
-  }
-
-  if (pointsAtThisServer(new URL(redirectUri), deps.config.publicUrl.origin)) {
-    throw unverified(
-      "Redirect URI not allowed",
-      "This redirect_uri points back at this server, so it will not send you there.",
-    );
-  }
+  const { client, metadataHost } = await findClient(deps, single(params, "client_id"));
+  const redirectUri = verifiedRedirectUri(deps, client, single(params, "redirect_uri"));
 
   // From here the redirect URI is registered; errors go back to the client, but only to one a user
   // has approved before: a self-registered client nobody approved gets no redirect (RFC 9700 §4.11.2).
@@ -113,6 +92,39 @@ async function authorize(deps: Deps, request: Request): Promise<Response> {
     }
   }
   return showConsent(deps, request, requestId, checked);
+}
+
+/** The redirect URI this request may be answered at: registered, and still one this server accepts. */
+function verifiedRedirectUri(deps: Deps, client: RegisteredClient, requestedUri: string | undefined): string {
+  const registered = client.redirect_uris;
+  const redirectUri = requestedUri ?? (registered.length === 1 ? registered[0] : undefined);
+  if (!redirectUri)
+    throw unverified(
+      "Missing redirect_uri",
+      "This application registered several redirect URIs, so the request must name one with redirect_uri.",
+    );
+  if (!redirectUriMatches(registered, redirectUri)) {
+    deps.log.warn("authorization refused: redirect_uri not registered", { client_id: client.client_id });
+    throw unverified(
+      "Redirect URI not registered",
+      "The redirect_uri in this request is not one this application registered, so this server will not send you there.",
+    );
+  }
+  const ownOrigin = deps.config.publicUrl.origin;
+  if (pointsAtThisServer(new URL(redirectUri), ownOrigin)) {
+    throw unverified(
+      "Redirect URI not allowed",
+      "This redirect_uri points back at this server, so it will not send you there.",
+    );
+  }
+  // A client registered before a rule was added (a browser hand-off scheme) keeps its row: the
+  // rules registration applies now hold here too.
+  const problem = redirectUriProblem(redirectUri, ownOrigin);
+  if (problem) {
+    deps.log.warn("authorization refused: redirect_uri no longer accepted", { client_id: client.client_id });
+    throw unverified("Redirect URI not allowed", `This application's redirect URI is not accepted: ${problem}`);
+  }
+  return redirectUri;
 }
 
 function checkParameters(
