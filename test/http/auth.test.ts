@@ -185,6 +185,25 @@ describe("tokens that are refused with 401", () => {
     expect(await expectUnauthorized(await post(initializeBody(), bearer(hmac)), true)).toContain("algorithm");
   });
 
+  test("a critical header extension the server does not implement: refused, saying crit, not the algorithm", async () => {
+    // Signed by the issuer's own published key, so crit is the only thing wrong with it.
+    const [jwk] = (auth.server.issuer.keys.toJSON(true) as jose.JWK[]).filter((key) => key.alg === "RS256");
+    const claims = { iss: auth.issuer, aud: server.url, sub: "alice", scope: "*", exp: now() + 3600 };
+    const critical = await new jose.CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: "RS256", kid: jwk.kid, crit: ["x-unknown"], "x-unknown": 1 })
+      .sign(await jose.importJWK(jwk, "RS256"), { crit: { "x-unknown": true } });
+    const reason = await expectUnauthorized(await post(initializeBody(), bearer(critical)), critical);
+    expect(reason).toContain("critical (crit)");
+    expect(reason).not.toContain("algorithm");
+    // The same token without crit is accepted: the key and the claims are good.
+    const plain = await new jose.CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: "RS256", kid: jwk.kid })
+      .sign(await jose.importJWK(jwk, "RS256"));
+    const accepted = await post(initializeBody(), bearer(plain));
+    expect(accepted.status).toBe(200);
+    await accepted.body?.cancel();
+  });
+
   test("wrong issuer, wrong audience", async () => {
     const wrongIssuer = await token("*", {
       mutate: (_h, payload) => void (payload.iss = "http://127.0.0.1:9/other-issuer"),

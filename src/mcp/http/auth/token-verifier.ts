@@ -99,18 +99,31 @@ export interface TokenVerifier {
   warmUp(): Promise<void>;
 }
 
-/** Refuses what cannot be a token (not a JWT, or an algorithm we never accept) without any network. */
+/**
+ * A token marking as critical (`crit`, RFC 7515 §4.1.11) an extension this verifier does not
+ * implement. jose implements `b64` only, and refuses any other with JOSENotSupported, the error it
+ * also uses for algorithms it cannot run; told apart here, the client reads which check failed.
+ */
+export const UNKNOWN_CRITICAL =
+  "The access token marks a header parameter as critical (crit) that this server does not implement; issue it without crit.";
+
+/**
+ * Refuses what cannot be a token (not a JWT, an algorithm we never accept, a critical extension
+ * we do not implement) without any network.
+ */
 function refuseMalformed(token: string): void {
-  let algorithm: string | undefined;
+  let header: jose.ProtectedHeaderParameters;
   try {
-    algorithm = jose.decodeProtectedHeader(token).alg;
+    header = jose.decodeProtectedHeader(token);
     jose.decodeJwt(token);
   } catch {
     throw new TokenRejected(explain(new jose.errors.JWTInvalid("malformed")));
   }
-  if (!algorithm || !ALLOWED_ALGORITHMS.includes(algorithm)) {
+  if (!header.alg || !ALLOWED_ALGORITHMS.includes(header.alg)) {
     throw new TokenRejected(explain(new jose.errors.JOSEAlgNotAllowed("alg")));
   }
+  if (Array.isArray(header.crit) && header.crit.some((name) => name !== "b64"))
+    throw new TokenRejected(UNKNOWN_CRITICAL);
 }
 
 export function createTokenVerifier({ issuer, audience, jwksUrl, log }: TokenVerifierSettings): TokenVerifier {
@@ -309,6 +322,7 @@ function explain(error: unknown): string {
         return `The access token's ${error.claim} claim is invalid.`;
     }
   }
+  // JOSENotSupported from jose's unknown-`crit` check never gets here: refuseMalformed answers it.
   if (error instanceof jose.errors.JOSEAlgNotAllowed || error instanceof jose.errors.JOSENotSupported) {
     return `The access token's signing algorithm is not accepted; use one of ${ALLOWED_ALGORITHMS.join(", ")}.`;
   }
