@@ -19,7 +19,7 @@ import type { Logger } from "../../core/log.ts";
 import { ErrorCode } from "../../core/tool.ts";
 import { type JsonRpcMessage, checkJsonRpcMessage } from "../protocol/message.ts";
 import { isRecord } from "../protocol/params.ts";
-import { nestsDeeperThan } from "./json-depth.ts";
+import { nestsDeeperThan } from "../../core/json-depth.ts";
 
 /**
  * A longer line is skipped and answered with -32600 (the same 1 MiB as an HTTP body by default);

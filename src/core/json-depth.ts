@@ -1,8 +1,8 @@
 /**
  * How deep a JSON text nests, found without parsing it: `JSON.parse` of a line of a million `[`
- * costs hundreds of megabytes (a 14 MB line peaked at 589 MB), so a stdio line that nests deeper
- * than any JSON-RPC message needs is refused before it is parsed. Brackets inside strings do not
- * count; the text need not be valid JSON (the parser still judges that).
+ * costs hundreds of megabytes (a 14 MB line peaked at 589 MB), so a text that nests deeper than
+ * its reader needs (a stdio line, an upstream's answer) is refused before it is parsed. Brackets
+ * inside strings do not count; the text need not be valid JSON (the parser still judges that).
  */
 
 const QUOTE = 0x22;
