@@ -13,15 +13,12 @@ import { spanEvent, telemetryOn, upstreamFetch } from "../../core/telemetry/inde
 import { stripControl } from "../../core/text.ts";
 import type { ClientLogLevel } from "../../core/tool.ts";
 import type { RawBody } from "./decode/body.ts";
-import { BojError, decodeError, isRetryable, transportError } from "./errors.ts";
+import { BASE_URL_HINT, BojError, decodeError, isRetryable, transportError } from "./errors.ts";
 import { isNameNotFound, networkFailure } from "../../core/network-failure.ts";
 import { type Pacer, awaitTurn } from "./pacer.ts";
 import { askedToRetry, parseRetryAfter, retryAfterSeconds } from "../../core/retry-after.ts";
 import { sleep } from "./sleep.ts";
 import { type BojRequest, requestPath } from "./validation.ts";
-
-/** What a network failure tells the user to check, in the words oj uses for its own flag. */
-const BASE_URL_HINT = "check --boj-base-url (BOJ_BASE_URL)";
 
 /** What the client tells the user while it works: ToolContext.notify with the logger name bound. */
 export type BojNotify = (level: ClientLogLevel, message: string, data?: Record<string, unknown>) => void;

@@ -9,6 +9,9 @@ import { ErrorCode, ProtocolError } from "../../core/tool.ts";
 import { askedToRetry } from "../../core/retry-after.ts";
 import { findMessage } from "./catalog.ts";
 
+/** What an answer that is not BOJ's (a network failure, a redirect, a body BOJ cannot send) tells the user to check. */
+export const BASE_URL_HINT = "check --boj-base-url (BOJ_BASE_URL)";
+
 export type BojErrorType = "VALIDATION_ERROR" | "TRANSPORT_ERROR" | "DECODE_ERROR" | "API_ERROR";
 
 export class BojError extends Error {

@@ -5,12 +5,14 @@
  * API_ERROR carrying the HTTP status and an excerpt. The same holds for a JSON body that is not
  * BOJ's (a gateway's own JSON error).
  */
+import { nestsDeeperThan } from "../../../core/json-depth.ts";
 import { BojError, apiError, decodeError, transportError } from "../errors.ts";
 import type { MetadataOutput } from "../schemas.ts";
 import type { BojRequest } from "../validation.ts";
 import { decodeCsvText, decodeUtf8, excerpt, looksLikeJson, type RawBody } from "./body.ts";
 import { decodeDataCsv, decodeMetadataCsv } from "./csv.ts";
 import { type DecodedData, decodeDataJson, decodeMetadataJson } from "./json.ts";
+import { MAX_JSON_DEPTH, tooDeep } from "./limits.ts";
 import type { DataKind } from "./shape.ts";
 
 export type { RawBody } from "./body.ts";
@@ -25,6 +27,8 @@ type Route = { as: "json"; text: string } | { as: "csv" };
 
 function route(body: RawBody, request: BojRequest): Route {
   if (looksLikeJson(body.bytes)) {
+    // Counted on the bytes, before the text and JSON.parse's objects are made.
+    if (nestsDeeperThan(body.bytes, MAX_JSON_DEPTH)) throw tooDeep();
     return { as: "json", text: decodeUtf8(body.bytes, "The JSON body") };
   }
   if (body.httpStatus >= 500)

@@ -1,0 +1,72 @@
+/**
+ * What a body under --boj-max-body-bytes may cost (a red-team pass, F2): a server at
+ * --boj-base-url that is not BOJ, or a broken BOJ, must not make one answer cost gigabytes and
+ * seconds of blocked event loop. The real process over stdio against the fake BOJ; memory is the
+ * server's own peak (VmHWM), bounded far above what the refusals cost and far below the old cost.
+ */
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
+import { type Json, type Peer, legacyOpening, startPeer } from "../stdio/peer.ts";
+import { bojTestArgs } from "./support.ts";
+
+const fake = startFakeBoj();
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+const ENVELOPE = '"STATUS":200,"MESSAGEID":"M181000I","MESSAGE":"ok","DATE":"2026-01-01T00:00:00.000+09:00"';
+
+async function openPeer(...extra: string[]): Promise<Peer> {
+  const peer = startPeer(bojTestArgs(fake.url, "--boj-retry-max", "0", "--boj-timeout-ms", "120000", ...extra));
+  await peer.write(legacyOpening());
+  await peer.linesRead(1);
+  return peer;
+}
+
+let nextId = 1;
+/** One tools/call through the peer; its answer (result or error), past the log notifications before it. */
+async function callTool(peer: Peer, name: string, args: Json): Promise<Json> {
+  const id = nextId++;
+  let seen = peer.lines.length;
+  await peer.write(
+    `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })}\n`,
+  );
+  for (;;) {
+    await peer.linesRead(seen + 1);
+    for (; seen < peer.lines.length; seen++) {
+      const message = JSON.parse(peer.lines[seen]) as Json;
+      if (message.id === id) return message;
+    }
+  }
+}
+
+const dataCall = { db: "FM08", codes: ["FXERD05"] };
+
+describe("JSON nesting", () => {
+  test("a body nested a million deep in a key mcpkit does not read is a DECODE_ERROR naming the limit, refused before JSON.parse", async () => {
+    const peer = await openPeer();
+    try {
+      const depth = 1_000_000;
+      fake.enqueue({
+        kind: "raw",
+        status: 200,
+        body: `{${ENVELOPE},"Z":${"[".repeat(depth)}${"]".repeat(depth)},"RESULTSET":[]}`,
+      });
+      const answer = await callTool(peer, "boj_get_data_code", dataCall);
+      // Before: parsed whole (the red team's 20 MB of `[` peaked at 878 MB) and answered as an empty page.
+      expect(answer.error?.code).toBe(-32603);
+      expect(answer.error?.data).toMatchObject({ error_type: "DECODE_ERROR" });
+      expect(answer.error?.message).toContain("nests deeper than 16 levels");
+      expect(answer.error?.message).toContain("--boj-base-url");
+      // A metadata answer is held to the same depth.
+      fake.enqueue({
+        kind: "raw",
+        status: 200,
+        body: `{${ENVELOPE},"DB":"FM08","RESULTSET":[{"SERIES_CODE":${"[".repeat(17)}${"]".repeat(17)}}]}`,
+      });
+      const metadata = await callTool(peer, "boj_get_metadata", { db: "FM08" });
+      expect(metadata.error?.message).toContain("nests deeper than 16 levels");
+    } finally {
+      await peer.end();
+    }
+  });
+});
