@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { startFakeBoj } from "../fixtures/boj/fake-boj.ts";
+import { dataCsv, dataJson, encodeCsv, maximalPage } from "../fixtures/boj/format.ts";
 import { type Json, type Peer, legacyOpening, startPeer } from "../stdio/peer.ts";
 import { bojTestArgs } from "./support.ts";
 
@@ -69,4 +70,67 @@ describe("JSON nesting", () => {
       await peer.end();
     }
   });
+});
+
+describe("a data page is at most what BOJ pages at (250 series, 60,000 points), with room", () => {
+  test("more than 1,250 series or 240,000 points, in JSON or CSV, is a DECODE_ERROR naming the limit", async () => {
+    const peer = await openPeer();
+    try {
+      const refused = async (body: string | Uint8Array, format: "json" | "csv", limit: string) => {
+        fake.enqueue({
+          kind: "raw",
+          status: 200,
+          body,
+          contentType: format === "csv" ? "text/csv" : "application/json",
+        });
+        const answer = await callTool(peer, "boj_get_data_code", { ...dataCall, format });
+        // Before: decoded whole, one object per point, and answered as a shortened page.
+        expect(answer.error?.data).toMatchObject({ error_type: "DECODE_ERROR" });
+        expect(answer.error?.message).toContain(limit);
+        expect(answer.error?.message).toContain("250 series and 60,000 data points");
+        expect(answer.error?.message).toContain("--boj-base-url");
+      };
+      await refused(dataJson(maximalPage(1_251, 1), "JP"), "json", "1,251 series, over the 1,250");
+      await refused(dataJson(maximalPage(1, 240_001), "JP"), "json", "over the 240,000");
+      await refused(dataJson(maximalPage(2, 120_001), "JP"), "json", "over the 240,000");
+      await refused(encodeCsv(dataCsv(maximalPage(1, 240_100), "JP"), "JP"), "csv", "over the 240,000");
+      await refused(encodeCsv(dataCsv(maximalPage(1_251, 1), "JP"), "JP"), "csv", "over the 1,250");
+      // BOJ's own largest page still decodes, in both formats.
+      for (const format of ["json", "csv"] as const) {
+        const page = maximalPage(250, 240);
+        fake.enqueue({
+          kind: "raw",
+          status: 200,
+          body: format === "csv" ? encodeCsv(dataCsv(page, "JP"), "JP") : dataJson(page, "JP"),
+          contentType: format === "csv" ? "text/csv" : "application/json",
+        });
+        const answer = await callTool(peer, "boj_get_data_code", { ...dataCall, format });
+        expect(answer.error).toBeUndefined();
+        expect(answer.result.structuredContent.truncated.total_series).toBe(250);
+      }
+    } finally {
+      await peer.end();
+    }
+  }, 120_000);
+
+  test("the red team's one series of millions of points, under the byte cap, is refused before JSON.parse: the server stays small", async () => {
+    const peer = await openPeer();
+    try {
+      const n = 2_400_000; // 29 MB, under the byte cap
+      const dates = Array.from({ length: n }, (_, i) => 190001 + (i % 12)).join(",");
+      const values = Array.from({ length: n }, () => "1.25").join(",");
+      fake.enqueue({
+        kind: "raw",
+        status: 200,
+        body: `{${ENVELOPE},"NEXTPOSITION":null,"RESULTSET":[{"SERIES_CODE":"FXERD05","VALUES":{"SURVEY_DATES":[${dates}],"VALUES":[${values}]}}]}`,
+      });
+      const answer = await callTool(peer, "boj_get_data_code", dataCall);
+      expect(answer.error?.data).toMatchObject({ error_type: "DECODE_ERROR" });
+      expect(answer.error?.message).toContain("more than 520,000 values");
+      // Before: 1.2 GB or more (4 million points: 2.2 GB and 24 s). Now the body, read and scanned: about 100 MB.
+      expect(peer.memoryMiB("VmHWM")).toBeLessThan(500);
+    } finally {
+      await peer.end();
+    }
+  }, 120_000);
 });

@@ -12,6 +12,7 @@ import { decodeWith } from "./body.ts";
 import { csvRows, headMeta, readHead } from "./csv-table.ts";
 import { nextPositionField, numberFromText, textField } from "./fields.ts";
 import type { DecodedData } from "./json.ts";
+import { MAX_PAGE_SERIES, tooManySeries } from "./limits.ts";
 import { type DataKind, parameterEcho } from "./shape.ts";
 
 const LF = 10;
@@ -140,6 +141,9 @@ class SeriesLines {
     this.prefixLength = cells[0][1] - start + 1;
     const known = this.byCode.get(code);
     if (known) return known;
+    // Its points are bounded by the line count (csv.ts); the series, each an object of nine texts, here.
+    if (this.series.length >= MAX_PAGE_SERIES)
+      throw tooManySeries(`more than ${MAX_PAGE_SERIES.toLocaleString("en-US")}`);
     const text = (index: number) =>
       index < 0 || index >= cells.length
         ? null

@@ -13,6 +13,7 @@ import { column, csvRows, headMeta, readHead } from "./csv-table.ts";
 import { nextPositionField, numberFromText, textField } from "./fields.ts";
 import type { DecodedData } from "./json.ts";
 import { metadataEntry } from "./json.ts";
+import { MAX_PAGE_POINTS, MAX_PAGE_SERIES, tooManyPoints, tooManySeries } from "./limits.ts";
 import { type DataKind, parameterEcho } from "./shape.ts";
 
 function csvText(body: RawBody, lang: "jp" | "en"): { bytes: Uint8Array; decoders: TextDecoder[] } {
@@ -23,9 +24,23 @@ function csvText(body: RawBody, lang: "jp" | "en"): { bytes: Uint8Array; decoder
 /** Data CSV (code and layer APIs). */
 export function decodeDataCsv(body: RawBody, lang: "jp" | "en", kind: DataKind): DecodedData {
   const { bytes, decoders } = csvText(body, lang);
+  refuseLongerThanAPage(bytes);
   return (
     decodeDataLines(bytes, decoders, kind) ?? decodeDataRows(csvRows(decodeWith(decoders, bytes, "The CSV body")), kind)
   );
+}
+
+/**
+ * Lines of a data page: one a point after a head of key/value rows (STATUS … NEXTPOSITION, a
+ * dozen PARAMETER rows, the header). Counted on the bytes, before any row becomes cells or points.
+ */
+const MAX_CSV_LINES = MAX_PAGE_POINTS + 64;
+
+function refuseLongerThanAPage(bytes: Uint8Array): void {
+  let lines = 0;
+  for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) {
+    if (++lines > MAX_CSV_LINES) throw tooManyPoints(`more than ${MAX_PAGE_POINTS.toLocaleString("en-US")}`);
+  }
 }
 
 /** The general path: every row split into cells. */
@@ -58,6 +73,8 @@ function decodeDataRows(rows: string[][], kind: DataKind): DecodedData {
       if (current?.series_code !== code) {
         current = byCode.get(code);
         if (!current) {
+          if (series.length >= MAX_PAGE_SERIES)
+            throw tooManySeries(`more than ${MAX_PAGE_SERIES.toLocaleString("en-US")}`);
           current = {
             series_code: code,
             name_of_time_series_j: cell(row, at.nameJ),

@@ -5,14 +5,14 @@
  * API_ERROR carrying the HTTP status and an excerpt. The same holds for a JSON body that is not
  * BOJ's (a gateway's own JSON error).
  */
-import { nestsDeeperThan } from "../../../core/json-depth.ts";
+import { jsonShapeOver } from "../../../core/json-depth.ts";
 import { BojError, apiError, decodeError, transportError } from "../errors.ts";
 import type { MetadataOutput } from "../schemas.ts";
 import type { BojRequest } from "../validation.ts";
 import { decodeCsvText, decodeUtf8, excerpt, looksLikeJson, type RawBody } from "./body.ts";
 import { decodeDataCsv, decodeMetadataCsv } from "./csv.ts";
 import { type DecodedData, decodeDataJson, decodeMetadataJson } from "./json.ts";
-import { MAX_JSON_DEPTH, tooDeep } from "./limits.ts";
+import { MAX_JSON_DEPTH, MAX_PAGE_JSON_VALUES, tooDeep, tooManyValues } from "./limits.ts";
 import type { DataKind } from "./shape.ts";
 
 export type { RawBody } from "./body.ts";
@@ -25,10 +25,16 @@ export interface Decoded<T> {
 
 type Route = { as: "json"; text: string } | { as: "csv" };
 
-function route(body: RawBody, request: BojRequest): Route {
+/**
+ * `maxValues`: the most JSON values the answer can hold (a data page's are bounded by BOJ's paging;
+ * a database's metadata is not).
+ */
+function route(body: RawBody, request: BojRequest, maxValues: number): Route {
   if (looksLikeJson(body.bytes)) {
     // Counted on the bytes, before the text and JSON.parse's objects are made.
-    if (nestsDeeperThan(body.bytes, MAX_JSON_DEPTH)) throw tooDeep();
+    const over = jsonShapeOver(body.bytes, MAX_JSON_DEPTH, maxValues);
+    if (over === "depth") throw tooDeep();
+    if (over === "values") throw tooManyValues();
     return { as: "json", text: decodeUtf8(body.bytes, "The JSON body") };
   }
   if (body.httpStatus >= 500)
@@ -64,13 +70,13 @@ export function decodeMetadataBody(body: RawBody, request: BojRequest): Decoded<
 }
 
 function decodeData(body: RawBody, request: BojRequest, kind: DataKind): Decoded<DecodedData> {
-  const routed = route(body, request);
+  const routed = route(body, request, MAX_PAGE_JSON_VALUES);
   if (routed.as === "json") return { output: decodeDataJson(routed.text, kind), raw: () => routed.text };
   return { output: decodeDataCsv(body, request.lang, kind), raw: () => decodeCsvText(body, request.lang) };
 }
 
 function decodeMetadata(body: RawBody, request: BojRequest): Decoded<Omit<MetadataOutput, "raw">> {
-  const routed = route(body, request);
+  const routed = route(body, request, Number.POSITIVE_INFINITY);
   if (routed.as === "json") return { output: decodeMetadataJson(routed.text), raw: () => routed.text };
   return { output: decodeMetadataCsv(body, request.lang), raw: () => decodeCsvText(body, request.lang) };
 }

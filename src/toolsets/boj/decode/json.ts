@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { decodeError } from "../errors.ts";
 import type { MetadataEntry, MetadataOutput, Series } from "../schemas.ts";
+import { MAX_PAGE_POINTS, MAX_PAGE_SERIES, tooManyPoints, tooManySeries } from "./limits.ts";
 import { layerField, nextPositionField, statusField, surveyDateField, textField, valueField } from "./fields.ts";
 import { assertSuccess, buildMeta, type DataKind, type ParameterEcho, parameterEcho } from "./shape.ts";
 
@@ -90,9 +91,15 @@ export function decodeDataJson(text: string, kind: DataKind): DecodedData {
   const envelope = parseEnvelope(text);
   const meta = buildMeta(statusField(envelope.STATUS), envelope.MESSAGEID, envelope.MESSAGE, envelope.DATE);
   const rows = envelope.RESULTSET ?? [];
+  // Before any series is decoded, and each series' points before they become objects.
+  if (rows.length > MAX_PAGE_SERIES) throw tooManySeries(rows.length.toLocaleString("en-US"));
   const series: Series[] = new Array(rows.length);
   const dateText = surveyDateCache();
-  for (let index = 0; index < rows.length; index++) series[index] = decodeSeries(rows[index], index, dateText);
+  let room = MAX_PAGE_POINTS;
+  for (let index = 0; index < rows.length; index++) {
+    series[index] = decodeSeries(rows[index], index, dateText, room);
+    room -= series[index].points.length;
+  }
   return {
     meta,
     parameter: parameterEcho(kind, Object.entries(envelope.PARAMETER ?? {})),
@@ -107,7 +114,8 @@ function asObject(row: unknown, where: string): Record<string, unknown> {
   return row as Record<string, unknown>;
 }
 
-function decodeSeries(row: unknown, index: number, dateText: (date: unknown) => string | null): Series {
+/** `room`: the points the page may still hold (MAX_PAGE_POINTS less the series before). */
+function decodeSeries(row: unknown, index: number, dateText: (date: unknown) => string | null, room: number): Series {
   const upper = upperKeys(asObject(row, `RESULTSET[${index}]`));
   if (typeof upper.VALUES === "object" && upper.VALUES !== null && !Array.isArray(upper.VALUES)) {
     upper.VALUES = upperKeys(upper.VALUES as Record<string, unknown>);
@@ -123,6 +131,7 @@ function decodeSeries(row: unknown, index: number, dateText: (date: unknown) => 
       `Series ${code} has ${dates.length} SURVEY_DATES but ${values.length} VALUES; they must pair up one to one.`,
     );
   }
+  if (dates.length > room) throw tooManyPoints(`more than ${MAX_PAGE_POINTS.toLocaleString("en-US")}`);
   const points = new Array(dates.length);
   for (let i = 0; i < dates.length; i++) {
     const value = values[i];

@@ -17,3 +17,38 @@ export function tooDeep(): Error {
     `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels, and BOJ's answers nest 5, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
   );
 }
+
+/**
+ * Series in one data answer: BOJ refuses a request for more than 1,250 (codes, or series a layer
+ * condition matches: M181007E) and pages at 250.
+ */
+export const MAX_PAGE_SERIES = 1_250;
+
+/**
+ * Data points in one data answer: a page holds at most 60,000 (BOJ's manual); this is 4× that,
+ * and above a daily series over all of 1850–2050 (73,415 points), should BOJ answer one whole.
+ */
+export const MAX_PAGE_POINTS = 240_000;
+
+/** JSON values of a data page at both caps: two a point, and 32 a series for its fields and containers. */
+export const MAX_PAGE_JSON_VALUES = 2 * MAX_PAGE_POINTS + 32 * MAX_PAGE_SERIES;
+
+const PAGE = "a BOJ page holds at most 250 series and 60,000 data points (BOJ's manual)";
+
+export function tooManySeries(more: string): Error {
+  return decodeError(
+    `The body holds ${more} series, over the ${MAX_PAGE_SERIES.toLocaleString("en-US")} mcpkit reads: ${PAGE}, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
+  );
+}
+
+export function tooManyPoints(more: string): Error {
+  return decodeError(
+    `The body holds ${more} data points, over the ${MAX_PAGE_POINTS.toLocaleString("en-US")} mcpkit reads: ${PAGE}, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
+  );
+}
+
+export function tooManyValues(): Error {
+  return decodeError(
+    `The JSON body holds more than ${MAX_PAGE_JSON_VALUES.toLocaleString("en-US")} values (arrays, objects and their items), the most a page of ${MAX_PAGE_SERIES.toLocaleString("en-US")} series and ${MAX_PAGE_POINTS.toLocaleString("en-US")} data points needs: ${PAGE}, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
+  );
+}
