@@ -134,3 +134,36 @@ describe("a data page is at most what BOJ pages at (250 series, 60,000 points), 
     }
   }, 120_000);
 });
+
+describe("the byte cap by default", () => {
+  test("a data page's body is read at most 32 MiB (the red team's 44 MB series is never parsed); a metadata body keeps 64 MiB", async () => {
+    const peer = await openPeer();
+    try {
+      // Valid JSON of 40 MB, which the code before read, parsed and answered as an empty page.
+      const body = `{${ENVELOPE},"PAD":"${"x".repeat(40 * 1024 * 1024)}","RESULTSET":[]}`;
+      fake.enqueue({ kind: "raw", status: 200, body });
+      const data = await callTool(peer, "boj_get_data_code", dataCall);
+      expect(data.error?.data).toMatchObject({ error_type: "DECODE_ERROR" });
+      expect(data.error?.message).toContain("33554432-byte cap (--boj-max-body-bytes)");
+      fake.enqueue({ kind: "raw", status: 200, body });
+      const metadata = await callTool(peer, "boj_get_metadata", { db: "FM08" });
+      expect(metadata.error).toBeUndefined();
+      expect(metadata.result.structuredContent.entries_count).toBe(0);
+    } finally {
+      await peer.end();
+    }
+  }, 120_000);
+
+  test("--boj-max-body-bytes, when given, caps every body", async () => {
+    const peer = await openPeer("--boj-max-body-bytes", "1048576");
+    try {
+      fake.enqueue({ kind: "oversize", bytes: 2 * 1024 * 1024 }, { kind: "oversize", bytes: 2 * 1024 * 1024 });
+      const data = await callTool(peer, "boj_get_data_code", dataCall);
+      expect(data.error?.message).toContain("1048576-byte cap (--boj-max-body-bytes)");
+      const metadata = await callTool(peer, "boj_get_metadata", { db: "FM08" });
+      expect(metadata.error?.message).toContain("1048576-byte cap (--boj-max-body-bytes)");
+    } finally {
+      await peer.end();
+    }
+  });
+});

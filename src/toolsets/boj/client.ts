@@ -42,7 +42,10 @@ export interface BojClientConfig {
   retryMax: number;
   retryBackoffMs: number;
   minIntervalMs: number;
+  /** The byte cap of a body (--boj-max-body-bytes); of a metadata body when maxDataBodyBytes is set. */
   maxBodyBytes: number;
+  /** The byte cap of a data page's body (getDataCode, getDataLayer); maxBodyBytes when unset. */
+  maxDataBodyBytes?: number;
   userAgent: string;
 }
 
@@ -88,7 +91,7 @@ export class BojClient {
       });
       let retryAfterMs: number | undefined;
       try {
-        const answer = await this.fetchOnce(url, signal);
+        const answer = await this.fetchOnce(url, signal, this.bodyCap(request));
         retryAfterMs = answer.retryAfterMs;
         return decode(answer.body);
       } catch (error) {
@@ -131,9 +134,15 @@ export class BojClient {
     return Math.max(MAX_RETRY_AFTER_WAIT_MS, this.config.retryBackoffMs * 2 ** Math.max(0, this.config.retryMax - 1));
   }
 
+  private bodyCap(request: BojRequest): number {
+    const data = request.endpoint !== "getMetadata";
+    return (data ? this.config.maxDataBodyBytes : undefined) ?? this.config.maxBodyBytes;
+  }
+
   private async fetchOnce(
     url: string,
     callerSignal: AbortSignal,
+    maxBodyBytes: number,
   ): Promise<{ body: RawBody; retryAfterMs: number | undefined }> {
     const timeout = AbortSignal.timeout(this.config.timeoutMs);
     const signal = AbortSignal.any([callerSignal, timeout]);
@@ -169,7 +178,7 @@ export class BojClient {
     }
     this.log.debug("BOJ response", { url, status: response.status });
     try {
-      const bytes = await readWholeBodyOrRefuse(response, this.config.maxBodyBytes, signal);
+      const bytes = await readWholeBodyOrRefuse(response, maxBodyBytes, signal);
       return {
         body: { bytes, httpStatus: response.status, contentType: response.headers.get("content-type") ?? "" },
         retryAfterMs: parseRetryAfter(response.headers.get("retry-after"), this.now()),

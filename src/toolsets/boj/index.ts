@@ -13,7 +13,18 @@ import { defaultCatalogDir } from "./search/cache-dir.ts";
 import { parseSharedState, sharedStateRefusal } from "./shared-link.ts";
 
 export const DEFAULT_BOJ_BASE_URL = "https://www.stat-search.boj.or.jp";
+/**
+ * A database's metadata grows with its series, which BOJ does not bound (FM08's answer is about
+ * 820 bytes a series), so its bodies keep the old 64 MiB.
+ */
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * A data page holds at most 250 series and 60,000 points. Its largest form is CSV, which repeats a
+ * series' names on each point's row: 5.6 MB for the test fixtures' names, 32 MB with 150-character
+ * Japanese and 300-character English names on every series; JSON stays under 2 MB. Beyond this a
+ * body is not read at all, so no page can make JSON.parse hold more than a few hundred MB.
+ */
+const DEFAULT_MAX_DATA_BODY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_CACHE_TTL = "data=600,metadata=3600";
 
@@ -81,7 +92,9 @@ export const bojOptions = [
     kind: "string",
     valueName: "BYTES",
     help: "largest BOJ response body accepted, after gzip; larger ones are a DECODE_ERROR",
-    schema: integerOption(1024, 1024 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES, "bytes"),
+    defaultText: `${DEFAULT_MAX_DATA_BODY_BYTES} for a data page, ${DEFAULT_MAX_BODY_BYTES} for metadata`,
+    // Without a fallback: unset, each kind of answer has its own cap (configure).
+    schema: v.optional(integerOption(1024, 1024 * 1024 * 1024, DEFAULT_MAX_BODY_BYTES, "bytes").wrapped),
   },
   {
     name: "boj-cache-bytes",
@@ -177,7 +190,8 @@ export const boj = defineToolsetModule<BojConfig>({
       retryMax: options["boj-retry-max"] as number,
       retryBackoffMs: options["boj-retry-backoff-ms"] as number,
       minIntervalMs: options["boj-min-interval-ms"] as number,
-      maxBodyBytes: options["boj-max-body-bytes"] as number,
+      maxBodyBytes: (options["boj-max-body-bytes"] as number | undefined) ?? DEFAULT_MAX_BODY_BYTES,
+      maxDataBodyBytes: (options["boj-max-body-bytes"] as number | undefined) ?? DEFAULT_MAX_DATA_BODY_BYTES,
       userAgent: `mcpkit/${packageJson.version} (+boj toolset)`,
       cacheBytes: options["boj-cache-bytes"] as number,
       cacheTtl: options["boj-cache-ttl-s"] as CacheTtl,
