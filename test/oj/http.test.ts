@@ -107,24 +107,50 @@ describe("bearer token (contract §3)", () => {
     expect(fake.requests.map((r) => r.authorization)).toEqual([null]);
   });
 
-  test("redirects are followed with the token on the same origin, and without it elsewhere", async () => {
+  test("redirects within the configured origin are followed, with the token", async () => {
     fake.requests.length = 0;
     const same = await client("tok-123").request("/api/v1/problems/leetcode/redirect");
     expect(same.status).toBe(200);
+    fake.override(
+      "GET",
+      "/absolute",
+      () => new Response(null, { status: 301, headers: { location: `${fake.url}/status` } }),
+    );
+    const absolute = await client("tok-123").request("/absolute");
+    expect(absolute.status).toBe(200);
     expect(fake.requests.map((r) => [r.target, r.authorization])).toEqual([
       ["/api/v1/problems/leetcode/redirect", "Bearer tok-123"],
       ["/api/v1/problems/leetcode/1", "Bearer tok-123"],
+      ["/absolute", "Bearer tok-123"],
+      ["/status", "Bearer tok-123"],
     ]);
+  });
 
-    fake.override(
-      "GET",
-      "/away",
-      () => new Response(null, { status: 307, headers: { location: `${other.url}/health` } }),
-    );
-    other.requests.length = 0;
-    const away = await client("tok-123").request("/away");
-    expect(away.status).toBe(200);
-    expect(other.requests.map((r) => r.authorization)).toEqual([null]);
+  test("a redirect to another origin is refused, naming where it led and the flag; nothing is sent there", async () => {
+    const port = fake.url.split(":").at(-1);
+    const elsewhere = [
+      // Another host: its answer (a cloud metadata endpoint's, say) would be relayed as craboj's.
+      { method: "GET" as const, status: 302, location: `${other.url}/latest/meta-data/` },
+      // A POST redirected by 307 would carry its body there.
+      { method: "POST" as const, status: 307, location: `${other.url}/api/v1/similar` },
+      // The same port under another name, and the other scheme, are other origins too.
+      { method: "GET" as const, status: 308, location: `http://localhost:${port}/status` },
+      { method: "GET" as const, status: 302, location: `https://127.0.0.1:${port}/status` },
+    ];
+    for (const { method, status, location } of elsewhere) {
+      fake.override(method, "/away", () => new Response(null, { status, headers: { location } }));
+      other.requests.length = 0;
+      fake.requests.length = 0;
+      const json = method === "POST" ? { query: "abc" } : undefined;
+      const error = await protocolErrorOf(client("tok-123").request("/away", { method, json }));
+      const target = new URL(location);
+      expect(error.code).toBe(ErrorCode.InternalError);
+      expect(error.message).toBe(
+        `the craboj server at ${new URL(fake.url).host} redirected ${method} /away to another host, ${target.host} (${target.origin}), which is not followed: its answer would be taken for the craboj server's. Check --oj-base-url (OJ_BASE_URL): if the server has moved to ${target.origin}, set it to that`,
+      );
+      expect(fake.requests.map((r) => r.target)).toEqual(["/away"]);
+      expect(other.requests).toEqual([]);
+    }
   });
 
   test("more than 10 redirects is a protocol error", async () => {

@@ -761,6 +761,38 @@ describe("error classification (contract §5)", () => {
     }
   });
 
+  test("a redirect to another host → -32603 naming it and --oj-base-url; that host is never asked", async () => {
+    // A stand-in for an address only mcpkit's host can reach (a cloud metadata endpoint).
+    const asked: string[] = [];
+    const internal = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        asked.push(request.url);
+        return new Response("INTERNAL-ONLY-SECRET", { status: 418 });
+      },
+    });
+    const location = `http://127.0.0.1:${internal.port}/latest/meta-data/`;
+    fake.override(
+      "GET",
+      "/api/v1/problems/leetcode/moved",
+      () => new Response(null, { status: 302, headers: { location } }),
+    );
+    try {
+      const error = await protocolError("get_problem", { source: "leetcode", id: "moved" });
+      expect(error.code).toBe(-32603);
+      expect(error.message).toContain(
+        `redirected GET /api/v1/problems/leetcode/moved to another host, 127.0.0.1:${internal.port} (http://127.0.0.1:${internal.port}), which is not followed`,
+      );
+      expect(error.message).toContain("Check --oj-base-url (OJ_BASE_URL)");
+      expect(error.message).not.toContain("INTERNAL-ONLY-SECRET");
+      expect(asked).toEqual([]);
+    } finally {
+      fake.clearOverrides();
+      await internal.stop(true);
+    }
+  });
+
   test("a never-answering server → -32603 within the (lowered) timeout", async () => {
     const hasty = await startStdioServer({
       args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "800"],

@@ -1,6 +1,7 @@
 /**
  * The one HTTP client of the `oj` toolset (docs/contracts/oj.md §3): whole-request timeout, the
- * bearer token on every request to the configured origin, redirects followed (at most 10), the
+ * bearer token on every request to the configured origin, redirects within that origin followed
+ * (at most 10) and any other refused, the
  * body read as a stream keeping its first 1 MiB, and the Content-Type recorded so that nobody
  * parses a non-JSON body as JSON.
  *
@@ -96,7 +97,7 @@ export class OjHttpClient {
               `the craboj server at ${url.host} redirected more than ${MAX_REDIRECTS} times for ${method} ${shownPath}: ${BASE_URL_HINT}`,
             );
           }
-          url = followLocation(url, location, `${method} ${shownPath}`);
+          url = followLocation(url, location, this.origin, `${method} ${shownPath}`);
           // Fetch semantics: 303 always, and 301/302 after a POST, continue as a body-less GET.
           if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
             method = "GET";
@@ -141,8 +142,8 @@ export class OjHttpClient {
   }
 
   /**
-   * The token goes to the configured origin only: a redirect to another host must not carry it
-   * (reqwest strips sensitive headers across hosts too).
+   * The token goes to the configured origin only. followLocation already keeps every request
+   * there; the check stays so that the header cannot follow a later change to that rule.
    */
   private headersFor(url: URL, hasJsonBody: boolean): Headers {
     const headers = new Headers({ accept: "application/json, application/problem+json;q=0.9, */*;q=0.1" });
@@ -166,7 +167,13 @@ function upstreamFault(message: string): ProtocolError {
   return new ProtocolError(ErrorCode.InternalError, message);
 }
 
-function followLocation(current: URL, location: string, request: string): URL {
+/**
+ * Where a redirect leads, when it may be followed: within the configured origin only (as boj's
+ * client). Another host's answer would be shown as the craboj server's, and a hostile or
+ * compromised server could use mcpkit to fetch addresses only it can reach (a cloud metadata
+ * endpoint, say) and relay them, with a POST body forwarded on 307/308.
+ */
+function followLocation(current: URL, location: string, origin: string, request: string): URL {
   let next: URL;
   try {
     next = new URL(location, current);
@@ -178,6 +185,11 @@ function followLocation(current: URL, location: string, request: string): URL {
   if (next.protocol !== "http:" && next.protocol !== "https:") {
     throw upstreamFault(
       `the craboj server at ${current.host} redirected ${request} to a ${next.protocol} URL: ${BASE_URL_HINT}`,
+    );
+  }
+  if (next.origin !== origin) {
+    throw upstreamFault(
+      `the craboj server at ${current.host} redirected ${request} to another host, ${next.host} (${next.origin}), which is not followed: its answer would be taken for the craboj server's. Check --oj-base-url (OJ_BASE_URL): if the server has moved to ${next.origin}, set it to that`,
     );
   }
   return next;
