@@ -7,7 +7,7 @@ import { silentLogger } from "../../src/core/log.ts";
 import { ErrorCode, ProtocolError } from "../../src/core/tool.ts";
 import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { freeLoopbackPort } from "../support/ports.ts";
-import { MAX_BODY_BYTES, OjHttpClient, failureWords } from "../../src/toolsets/oj/http.ts";
+import { MAX_BODY_BYTES, OjHttpClient, decodeJsonBody, failureWords } from "../../src/toolsets/oj/http.ts";
 
 let fake: FakeCraboj;
 let other: FakeCraboj;
@@ -90,6 +90,26 @@ describe("Content-Type (contract §3)", () => {
       () => new Response("{}", { headers: { "content-type": "Application/JSON; charset=utf-8" } }),
     );
     expect((await http.request("/upper")).isJson).toBe(true);
+  });
+});
+
+describe("JSON depth (contract §5)", () => {
+  const nested = (depth: number) => `${'{"a":['.repeat(depth / 2)}"[{[{"${"]}".repeat(depth / 2)}`;
+
+  test("a success body nested up to 64 levels is decoded; one level more is refused before parsing", async () => {
+    const http = client("tok-123");
+    const answer = (body: string) => () => new Response(body, { headers: { "content-type": "application/json" } });
+    fake.override("GET", "/deep-64", answer(nested(64)));
+    fake.override("GET", "/deep-66", answer(nested(66)));
+    // Brackets inside strings are text, not nesting.
+    expect(JSON.stringify(decodeJsonBody(await http.request("/deep-64")))).toBe(nested(64));
+    const error = await protocolErrorOf(
+      Promise.resolve().then(async () => decodeJsonBody(await http.request("/deep-66"))),
+    );
+    expect(error.code).toBe(ErrorCode.InternalError);
+    expect(error.message).toBe(
+      `the craboj server at ${new URL(fake.url).host} answered GET /deep-66 with JSON nested deeper than 64 levels: check --oj-base-url (OJ_BASE_URL)`,
+    );
   });
 });
 

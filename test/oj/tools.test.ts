@@ -793,6 +793,33 @@ describe("error classification (contract §5)", () => {
     }
   });
 
+  test("a success body nested 200,000 and 500,000 levels deep → the -32603 of an unreadable body, naming the flag", async () => {
+    // 1 MB of '[' then ']' (arrays) and 200,000 '{"a":' (objects): the sanitizer's walk of the parsed
+    // value overflowed its stack, which came out as "Internal error in get_problem".
+    const bombs = {
+      arrays: `${"[".repeat(500_000)}${"]".repeat(500_000)}`,
+      objects: `${'{"a":'.repeat(200_000)}1${"}".repeat(200_000)}`,
+    };
+    try {
+      for (const [id, body] of Object.entries(bombs)) {
+        fake.override(
+          "GET",
+          `/api/v1/problems/leetcode/${id}`,
+          () => new Response(body, { headers: { "content-type": "application/json" } }),
+        );
+        const error = await protocolError("get_problem", { source: "leetcode", id });
+        expect(error.code).toBe(-32603);
+        expect(error.message).toMatch(
+          new RegExp(
+            `^MCP error -32603: the craboj server at 127\\.0\\.0\\.1:\\d+ answered GET /api/v1/problems/leetcode/${id} with JSON nested deeper than 64 levels: check --oj-base-url \\(OJ_BASE_URL\\)$`,
+          ),
+        );
+      }
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
   test("a never-answering server → -32603 within the (lowered) timeout", async () => {
     const hasty = await startStdioServer({
       args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--oj-timeout-ms", "800"],

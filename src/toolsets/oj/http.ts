@@ -10,6 +10,7 @@
  * of body text leaves this file sanitized (§7): control sequences stripped and the token redacted
  * before any cut is made.
  */
+import { nestsDeeperThan } from "../../core/json-depth.ts";
 import { networkFailure } from "../../core/network-failure.ts";
 import { parseRetryAfter, retryAfterSeconds } from "../../core/retry-after.ts";
 import type { Logger } from "../../core/log.ts";
@@ -21,6 +22,12 @@ import { type Sanitizer, createSanitizer } from "./sanitize.ts";
 
 /** Never keep more than this many bytes of a response body. */
 export const MAX_BODY_BYTES = 1_048_576;
+/**
+ * A success body whose arrays and objects nest deeper is refused before it is parsed: craboj's
+ * answers need three or four levels, and the sanitizer walks a parsed answer recursively (a
+ * megabyte of `[` overflowed its stack and became a vague "Internal error").
+ */
+export const MAX_JSON_DEPTH = 64;
 /** reqwest's default redirect policy, which the reference server relies on. */
 export const MAX_REDIRECTS = 10;
 
@@ -239,6 +246,9 @@ export function decodeJsonBody(response: UpstreamResponse): unknown {
     text = new TextDecoder("utf-8", { fatal: true }).decode(response.body);
   } catch {
     throw upstreamFault(`${from} a body that is not valid UTF-8: ${BASE_URL_HINT}`);
+  }
+  if (nestsDeeperThan(response.body, MAX_JSON_DEPTH)) {
+    throw upstreamFault(`${from} JSON nested deeper than ${MAX_JSON_DEPTH} levels: ${BASE_URL_HINT}`);
   }
   let value: unknown;
   try {
