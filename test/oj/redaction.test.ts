@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { type FakeCraboj, startFakeCraboj } from "../fixtures/oj/fake-craboj.ts";
 import { MAX_BODY_BYTES, OjHttpClient, bodyText } from "../../src/toolsets/oj/http.ts";
-import { REDACTED, createSanitizer, fragmentRedactor } from "../../src/toolsets/oj/sanitize.ts";
+import { REDACTED, createSanitizer, fragmentRedactor, tokenForms } from "../../src/toolsets/oj/sanitize.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { runCli } from "../support/mcp.ts";
 import { type RawServer, startRawServer } from "../support/raw-stdio.ts";
@@ -115,6 +115,120 @@ describe("the sanitizer (pure)", () => {
     expect(sanitize.text(`a ${TOKEN.slice(0, 10)}\u200b\u202e${TOKEN.slice(10)} b`)).toBe(`a ${REDACTED} b`);
     expect(createSanitizer(undefined).text("Big Red \u202egnp.exe\u202c\u2066!\u2069\ufeff")).toBe("Big Red gnp.exe!");
     expect(createSanitizer(undefined).text("one\u2028two\u2029three")).toBe("one\ntwo\nthree");
+  });
+});
+
+/**
+ * The redaction rule as first written, one search of the text per window: the reference the
+ * one-pass redactor must agree with on every text (every maximal run covered by MIN_FRAGMENT
+ * characters of a form of the token, or by a whole form shorter than that, becomes one REDACTED).
+ */
+function searchEveryWindow(token: string): (text: string) => string {
+  const windows = new Set<string>();
+  for (const form of tokenForms(token)) {
+    if (form.length <= MIN_FRAGMENT) windows.add(form);
+    else for (let i = 0; i + MIN_FRAGMENT <= form.length; i++) windows.add(form.slice(i, i + MIN_FRAGMENT));
+  }
+  return (text) => {
+    const covered = new Uint8Array(text.length);
+    for (const window of windows)
+      for (let at = text.indexOf(window); at !== -1; at = text.indexOf(window, at + 1))
+        covered.fill(1, at, at + window.length);
+    let out = "";
+    for (let i = 0; i < text.length; ) {
+      if (covered[i] === 0) out += text[i++];
+      else {
+        out += REDACTED;
+        while (covered[i] === 1) i++;
+      }
+    }
+    return out;
+  };
+}
+
+/** Runs `work` counting the calls it makes to the string, RegExp and collection built-ins. */
+function builtinCallsOf(work: () => void): number {
+  const counted: [object, string[]][] = [
+    [
+      String.prototype,
+      ["indexOf", "lastIndexOf", "includes", "slice", "substring", "substr", "charCodeAt", "codePointAt", "at"],
+    ],
+    [String.prototype, ["startsWith", "endsWith", "match", "matchAll", "search", "replace", "replaceAll", "split"]],
+    [RegExp.prototype, ["exec", "test"]],
+    [Set.prototype, ["has"]],
+    [Map.prototype, ["get", "has"]],
+  ];
+  let calls = 0;
+  const originals: [Record<string, unknown>, string, unknown][] = [];
+  for (const [prototype, names] of counted) {
+    const target = prototype as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of names) {
+      const original = target[name];
+      originals.push([target, name, original]);
+      target[name] = function (this: unknown, ...args: unknown[]) {
+        calls++;
+        return original.apply(this, args);
+      };
+    }
+  }
+  try {
+    work();
+  } finally {
+    for (const [target, name, original] of originals) target[name] = original;
+  }
+  return calls;
+}
+
+describe("the redactor reads a text once, whatever the token's length", () => {
+  test("for any token and text made of its forms' pieces: the same text as searching for every window", () => {
+    const token = fc.string({
+      unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      minLength: 1,
+      maxLength: 30,
+    });
+    const piece = fc.record({ form: fc.nat(), from: fc.nat(), length: fc.integer({ min: 1, max: 20 }) });
+    const filler = fc.string({ unit: fc.constantFrom("a", "%", "\\", "/", '"', "2F", " ", "é", "😀"), maxLength: 6 });
+    fc.assert(
+      fc.property(token, fc.array(fc.oneof(piece, filler), { maxLength: 12 }), (token, parts) => {
+        const forms = tokenForms(token);
+        const text = parts
+          .map((part) => {
+            if (typeof part === "string") return part;
+            const form = forms[part.form % forms.length];
+            const from = part.from % form.length;
+            return form.slice(from, from + part.length);
+          })
+          .join("");
+        expect(fragmentRedactor(token)(text)).toBe(searchEveryWindow(token)(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("redacting many short strings and a long text takes no more work for a 4,000-character token than for a 32-character one", () => {
+    // base64 with + and /: its forms with \/ and percent-encoded differ from it, three forms in all.
+    const long = Buffer.from(crypto.getRandomValues(new Uint8Array(3000)))
+      .toString("base64")
+      .slice(0, 4000);
+    const short = crypto.randomUUID().replaceAll("-", "");
+    expect(tokenForms(long).length).toBe(3);
+    // The shape of the red-team's answer: many short strings, each redacted on its own; and a text.
+    const answer = { results: Array.from({ length: 2_000 }, (_, i) => `s${String(i).padStart(8, "0")}`) };
+    const text = JSON.stringify(answer).repeat(2);
+    const work = (token: string) => {
+      const sanitize = createSanitizer(token);
+      return builtinCallsOf(() => {
+        sanitize.value(answer);
+        sanitize.text(text);
+      });
+    };
+    const [forShort, forLong] = [work(short), work(long)];
+    // One search per window (about three per token character here) made 164 times as many calls.
+    expect(forLong).toBeLessThan(forShort * 1.2);
+    // Still redacting, both tokens, after all that.
+    for (const token of [short, long]) {
+      expect(createSanitizer(token).text(`a ${encodeURIComponent(token).slice(5, 40)} b`)).toBe(`a ${REDACTED} b`);
+    }
   });
 });
 
@@ -261,6 +375,52 @@ describe("through the real process (stdio at trace level, notifications on)", ()
     for (const line of [...standard.lines(), ...wide.lines()])
       expect(stringsIn(JSON.parse(line)).filter((text) => CONTROL.test(text))).toEqual([]);
     expect(stderr).not.toMatch(CONTROL);
+  });
+
+  test("mcpkit call with a 4,000-character token: its raw, percent-encoded and ANSI-split echoes are redacted", async () => {
+    // base64 with + and /, so that the percent-encoded form differs from the raw one.
+    const long = Buffer.from(crypto.getRandomValues(new Uint8Array(3000)))
+      .toString("base64")
+      .slice(0, 4000);
+    const echoes = (request: Request) => {
+      const auth = request.headers.get("authorization") ?? "";
+      return `${auth} / ${encodeURIComponent(auth)} / ${auth.split("").join("\u001b[0m")}`;
+    };
+    const longFake = startFakeCraboj({ tokens: [long] });
+    longFake.override("GET", "/api/v1/problems/leetcode/echo-401", (request) =>
+      Response.json(
+        { title: "Unauthorized", status: 401, detail: `bad header: ${echoes(request)}` },
+        { status: 401, headers: { "content-type": "application/problem+json" } },
+      ),
+    );
+    longFake.override("GET", "/api/v1/problems/leetcode/echo-ok", (request) =>
+      Response.json({ id: "echo-ok", source: "leetcode", title: "Echo", content: `<p>${echoes(request)}</p>` }),
+    );
+    try {
+      const results = await Promise.all(
+        ["echo-401", "echo-ok"].map((id) =>
+          runCli([
+            "call",
+            "get_problem",
+            JSON.stringify({ source: "leetcode", id }),
+            "--oj-base-url",
+            longFake.url,
+            "--oj-token",
+            long,
+            "--log-level",
+            "trace",
+          ]),
+        ),
+      );
+      expect(results.map((r) => r.code)).toEqual([1, 0]);
+      const fragments = fragmentsOf(long);
+      for (const { stdout, stderr } of results) {
+        expect(stdout.split(REDACTED).length - 1).toBeGreaterThanOrEqual(3);
+        expect(fragments.filter((fragment) => (stdout + stderr).includes(fragment))).toEqual([]);
+      }
+    } finally {
+      await longFake.stop();
+    }
   });
 
   test("mcpkit call: stdout and stderr hold no fragment and no ESC/BEL/C1 byte", async () => {
