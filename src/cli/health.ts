@@ -3,7 +3,7 @@
  * container health checks on images without curl. Exit 0 when it answers 200, else 1; 2 when URL
  * is not an http(s) URL.
  */
-import { ConfigError, withoutUserinfo } from "../core/options.ts";
+import { ConfigError, withoutCredentials } from "../core/options.ts";
 import { readAtMost } from "../core/read-at-most.ts";
 import { EXIT_OK, EXIT_TOOL_ERROR } from "./call.ts";
 
@@ -18,7 +18,7 @@ export async function checkHealth(url = DEFAULT_HEALTH_URL): Promise<number> {
   const protocol = URL.parse(url)?.protocol;
   if (protocol !== "http:" && protocol !== "https:") {
     throw new ConfigError(
-      `'mcpkit health' takes the http:// or https:// URL of a server's /healthz, such as ${DEFAULT_HEALTH_URL} (got ${JSON.stringify(withoutUserinfo(url))})`,
+      `'mcpkit health' takes the http:// or https:// URL of a server's /healthz, such as ${DEFAULT_HEALTH_URL} (got ${JSON.stringify(withoutCredentials(url))})`,
     );
   }
   try {
@@ -31,7 +31,7 @@ export async function checkHealth(url = DEFAULT_HEALTH_URL): Promise<number> {
     const why =
       error instanceof Error && error.name === "TimeoutError" ? `no answer in ${TIMEOUT_MS} ms` : "unreachable";
     // Health checks' output lands in `docker inspect` and CI logs: a password in the URL must not.
-    process.stderr.write(`mcpkit: ${withoutUserinfo(url)} is ${why}\n`);
+    process.stderr.write(`mcpkit: ${withoutCredentials(url)} is ${why}\n`);
     return EXIT_TOOL_ERROR;
   }
 }

@@ -71,19 +71,36 @@ export function readOptions<S extends v.GenericSchema<Record<string, unknown>, u
   const key = issue.path?.[0]?.key;
   const spec = specs.find((s) => s.name === key);
   const where = spec ? describeOption(spec) : "configuration";
-  const shown = typeof issue.input === "string" ? withoutUserinfo(issue.input) : issue.input;
+  const shown = typeof issue.input === "string" ? withoutCredentials(issue.input) : issue.input;
   const got = issue.input === undefined ? "" : ` (got ${JSON.stringify(shown)})`;
   throw new ConfigError(`invalid ${where}: ${issue.message}${got}`);
 }
 
 /**
- * A value as a message repeats it, with everything up to its last `@` masked: the user name and
- * password of a URL (`ftp://user:pw@host` is refused, and must not be printed whole), whatever
- * form the URL parser accepts them in (`https:user:pw@host` and `https:/user:pw@host` have no
- * `//`). Masking too much of an odd value costs nothing; masking too little would print a password.
+ * A value as a message repeats it, with what could be a credential masked. Everything up to its
+ * last `@`: the user name and password of a URL (`ftp://user:pw@host` is refused, and must not be
+ * printed whole), whatever form the URL parser accepts them in (`https:user:pw@host` and
+ * `https:/user:pw@host` have no `//`). Each query value (`?key=…`, a bare `?…`) and the fragment:
+ * API keys and tokens travel there (`?key=SECRET`, `#access_token=…`). Masking too much of an odd
+ * value costs nothing; masking too little would print a password.
  */
-export function withoutUserinfo(text: string): string {
-  return text.replace(/^[\s\S]*@/, "***@");
+export function withoutCredentials(text: string): string {
+  const at = text.lastIndexOf("@");
+  // An `@` after a `?` or `#` (`?email=a@b&key=…`): all that follows it may be query, so none of it shows.
+  if (at !== -1 && /[?#]/.test(text.slice(0, at))) return "***@***";
+  const rest = at === -1 ? text : `***@${text.slice(at + 1)}`;
+  const hash = rest.indexOf("#");
+  const body = hash === -1 ? rest : rest.slice(0, hash);
+  const fragment = hash === -1 ? "" : "#***";
+  const question = body.indexOf("?");
+  if (question === -1) return body + fragment;
+  // Parameter names stay, so the message still shows which were given; their values go.
+  const query = body
+    .slice(question + 1)
+    .split("&")
+    .map((part) => (part === "" ? part : part.includes("=") ? `${part.slice(0, part.indexOf("="))}=***` : "***"))
+    .join("&");
+  return `${body.slice(0, question + 1)}${query}${fragment}`;
 }
 
 /** The values of declared options, typed by flag name from each option's schema. */

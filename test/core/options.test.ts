@@ -5,7 +5,14 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { coreOptions } from "../../src/cli/options.ts";
-import { ConfigError, type OptionSpec, defaultTextOf, integerOption, readDeclared } from "../../src/core/options.ts";
+import {
+  ConfigError,
+  type OptionSpec,
+  defaultTextOf,
+  integerOption,
+  readDeclared,
+  withoutCredentials,
+} from "../../src/core/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
 import { runCli } from "../support/mcp.ts";
@@ -77,6 +84,31 @@ describe("URL options and credentials", () => {
       }
     },
   );
+
+  // A refused URL was repeated with only its user info masked: `?key=SECRET` showed whole on stderr.
+  // The server's own options are read only when it serves, hence --http (refused before it listens).
+  test.each([
+    ["--boj-base-url", "tools"],
+    ["--oj-base-url", "tools"],
+    ["--public-url", "--http"],
+    ["--jwks-url", "--http"],
+    ["--issuer", "--http"],
+    ["--upstream-issuer", "--http"],
+  ])("%s refuses a URL without repeating its query values or fragment", async (flag, command) => {
+    const mode = command === "--http" ? ["--http", "127.0.0.1:0"] : [command];
+    const { code, stdout, stderr } = await runCli([...mode, flag, "ftp://x/p?key=SECRETQ&SECRETB&e=a#tok=SECRETF"]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`invalid ${flag}`);
+    expect(stderr).toContain('(got "ftp://x/p?key=***&***&e=***#***")');
+    expect(stderr).not.toContain("SECRET");
+  });
+
+  test("an '@' in the query or fragment: nothing after the first '?' or '#' shows", () => {
+    expect(withoutCredentials("https://h/?email=a@b.c&key=SECRETQ")).toBe("***@***");
+    expect(withoutCredentials("https://u:p#w@h/?key=SECRETQ")).toBe("***@***");
+    expect(withoutCredentials("https://h/?")).toBe("https://h/?");
+  });
 
   test("--boj-base-url says how to fix it", async () => {
     const { stderr } = await runCli(["tools", "--boj-base-url", secretUrls[0]]);

@@ -5,7 +5,7 @@ import {
   describeOption,
   integerOption,
   readDeclared,
-  withoutUserinfo,
+  withoutCredentials,
 } from "../../core/options.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -102,7 +102,7 @@ export function readOjConfig(values: OptionValues): OjConfig | undefined {
   const checked = checkBaseUrl(rawBaseUrl.trim());
   if (!checked.ok) {
     throw new ConfigError(
-      `invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(withoutUserinfo(rawBaseUrl))})`,
+      `invalid ${describeOption(baseUrlSpec)}: ${checked.reason} (got ${JSON.stringify(withoutCredentials(rawBaseUrl))})`,
     );
   }
   return { baseUrl: checked.baseUrl, token, timeoutMs };
