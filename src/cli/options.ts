@@ -152,7 +152,7 @@ export function parseCommandLine(
       parsePlainArgs(args, config) ??
       nodeParseArgs.get()({ args, options: config, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new ConfigError(explainParseError(error as Error & { code?: string }, specs));
+    throw new ConfigError(explainParseError(error as Error & { code?: string }, config, args));
   }
   const values: OptionValues = {};
   for (const spec of specs) {
@@ -178,18 +178,51 @@ function fromEnvironment(
   return raw;
 }
 
-function explainParseError(error: Error & { code?: string }, specs: readonly OptionSpec[]): string {
-  const option = /'(-[^' ]*)/.exec(error.message)?.[1];
+function explainParseError(
+  error: Error & { code?: string },
+  config: Record<string, ArgOption>,
+  args: readonly string[],
+): string {
+  // parseArgs quotes what it refused: '-x' or '--name', a switch as '-h, --help', a letter of a group bare ('v' of -hv).
+  const quoted = /'([^']*)'/.exec(error.message)?.[1];
   switch (error.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
-      const near = option
-        ? closestName(option.replace(/^-+/, "").split("=")[0], ["help", "version", ...specs.map((s) => s.name)])
-        : undefined;
-      return `unknown option ${option ?? ""}${near ? `; did you mean --${near}?` : ""}; run 'mcpkit --help' for the options`;
-    }
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return explainUnknownOption(quoted, config, args);
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
+      // A switch given a value (--help=1): it needs none, so "needs a value" would send the reader the wrong way.
+      if (error.message.includes("does not take an argument")) return explainSwitchValue(quoted, args);
+      const option = quoted?.split(" ")[0];
       return `option ${option ?? ""} needs a value (e.g. ${option ?? "--flag"} VALUE); run 'mcpkit --help'`;
+    }
     default:
       return `${error.message.split("\n")[0]}; run 'mcpkit --help'`;
   }
+}
+
+/** `--help takes no value; drop '=1'`, for `--help=1`. */
+function explainSwitchValue(quoted: string | undefined, args: readonly string[]): string {
+  const name = quoted?.split(", ").at(-1) ?? "the switch";
+  const given = args.find((arg) => arg.startsWith(`${name}=`));
+  return given === undefined ? `${name} takes no value` : `${name} takes no value; drop '${given.slice(name.length)}'`;
+}
+
+function explainUnknownOption(
+  quoted: string | undefined,
+  config: Record<string, ArgOption>,
+  args: readonly string[],
+): string {
+  // A letter of a group (-hv, -h=1) is quoted alone, which names nothing the reader typed: name the whole argument.
+  const letter = quoted?.length === 1 ? quoted : undefined;
+  const group = letter && args.find((arg) => /^-[^-]/.test(arg) && arg.length > 2 && arg.includes(letter));
+  if (group) {
+    const equals = group.indexOf("=");
+    const shorts = Object.values(config).flatMap((option) => (option.short ? [option.short] : []));
+    if (equals > 1 && [...group.slice(1, equals)].every((each) => shorts.includes(each))) {
+      return `${group.slice(0, equals)} takes no value; drop '${group.slice(equals)}'`;
+    }
+    return `unknown option '${letter}' in ${group}; the switches that group are ${shorts.map((each) => `-${each}`).join(" and ")} (-v only alone); run 'mcpkit --help' for the options`;
+  }
+  const option = quoted ?? "";
+  const near = option ? closestName(option.replace(/^-+/, "").split("=")[0], Object.keys(config)) : undefined;
+  return `unknown option ${option}${near ? `; did you mean --${near}?` : ""}; run 'mcpkit --help' for the options`;
 }

@@ -68,6 +68,21 @@ describe("bad command lines exit 2 with one clear line on stderr and nothing on 
     ["oj named without its base URL", ["--toolsets", "oj", "tools"], {}, /--oj-base-url/],
     ["flag without its value", ["--toolsets"], {}, /--toolsets needs a value/],
     ["mistyped flag gets a suggestion", ["--rot", "x", "tools"], {}, /unknown option --rot; did you mean --root\?/],
+    // A switch given a value was "option -h, needs a value (e.g. -h, VALUE)"; a group was "unknown option -".
+    ["--help given a value", ["--help=1"], {}, /^mcpkit: --help takes no value; drop '=1'\n$/],
+    [
+      "--text given a value",
+      ["call", "boj_get_data_code", "--text=1"],
+      {},
+      /^mcpkit: --text takes no value; drop '=1'\n$/,
+    ],
+    ["-h given a value", ["-h=1"], {}, /^mcpkit: -h takes no value; drop '=1'\n$/],
+    [
+      "a group of letters with one that is no switch",
+      ["-hv"],
+      {},
+      /^mcpkit: unknown option 'v' in -hv; the switches that group are -h and -V \(-v only alone\); run 'mcpkit --help' for the options\n$/,
+    ],
     [
       "mistyped toolset gets a suggestion",
       ["--toolsets", "bjo", "tools"],
