@@ -68,8 +68,15 @@ describe("browser hand-off schemes", () => {
     "opera-https://evil.example/cb",
     "opera-http://evil.example/cb",
     "brave://open-url?url=https%3A%2F%2Fevil.example%2Fcb",
-    // A browser not listed yet: the shape gives it away, a scheme and then a whole web address.
+    "microsoft-edge-https://evil.example/cb",
+    "samsunginternet://open?url=https%3A%2F%2Fevil.example%2Fcb",
+    // A browser not listed yet: the shape gives it away, a scheme and then a whole web address,
+    // in each spelling a URL parser reads as one (second review).
     "newbrowser:https://evil.example/cb",
+    "myapp:/https://evil.example/cb",
+    "myapp:https:/evil.example/cb",
+    "myapp:https:evil.example/cb",
+    "myapp://https://evil.example/cb",
   ]) {
     test(`registration refuses ${uri}`, async () => {
       const { status, body } = await register(uri);
@@ -79,7 +86,13 @@ describe("browser hand-off schemes", () => {
   }
 
   test("app schemes are still accepted", async () => {
-    for (const uri of ["cursor://anysphere.cursor-mcp/oauth/callback", "com.example.app:/oauth2redirect"]) {
+    for (const uri of [
+      "cursor://anysphere.cursor-mcp/oauth/callback",
+      "com.example.app:/oauth2redirect",
+      // A host or path that merely starts with the letters http is no web address.
+      "myapp://https/callback",
+      "myapp://httpbin-client/cb",
+    ]) {
       expect((await register(uri)).status).toBe(201);
     }
   });
@@ -118,5 +131,7 @@ describe("browser hand-off schemes", () => {
     expect(hostOf("https://app.example/cb")).toBe("app.example");
     expect(hostOf("cursor://anysphere.cursor-mcp/oauth/callback")).toBe("anysphere.cursor-mcp");
     expect(hostOf("com.example.app:/oauth2redirect")).toBe("com.example.app:");
+    expect(hostOf("myapp://https://evil.example/cb")).toBe("evil.example (through myapp:)");
+    expect(hostOf("myapp:https:evil.example/cb")).toBe("evil.example (through myapp:)");
   });
 });

@@ -40,6 +40,8 @@ const REFUSED_SCHEMES = new Set([
 const BROWSER_HANDOFF_SCHEMES = new Set([
   "microsoft-edge:",
   "microsoft-edge-holographic:",
+  "microsoft-edge-http:",
+  "microsoft-edge-https:",
   "x-safari-http:",
   "x-safari-https:",
   "googlechrome:",
@@ -50,6 +52,7 @@ const BROWSER_HANDOFF_SCHEMES = new Set([
   "opera-http:",
   "opera-https:",
   "brave:",
+  "samsunginternet:",
 ]);
 
 /** Undefined when acceptable; otherwise why not, as a sentence for `error_description`. */
@@ -92,10 +95,14 @@ function handoffProblem(url: URL, raw: string): string | undefined {
   return `redirect_uris: the scheme ${url.protocol} hands a web address to a browser app, which would send the code to that site, not to an application; ${instead}, an http://127.0.0.1 (loopback) address, or your app's own scheme such as myapp://.`;
 }
 
-/** The http(s) URL that follows a scheme with no host of its own (`microsoft-edge:https://site/cb`). */
+/**
+ * The http(s) URL that follows a scheme (`microsoft-edge:https://site/cb`), in any of the spellings
+ * a URL parser reads as one: slashes before it (`myapp://https://site/cb`, where `https` parses as
+ * a host), or none or one after its colon (`myapp:https:site/cb`).
+ */
 function webAddressAfterScheme(url: URL, raw: string): URL | undefined {
-  const rest = raw.slice(url.protocol.length);
-  if (url.host || !/^https?:\/\//i.test(rest)) return undefined;
+  const rest = raw.slice(url.protocol.length).replace(/^\/+/, "");
+  if (!/^https?:/i.test(rest)) return undefined;
   const inner = URL.parse(rest);
   return inner && (inner.protocol === "https:" || inner.protocol === "http:") && inner.host ? inner : undefined;
 }
@@ -156,7 +163,7 @@ function withoutPort(raw: string): string {
 export function hostOf(uri: string): string {
   const url = URL.parse(uri);
   if (!url) return uri;
-  if (url.host) return url.host;
   const inner = webAddressAfterScheme(url, uri);
-  return inner ? `${inner.host} (through ${url.protocol})` : url.protocol;
+  if (inner) return `${inner.host} (through ${url.protocol})`;
+  return url.host || url.protocol;
 }
