@@ -166,7 +166,7 @@ describe("bearer token (contract §3)", () => {
       const target = new URL(location);
       expect(error.code).toBe(ErrorCode.InternalError);
       expect(error.message).toBe(
-        `the craboj server at ${new URL(fake.url).host} redirected ${method} /away to another host, ${target.host} (${target.origin}), which is not followed: its answer would be taken for the craboj server's. Check --oj-base-url (OJ_BASE_URL): if the server has moved to ${target.origin}, set it to that`,
+        `the craboj server at ${new URL(fake.url).host} redirected ${method} /away to another origin, ${target.origin}, which is not followed: its answer would be taken for the craboj server's. Check --oj-base-url (OJ_BASE_URL): if the server has moved to ${target.origin}, set it to that`,
       );
       expect(fake.requests.map((r) => r.target)).toEqual(["/away"]);
       expect(other.requests).toEqual([]);

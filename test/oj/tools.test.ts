@@ -782,7 +782,7 @@ describe("error classification (contract §5)", () => {
       const error = await protocolError("get_problem", { source: "leetcode", id: "moved" });
       expect(error.code).toBe(-32603);
       expect(error.message).toContain(
-        `redirected GET /api/v1/problems/leetcode/moved to another host, 127.0.0.1:${internal.port} (http://127.0.0.1:${internal.port}), which is not followed`,
+        `redirected GET /api/v1/problems/leetcode/moved to another origin, http://127.0.0.1:${internal.port}, which is not followed`,
       );
       expect(error.message).toContain("Check --oj-base-url (OJ_BASE_URL)");
       expect(error.message).not.toContain("INTERNAL-ONLY-SECRET");

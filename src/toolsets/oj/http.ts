@@ -196,7 +196,7 @@ function followLocation(current: URL, location: string, origin: string, request:
   }
   if (next.origin !== origin) {
     throw upstreamFault(
-      `the craboj server at ${current.host} redirected ${request} to another host, ${next.host} (${next.origin}), which is not followed: its answer would be taken for the craboj server's. Check --oj-base-url (OJ_BASE_URL): if the server has moved to ${next.origin}, set it to that`,
+      `the craboj server at ${current.host} redirected ${request} to another origin, ${next.origin}, which is not followed: its answer would be taken for the craboj server's. Check --oj-base-url (OJ_BASE_URL): if the server has moved to ${next.origin}, set it to that`,
     );
   }
   return next;
