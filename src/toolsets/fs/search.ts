@@ -211,8 +211,8 @@ async function collect(
   const collected = await sink.join();
   if ("failure" in walked) throw walked.failure;
   if (!collected) throw new Error("the stat worker stopped unexpectedly");
-  // The walk counted what it stat'ed itself (types, the native walk), the collector the rest: no directory is in
-  // both, as one whose entries could not be typed hands none on to be stat'ed.
+  // The walk counted what it stat'ed itself (types, the native walk), the collector the rest. A directory is in
+  // both only if some of its entries were typed by the listing and others not, which no file system here does.
   walked.unsearchableEntries += collected.unsearchableEntries;
   walked.unsearchableDirectories += collected.unsearchableDirectories.length;
   logWalk(context, walked, sink, native.handedOff, performance.now() - walkStarted);
