@@ -252,6 +252,38 @@ describe("install and uninstall print no secret", () => {
     }
   });
 
+  test("a token set as NAME=value in args (docker -e OJ_TOKEN=…) is hidden in the diff and kept out of the .bak", async () => {
+    const home = tempHome();
+    const [docker, state, env, wrapped] = ["docker-D1-9e8f", "state-S2-7a6b", "env-E3-5c4d", "wrapped-W4-3f2e"];
+    const args = ["run", "-i", "-e", `OJ_TOKEN=${docker}`, "-e", `boj_shared_state=${state}`, "mcpkit/mcpkit"];
+    const cursor = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(cursor));
+    // A command line written as one string is masked in the diff; a backup scrubs env and args only, as before.
+    const mcpkit = { command: `env OJ_TOKEN=${wrapped} docker`, args, env: { OJ_TOKEN: env } };
+    fs.writeFileSync(cursor, `${JSON.stringify({ mcpServers: { mcpkit, other: { command: "x" } } }, null, 2)}\n`);
+    const codex = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(codex));
+    fs.writeFileSync(
+      codex,
+      `[mcp_servers.mcpkit]\ncommand = "docker"\nargs = ${JSON.stringify(args)}\n\n[mcp_servers.other]\ncommand = "x"\n`,
+    );
+    for (const [client, file] of [
+      ["cursor", cursor],
+      ["codex", codex],
+    ] as const) {
+      const dry = await cli(home, "uninstall", client, "--dry-run");
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain("OJ_TOKEN=[redacted]");
+      expectNone(dry.stdout + dry.stderr, docker, state, env, wrapped);
+      const removed = await cli(home, "uninstall", client);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain(`(backup: ${file}.bak, without the OJ_TOKEN and BOJ_SHARED_STATE it held)`);
+      const backup = fs.readFileSync(`${file}.bak`, "utf8");
+      expect(backup).toContain("OJ_TOKEN=[removed by mcpkit]");
+      expectNone(backup + removed.stdout + removed.stderr, docker, state, env);
+    }
+  });
+
   test("--link refuses a URL that carries a credential, and install refuses an --oj-base-url the server would", async () => {
     const home = tempHome();
     const [query, password] = ["link-query-X-9a8b", "link-password-P-7c6d"];

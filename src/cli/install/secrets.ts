@@ -23,28 +23,44 @@ function isSecretFlag(flag: string): boolean {
 }
 
 /**
+ * A variable set as `NAME=value` whose value is a secret: named like a credential, or a secret option's variable.
+ * Wrappers pass the environment this way (`docker run -e OJ_TOKEN=…`, `env OJ_TOKEN=… mcpkit`).
+ */
+function isSecretVariable(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && (SECRET_NAME.test(name) || secretOptionOf(name) !== undefined);
+}
+
+/**
  * `args` with the value of every secret flag replaced by `hidden`: the argument after `--oj-token`, or what follows
- * the `=` of `--oj-token=…`. Other values are kept as they are.
+ * the `=` of `--oj-token=…` or of a secret variable's `OJ_TOKEN=…`. Other values are kept as they are.
  */
 export function hiddenArgs(args: readonly unknown[], hidden: string): unknown[] {
   return args.map((arg, index) => {
     if (typeof arg !== "string") return arg;
     const previous = args[index - 1];
     if (typeof previous === "string" && isSecretFlag(previous)) return hidden;
-    const inline = /^(-[^=]*)=/.exec(arg);
-    return inline && isSecretFlag(inline[1]) ? `${inline[0]}${hidden}` : arg;
+    const inline = /^([^=]*)=/.exec(arg);
+    if (!inline) return arg;
+    const secret = inline[1].startsWith("-") ? isSecretFlag(inline[1]) : isSecretVariable(inline[1]);
+    return secret ? `${inline[0]}${hidden}` : arg;
   });
 }
 
 /**
- * `text` with what a URL or a header line in it carries hidden: userinfo (`https://u:p@`), every query value
- * (`?access_token=…`), and whatever follows `Authorization:` or `Bearer`.
+ * `text` with what a URL, a header line or a variable in it carries hidden: userinfo (`https://u:p@`), every query
+ * value (`?access_token=…`), whatever follows `Authorization:` or `Bearer`, and the value of a word `OJ_TOKEN=…` or
+ * `--oj-token=…` (a command line written as one string: `env OJ_TOKEN=… mcpkit`).
  */
 export function hiddenInText(text: string, hidden: string): string {
   return text
     .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi, `$1${hidden}@`)
     .replace(/([?&;][^=&#\s]*=)[^&#\s]*/g, `$1${hidden}`)
-    .replace(/(authorization\s*:\s*|bearer\s+).*$/gi, `$1${hidden}`);
+    .replace(/(authorization\s*:\s*|bearer\s+).*$/gi, `$1${hidden}`)
+    .replace(/(^|[\s"'])(-{0,2})([A-Za-z0-9_.-]+)=("[^"]*"|'[^']*'|[^\s"']*)/g, (whole, start, dashes, name) =>
+      (dashes === "" ? isSecretVariable(name) : isSecretFlag(`${dashes}${name}`))
+        ? `${start}${dashes}${name}=${hidden}`
+        : whole,
+    );
 }
 
 /** An argument that holds a secret: where it is, the secret, and the argument with `hidden` in the secret's place. */
