@@ -284,6 +284,24 @@ describe("install and uninstall print no secret", () => {
     }
   });
 
+  test("a mistyped option, a stray argument or an unknown client is refused without repeating a token", async () => {
+    const home = tempHome();
+    const token = "TYPO-SECRET-4b7e";
+    for (const [argv, said] of [
+      [["-oj-token", token, "cursor"], "unknown option -oj-token for 'install'"],
+      [["\u2014oj-token", token, "cursor"], "unknown option \u2014oj-token for 'install'"],
+      [["cursor", `-oj-token=${token}`], "unknown option -oj-token for 'install'"],
+      [["cursor", token], "unexpected argument (word 2 after 'install', not shown); name one client"],
+      [[token], "unknown client (not shown); expected one of"],
+    ]) {
+      const result = await cli(home, "install", ...argv);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(said as string);
+      expectNone(result.stdout + result.stderr, token);
+    }
+    expect(fs.existsSync(path.join(home, ".cursor"))).toBe(false);
+  });
+
   test("--link refuses a URL that carries a credential, and install refuses an --oj-base-url the server would", async () => {
     const home = tempHome();
     const [query, password] = ["link-query-X-9a8b", "link-password-P-7c6d"];

@@ -67,6 +67,21 @@ interface Request {
 /** install's own options that take a value; the server's options come from their declarations. */
 const VALUE_FLAGS = ["http", "name", "config"] as const;
 
+/** A dash other than '-' that a keyboard or a word processor puts in its place: hyphens, en and em dash, minus signs. */
+const NOT_ASCII_DASH = /^[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/u;
+
+/**
+ * A word that reads as a mistyped option (`-oj-token`, `—oj-token`), named without what follows its `=`. A mistyped
+ * option's value is often a token, so it is refused at the option, before its value is read as a stray argument.
+ */
+function mistypedOption(arg: string, verb: Request["verb"]): ConfigError {
+  const name = arg.split("=")[0];
+  const shown = /^\S{1,40}$/u.test(name) ? ` ${name}` : "";
+  return new ConfigError(
+    `unknown option${shown} for '${verb}': options start with two ASCII dashes, e.g. --oj-token (run 'mcpkit install --help')`,
+  );
+}
+
 function parseArgs(verb: Request["verb"], argv: readonly string[]): Request {
   const request: Request = { verb, link: false, dryRun: false, help: false, name: "mcpkit", server: new Map() };
   for (let i = 0; i < argv.length; i++) {
@@ -83,8 +98,10 @@ function parseArgs(verb: Request["verb"], argv: readonly string[]): Request {
       if (value === undefined || value === "") throw new ConfigError(`--${flag} needs a value`);
       if (server) request.server.set(flag, [...(request.server.get(flag) ?? []), value]);
       else setValue(request, flag as (typeof VALUE_FLAGS)[number], value);
-    } else if (request.client === undefined) request.client = arg;
-    else throw new ConfigError(`unexpected argument "${arg}"; name one client`);
+    } else if ((arg.startsWith("-") && arg !== "-") || NOT_ASCII_DASH.test(arg)) throw mistypedOption(arg, verb);
+    else if (request.client === undefined) request.client = arg;
+    // Not quoted: a stray word may be a token whose option was mistyped or left out.
+    else throw new ConfigError(`unexpected argument (word ${i + 1} after '${verb}', not shown); name one client`);
   }
   return request;
 }
@@ -219,7 +236,8 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     const host: Host = { platform: process.platform, env };
     if (request.client === undefined) throw new ConfigError(`name a client: mcpkit ${verb} ${CLIENTS.join("|")}`);
     if (!isClient(request.client))
-      throw new ConfigError(`unknown client "${request.client}"; expected one of ${CLIENTS.join(", ")}`);
+      // Not quoted, as a stray argument is not: `install --oj-token cursor TOKEN` puts the token here.
+      throw new ConfigError(`unknown client (not shown); expected one of ${CLIENTS.join(", ")}`);
     const client = request.client;
     if (request.link) {
       if (client !== "cursor" && client !== "vscode") throw new ConfigError("--link is for cursor or vscode");
