@@ -182,6 +182,25 @@ describe("mcpkit install", () => {
     }
   });
 
+  test("codex: a change that keeps no backup removes an older .bak, which held the same token, and says so", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".codex", "config.toml");
+    const token = "STALE-BAK-8e2f";
+    expect((await cli(home, "install", "codex", "--oj-token", token)).code).toBe(0);
+    expect((await cli(home, "install", "codex", "--oj-token", token, "--toolsets", "fs,oj")).code).toBe(0);
+    expect(fs.readFileSync(`${file}.bak`, "utf8")).toContain(token);
+    // An inline env table written by hand: a form the backup's scrubbing does not replace and check.
+    fs.writeFileSync(file, `[mcp_servers.mcpkit]\ncommand = "x"\nenv = { OJ_TOKEN = "${token}" }\n`);
+    const removed = await cli(home, "uninstall", "codex");
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(
+      `(no backup: it would have kept the OJ_TOKEN; the older ${file}.bak is removed, as it may hold it too)`,
+    );
+    expect(fs.existsSync(`${file}.bak`)).toBe(false);
+    // The file held our entry alone, so it goes too: nothing in the folder keeps the token.
+    expect(fs.readdirSync(path.dirname(file))).toEqual([]);
+  });
+
   test("--http writes each client's URL entry; Claude Desktop's launches mcp-remote", async () => {
     const home = tempHome();
     const url = "http://127.0.0.1:8080/mcp";

@@ -157,9 +157,17 @@ function edited(client: Client, text: string, place: Place, name: string, spec: 
 }
 
 /** What became of the file before the edit (`Edit.backup`), for the line that reports it. */
-function backupNote(before: string | undefined, backup: string | null | undefined, change: Change): string {
+function backupNote(
+  before: string | undefined,
+  backup: string | null | undefined,
+  change: Change,
+  removed: boolean,
+): string {
   if (before === undefined) return ""; // a new file: nothing to back up
-  if (backup === null) return ` (no backup: it would have kept the ${retiredSecrets(before, change)})`;
+  if (backup === null) {
+    const older = removed ? `; the older ${change.place.file}.bak is removed, as it may hold it too` : "";
+    return ` (no backup: it would have kept the ${retiredSecrets(before, change)}${older})`;
+  }
   const without = backup === undefined ? "" : `, without the ${retiredSecrets(before, change)} it held`;
   return ` (backup: ${change.place.file}.bak${without})`;
 }
@@ -314,11 +322,16 @@ function applyTo(place: Place, { client, name, spec, dryRun, out }: Apply): bool
     }
     // install puts only secret options in the entry's env.
     const secret = Object.keys(spec?.env ?? {}).length > 0 || urlCredential(spec?.url) !== undefined;
-    const was = writeAtomically(file, result.removeFile ? null : result.text, before, result.backup, secret);
-    const mode = was === undefined ? "" : ` (mode ${was.toString(8).padStart(4, "0")} → 0600: it holds a credential)`;
-    out(
-      `${file}: ${spec ? "added" : "removed"} "${name}"${whole}${backupNote(before, result.backup, { client, place, name, spec })}${mode}\n`,
+    const { tightened: was, removedBackup } = writeAtomically(
+      file,
+      result.removeFile ? null : result.text,
+      before,
+      result.backup,
+      secret,
     );
+    const mode = was === undefined ? "" : ` (mode ${was.toString(8).padStart(4, "0")} → 0600: it holds a credential)`;
+    const note = backupNote(before, result.backup, { client, place, name, spec }, removedBackup);
+    out(`${file}: ${spec ? "added" : "removed"} "${name}"${whole}${note}${mode}\n`);
     return true;
   };
   if (dryRun) return change();

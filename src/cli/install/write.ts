@@ -155,10 +155,33 @@ function replaceFile(target: string, data: string | Buffer, mode: number): void 
 }
 
 /**
+ * Removes an older `<file>.bak` when the change keeps no backup (`Edit.backup` null: the secret could not be taken
+ * out and checked): it was copied from the file before, so it may hold that same secret. True when there was one.
+ */
+function removeOldBackup(file: string): boolean {
+  try {
+    // unlink, not rm: a link is removed itself, never followed, and a directory there is an error, not emptied.
+    fs.unlinkSync(`${file}.bak`);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+/** What `writeAtomically` did beside the write, for the line that reports it. */
+export interface Written {
+  /** The mode the file had when it was made 0600 (it holds a secret), else undefined. */
+  tightened?: number;
+  /** An older `<file>.bak` was removed, since no new backup was kept to replace it. */
+  removedBackup: boolean;
+}
+
+/**
  * Replaces `file` with `text` (null: removes it): a backup to `<file>.bak` with the file's mode (a byte copy;
- * `backup` instead when given, none when null: see edit.ts `Edit.backup`), then the new text by rename, unless the
- * file no longer holds `before` (what the edit was computed from). When the new text holds a secret (`secret`), it
- * and the backup are 0600 whatever the file's mode was: the mode the file had when it was made 0600, else undefined.
+ * `backup` instead when given; none when null, and an older `.bak` removed: see edit.ts `Edit.backup`), then the new
+ * text by rename, unless the file no longer holds `before` (what the edit was computed from). When the new text
+ * holds a secret (`secret`), it and the backup are 0600 whatever the file's mode was.
  */
 export function writeAtomically(
   file: string,
@@ -166,11 +189,12 @@ export function writeAtomically(
   before: string | undefined,
   backup?: string | null,
   secret = false,
-): number | undefined {
+): Written {
   checkFolder(file);
   const current = readConfig(file);
   if (current?.text !== before) throw new ChangedMeanwhile(file);
   let mode = 0o600;
+  let removedBackup = false;
   if (current) {
     try {
       fs.accessSync(file, fs.constants.W_OK);
@@ -179,12 +203,13 @@ export function writeAtomically(
     }
     if (!secret) mode = current.mode;
     if (backup !== null) replaceFile(`${file}.bak`, backup ?? current.bytes, mode);
+    else removedBackup = removeOldBackup(file);
   } else fs.mkdirSync(path.dirname(file), { recursive: true });
   const tightened = current && current.mode !== mode ? current.mode : undefined;
   if (text === null) {
     if (readConfig(file)?.text !== before) throw new ChangedMeanwhile(file);
     fs.rmSync(file, { force: true });
-    return undefined;
+    return { removedBackup };
   }
   const temp = newTempFile(file, text, mode);
   try {
@@ -194,5 +219,5 @@ export function writeAtomically(
     fs.rmSync(temp, { force: true });
     throw error;
   }
-  return tightened;
+  return { tightened, removedBackup };
 }
