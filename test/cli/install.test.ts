@@ -201,6 +201,20 @@ describe("mcpkit install", () => {
     expect(fs.readdirSync(path.dirname(file))).toEqual([]);
   });
 
+  test("the folders install creates are 0700 whatever the umask, 000 included", async () => {
+    if (process.platform === "win32") return;
+    const home = tempHome();
+    const umask000 = ["sh", "-c", 'umask 000 && exec "$@"', "sh", ...SELF];
+    for (const client of ["cursor", "vscode"]) {
+      const result = await run(home, [...umask000, "install", client, "--oj-token", "umask-token-2c9d"]);
+      expect(result.code, result.stderr).toBe(0);
+    }
+    // Every folder it made, down to the file's, one level (Cursor) or three (VS Code on Linux) deep.
+    const made = [".cursor", ".config", ".config/Code", ".config/Code/User"].map((dir) => path.join(home, dir));
+    if (process.platform !== "linux") made.splice(1);
+    for (const dir of made) expect({ dir, mode: fs.statSync(dir).mode & 0o777 }).toEqual({ dir, mode: 0o700 });
+  });
+
   test("--http writes each client's URL entry; Claude Desktop's launches mcp-remote", async () => {
     const home = tempHome();
     const url = "http://127.0.0.1:8080/mcp";

@@ -1,7 +1,7 @@
 /** One mcpkit writer per config file at a time: `<file>.lock`, created with O_EXCL, taken over when stale. */
 import fs from "node:fs";
 import path from "node:path";
-import { createExclusive, WriteRefused } from "./write.ts";
+import { createExclusive, makeFolder, WriteRefused } from "./write.ts";
 
 const LOCK_WAIT_MS = 10_000;
 /** A lock older than this was left by a killed run: nobody still holds it, and it would block every later one. */
@@ -93,7 +93,7 @@ function heldMessage(lock: string): string {
 export function withLock<T>(file: string, work: () => T): T {
   const lock = `${file}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  makeFolder(path.dirname(file));
   let told = false;
   let held = tryLock(lock);
   while (!held) {

@@ -65,6 +65,14 @@ function foreignLink(dir: string, uid: number, hops = 0): string | undefined {
   return undefined;
 }
 
+/**
+ * Creates `dir` and any missing folder above it, each 0700: a config folder holds tokens, and under umask 000 the
+ * default 0777 would let anyone plant or swap files in it. The umask can only take bits away from 0700.
+ */
+export function makeFolder(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
 /** Refuses a config whose folder is reached through another user's link (`foreignLink`). */
 function checkFolder(file: string): void {
   const uid = process.getuid?.();
@@ -204,7 +212,7 @@ export function writeAtomically(
     if (!secret) mode = current.mode;
     if (backup !== null) replaceFile(`${file}.bak`, backup ?? current.bytes, mode);
     else removedBackup = removeOldBackup(file);
-  } else fs.mkdirSync(path.dirname(file), { recursive: true });
+  } else makeFolder(path.dirname(file));
   const tightened = current && current.mode !== mode ? current.mode : undefined;
   if (text === null) {
     if (readConfig(file)?.text !== before) throw new ChangedMeanwhile(file);
