@@ -215,6 +215,27 @@ describe("mcpkit install", () => {
     for (const dir of made) expect({ dir, mode: fs.statSync(dir).mode & 0o777 }).toEqual({ dir, mode: 0o700 });
   });
 
+  test("temp files a killed run left beside the config and its .bak are removed by the next run, and only those", async () => {
+    const home = tempHome();
+    const dir = path.join(home, ".cursor");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "mcp.json"), "{}\n");
+    const token = "KILLED-RUN-TOKEN-5a3c";
+    // Named as mcpkit names them (.<name>.<16 hex>.tmp), 0600 and holding the token, as a SIGKILL before the rename leaves them.
+    const left = [".mcp.json.0123456789abcdef.tmp", ".mcp.json.bak.fedcba9876543210.tmp"];
+    // Not mcpkit's names: another program's, or a folder.
+    const kept = [".mcp.json.notmine.tmp", ".other.json.0123456789abcdef.tmp", ".mcp.json.aaaaaaaaaaaaaaaa.tmp"];
+    for (const name of [...left, ...kept.slice(0, 2)])
+      fs.writeFileSync(path.join(dir, name), `{"OJ_TOKEN":"${token}"}`, { mode: 0o600 });
+    fs.mkdirSync(path.join(dir, kept[2]));
+    const dry = await cli(home, "install", "cursor", "--oj-token", "new-token-1e0f", "--dry-run");
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(fs.readdirSync(dir).sort()).toEqual([...left, ...kept, "mcp.json"].sort());
+    const installed = await cli(home, "install", "cursor", "--oj-token", "new-token-1e0f");
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(fs.readdirSync(dir).sort()).toEqual([...kept, "mcp.json", "mcp.json.bak"].sort());
+  });
+
   test("--http writes each client's URL entry; Claude Desktop's launches mcp-remote", async () => {
     const home = tempHome();
     const url = "http://127.0.0.1:8080/mcp";

@@ -1,7 +1,7 @@
 /** One mcpkit writer per config file at a time: `<file>.lock`, created with O_EXCL, taken over when stale. */
 import fs from "node:fs";
 import path from "node:path";
-import { createExclusive, makeFolder, WriteRefused } from "./write.ts";
+import { createExclusive, makeFolder, removeLeftTemps, WriteRefused } from "./write.ts";
 
 const LOCK_WAIT_MS = 10_000;
 /** A lock older than this was left by a killed run: nobody still holds it, and it would block every later one. */
@@ -110,6 +110,7 @@ export function withLock<T>(file: string, work: () => T): T {
     held = tryLock(lock);
   }
   try {
+    removeLeftTemps(file);
     return work();
   } finally {
     // Only our own lock: had a slow run's lock been taken over, removing by name would free the new holder's.

@@ -134,7 +134,7 @@ export function createExclusive(file: string): number | undefined {
  */
 function newTempFile(target: string, data: string | Buffer, mode: number): string {
   for (;;) {
-    const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(8).toString("hex")}.tmp`);
+    const temp = tempName(target, randomBytes(8).toString("hex"));
     const fd = createExclusive(temp);
     if (fd === undefined) continue;
     try {
@@ -148,6 +148,55 @@ function newTempFile(target: string, data: string | Buffer, mode: number): strin
     }
     fs.closeSync(fd);
     return temp;
+  }
+}
+
+/** The name `newTempFile` gives a temp file beside `target`; `hex` is its random part. */
+function tempName(target: string, hex: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${hex}.tmp`);
+}
+
+/**
+ * Removes the temp files a killed run left beside `file` and its `.bak` (`.<name>.<16 hex>.tmp`, 0600, holding what
+ * it was writing, a token included), which nothing else would ever remove. The caller holds `file`'s lock, and mcpkit
+ * makes these names only while holding it, so none is another run's work in progress: its owner was killed, or held
+ * the lock so long that it was taken over as stale, and then its rename failing is right. A folder is left alone.
+ */
+export function removeLeftTemps(file: string): void {
+  const dir = path.dirname(file);
+  const ours = [file, `${file}.bak`].map((target) => path.basename(tempName(target, "")).slice(0, -".tmp".length));
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return; // no folder yet: nothing left in it
+  }
+  for (const name of names) {
+    if (!ours.some((prefix) => name.startsWith(prefix) && /^[0-9a-f]{16}\.tmp$/.test(name.slice(prefix.length))))
+      continue;
+    const left = path.join(dir, name);
+    if (fs.lstatSync(left, { throwIfNoEntry: false })?.isDirectory() !== false) continue;
+    fs.rmSync(left, { force: true });
+  }
+}
+
+/**
+ * Flushes `dir`'s entries, so a rename into it survives a power loss: else the old config could come back, and the
+ * new text only under its temp name. Windows cannot open a folder for this, and it is skipped there.
+ */
+function syncFolder(dir: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, O_RDONLY);
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a folder (EINVAL); the rename has happened all the same.
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -227,5 +276,6 @@ export function writeAtomically(
     fs.rmSync(temp, { force: true });
     throw error;
   }
+  syncFolder(path.dirname(file));
   return { tightened, removedBackup };
 }
