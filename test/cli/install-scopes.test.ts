@@ -138,4 +138,52 @@ describe("uninstall in a folder", () => {
     expect(own.code, own.stderr).toBe(0);
     expect(fs.existsSync(settings)).toBe(false);
   });
+
+  test("a project folder another user can change is refused before anything is written; a sticky or private one is not", async () => {
+    if (process.platform === "win32") return;
+    const { home, project } = homeWithProject();
+    const user = path.join(home, ".gemini", "settings.json");
+    const local = path.join(project, ".gemini", "settings.json");
+    const entry = { mcpServers: { mcpkit: { command: "mcpkit" }, other: { command: "x" } } };
+    writeJson(user, entry);
+    writeJson(local, entry);
+    // Writable by anyone and not sticky: its owner's rights are anyone's, swapping .gemini for a link included.
+    fs.chmodSync(project, 0o777);
+    for (const args of [
+      ["uninstall", "gemini"],
+      ["uninstall", "gemini", "--dry-run"], // refused too: it shows what the run would do
+      ["install", "gemini", "--config", "./.gemini/settings.json"],
+    ]) {
+      const { code, stdout, stderr } = await run(home, [...SELF, ...args], undefined, project);
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr.trim().split("\n")).toEqual([
+        expect.stringContaining(
+          `${project} can be changed by another user (owner uid ${process.getuid?.()}, mode 0777)`,
+        ),
+      ]);
+    }
+    // Nothing written anywhere, the user's own file included: every file is checked before any is written.
+    expect(readJson(user)).toEqual(entry);
+    expect(readJson(local)).toEqual(entry);
+    expect(fs.readdirSync(path.dirname(local))).toEqual(["settings.json"]);
+
+    // Sticky (as /tmp): only an entry's owner may rename it, so the user's .gemini stays theirs.
+    fs.chmodSync(project, 0o1777);
+    const sticky = await run(home, [...SELF, "uninstall", "gemini"], undefined, project);
+    expect(sticky.code, sticky.stderr).toBe(0);
+    expect(readJson(local)).toEqual({ mcpServers: { other: { command: "x" } } });
+
+    if (process.getuid?.() !== 0) {
+      console.log("skip: giving the project folder to another user (uid 65534) needs root");
+      return;
+    }
+    writeJson(local, entry);
+    fs.chmodSync(project, 0o755);
+    fs.chownSync(project, 65534, 65534);
+    const theirs = await run(home, [...SELF, "uninstall", "gemini"], undefined, project);
+    expect(theirs.code).toBe(1);
+    expect(theirs.stderr).toContain(`${project} can be changed by another user (owner uid 65534, mode 0755)`);
+    expect(readJson(local)).toEqual(entry);
+  });
 });

@@ -22,7 +22,7 @@ import { unifiedDiff } from "./diff.ts";
 import { CLIENTS, type Client, type Host, configPath, homeDir, isClient } from "./paths.ts";
 import { type Place, uninstallPlaces } from "./places.ts";
 import { withLock } from "./lock.ts";
-import { ChangedMeanwhile, configTarget, readConfig, WriteRefused, writeAtomically } from "./write.ts";
+import { ChangedMeanwhile, checkFolder, configTarget, readConfig, WriteRefused, writeAtomically } from "./write.ts";
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -296,6 +296,8 @@ function applyAll(places: Place[], options: Apply): number {
   const toChange = places.filter(
     (place) => edited(client, readConfig(place.file)?.text ?? "", place, name, spec).changed,
   );
+  // A file in a folder another user can change is refused before anything is written (writeAtomically checks again).
+  for (const place of toChange) checkFolder(place.file, true);
   const changed = toChange.filter((place) => applyTo(place, options));
   if (changed.length > 0) return EXIT_OK;
   const files = places.map((place) => place.file).join(", ");

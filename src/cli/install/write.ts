@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { modeOf, othersCanChange } from "../../core/shared-folders.ts";
 
 export class WriteRefused extends Error {}
 
@@ -43,23 +44,37 @@ export function readConfig(file: string): ConfigFile | undefined {
   }
 }
 
+/** What on the way to a config another user controls: their symbolic link, or a folder they can change. */
+interface Foreign {
+  path: string;
+  stat: fs.Stats;
+}
+
 /**
  * The first symbolic link on the way to `dir` (`dir` included, and the links on the way to each link's target) that
  * belongs to neither the user nor root: a shared project's `.gemini` that another user pointed at a folder of their
- * choosing would have mcpkit write and delete there. Undefined when there is none, or where there are no owners.
+ * choosing would have mcpkit write and delete there. With `folders`, also the first folder on the way that another
+ * user can change (`othersCanChange`): its owner can swap `.gemini` for such a link between mcpkit's check and its
+ * write, so only a refusal that does not depend on when the check runs holds. Undefined when there is none, or
+ * where there are no owners.
  */
-function foreignLink(dir: string, uid: number, hops = 0): string | undefined {
+function foreignOnTheWay(dir: string, uid: number, folders: boolean, hops = 0): Foreign | undefined {
   const absolute = path.resolve(dir);
   let prefix = path.parse(absolute).root;
   for (const part of absolute.slice(prefix.length).split(path.sep).filter(Boolean)) {
     prefix = path.join(prefix, part);
     const stat = fs.lstatSync(prefix, { throwIfNoEntry: false });
     if (!stat) return undefined;
-    if (!stat.isSymbolicLink()) continue;
-    if (stat.uid !== uid && stat.uid !== 0) return prefix;
+    if (!stat.isSymbolicLink()) {
+      if (folders && othersCanChange(stat, uid)) return { path: prefix, stat };
+      continue;
+    }
+    if (stat.uid !== uid && stat.uid !== 0) return { path: prefix, stat };
     // 40 hops: the kernel's own limit (ELOOP) for a chain of links.
     const beyond =
-      hops < 40 ? foreignLink(path.resolve(path.dirname(prefix), fs.readlinkSync(prefix)), uid, hops + 1) : prefix;
+      hops < 40
+        ? foreignOnTheWay(path.resolve(path.dirname(prefix), fs.readlinkSync(prefix)), uid, folders, hops + 1)
+        : { path: prefix, stat };
     if (beyond !== undefined) return beyond;
   }
   return undefined;
@@ -73,14 +88,22 @@ export function makeFolder(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
-/** Refuses a config whose folder is reached through another user's link (`foreignLink`). */
-function checkFolder(file: string): void {
+/**
+ * Refuses a config whose folder is reached through another user's link; with `folders` (a config mcpkit is about to
+ * change), also one in a folder, or below one, that another user can change (`foreignOnTheWay`).
+ */
+export function checkFolder(file: string, folders = false): void {
   const uid = process.getuid?.();
-  const link = uid === undefined ? undefined : foreignLink(path.dirname(file), uid);
-  if (link !== undefined)
+  const foreign = uid === undefined ? undefined : foreignOnTheWay(path.dirname(file), uid, folders);
+  if (foreign === undefined) return;
+  const { path: where, stat } = foreign;
+  if (stat.isSymbolicLink())
     throw new WriteRefused(
-      `${link} is a symbolic link of another user's (uid ${fs.lstatSync(link).uid}), and mcpkit reads, writes and removes nothing through it; remove the link, or edit ${file} by hand`,
+      `${where} is a symbolic link of another user's (uid ${stat.uid}), and mcpkit reads, writes and removes nothing through it; remove the link, or edit ${file} by hand`,
     );
+  throw new WriteRefused(
+    `${where} can be changed by another user (owner uid ${stat.uid}, mode ${modeOf(stat.mode)}), who could swap ${path.dirname(file)} for a link to a folder of yours while mcpkit writes, so mcpkit changes nothing in it; edit ${file} by hand, or make the folder yours and not writable by others`,
+  );
 }
 
 /**
@@ -247,7 +270,7 @@ export function writeAtomically(
   backup?: string | null,
   secret = false,
 ): Written {
-  checkFolder(file);
+  checkFolder(file, true);
   const current = readConfig(file);
   if (current?.text !== before) throw new ChangedMeanwhile(file);
   let mode = 0o600;

@@ -11,22 +11,12 @@
  */
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { modeOf, othersCanChange, othersMayWrite } from "../../../core/shared-folders.ts";
 
 /** Why a catalogue folder may not be used: a sentence that names the path and how to fix it. */
 export class UnsafeCatalogFolder extends Error {}
 
 const FIX = "pass --boj-catalog-dir a folder of your own that only you can write, or off";
-
-const modeOf = (mode: number) => `0${(mode & 0o7777).toString(8)}`;
-
-/**
- * Someone but the owner (and root) may add or rename entries. Group write counts only for another
- * group than the user's own: with user private groups (umask 002) ~/.cache is 0775 and still private.
- */
-const othersMayWrite = ({ mode, gid }: { mode: number; gid: number }) =>
-  (mode & 0o002) !== 0 || ((mode & 0o020) !== 0 && gid !== process.getgid?.());
-/** In a sticky folder (/tmp) only an entry's owner may rename or remove it. */
-const sticky = (mode: number) => (mode & 0o1000) !== 0;
 
 function checkFolders(folder: string, uid: number): void {
   const own = lstatSync(folder);
@@ -40,7 +30,7 @@ function checkFolders(folder: string, uid: number): void {
   }
   for (let above = dirname(folder); ; above = dirname(above)) {
     const stats = lstatSync(above);
-    if ((stats.uid !== uid && stats.uid !== 0) || (othersMayWrite(stats) && !sticky(stats.mode))) {
+    if (othersCanChange(stats, uid)) {
       throw new UnsafeCatalogFolder(
         `the folder ${above}, above the catalogue folder ${folder}, can be changed by another user (uid ${stats.uid}, mode ${modeOf(stats.mode)}); ${FIX}.`,
       );
