@@ -67,7 +67,7 @@ test("the per-address limits of /register and /authorize count their refusals, a
   expect(refusals(otlp)).toEqual(["/authorize address: 1", "/register address: 1"]);
 });
 
-test("the CIMD cap's 503 and the server-wide bounds of /register and /authorize count their refusals", async () => {
+test("the CIMD cap's 503, the server-wide bounds of /register and /authorize and the consent page's per-browser limit count their refusals", async () => {
   const otlp = startOtlpReceiver();
   later(() => otlp.stop());
   const run = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures/authorization-limits.ts")], {
@@ -89,5 +89,12 @@ test("the CIMD cap's 503 and the server-wide bounds of /register and /authorize 
   expect(statuses.authorizeServer.at(-1)).toBe(429);
   expect(statuses.authorizeServer.slice(0, -1).every((status) => status === 200)).toBe(true);
 
-  expect(refusals(otlp)).toEqual(["/authorize metadata_documents: 1", "/authorize server: 1", "/register server: 1"]);
+  expect(statuses.consentBrowser).toEqual([...Array(10).fill(302), 429]);
+
+  expect(refusals(otlp)).toEqual([
+    "/authorize metadata_documents: 1",
+    "/authorize server: 1",
+    "/consent browser: 1",
+    "/register server: 1",
+  ]);
 });

@@ -14,12 +14,15 @@ const refusals = defineCounter({
   name: "mcpkit.authorization.refused",
   unit: "{request}",
   description:
-    "Requests to mcpkit's authorization server refused by a limit, by http.route and mcpkit.limit (address, server or metadata_documents).",
+    "Requests to mcpkit's authorization server refused by a limit, by http.route and mcpkit.limit (address, browser, server or metadata_documents).",
 });
 
-/** address: the per-address rate limit; server: the server-wide bound on what is stored; metadata_documents: CIMD_MAX_IN_FLIGHT. */
-export type AuthorizationLimit = "address" | "server" | "metadata_documents";
+/**
+ * address: the per-address rate limit; browser: the consent page's per-browser rate limit; server:
+ * the server-wide bound on what is stored or answered; metadata_documents: CIMD_MAX_IN_FLIGHT.
+ */
+export type AuthorizationLimit = "address" | "browser" | "server" | "metadata_documents";
 
-export function countRefusal(route: "/authorize" | "/register", limit: AuthorizationLimit): void {
+export function countRefusal(route: "/authorize" | "/register" | "/consent", limit: AuthorizationLimit): void {
   countEvent(refusals, { "http.route": route, "mcpkit.limit": limit });
 }

@@ -9,6 +9,7 @@ import { safeEqual } from "../crypto.ts";
 import { OAuthFailure } from "../errors.ts";
 import { type Route, readForm, single } from "../http.ts";
 import { REQUEST_TTL_SECONDS, backToClient, startUpstream } from "../flow.ts";
+import { countRefusal } from "../refusals.ts";
 
 export function consentRoutes(deps: Deps): Route[] {
   return [{ method: "POST", path: "/consent", browser: true, handle: (request) => consent(deps, request) }];
@@ -39,8 +40,10 @@ async function consent(deps: Deps, request: Request): Promise<Response> {
     deps.log.warn("consent refused: CSRF check failed");
     throw forged();
   }
-  const wait = deps.consents.admit(nonce) || deps.consents.commit();
+  const browserWait = deps.consents.admit(nonce);
+  const wait = browserWait || deps.consents.commit();
   if (wait > 0) {
+    countRefusal("/consent", browserWait > 0 ? "browser" : "server");
     deps.log.debug("consent refused: rate limit");
     throw new OAuthFailure("temporarily_unavailable", `Wait ${wait} seconds and start again from your application.`, {
       status: 429,
