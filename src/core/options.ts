@@ -33,6 +33,13 @@ export interface OptionSpec {
   /** The value is a folder that must exist: `mcpkit install` writes it absolute, since a client starts the server elsewhere. */
   directory?: boolean;
   /**
+   * The value names a file or folder that need not exist yet (`DIR|off`, `sqlite:PATH`): what to write for it, given
+   * `absolute`, which makes a relative path absolute against the folder `mcpkit install` runs in. A client starts the
+   * server in a folder of its choosing, where a relative path would name another file; special values (`off`,
+   * `:memory:`, a Postgres URL) are returned as they are.
+   */
+  path?: (value: string, absolute: (relative: string) => string) => string;
+  /**
    * Why a value is refused, for an option its owner reads by hand rather than through `schema`, so
    * that `mcpkit install` refuses what the server would; undefined when accepted. Never repeats the value.
    */

@@ -61,3 +61,17 @@ export function scrubStoreSecrets(url: string, text: string): string {
   const secrets = storeUrlSecrets(url).sort((a, b) => b.length - a.length);
   return secrets.reduce((out, secret) => out.split(secret).join("***"), text);
 }
+
+/**
+ * `url` with a relative `sqlite:PATH` made absolute by `absolute` (for `mcpkit install`, whose entry a client starts in
+ * a folder of its choosing); a Postgres URL, `sqlite::memory:` and an absolute path are returned as they are. The path
+ * is read as sql-store.ts opens it: after `sqlite:` and an optional `//`.
+ */
+export function absoluteStoreUrl(url: string, absolute: (relative: string) => string): string {
+  const prefix = /^\s*sqlite:(\/\/)?/i.exec(url)?.[0];
+  if (prefix === undefined) return url;
+  const file = url.slice(prefix.length).trim();
+  if (file === "" || file === ":memory:") return url;
+  const made = absolute(file);
+  return made === file ? url : `sqlite:${made}`;
+}

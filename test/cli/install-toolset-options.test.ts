@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "bun:test";
 import { toolsetModules } from "../../src/toolsets/index.ts";
-import { cli, COMMAND, PREFIX, run, tempHome } from "./install-helpers.ts";
+import { cli, COMMAND, PREFIX, run, SELF, tempHome } from "./install-helpers.ts";
 
 interface Entry {
   command: string;
@@ -100,6 +100,37 @@ describe("install passes on the toolsets' options", () => {
     const printed = [installed, dry, link, removed, refused].map(({ stdout, stderr }) => stdout + stderr).join("");
     expect(printed).not.toContain(password);
     expect(printed).not.toContain(rotated);
+  });
+
+  test("a relative --boj-catalog-dir or sqlite: --boj-shared-state is written absolute, against the folder install runs in; off, :memory:, absolute paths and Postgres URLs as typed", async () => {
+    const home = tempHome();
+    const project = path.join(home, "project");
+    fs.mkdirSync(project);
+    const install = (...args: string[]) =>
+      run(home, [...SELF, "install", "cursor", ...args], process.env.PATH, project);
+    // Neither has to exist: the server creates both.
+    const relative = await install("--boj-catalog-dir", "./cat", "--boj-shared-state", "sqlite:state/boj.db");
+    expect(relative.code, relative.stderr).toBe(0);
+    expect(cursorEntry(home).args).toEqual([...PREFIX, "--boj-catalog-dir", path.join(project, "cat")]);
+    expect(cursorEntry(home).env).toEqual({ BOJ_SHARED_STATE: `sqlite:${path.join(project, "state", "boj.db")}` });
+    expect(fs.existsSync(path.join(project, "cat"))).toBe(false);
+
+    const slashes = await install("--boj-catalog-dir", "~/c", "--boj-shared-state", "sqlite://boj.db");
+    expect(slashes.code, slashes.stderr).toBe(0);
+    expect(cursorEntry(home).args).toEqual([...PREFIX, "--boj-catalog-dir", path.join(home, "c")]);
+    expect(cursorEntry(home).env).toEqual({ BOJ_SHARED_STATE: `sqlite:${path.join(project, "boj.db")}` });
+
+    const postgres = "postgres://mcpkit:pw-7c8d9e@db.example/state.db";
+    for (const [dir, state] of [
+      ["off", "sqlite::memory:"],
+      ["OFF", postgres],
+      ["/var/cache/boj", "sqlite:///var/lib/boj.db"],
+    ]) {
+      const kept = await install("--boj-catalog-dir", dir, "--boj-shared-state", state);
+      expect(kept.code, kept.stderr).toBe(0);
+      expect(cursorEntry(home).args).toEqual([...PREFIX, "--boj-catalog-dir", dir]);
+      expect(cursorEntry(home).env).toEqual({ BOJ_SHARED_STATE: state });
+    }
   });
 
   test("a secret the server would refuse is refused without being repeated: a short --fs-cursor-secret, an --oj-token with a space", async () => {

@@ -133,11 +133,15 @@ function serverSpec(request: Request, host: Host): ServerSpec {
   }
   const self = selfCommand(host.env.PATH);
   // A client starts the server in a folder of its choosing, so a relative folder would name another one.
-  const { args, env } = serverArgs(request.server, (flag, folder) => {
-    const absolute = path.resolve(expandHome(folder, host));
-    if (!fs.statSync(absolute, { throwIfNoEntry: false })?.isDirectory())
-      throw new ConfigError(`${flag} ${folder}: no such directory (${absolute}); create it or fix the path`);
-    return absolute;
+  const { args, env } = serverArgs(request.server, {
+    folder: (flag, folder) => {
+      const absolute = path.resolve(expandHome(folder, host));
+      if (!fs.statSync(absolute, { throwIfNoEntry: false })?.isDirectory())
+        throw new ConfigError(`${flag} ${folder}: no such directory (${absolute}); create it or fix the path`);
+      return absolute;
+    },
+    // A path already absolute is kept as typed, so that an entry written before stays byte for byte.
+    absolute: (relative) => (path.isAbsolute(relative) ? relative : path.resolve(expandHome(relative, host))),
   });
   return { command: self.command, args: [...self.args, ...args], env };
 }

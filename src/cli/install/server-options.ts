@@ -1,6 +1,6 @@
 /**
  * The server's options `mcpkit install` writes into an entry: --toolsets and every option a toolset declares
- * (toolsets/index.ts), each handled as its declaration says (`secret`, `directory`, `check`, its schema), so that a
+ * (toolsets/index.ts), each handled as its declaration says (`secret`, `directory`, `path`, `check`, its schema), so that a
  * new toolset's options are installable with no line here.
  */
 import { ConfigError, type OptionSpec, refusalOf } from "../../core/options.ts";
@@ -35,13 +35,19 @@ export function secretOptionOf(keyOrFlag: string): OptionSpec | undefined {
 /** Values given for server options, by option name, in the order given (a `list` option may have several). */
 export type ServerValues = Map<string, string[]>;
 
+/** How install makes a value absolute: a `directory` option's (throwing when there is no such folder), a `path` one's. */
+export interface PathResolver {
+  folder: (flag: string, value: string) => string;
+  absolute: (relative: string) => string;
+}
+
 /**
- * The entry's arguments and environment for `values`, each value checked as the server checks it; `folder` makes a
- * `directory` option's value absolute, or throws when there is no such folder.
+ * The entry's arguments and environment for `values`, each value checked as the server checks it, a `directory` or
+ * `path` option's made absolute by `resolve`.
  */
 export function serverArgs(
   values: ServerValues,
-  folder: (flag: string, value: string) => string,
+  resolve: PathResolver,
 ): { args: string[]; env: Record<string, string> } {
   const args: string[] = [];
   const env: Record<string, string> = {};
@@ -52,8 +58,11 @@ export function serverArgs(
     // The value is not repeated: it may be a secret, or a URL with one in it.
     if (refusal !== undefined) throw new ConfigError(`--${spec.name}: ${refusal}`);
     const flag = `--${spec.name}`;
-    const shown = (value: string) => (spec.directory ? folder(flag, value) : value);
-    if (spec.secret && spec.env) env[spec.env] = given.at(-1) as string;
+    const shown = (value: string) => {
+      if (spec.directory) return resolve.folder(flag, value);
+      return spec.path ? spec.path(value, resolve.absolute) : value;
+    };
+    if (spec.secret && spec.env) env[spec.env] = shown(given.at(-1) as string);
     else if (spec.kind === "boolean") args.push(flag);
     else for (const value of spec.kind === "list" ? given : given.slice(-1)) args.push(flag, shown(value));
   }
@@ -72,6 +81,7 @@ export function serverOptionsHelp(): string {
       ];
     // What the folder is for, without how the server's environment lists several: install writes flags.
     if (spec.directory) return [flag, `${spec.help.split("; ")[0]}; must exist; written as an absolute path`];
+    if (spec.path) return [flag, `${spec.help}; a relative path is written absolute`];
     return [flag, spec.help];
   });
   const width = Math.max(...rows.map(([flag]) => flag.length)) + 4;

@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import packageJson from "../../../package.json" with { type: "json" };
 import { type OptionSpec, httpUrlOption, integerOption, readDeclared } from "../../core/options.ts";
+import { absoluteStoreUrl } from "../../core/store-url.ts";
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import type { CacheTtl } from "./answers.ts";
 import type { BojClientConfig } from "./client.ts";
@@ -124,6 +125,7 @@ export const bojOptions = [
     schema: v.optional(v.string()),
     check: sharedStateRefusal,
     secret: true,
+    path: absoluteStoreUrl,
   },
   {
     name: "boj-catalog-dir",
@@ -133,6 +135,8 @@ export const bojOptions = [
     help: "folder of the BOJ series catalogue that boj_search_series reads (built from BOJ's metadata, refreshed daily); off keeps it in memory only",
     defaultText: "the user's cache folder + /mcpkit",
     schema: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "expected a folder or off"))),
+    // Trimmed as the schema trims it; `off` is read as catalogDirOf reads it.
+    path: (value, absolute) => (value.trim().toLowerCase() === "off" ? value : absolute(value.trim())),
   },
   {
     name: "boj-catalog-wait-ms",
