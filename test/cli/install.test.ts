@@ -88,6 +88,47 @@ describe("mcpkit install", () => {
     expect(doc.servers.mcpkit).toEqual({ type: "stdio", command: COMMAND, args: [...PREFIX] });
   });
 
+  test("uninstall keeps the comments of the servers beside its entry, and leaves no double blank line", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(file));
+    const servers = (...lines: string[]) =>
+      `{\n  "mcpServers": {\n${lines.map((line) => `    ${line}\n`).join("")}  }\n}\n`;
+    const ours = '"mcpkit": { "command": "/old/mcpkit" }';
+    const github = '"github": { "command": "gh-mcp" }';
+    for (const [before, after] of [
+      [
+        servers(`${ours},`, "// github: token rotates monthly", github),
+        servers("// github: token rotates monthly", github),
+      ],
+      [servers(`${github}, // github: rotates`, ours), servers(`${github} // github: rotates`)],
+      [servers(`${github}, /* gh */`, `${ours},`, '"a": 1'), servers(`${github}, /* gh */`, '"a": 1')],
+    ]) {
+      fs.writeFileSync(file, before);
+      const removed = await cli(home, "uninstall", "cursor");
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(fs.readFileSync(file, "utf8")).toBe(after);
+    }
+
+    const toml = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(toml));
+    const github2 = '# github: token rotates monthly\n[mcp_servers.github]\ncommand = "gh-mcp"\n';
+    const mcpkit = '[mcp_servers.mcpkit]\ncommand = "/old/mcpkit"\nargs = []\n';
+    for (const [before, after] of [
+      [`model = "o3"\n\n${mcpkit}\n${github2}`, `model = "o3"\n\n${github2}`],
+      [
+        `${mcpkit}# github: token rotates monthly\n\n[mcp_servers.github]\n`,
+        "# github: token rotates monthly\n\n[mcp_servers.github]\n",
+      ],
+      [`model = "o3"\n\n${mcpkit}\n[mcp_servers.mcpkit.env]\nA = "b"\n\n${github2}`, `model = "o3"\n\n${github2}`],
+    ]) {
+      fs.writeFileSync(toml, before);
+      const removed = await cli(home, "uninstall", "codex");
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(fs.readFileSync(toml, "utf8")).toBe(after);
+    }
+  });
+
   test("codex: adds [mcp_servers.mcpkit] and keeps other tables byte-for-byte", async () => {
     const home = tempHome();
     const file = path.join(home, ".codex", "config.toml");

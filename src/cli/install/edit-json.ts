@@ -1,5 +1,13 @@
 /** Editing a JSON or JSONC config (every client but Codex) through jsonc-parser's tree: duplicate keys included. */
-import { type Node, type ParseError, findNodeAtLocation, parse, parseTree, printParseErrorCode } from "jsonc-parser";
+import {
+  createScanner,
+  findNodeAtLocation,
+  type Node,
+  type ParseError,
+  parse,
+  parseTree,
+  printParseErrorCode,
+} from "jsonc-parser";
 import { checkedBackup, type Edit, REMOVED_TOKEN, UnreadableConfig } from "./edit.ts";
 import { isSecretEnv, secretArgs, secretsOf } from "./secrets.ts";
 import { isTable, type Table, valueAt, withoutEntry } from "./table.ts";
@@ -125,19 +133,53 @@ function treeOf(text: string): Node | undefined {
   return parseTree(text, [], { allowTrailingComma: true });
 }
 
-/** `text` without `member` and the comma that separated it from a neighbour. */
+/** jsonc-parser's SyntaxKind values, a const enum that this build's module settings cannot import. */
+const COMMA = 5;
+const COMMENTS = [12, 13];
+
+/** Where the comma after `from` is, past whitespace and comments; undefined when another token comes first. */
+function commaAfter(text: string, from: number): number | undefined {
+  const scanner = createScanner(text, true);
+  scanner.setPosition(from);
+  let token: number = scanner.scan();
+  while (COMMENTS.includes(token)) token = scanner.scan();
+  return token === COMMA ? scanner.getTokenOffset() : undefined;
+}
+
+/**
+ * `text` without `member` and one comma that separated it from a neighbour: the one after it, or else the one before.
+ * Only that is removed, and the line it leaves empty: a comment before or after it (on the neighbour's line or its
+ * own) belongs to no one we can tell and stays, as README promises for every comment.
+ */
 function withoutMember(text: string, member: Node): string {
   const siblings = member.parent?.children ?? [member];
   const index = siblings.indexOf(member);
-  let begin: number;
-  let end = member.offset + member.length;
-  if (index > 0) begin = siblings[index - 1].offset + siblings[index - 1].length;
-  else if (siblings.length > 1) {
-    // The first of several: up to the next one, so the next takes its place and its line.
-    begin = member.offset;
-    end = siblings[1].offset;
-  } else begin = (member.parent?.offset ?? member.offset - 1) + 1;
+  const end = member.offset + member.length;
+  const after = commaAfter(text, end);
+  if (after !== undefined) return withoutRange(text, member.offset, after + 1);
+  if (index > 0) {
+    const before = commaAfter(text, siblings[index - 1].offset + siblings[index - 1].length) as number;
+    // On one line with that comma, nothing between: both go as one.
+    if (/^[ \t]*$/.test(text.slice(before + 1, member.offset))) return withoutRange(text, before, end);
+    const rest = withoutRange(text, member.offset, end);
+    return rest.slice(0, before) + rest.slice(before + 1);
+  }
+  // Alone in its object: everything between the braces goes, so that `{}` is left.
+  const begin = (member.parent?.offset ?? member.offset - 1) + 1;
   return text.slice(0, begin) + text.slice(end);
+}
+
+/** `text` without `begin`..`end` and, when that leaves its line blank, the line; else the spaces it leaves beside it. */
+function withoutRange(text: string, begin: number, end: number): string {
+  const lineStart = text.lastIndexOf("\n", begin - 1) + 1;
+  let stop = end;
+  while (text[stop] === " " || text[stop] === "\t") stop++;
+  const lineEnds = stop === text.length || text[stop] === "\n";
+  if (lineEnds && /^[ \t]*$/.test(text.slice(lineStart, begin))) return text.slice(0, lineStart) + text.slice(stop + 1);
+  if (!lineEnds) return text.slice(0, begin) + text.slice(stop);
+  let start = begin;
+  while (start > lineStart && (text[start - 1] === " " || text[start - 1] === "\t")) start--;
+  return text.slice(0, start) + text.slice(stop);
 }
 
 /** Nothing but `{ "<key>": {} }` is left, and no comment: the file held our entry alone. */

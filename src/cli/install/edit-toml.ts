@@ -76,18 +76,25 @@ function isOurs(header: string, name: string): boolean {
   return compact === `mcp_servers.${name}` || compact.startsWith(`mcp_servers.${name}.`);
 }
 
-/** The line ranges [start, end) of `[mcp_servers.NAME]` and its sub-tables. */
+/**
+ * The line ranges [start, end) of `[mcp_servers.NAME]` and its sub-tables. A block ends before the comment and blank
+ * lines that directly precede another table's header: a comment written there is that table's (`# github: …` above
+ * `[mcp_servers.github]`), and README promises every comment but ours is kept.
+ */
 function ownBlocks(lines: string[], name: string): Array<[number, number]> {
   const blocks: Array<[number, number]> = [];
   let start = -1;
   lines.forEach((line, index) => {
     const match = TOML_HEADER.exec(line);
     if (!match) return;
+    const ours = isOurs(match[1], name);
     if (start !== -1) {
-      blocks.push([start, index]);
+      let end = index;
+      if (!ours) while (end > start + 1 && /^[ \t]*(#.*)?$/.test(lines[end - 1])) end--;
+      blocks.push([start, end]);
       start = -1;
     }
-    if (isOurs(match[1], name)) start = index;
+    if (ours) start = index;
   });
   if (start !== -1) blocks.push([start, lines.length]);
   return blocks;
@@ -109,10 +116,16 @@ export function editToml(text: string, file: string, name: string, entry: Record
   } else {
     out = [];
     let cursor = 0;
+    const blank = (line: string | undefined) => line !== undefined && line.trim() === "";
     blocks.forEach(([start, end], index) => {
       out.push(...lines.slice(cursor, start));
-      if (index === 0) out.push(...replacement.slice(0, -1), ...(end < lines.length ? [""] : []));
       cursor = end;
+      if (index === 0 && replacement.length > 0)
+        // One blank line before the next table, which the lines kept after the block may already hold.
+        out.push(...replacement.slice(0, -1), ...(end < lines.length && !blank(lines[end]) ? [""] : []));
+      // A removed block leaves one blank line between its neighbours, not the one before it and the one after.
+      else if (out.length === 0 || blank(out.at(-1)))
+        while (cursor < lines.length - 1 && blank(lines[cursor])) cursor++;
     });
     out.push(...lines.slice(cursor));
   }
