@@ -174,12 +174,8 @@ describe("mcpkit install", () => {
   test("the backup is a byte copy when no token goes, never written through a link in its place", async () => {
     const home = tempHome();
     const file = path.join(home, "mcp.json");
-    // Not UTF-8 in a comment: the backup keeps the bytes (a decoded copy would hold U+FFFD).
-    const original = Buffer.concat([
-      Buffer.from("// caf"),
-      Buffer.from([0xe9]),
-      Buffer.from('\n{ "mcpServers": {} }\n'),
-    ]);
+    // A comment that is not ASCII, CRLF: the backup keeps the bytes as they were.
+    const original = Buffer.from('// café ☕\r\n{ "mcpServers": {} }\r\n');
     fs.writeFileSync(file, original);
     const victim = path.join(home, "victim.txt");
     fs.writeFileSync(victim, "untouched");
@@ -190,6 +186,37 @@ describe("mcpkit install", () => {
     expect(fs.lstatSync(`${file}.bak`).isSymbolicLink()).toBe(false);
     expect(Buffer.compare(fs.readFileSync(`${file}.bak`), original)).toBe(0);
     expect(result.stdout).not.toContain("without the OJ_TOKEN");
+  });
+
+  test("a config that is not UTF-8 is refused, naming the file and the byte, and left as it was", async () => {
+    const home = tempHome();
+    const json = path.join(home, ".cursor", "mcp.json");
+    const toml = path.join(home, ".codex", "config.toml");
+    const latin1 = (text: string, at: number) =>
+      Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xe9]), Buffer.from(text.slice(at))]);
+    // A U+FFFD written in the file (EF BF BD) before the byte is counted as the three bytes it is.
+    const jsonBytes = latin1('// \uFFFD caf\n{ "mcpServers": { "mcpkit": { "command": "x" } } }\n', 10);
+    const tomlBytes = latin1('# caf\n[mcp_servers.mcpkit]\ncommand = "x"\n', 5);
+    for (const [client, file, bytes, offset] of [
+      ["cursor", json, jsonBytes, 12],
+      ["codex", toml, tomlBytes, 5],
+    ] as const) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, bytes);
+      for (const args of [
+        ["install", client],
+        ["uninstall", client],
+        ["uninstall", client, "--dry-run"],
+      ]) {
+        const refused = await cli(home, ...args);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toBe(
+          `mcpkit ${args[0]}: ${file} is not UTF-8 text (byte ${offset} is not valid UTF-8); save it as UTF-8, then run again\n`,
+        );
+        expect(Buffer.compare(fs.readFileSync(file), bytes)).toBe(0);
+        expect(fs.existsSync(`${file}.bak`)).toBe(false);
+      }
+    }
   });
 
   test("codex: a token written by hand in any form leaves the backup, or no backup is kept", async () => {

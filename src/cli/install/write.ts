@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { modeOf, othersCanChange } from "../../core/shared-folders.ts";
+import { UnreadableConfig } from "./edit.ts";
 
 export class WriteRefused extends Error {}
 
@@ -38,11 +39,37 @@ export function readConfig(file: string): ConfigFile | undefined {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new WriteRefused(`${file} is not a regular file; move it away, then run again`);
     const bytes = fs.readFileSync(fd);
-    return { bytes, text: bytes.toString("utf8"), mode: stat.mode & 0o777 };
+    return { bytes, text: utf8Text(bytes, file), mode: stat.mode & 0o777 };
   } finally {
     fs.closeSync(fd);
   }
 }
+
+// ignoreBOM keeps a leading BOM in the text, where the edit can see it and keep it.
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The bytes as text, or a refusal naming the first byte that is not UTF-8: a config is rewritten from its text, and a
+ * lenient decoding would write U+FFFD in place of every such byte elsewhere in the file (a Latin-1 comment, say).
+ */
+function utf8Text(bytes: Buffer, file: string): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    // The lenient decoding is the valid bytes up to the first U+FFFD that is not one written in the file (EF BF BD).
+    const lenient = bytes.toString("utf8");
+    let offset = 0;
+    for (let index = lenient.indexOf("\uFFFD"); index !== -1; index = lenient.indexOf("\uFFFD", index + 1)) {
+      offset = Buffer.byteLength(lenient.slice(0, index));
+      if (!bytes.subarray(offset, offset + 3).equals(REPLACEMENT)) break;
+    }
+    throw new UnreadableConfig(
+      `${file} is not UTF-8 text (byte ${offset} is not valid UTF-8); save it as UTF-8, then run again`,
+    );
+  }
+}
+
+const REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
 
 /** What on the way to a config another user controls: their symbolic link, or a folder they can change. */
 interface Foreign {
