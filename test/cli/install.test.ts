@@ -188,6 +188,34 @@ describe("mcpkit install", () => {
     expect(result.stdout).not.toContain("without the OJ_TOKEN");
   });
 
+  test("a config that starts with a byte order mark keeps it, CRLF too; its backup is the file as it was", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(file));
+    const original = '\uFEFF{\r\n  "mcpServers": {\r\n    "github": { "command": "gh" }\r\n  }\r\n}\r\n';
+    fs.writeFileSync(file, original);
+    const dry = await cli(home, "install", "cursor", "--dry-run");
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('+    "mcpkit": {');
+    const installed = await cli(home, "install", "cursor");
+    expect(installed.code, installed.stderr).toBe(0);
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.startsWith('\uFEFF{\r\n  "mcpServers": {\r\n    "github": { "command": "gh" },\r\n')).toBe(true);
+    expect(text.replaceAll("\r\n", "")).not.toContain("\n");
+    expect(fs.readFileSync(`${file}.bak`, "utf8")).toBe(original);
+    const removed = await cli(home, "uninstall", "cursor");
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(fs.readFileSync(file, "utf8")).toBe(original);
+
+    const toml = path.join(home, ".codex", "config.toml");
+    fs.mkdirSync(path.dirname(toml));
+    fs.writeFileSync(toml, '\uFEFFmodel = "o3"\n');
+    expect((await cli(home, "install", "codex")).code).toBe(0);
+    expect(fs.readFileSync(toml, "utf8").startsWith('\uFEFFmodel = "o3"\n\n[mcp_servers.mcpkit]\n')).toBe(true);
+    expect((await cli(home, "uninstall", "codex")).code).toBe(0);
+    expect(fs.readFileSync(toml, "utf8")).toBe('\uFEFFmodel = "o3"\n');
+  });
+
   test("a config that is not UTF-8 is refused, naming the file and the byte, and left as it was", async () => {
     const home = tempHome();
     const json = path.join(home, ".cursor", "mcp.json");

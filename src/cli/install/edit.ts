@@ -8,6 +8,11 @@ import { valueAt } from "./table.ts";
 
 export class UnreadableConfig extends Error {}
 
+/** `text` without a leading byte order mark, which Windows editors write and neither parser reads. */
+export function withoutBom(text: string): string {
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
+}
+
 export interface Edit {
   /** The new file text, or the old one when nothing changes. */
   text: string;

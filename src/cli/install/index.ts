@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../../core/options.ts";
-import { type Edit, UnreadableConfig } from "./edit.ts";
+import { type Edit, UnreadableConfig, withoutBom } from "./edit.ts";
 import { editJson, parseJsonc } from "./edit-json.ts";
 import { editToml } from "./edit-toml.ts";
 import { clientEntry, installLink, type ServerSpec, serversKey } from "./entry.ts";
@@ -149,15 +149,17 @@ function serverSpec(request: Request, host: Host): ServerSpec {
 /** The file after the change, for the client's format. */
 function edited(client: Client, text: string, place: Place, name: string, spec: ServerSpec | undefined): Edit {
   const { file, at } = place;
-  // A file written with CRLF throughout (Windows editors) keeps CRLF, new lines included.
-  const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
-  const source = crlf ? text.replaceAll("\r\n", "\n") : text;
+  // A byte order mark and CRLF throughout (Windows editors write both) are kept, new lines included.
+  const body = withoutBom(text);
+  const bom = text.slice(0, text.length - body.length);
+  const crlf = body.includes("\r\n") && !/(^|[^\r])\n/.test(body);
+  const source = crlf ? body.replaceAll("\r\n", "\n") : body;
   const entry = spec && clientEntry(client, spec);
   const result = client === "codex" ? editToml(source, file, name, entry) : editJson(source, file, at, name, entry);
   if (!result.changed) return { text, changed: false };
-  if (!crlf) return result;
-  const toCrlf = (lf: string) => lf.replaceAll("\n", "\r\n");
-  return { ...result, text: toCrlf(result.text), ...(result.backup ? { backup: toCrlf(result.backup) } : {}) };
+  if (!crlf && bom === "") return result;
+  const restored = (lf: string) => bom + (crlf ? lf.replaceAll("\n", "\r\n") : lf);
+  return { ...result, text: restored(result.text), ...(result.backup ? { backup: restored(result.backup) } : {}) };
 }
 
 /** What became of the file before the edit (`Edit.backup`), for the line that reports it. */
@@ -190,7 +192,7 @@ interface Change {
  */
 function retiredSecrets(before: string, { client, place, name, spec }: Change): string {
   const codex = client === "codex";
-  const doc = codex ? (Bun.TOML.parse(before) as Table) : parseJsonc(before, place.file);
+  const doc = codex ? (Bun.TOML.parse(withoutBom(before)) as Table) : parseJsonc(withoutBom(before), place.file);
   const kept = secretsOf(spec && clientEntry(client, spec));
   // Codex's one TOML file keeps its servers under mcp_servers (edit-toml.ts), whatever the place says.
   const names = (codex ? [["mcp_servers"]] : place.at)

@@ -6,6 +6,7 @@
  * as `[redacted]`. Built from values, not text, the view hides a secret however the file spells it.
  */
 import { parse } from "jsonc-parser";
+import { withoutBom } from "./edit.ts";
 import { tomlTable } from "./edit-toml.ts";
 import { hiddenArgs, hiddenInText, SECRET_NAME, SECRET_TABLES } from "./secrets.ts";
 import { isTable, type Table, valueAt } from "./table.ts";
@@ -60,7 +61,8 @@ function tomlView(servers: Table, name: string): string {
  * The view of the config `text` (empty for a file that does not exist yet) a diff of `name`'s change compares: the
  * servers objects at `at` (JSON), Codex's `mcp_servers` table (TOML).
  */
-export function shownConfig(text: string, format: "json" | "toml", at: string[][], name: string): string {
+export function shownConfig(file: string, format: "json" | "toml", at: string[][], name: string): string {
+  const text = withoutBom(file);
   if (text.trim() === "") return "";
   const doc = (format === "json" ? parse(text, [], { allowTrailingComma: true }) : Bun.TOML.parse(text)) as Table;
   if (format === "toml")
