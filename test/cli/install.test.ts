@@ -216,6 +216,36 @@ describe("mcpkit install", () => {
     expect(fs.readFileSync(toml, "utf8")).toBe('\uFEFFmodel = "o3"\n');
   });
 
+  test("a JSON config nested deeper than 1000 levels is refused in one line and left as it was; 1000 are read", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    fs.mkdirSync(path.dirname(file));
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    // The servers object and the root are two levels; brackets in a comment or a string are not counted.
+    const deepest = `{ "mcpServers": {}, "x": ${nested(999)}, "s": "${"[".repeat(5000)}" /* ${"{".repeat(5000)} */ }\n`;
+    fs.writeFileSync(file, deepest);
+    const installed = await cli(home, "install", "cursor");
+    expect(installed.code, installed.stderr).toBe(0);
+    expect((await cli(home, "uninstall", "cursor")).code).toBe(0);
+
+    for (const depth of [1000, 200_000]) {
+      const deep = `{ "mcpServers": { "mcpkit": { "command": "x" } }, "x": ${nested(depth)} }\n`;
+      fs.writeFileSync(file, deep);
+      for (const args of [
+        ["install", "cursor"],
+        ["uninstall", "cursor"],
+        ["install", "cursor", "--dry-run"],
+      ]) {
+        const refused = await cli(home, ...args);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toBe(
+          `mcpkit ${args[0]}: ${file} nests arrays and objects deeper than 1000 levels, more than mcpkit reads; fix or move it, then run again\n`,
+        );
+        expect(fs.readFileSync(file, "utf8")).toBe(deep);
+      }
+    }
+  });
+
   test("a config that is not UTF-8 is refused, naming the file and the byte, and left as it was", async () => {
     const home = tempHome();
     const json = path.join(home, ".cursor", "mcp.json");

@@ -60,6 +60,10 @@ function setMember(text: string, key: string, name: string, entry: unknown): str
 
 export function parseJsonc(text: string, file: string): Record<string, unknown> {
   if (text.trim() === "") return {};
+  if (nestsTooDeep(text))
+    throw new UnreadableConfig(
+      `${file} nests arrays and objects deeper than ${MAX_DEPTH} levels, more than mcpkit reads; fix or move it, then run again`,
+    );
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0)
@@ -134,8 +138,27 @@ function treeOf(text: string): Node | undefined {
 }
 
 /** jsonc-parser's SyntaxKind values, a const enum that this build's module settings cannot import. */
-const COMMA = 5;
+const [OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA, EOF] = [1, 2, 3, 4, 5, 17];
 const COMMENTS = [12, 13];
+
+/**
+ * How deep a config's arrays and objects may nest. The parser and the walks over its value (the read-back checks, the
+ * diff's view) recurse, and a file nested some thousands deep overflowed the stack ('cannot install: Maximum call
+ * stack size exceeded'); a client's config nests a handful of levels.
+ */
+const MAX_DEPTH = 1000;
+
+/** Whether `text` nests deeper than MAX_DEPTH, counted by the scanner, which skips strings and comments. */
+function nestsTooDeep(text: string): boolean {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (let token: number = scanner.scan(); token !== EOF; token = scanner.scan()) {
+    if (token === OPEN_BRACE || token === OPEN_BRACKET) {
+      if (++depth > MAX_DEPTH) return true;
+    } else if (token === CLOSE_BRACE || token === CLOSE_BRACKET) depth--;
+  }
+  return false;
+}
 
 /** Where the comma after `from` is, past whitespace and comments; undefined when another token comes first. */
 function commaAfter(text: string, from: number): number | undefined {
