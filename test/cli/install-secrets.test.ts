@@ -284,6 +284,20 @@ describe("install and uninstall print no secret", () => {
     }
   });
 
+  test("a short token is masked where it stands alone, not inside the file's path or the entry's name", async () => {
+    const home = tempHome();
+    const file = path.join(home, ".cursor", "mcp.json");
+    const added = await cli(home, "install", "cursor", "--oj-token", "mcp");
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe(`${file}: added "mcpkit"\n`);
+    // Standing alone (here the entry's name), a short token is still masked; a long one anywhere.
+    const named = await cli(home, "install", "cursor", "--oj-token", "abc", "--name", "abc");
+    expect(named.stdout).toBe(`${file}: added "[redacted]" (backup: ${file}.bak)\n`);
+    const long = await cli(home, "install", "cursor", "--oj-token", "cursor-tok", "--name", "my-cursor-tok1");
+    expect(long.stdout).toBe(`${file}: added "my-[redacted]1" (backup: ${file}.bak)\n`);
+    expect(JSON.parse(fs.readFileSync(file, "utf8")).mcpServers.mcpkit.env).toEqual({ OJ_TOKEN: "mcp" });
+  });
+
   test("a mistyped option, a stray argument or an unknown client is refused without repeating a token", async () => {
     const home = tempHome();
     const token = "TYPO-SECRET-4b7e";

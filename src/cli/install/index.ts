@@ -232,14 +232,31 @@ function printLink(client: "cursor" | "vscode", request: Request, host: Host): n
   return EXIT_OK;
 }
 
+/** A character that continues a word of a path or a name (`.cursor/mcp.json`, `mcpkit`). */
+const WORD = String.raw`[\w./~+%-]`;
+
+/**
+ * `text` with each secret given replaced by `[redacted]`, as typed or JSON-escaped. The diff hides secrets by
+ * structure (mask.ts) and no message repeats a value, so this is a net for a secret echoed anywhere else. A secret
+ * of 8 characters or more is replaced wherever it appears; a shorter one only where it stands alone, not inside a
+ * path or a name: replacing every 'mcp' printed '.cursor/[redacted].json: added "[redacted]kit"', which hid nothing
+ * (the file and the entry are not secrets) and made the line unreadable.
+ */
+function redacted(text: string, secrets: string[]): string {
+  return secrets
+    .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)])
+    .filter((secret) => secret !== "")
+    .reduce((out, secret) => {
+      if (secret.length >= 8) return out.split(secret).join(REDACTED);
+      const alone = new RegExp(`(?<!${WORD})${RegExp.escape(secret)}(?!${WORD})`, "g");
+      return out.replace(alone, REDACTED);
+    }, text);
+}
+
 export async function runInstall(verb: Request["verb"], argv: readonly string[], env: Host["env"]): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
   let secrets: string[] = [];
-  // The diff hides secrets by structure (mask.ts); this catches a secret anywhere else, as typed or JSON-escaped.
-  const redact = (text: string) =>
-    secrets
-      .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)])
-      .reduce((t, s) => t.split(s).join(REDACTED), text);
+  const redact = (text: string) => redacted(text, secrets);
   try {
     const request = parseArgs(verb, argv);
     secrets = secretValues(request);
