@@ -278,6 +278,54 @@ describe("data pages: a page is what fits, in both halves (issue 19)", () => {
   });
 });
 
+describe("a daily series under a budget smaller than one month of it", () => {
+  const TINY_BUDGET = 2_000;
+  let tiny: RunningServer;
+  beforeAll(async () => {
+    tiny = await startStdioServer({ args: bojArgs("--max-output-bytes", String(TINY_BUDGET)) });
+    await tiny.client.listTools();
+  });
+  afterAll(() => tiny.close());
+
+  test("paging to the end shows every point once or names it as left out, and no continuation repeats the request", async () => {
+    const base = { db: "FM08", codes: ["FXERD01"], end_date: "202306" };
+    const all = (await call("boj_get_data_code", { ...base, start_date: "202301" })).structured.series[0].points.map(
+      (p: Structured) => p.survey_date as string,
+    );
+    expect(all.length).toBeGreaterThan(150);
+    const shown: string[] = [];
+    const leftOut: string[] = [];
+    let start = "202301";
+    for (let page = 0; page < 40; page++) {
+      const { text, structured } = await call("boj_get_data_code", { ...base, start_date: start }, tiny);
+      expect(bytes(text)).toBeLessThanOrEqual(TINY_BUDGET);
+      expect(bytes(JSON.stringify(structured))).toBeLessThanOrEqual(TINY_BUDGET);
+      shown.push(...structured.series[0].points.map((p: Structured) => p.survey_date as string));
+      const note: string | undefined = structured.truncated?.continuation;
+      if (!note) break;
+      expect(text).toContain(note);
+      const gap = /its (\d+) points (\d{8}) to (\d{8}) are left out/.exec(note);
+      if (gap) {
+        expect(note).toContain("--max-output-bytes");
+        const gapDates = all.filter((date: string) => date >= gap[2] && date <= gap[3]);
+        expect(gapDates).toHaveLength(Number(gap[1]));
+        leftOut.push(...gapDates);
+      }
+      const next = /start_date "(\d{6})"/.exec(note);
+      if (!next) {
+        expect(note).toContain("No points follow them.");
+        break;
+      }
+      // Never the request just made: following it would return this page again.
+      expect(next[1] > start).toBe(true);
+      start = next[1];
+    }
+    expect(new Set(shown).size).toBe(shown.length);
+    expect([...shown, ...leftOut].sort()).toEqual(all);
+    expect(leftOut.length).toBeGreaterThan(0);
+  });
+});
+
 describe("text of the catalog tools", () => {
   test("boj_list_databases is a table grouped by category, much smaller than its JSON", async () => {
     const { text, structured } = await call("boj_list_databases", {});

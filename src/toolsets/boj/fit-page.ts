@@ -4,7 +4,9 @@
  * and VS Code show a model only structuredContent): whole series from the start while they fit,
  * or, when not even the first one does, its points up to a period boundary. Both halves then name
  * the exact call that returns what was left out (`truncated.continuation` in structuredContent,
- * the last line of the text), so a client reading either one can go on.
+ * the last line of the text), so a client reading either one can go on. When one period alone
+ * does not fit, the dates of it left out are named instead and the call resumes at the next period:
+ * never the request just made, which would return the same page.
  */
 import { rememberSize } from "../../core/output-budget.ts";
 import { byteLength } from "../../core/text.ts";
@@ -87,7 +89,10 @@ function withNote(
   return last ? fitted : undefined;
 }
 
-/** Not even one series fits: its first points, cut where a request period ends so start_date resumes exactly. */
+/**
+ * Not even one series fits: its first points, cut where a request period ends so start_date
+ * resumes exactly, or inside the first period when that period alone does not fit.
+ */
 function firstSeriesCut(page: PageParts, continuation: DataContinuation, budget: number, rawNote: string): FittedPage {
   const series = page.output.series;
   const first = series[0];
@@ -112,7 +117,11 @@ function firstSeriesCut(page: PageParts, continuation: DataContinuation, budget:
   }
 }
 
-/** The largest count ≤ `points` after which the next point starts a new request period (YYYYMM for D and W). */
+/**
+ * The largest count ≤ `points` after which the next point starts a new request period (YYYYMM for
+ * D and W); `points` itself when the first period alone is longer (pointsRest then names the
+ * rest of that period as left out and resumes at the next one).
+ */
 function periodBoundary(series: Series, points: number): number {
   const period = (index: number) => requestPeriod(series.points[index]?.survey_date ?? "");
   if (points >= series.points.length) return series.points.length;

@@ -137,11 +137,26 @@ export function renderDataPage(
   return text;
 }
 
-/** What a series cut after `points` points leaves out, and the start_date that resumes it exactly. */
+/**
+ * What a series cut after `points` points leaves out, and the start_date that resumes it. A cut at
+ * a period boundary resumes exactly. A cut inside a period (that period alone does not fit the
+ * budget) cannot be resumed where it stopped, since start_date takes whole months for daily and
+ * weekly data, and offering that period again would hand a model the same page forever: the note
+ * names the dates left out and resumes at the next period, so paging still ends.
+ */
 export function pointsRest(series: Series, points: number, continuation: DataContinuation): string {
-  const next = series.points[points]?.survey_date;
-  if (points >= series.points.length || !next) return "";
-  return `Series ${series.series_code} is cut after ${points} of ${series.points.length} points; get the rest with boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"], start_date "${requestPeriod(next)}" and the same end_date.`;
+  const dates = series.points.map((point) => point.survey_date ?? "");
+  if (points >= dates.length || !dates[points]) return "";
+  const cutPeriod = requestPeriod(dates[points - 1] ?? "");
+  let next = points;
+  while (next < dates.length && requestPeriod(dates[next]) === cutPeriod) next++;
+  const head = `Series ${series.series_code} is cut after ${points} of ${dates.length} points`;
+  const resume = (date: string) =>
+    `boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"], start_date "${requestPeriod(date)}" and the same end_date.`;
+  if (next === points) return `${head}; get the rest with ${resume(dates[points])}`;
+  const left = next - points;
+  const after = next < dates.length ? `The points after them: ${resume(dates[next])}` : "No points follow them.";
+  return `${head}: period ${cutPeriod} alone does not fit the budget, so its ${left} points ${dates[points]} to ${dates[next - 1]} are left out, and no call returns them alone (start_date is a whole month, YYYYMM, for daily and weekly data); the user can raise --max-output-bytes to see them. ${after}`;
 }
 
 // ---------------------------------------------------------------------------------------------
