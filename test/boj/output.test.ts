@@ -326,6 +326,27 @@ describe("a daily series under a budget smaller than one month of it", () => {
   });
 });
 
+describe("a shortened data page read from structuredContent alone", () => {
+  test("offers no next_position beside truncated: the continuation names every call for the rest in order, BOJ's next page included", async () => {
+    // BOJ's page holds FXERD01 and FXERD02 (next_position 3); the budget keeps only part of FXERD01.
+    const code = await call("boj_get_data_code", { db: "FM08", codes: ["FXERD01", "FXERD02", "FXERD03"] }, small);
+    expect(code.structured.truncated).toBeDefined();
+    expect(code.structured.next_position).toBeNull();
+    // start_position 2 gets FXERD02 and BOJ's page after it; start_position 3 would skip FXERD02's rest.
+    expect(code.structured.truncated.continuation).toContain("start_position 2");
+    expect(code.structured.truncated.continuation).not.toContain("start_position 3");
+    expect(code.text).not.toContain("start_position 3");
+
+    // A layer page whose rest is named by codes: BOJ's next page comes after them, in the same note.
+    const layer = await call("boj_get_data_layer", { db: "MD10", frequency: "Q", layers: ["*"], lang: "en" });
+    expect(layer.structured.next_position).toBeNull();
+    expect(layer.structured.truncated.continuation).toMatch(
+      /codes \[[^\]]*\]; then BOJ's next page: call boj_get_data_layer again with the same arguments and start_position 255\.$/,
+    );
+    expect(layer.text).toContain(layer.structured.truncated.continuation);
+  });
+});
+
 describe("text of the catalog tools", () => {
   test("boj_list_databases is a table grouped by category, much smaller than its JSON", async () => {
     const { text, structured } = await call("boj_list_databases", {});

@@ -34,7 +34,8 @@ interface PageParts {
   cached?: Cached;
 }
 
-export function fitDataPage(page: PageParts, continuation: DataContinuation, budget: number): FittedPage {
+export function fitDataPage(page: PageParts, asked: DataContinuation, budget: number): FittedPage {
+  const continuation = { ...asked, bojNext: page.output.next_position };
   const whole = assemble(page, page.output, continuation, budget, undefined);
   if (fits(whole, budget)) return whole;
   // The raw body goes first: it repeats the series, and the decoded page is what a model needs.
@@ -170,6 +171,9 @@ function assemble(
         : "this page was shortened";
     const sentence = `${what} to fit the output budget of ${budget} bytes (--max-output-bytes). ${truncation.note}`;
     text += `[${continuation.tool}: ${sentence}]\n`;
+    // The note names BOJ's next page where it comes (restOfPage): next_position beside it would
+    // read as the way on and skip what the note returns first.
+    if (truncation.shown !== undefined) structured.next_position = null;
     structured.truncated = {
       ...(truncation.shown !== undefined ? { shown_series: truncation.shown, total_series: truncation.total } : {}),
       continuation: truncation.note,

@@ -36,6 +36,11 @@ export interface DataContinuation {
   kind: "code" | "layer";
   /** The start_position this page was asked with (1 when none). */
   startPosition: number;
+  /**
+   * BOJ's next_position for this page, when a shortened page's note must name it: the shortened
+   * page's structuredContent carries none, so a model reading only it follows one note, in order.
+   */
+  bojNext?: number | null;
 }
 
 function seriesBlock(series: Series, previousCategory: string | null): { text: string; category: string | null } {
@@ -57,10 +62,10 @@ function seriesBlock(series: Series, previousCategory: string | null): { text: s
 function dataSummary(output: DecodedData, continuation: DataContinuation, shortened: boolean): string {
   const { meta } = output;
   // A shortened page's own rest comes first (the last line says how): BOJ's next_position is after it.
+  // A shortened page's last line names every call for the rest, BOJ's next page included, in
+  // order: a next_position offered beside it would be followed instead and skip or repeat series.
   const more = shortened
-    ? output.next_position === null
-      ? "This page is shortened to fit the output budget: the last line says how to get the series it leaves out; then BOJ has no more."
-      : `This page is shortened to fit the output budget: the last line says how to get the series it leaves out; BOJ's next page after them is the same arguments with start_position ${output.next_position}.`
+    ? "This page is shortened to fit the output budget: the last line names the calls, in order, for everything after it."
     : output.next_position === null
       ? "This is the last page."
       : `More series follow: call again with the same arguments and start_position ${output.next_position}.`;
@@ -96,14 +101,17 @@ export function restOfPage(
   room = Number.POSITIVE_INFINITY,
 ): string {
   const left = series.length - shown;
-  if (left <= 0) return "";
+  const bojNext = continuation.bojNext ?? null;
+  const thenBoj = `call ${continuation.tool} again with the same arguments and start_position ${bojNext}`;
+  if (left <= 0) return bojNext === null ? "" : `Then BOJ's next page: ${thenBoj}.`;
+  // A code page's start_position call gets BOJ's next page itself, so it is named only after codes.
   if (continuation.kind === "code") {
     return `The other ${left} series of this page: call ${continuation.tool} again with the same arguments and start_position ${continuation.startPosition + shown}.`;
   }
   const codes = series.slice(shown).map((s) => s.series_code);
   const byCode = (named: readonly string[]) =>
     `call boj_get_data_code with db "${continuation.db}", the same start_date/end_date and codes ${JSON.stringify(named)}`;
-  const whole = `The other ${left} series of this page: ${byCode(codes)}.`;
+  const whole = `The other ${left} series of this page: ${byCode(codes)}${bojNext === null ? "" : `; then BOJ's next page: ${thenBoj}`}.`;
   if (noteBytes(whole) <= room) return whole;
   const byPosition = (named: number) => {
     const last = series[shown + named - 1].series_code;

@@ -51,4 +51,4 @@ export const catalogAnnotations = {
 } as const;
 
 export const PAGING =
-  "One page per call: BOJ returns at most 250 series and 60,000 data points; when it stops early, next_position is a number and the same call with start_position = next_position continues. Values are numbers or null (missing). The text lists each series as a header line and survey_date,value lines; structuredContent has the same data as JSON.";
+  "One page per call: BOJ returns at most 250 series and 60,000 data points; when it stops early, next_position is a number and the same call with start_position = next_position continues. When structuredContent has truncated, the page was shortened to fit the output budget: truncated.continuation names the calls, in order, for everything after it (BOJ's next page included) and next_position is null. Values are numbers or null (missing). The text lists each series as a header line and survey_date,value lines; structuredContent has the same data as JSON.";
