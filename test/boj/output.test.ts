@@ -71,6 +71,12 @@ describe("boj_get_metadata on a 1,300-series database", () => {
       if (structured.next_offset === null) break;
       expect(structured.next_offset).toBe(offset + codes.length);
       expect(text).toContain(`call again with offset ${structured.next_offset}`);
+      // structuredContent alone says the page is shorter than asked for, and how to go on.
+      expect(structured.truncated).toEqual({
+        shown_entries: codes.length,
+        total_entries: 1300 - offset,
+        continuation: `call boj_get_metadata again with the same arguments and offset ${structured.next_offset}`,
+      });
       offset = structured.next_offset;
     }
     expect(seen).toHaveLength(1300);

@@ -236,12 +236,20 @@ function assembleMetadata(parts: MetadataParts, shown: number, budget: number): 
           next_offset: view.offset + shown,
         };
   let text = renderMetadata({ ...view, output }, cached);
-  if (shown < all)
-    text += `[${tool}: this page holds ${shown} of the ${all} entries asked for, to fit the output budget of ${budget} bytes (--max-output-bytes); next_offset ${view.offset + shown} continues right after them.]\n`;
   const structured: Record<string, unknown> = {
     ...output,
     ...(raw !== undefined ? { raw } : {}),
     ...(cached ? { cached } : {}),
   };
+  if (shown < all) {
+    text += `[${tool}: this page holds ${shown} of the ${all} entries asked for, to fit the output budget of ${budget} bytes (--max-output-bytes); next_offset ${view.offset + shown} continues right after them.]\n`;
+    // Claude Code and VS Code show a model only structuredContent: with a bare next_offset there, a
+    // page shorter than the limit the model set would look like a limit ignored or a short match.
+    structured.truncated = {
+      shown_entries: shown,
+      total_entries: all,
+      continuation: `call ${tool} again with the same arguments and offset ${view.offset + shown}`,
+    };
+  }
   return { text, structured };
 }

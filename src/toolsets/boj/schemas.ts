@@ -196,7 +196,7 @@ export const getMetadataInput = v.strictObject({
   limit: v.optional(
     pageLimit(
       METADATA_LIMIT_MAX,
-      "Return at most this many matching entries (default: all). The text form shows as many as fit the output budget and gives the next offset.",
+      "Return at most this many matching entries (default: all). A page holds as many of them as fit the output budget, in the text and structuredContent alike: truncated then says so and next_offset continues right after them.",
     ),
   ),
 });
@@ -330,6 +330,14 @@ export const getMetadataOutput = v.object({
   next_offset: v.optional(v.nullable(v.number())),
   raw: v.optional(v.string()),
   cached,
+  /** Present when the page holds fewer entries than asked for, to fit the output budget, and the call for the rest. */
+  truncated: v.optional(
+    v.object({
+      shown_entries: v.number(),
+      total_entries: v.number(),
+      continuation: v.string(),
+    }),
+  ),
 });
 
 const source = { source_document: v.string(), source_date: v.string() };

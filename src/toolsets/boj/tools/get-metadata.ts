@@ -6,7 +6,7 @@ export function getMetadata(deps: BojDeps) {
     name: "boj_get_metadata",
     title: "BOJ series catalogue of one database",
     description:
-      'List the series of one Bank of Japan database (BOJ getMetadata; to find a series by name in every database at once, boj_search_series is one call): series codes, names, units, frequency, hierarchy layers (layer1..layer5), coverage and notes. Use it to find the codes for boj_get_data_code or the layers for boj_get_data_layer, e.g. db "FM08". Large databases have thousands of entries: narrow them with query (words of a name or code, any language), frequency and layer (a hierarchy prefix such as "1,2"), and page with offset/limit (next_offset continues). Rows without a series_code are hierarchy headings.',
+      'List the series of one Bank of Japan database (BOJ getMetadata; to find a series by name in every database at once, boj_search_series is one call): series codes, names, units, frequency, hierarchy layers (layer1..layer5), coverage and notes. Use it to find the codes for boj_get_data_code or the layers for boj_get_data_layer, e.g. db "FM08". Large databases have thousands of entries: narrow them with query (words of a name or code, any language), frequency and layer (a hierarchy prefix such as "1,2"), and page with offset/limit (next_offset continues; truncated says when a page holds fewer than asked for, to fit the output budget). Rows without a series_code are hierarchy headings.',
     get input() {
       return schemas().getMetadataInput;
     },
