@@ -113,6 +113,17 @@ describe("boj_get_metadata on a 1,300-series database", () => {
     expect(fake.requests.every((r) => r.path === "/api/v1/getMetadata")).toBe(true);
   });
 
+  test("an offset past the matches says so and which offsets exist, instead of an empty page", async () => {
+    const { text, structured } = await call("boj_get_metadata", { db: "FM08", offset: 99 });
+    expect(structured.entries).toEqual([]);
+    expect(structured.next_offset).toBeNull();
+    expect(text).toContain(
+      "showing no entries: offset 99 is past the 4 entries; offsets 0 to 3 exist (0 is the first)",
+    );
+    const filtered = await call("boj_get_metadata", { db: "FM08", query: "spot", offset: 7 });
+    expect(filtered.text).toContain("offset 7 is past the 3 matching entries; offsets 0 to 2 exist");
+  });
+
   test("bad filters are -32602 VALIDATION_ERROR naming the argument and the valid values", async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ db: "LA01", layer: "1,0" }, /"layer": must be 1 to 5 comma-separated levels/],

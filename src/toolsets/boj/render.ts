@@ -219,7 +219,12 @@ function entryLine(entry: MetadataEntry, previousCategory: string | null): { tex
 export function renderMetadata(view: MetadataView, cached: Cached | undefined): string {
   const { output, offset } = view;
   const matched = output.matched_count ?? output.entries_count;
-  const range = output.entries_count ? `entries ${offset + 1}-${offset + output.entries_count}` : "no entries";
+  // An offset past the matches is a model's paging mistake, not an empty result: say which exist.
+  const range = output.entries_count
+    ? `entries ${offset + 1}-${offset + output.entries_count}`
+    : offset > 0 && matched > 0
+      ? `no entries: offset ${offset} is past the ${matched} ${view.filters ? "matching " : ""}entries; offsets 0 to ${matched - 1} exist (0 is the first)`
+      : "no entries";
   const next =
     output.next_offset === null || output.next_offset === undefined
       ? ""
