@@ -270,36 +270,81 @@ export function fitStructured(
   const marker = options.marker !== false;
   const existing = copy.truncated;
   const cut: CutList[] = [];
-  // The longest string is cut at a line (with the note) or, when a list weighs more, the longest
-  // list keeps its first items (many small items: a catalog under a tiny budget).
+  // The longest string is cut at a line (with the note) or, when a list weighs more or the rest
+  // of the result leaves the string no room, the longest list keeps its first items (many small
+  // items: a catalog under a tiny budget).
   for (let round = 0; round < 64 && size > maxBytes; round++) {
     // Once this function has written `truncated`, that record of what was cut is never cut itself.
     const skip = marker && cut.length > 0;
     const longest = longestString(copy, skip);
     const list = largestArray(copy, skip);
-    if (longest && longest.bytes >= 120 && (!list || longest.bytes * 2 >= list.bytes)) {
-      const excess = size - maxBytes;
-      // JSON escapes can make a string's serialized form longer than its bytes: cut a little more.
-      const keep = Math.max(0, longest.bytes - Math.ceil(excess * 1.1) - NOTE_ROOM);
-      const kept = cutToBytes(longest.value, keep, "\n");
-      const cutString = `${kept}${kept.endsWith("\n") || kept === "" ? "" : "\n"}${note(byteLength(kept), longest.bytes)}`;
+    const room = longest ? maxBytes - (size - jsonBytes(longest.value)) : 0;
+    if (longest && longest.bytes >= 120 && (!list || (longest.bytes * 2 >= list.bytes && room > 0))) {
+      const cutString = cutToRoom(longest, room, note);
       // A note longer than what it replaces saves nothing: halve the string instead.
       longest.set(byteLength(cutString) < longest.bytes ? cutString : halved(longest));
     } else if (list) {
       if (!cut.some((entry) => entry.items === list.items))
         cut.push({ path: list.path, total: list.items.length, items: list.items });
-      const share = Math.min(0.9, (size - maxBytes) / list.bytes + 0.05);
-      list.items.splice(Math.max(1, Math.floor(list.items.length * (1 - share))));
+      // The record is written before the room is measured: it only gets shorter with fewer items.
+      if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice);
+      const rest = (marker ? jsonBytes(copy) : size) - list.bytes;
+      list.items.splice(itemsFitting(list.items, maxBytes - rest));
       if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice);
     } else if (longest && longest.bytes > 40) {
       // Only short strings left: halve the longest (a note would be longer than what it saves).
       longest.set(halved(longest));
     } else break;
-    size = byteLength(JSON.stringify(copy));
+    size = jsonBytes(copy);
   }
   // Nothing left to cut (a tiny budget): the record of the cut says the same in fewer words.
   if (size > maxBytes && marker && cut.length > 0) copy.truncated = truncation(cut, existing, maxBytes, advice, true);
   return copy;
+}
+
+/** The UTF-8 size of `value`'s JSON. */
+function jsonBytes(value: unknown): number {
+  return byteLength(JSON.stringify(value) ?? "null");
+}
+
+/**
+ * `slot`'s string cut at a line, ending with the note, so that its JSON takes at most `room`
+ * bytes: what is kept comes from the room the rest of the result leaves, scaled by how much JSON
+ * escapes grow this string, then corrected against the measured cut. (Cutting the excess plus a
+ * tenth from the string's length cut a statement that was most of the result to nothing: under a
+ * 2,000-byte budget a 100 KB statement kept 0 bytes while the text kept 1,400.)
+ */
+function cutToRoom(slot: StringSlot, room: number, note: (shown: number, total: number) => string): string {
+  const withNote = (kept: string) =>
+    `${kept}${kept.endsWith("\n") || kept === "" ? "" : "\n"}${note(byteLength(kept), slot.bytes)}`;
+  const growth = Math.max(1, (jsonBytes(slot.value) - 2) / Math.max(1, slot.bytes));
+  // The note with the largest number it can say, plus its line break, escaped as JSON.
+  let keep = Math.floor((room - jsonBytes(`\n${note(slot.bytes, slot.bytes)}`)) / growth);
+  let cutString = withNote(cutToBytes(slot.value, keep, "\n"));
+  // A kept part with more escapes than the whole needs a second look; each look keeps less.
+  for (let attempt = 0; attempt < 8 && keep > 0; attempt++) {
+    const over = jsonBytes(cutString) - room;
+    if (over <= 0) break;
+    keep = Math.min(keep - 1, keep - Math.ceil(over / growth));
+    cutString = withNote(cutToBytes(slot.value, keep, "\n"));
+  }
+  return cutString;
+}
+
+/**
+ * How many of `items`' first items a list keeps so that its JSON takes at most `room` bytes: at
+ * least one, and at least a tenth of them in one round, so that a list cut first does not lose
+ * everything to another that is cut next (the loop shortens it again if it must).
+ */
+function itemsFitting(items: unknown[], room: number): number {
+  let used = 2; // the brackets
+  let count = 0;
+  while (count < items.length) {
+    used += jsonBytes(items[count]) + (count > 0 ? 1 : 0);
+    if (used > room) break;
+    count++;
+  }
+  return Math.min(items.length - 1, Math.max(1, Math.floor(items.length / 10), count));
 }
 
 /** A string's first half (cut at a space when one is near), marked as cut. */

@@ -119,6 +119,19 @@ describe("every result of every tool fits the budget in both halves", () => {
  * structuredContent's `truncated` (which list, how many items of how many, what to do next), and
  * neither note promises an argument the tool does not take or a structuredContent that was cut.
  */
+/** A craboj status answer listing `count` platforms. */
+function platforms(count: number): Response {
+  return Response.json({
+    version: "9.9.9",
+    platforms: Array.from({ length: count }, (_, i) => ({
+      source: `platform-${i}`,
+      total: 1000 + i,
+      missing_content: i,
+      not_embedded: i,
+    })),
+  });
+}
+
 describe("a list the last resort shortens is recorded in structuredContent, and the notes are true", () => {
   const BUDGET = 2_000;
   type Cut = {
@@ -127,17 +140,7 @@ describe("a list the last resort shortens is recorded in structuredContent, and 
   };
   let server: RunningServer;
   beforeAll(async () => {
-    oj.override("GET", "/status", () =>
-      Response.json({
-        version: "9.9.9",
-        platforms: Array.from({ length: 60 }, (_, i) => ({
-          source: `platform-${i}`,
-          total: 1000 + i,
-          missing_content: i,
-          not_embedded: i,
-        })),
-      }),
-    );
+    oj.override("GET", "/status", () => platforms(60));
     oj.override("GET", "/api/v1/similar/leetcode/3", () =>
       Response.json({
         rewritten_query: null,
@@ -224,5 +227,30 @@ describe("a list the last resort shortens is recorded in structuredContent, and 
     expect(structured.truncated.continuation).toContain("no arguments to narrow it");
     expect(text).toContain("no arguments to narrow it");
     expect(text).not.toContain("holds the complete result");
+  });
+
+  test("a list that is most of the result keeps about as many items as fit, not a third fewer", async () => {
+    // Cutting the excess share plus 5% of the items, at most 90% a round, left 86 KB of a 100 KB
+    // budget for a long list: the items kept now come from the room the rest leaves.
+    oj.override("GET", "/status", () => platforms(3_000));
+    const roomy = await startStdioServer({
+      args: ["--toolsets", "oj", "--oj-base-url", oj.url, "--oj-token", "a-test-token-1234"],
+    });
+    try {
+      await roomy.client.listTools();
+      const result = (await roomy.client.callTool({ name: "get_platform_status", arguments: {} })) as unknown as {
+        structuredContent: { platforms: unknown[]; truncated: { shown_items: number; total_items: number } };
+      };
+      const json = Buffer.byteLength(JSON.stringify(result.structuredContent));
+      expect(json).toBeLessThanOrEqual(100_000);
+      expect(json).toBeGreaterThan(95_000);
+      expect(result.structuredContent.truncated).toMatchObject({
+        shown_items: result.structuredContent.platforms.length,
+        total_items: 3_000,
+      });
+    } finally {
+      oj.override("GET", "/status", () => platforms(60));
+      await roomy.close();
+    }
   });
 });

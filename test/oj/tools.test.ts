@@ -910,3 +910,48 @@ describe("output caps: 102,400 bytes (+ suffix) and the output budget, the small
     }
   });
 });
+
+describe("a statement that is most of the result keeps most of the budget in structuredContent too", () => {
+  // Claude Code and VS Code show a model only structuredContent: a 100 KB statement was cut there
+  // to nothing ("cut at 0 of 102417 bytes") under budgets up to 5,000 while the text kept 1,400.
+  for (const budget of [2_000, 20_000]) {
+    test(`--max-output-bytes ${budget}: the statement keeps about as much as in the text`, async () => {
+      const small = await startStdioServer({
+        args: [
+          "--toolsets",
+          "oj",
+          "--oj-base-url",
+          fake.url,
+          "--oj-token",
+          TOKEN,
+          "--max-output-bytes",
+          String(budget),
+        ],
+      });
+      // Quotes, backslashes and control characters grow in JSON: the fit accounts for that too.
+      const escaped = Array.from({ length: 3_000 }, (_, i) => `"q" \\ \u0001 line ${i}`).join("\n");
+      fake.override("GET", "/api/v1/problems/leetcode/escaped", () =>
+        Response.json({ id: "escaped", source: "leetcode", slug: "e", title: "E", content: escaped }),
+      );
+      try {
+        await small.client.listTools(); // the SDK client then validates structuredContent
+        for (const id of ["huge-statement", "escaped"]) {
+          const result = (await small.client.callTool({
+            name: "get_problem",
+            arguments: { source: "leetcode", id },
+          })) as unknown as { structuredContent: { problem: { content: string } } };
+          const json = Buffer.byteLength(JSON.stringify(result.structuredContent));
+          const content = result.structuredContent.problem.content;
+          const shown = Number(/cut at (\d+) of \d+ bytes/.exec(content)?.[1]);
+          expect({ id, fits: json <= budget }).toEqual({ id, fits: true });
+          expect({ id, used: json > budget * 0.9 }).toEqual({ id, used: true });
+          expect(shown).toBeGreaterThan((budget - 1_000) / (id === "escaped" ? 2 : 1));
+          expect(content.startsWith(id === "escaped" ? '"q" \\ ' : "多字节文本")).toBe(true);
+        }
+      } finally {
+        fake.clearOverrides();
+        await small.close();
+      }
+    });
+  }
+});
