@@ -270,6 +270,7 @@ export function fitStructured(
   const marker = options.marker !== false;
   const existing = copy.truncated;
   const cut: CutList[] = [];
+  let compact = false;
   // The longest string is cut at a line (with the note) or, when a list weighs more or the rest
   // of the result leaves the string no room, the longest list keeps its first items (many small
   // items: a catalog under a tiny budget).
@@ -287,17 +288,22 @@ export function fitStructured(
       if (!cut.some((entry) => entry.items === list.items))
         cut.push({ path: list.path, total: list.items.length, items: list.items });
       // The record is written before the room is measured: it only gets shorter with fewer items.
-      if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice);
+      if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice, compact);
       const rest = (marker ? jsonBytes(copy) : size) - list.bytes;
       list.items.splice(itemsFitting(list.items, maxBytes - rest));
-      if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice);
-    } else if (longest && longest.bytes > 40) {
+      if (marker) copy.truncated = truncation(cut, existing, maxBytes, advice, compact);
+    } else if (marker && cut.length > 0 && !compact) {
+      // Only short strings left (a tiny budget): the record of the cut says the same in fewer
+      // words before what the tool said is halved.
+      compact = true;
+      copy.truncated = truncation(cut, existing, maxBytes, advice, true);
+    } else if (longest && longest.bytes > 16) {
       // Only short strings left: halve the longest (a note would be longer than what it saves).
       longest.set(halved(longest));
     } else break;
     size = jsonBytes(copy);
   }
-  // Nothing left to cut (a tiny budget): the record of the cut says the same in fewer words.
+  // Out of rounds (a tiny budget): the record of the cut says the same in fewer words.
   if (size > maxBytes && marker && cut.length > 0) copy.truncated = truncation(cut, existing, maxBytes, advice, true);
   return copy;
 }
@@ -352,7 +358,15 @@ function halved(slot: StringSlot): string {
   return `${cutToBytes(slot.value, Math.floor(slot.bytes / 2), " ")}…`;
 }
 
-/** The `truncated` field for the lists cut so far (added to what the tool itself said, if anything). */
+/** At most this many cut lists are named one by one in `truncated.lists`; the rest are counted. */
+const NAMED_LISTS = 16;
+
+/**
+ * The `truncated` field for the lists cut so far (added to what the tool itself said, if anything).
+ * The first list keeps its fields (`list`, `shown_items`, `total_items`); when more were cut,
+ * `lists` names each of the others with its counts, since a client showing only structuredContent leaves a
+ * model no other way to know that `["json"]` is the first of two formats and not all of them.
+ */
 function truncation(
   cut: CutList[],
   existing: unknown,
@@ -362,9 +376,11 @@ function truncation(
 ): Record<string, unknown> {
   const [first] = cut;
   const more = cut.length - 1;
+  const unnamed = Math.max(0, more - NAMED_LISTS);
+  const others = more ? ` (${more} more list${more > 1 ? "s" : ""} shortened too, named in lists)` : "";
   const continuation = compact
-    ? `${first.path}: first ${first.items.length} of ${first.total} items${more ? ` (+${more} lists cut)` : ""} for --max-output-bytes ${maxBytes}; raise it to see the rest.`
-    : `${first.path} keeps its first ${first.items.length} of ${first.total} items${more ? ` (${more} more list${more > 1 ? "s" : ""} shortened too)` : ""} to fit the output budget of ${maxBytes} bytes (--max-output-bytes); ${advice}.`;
+    ? `${more ? "Lists" : first.path} cut to fit --max-output-bytes ${maxBytes}; raise it to see the rest.`
+    : `${first.path} keeps its first ${first.items.length} of ${first.total} items${others} to fit the output budget of ${maxBytes} bytes (--max-output-bytes); ${advice}.`;
   const own = existing && typeof existing === "object" && !Array.isArray(existing) ? existing : undefined;
   const before = own && typeof (own as { continuation?: unknown }).continuation === "string";
   return {
@@ -372,6 +388,14 @@ function truncation(
     list: first.path,
     shown_items: first.items.length,
     total_items: first.total,
+    // The other lists, as "path: shown of total", a third of the bytes of an object each: these
+    // count most under a tiny budget.
+    ...(more > 0 && {
+      lists: [
+        ...cut.slice(1, NAMED_LISTS + 1).map((entry) => `${entry.path}: ${entry.items.length} of ${entry.total}`),
+        ...(unnamed > 0 ? [`${unnamed} more`] : []),
+      ],
+    }),
     continuation: before ? `${(own as { continuation: string }).continuation} ${continuation}` : continuation,
   };
 }

@@ -253,4 +253,34 @@ describe("a list the last resort shortens is recorded in structuredContent, and 
       await roomy.close();
     }
   });
+
+  test("every list cut is named with its counts, not only the first (boj_get_parameter_catalog at 1,000 bytes)", async () => {
+    // Only `parameters` was named ("5 more lists shortened too"): a model seeing format_codes
+    // ["json"] and language_codes ["jp"] took them for all the formats and languages there are.
+    const tiny = await startStdioServer({
+      args: [
+        ...["--toolsets", "boj", "--boj-base-url", boj.url, "--boj-min-interval-ms", "0"],
+        ...["--max-output-bytes", "1000"],
+      ],
+    });
+    try {
+      await tiny.client.listTools(); // the SDK client validates structuredContent against the outputSchema
+      const result = (await tiny.client.callTool({
+        name: "boj_get_parameter_catalog",
+        arguments: { endpoint: "get_metadata" },
+      })) as unknown as { structuredContent: Record<string, any> };
+      const structured = result.structuredContent;
+      expect(Buffer.byteLength(JSON.stringify(structured))).toBeLessThanOrEqual(1_000);
+      expect(structured.truncated).toMatchObject({ list: "parameters", shown_items: 1, total_items: 3 });
+      expect(structured.truncated.lists).toEqual(
+        expect.arrayContaining([
+          `format_codes: ${structured.format_codes.length} of 2`,
+          `language_codes: ${structured.language_codes.length} of 2`,
+        ]),
+      );
+      expect(structured.truncated.lists).toHaveLength(5); // the others: parameters is named by list
+    } finally {
+      await tiny.close();
+    }
+  });
 });
