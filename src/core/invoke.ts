@@ -4,6 +4,7 @@
  */
 import { shownValue } from "./text.ts";
 import * as v from "valibot";
+import { closestName } from "./did-you-mean.ts";
 import { jitAtNormalPace } from "./jit-policy.ts";
 import { type ToolShape, fitResult } from "./output-budget.ts";
 import {
@@ -95,12 +96,29 @@ export function describeArgumentIssues(
       return `missing required argument "${path}"`;
     }
     if (issue.type === "strict_object" || issue.expected === "never") {
-      return `unknown argument "${path}"${allowed ? ` (allowed: ${allowed.join(", ")})` : ""}`;
+      return `unknown argument "${path}"${unknownAdvice(path, allowed)}`;
     }
     const got = issue.kind === "schema" ? "" : ` (got ${shownValue(issue.input)})`;
     return path ? `"${path}": ${lowerFirst(issue.message)}${got}` : `${lowerFirst(issue.message)}${got}`;
   });
   return `Invalid arguments for ${calledAs}: ${sentences.join("; ")}. Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
+}
+
+/**
+ * What to say after an unknown argument: the one it was probably meant to be, compared without
+ * case, `_` and `-` (time_field → timeField, startdate → start_date, ID → id) or by a typo's edit
+ * distance (code → codes, querry → query); else the list of those allowed, or, for a tool that
+ * takes none, that it takes none (an empty "(allowed: )" told a model nothing).
+ */
+function unknownAdvice(name: string, allowed: readonly string[] | undefined): string {
+  if (!allowed) return "";
+  if (allowed.length === 0) return "; this tool takes no arguments; call it with {}";
+  const plain = (text: string) => text.toLowerCase().replace(/[_-]/g, "");
+  const wanted = plain(name);
+  const meant =
+    allowed.find((candidate) => plain(candidate) === wanted) ??
+    allowed.find((candidate) => plain(candidate) === closestName(wanted, allowed.map(plain)));
+  return meant ? `; did you mean "${meant}"?` : ` (allowed: ${allowed.join(", ")})`;
 }
 
 /** What the output budget's last resort needs to know of a tool (its arguments, where a marker may go). */

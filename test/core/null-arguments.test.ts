@@ -131,3 +131,51 @@ test("an unknown argument given as null is still refused as unknown", async () =
   expect(outcome.isError).toBe(true);
   expect(outcome.text).toContain('unknown argument "start"');
 });
+
+/** A misspelt argument name, the argument it was meant to be, and the rest of a valid call. */
+const MISSPELT = [
+  { tool: "boj_get_data_code", args: { db: "CO", code: ["A"] }, typo: "code", meant: "codes" },
+  {
+    tool: "boj_get_data_code",
+    args: { db: "CO", codes: ["A"], startdate: "2020" },
+    typo: "startdate",
+    meant: "start_date",
+  },
+  {
+    tool: "boj_get_data_layer",
+    args: { db: "MD10", frequncy: "Q", layers: ["*"] },
+    typo: "frequncy",
+    meant: "frequency",
+  },
+  { tool: "resolve_problem", args: { querry: "two sum" }, typo: "querry", meant: "query" },
+  { tool: "get_problem", args: { source: "leetcode", ID: "1" }, typo: "ID", meant: "id" },
+  { tool: "fs_search_by_time", args: { timeFeild: "modified" }, typo: "timeFeild", meant: "timeField" },
+  { tool: "fs_search_by_time", args: { time_field: "modified" }, typo: "time_field", meant: "timeField" },
+] as const;
+
+describe("a misspelt argument name is refused with the one it was probably meant to be", () => {
+  for (const [way, run] of Object.entries(WAYS).filter(([way]) => way !== "mcpkit call")) {
+    test(way, async () => {
+      for (const { tool, args, typo, meant } of MISSPELT) {
+        const outcome = await run(tool, args);
+        const message = outcome.error?.message ?? outcome.text;
+        expect({ tool, message }).toEqual({
+          tool,
+          message: expect.stringContaining(`unknown argument "${typo}"; did you mean "${meant}"?`),
+        });
+      }
+    });
+  }
+
+  test("a tool without arguments says it takes none instead of '(allowed: )'", async () => {
+    const outcome = await WAYS["2025-11-25 over stdio"]("boj_list_databases", { x: 1 });
+    const message = outcome.error?.message ?? outcome.text;
+    expect(message).toContain('unknown argument "x"; this tool takes no arguments; call it with {}');
+    expect(message).not.toContain("(allowed: )");
+  });
+
+  test("a name like no argument still lists those allowed", async () => {
+    const outcome = await WAYS["2025-11-25 over stdio"]("fs_search_by_time", { timeField: "modified", zzzzzz: 1 });
+    expect(outcome.text).toContain('unknown argument "zzzzzz" (allowed: root, path, timeField, ');
+  });
+});
