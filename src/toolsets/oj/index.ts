@@ -1,5 +1,5 @@
 /**
- * The `oj` toolset: online-judge problems (LeetCode, Codeforces, AtCoder, Luogu) from a craboj
+ * The `oj` toolset: online-judge problems (LeetCode, Codeforces, AtCoder, Luogu, SPOJ) from a craboj
  * (oj-api-rs) server, as docs/contracts/oj.md describes. Enabled when a base URL is given.
  */
 import { defineToolsetModule } from "../../core/toolset-module.ts";

@@ -76,7 +76,7 @@ export function findSimilarProblems({ http }: OjDeps) {
     name: "find_similar_problems",
     title: "Similar problems",
     description:
-      "Find similar problems by problem ID or free-text query across LeetCode, Codeforces, AtCoder, and Luogu. " +
+      "Find similar problems by problem ID or free-text query across LeetCode, Codeforces, AtCoder, Luogu, and SPOJ. " +
       "Returns a ranked list with similarity scores. Provide either a text query, or a source + ID pair.",
     input: Input,
     output: SimilarShape,

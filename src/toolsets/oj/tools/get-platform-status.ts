@@ -12,7 +12,7 @@ export function getPlatformStatus({ http, hasToken }: OjDeps) {
     name: "get_platform_status",
     title: "Platform coverage",
     description:
-      "Get problem counts and indexing coverage for each platform (LeetCode, Codeforces, AtCoder, Luogu). " +
+      "Get problem counts and indexing coverage for each platform (LeetCode, Codeforces, AtCoder, Luogu, SPOJ). " +
       "Returns total problems, missing content count, and un-embedded count per platform. Needs the server's token (--oj-token).",
     input: Input,
     output: StatusShape,

@@ -25,7 +25,7 @@ export function getProblem({ http }: OjDeps) {
     title: "Problem by source and ID",
     description:
       "Get a specific problem by source and ID. Returns the full problem including title, difficulty, tags, and description. " +
-      "Supports LeetCode, Codeforces, AtCoder, and Luogu. Use resolve_problem instead when the input is a URL or the ID format is uncertain.",
+      "Supports LeetCode, Codeforces, AtCoder, Luogu, and SPOJ. Use resolve_problem instead when the input is a URL or the ID format is uncertain.",
     input: Input,
     output: Output,
     annotations: readOnly("Problem by source and ID"),

@@ -24,7 +24,7 @@ export function resolveProblem({ http }: OjDeps) {
     title: "Resolve a problem URL or ID",
     description:
       "Preferred way to look up a problem. Accepts a URL, problem slug, or prefixed ID and returns the full problem " +
-      "(title, difficulty, tags, and description). Supports LeetCode, Codeforces, AtCoder, and Luogu. " +
+      "(title, difficulty, tags, and description). Supports LeetCode, Codeforces, AtCoder, Luogu, and SPOJ. " +
       "Use this when the input format is uncertain; use get_problem when source and ID are already known.",
     input: Input,
     output: Output,
