@@ -220,7 +220,9 @@ function explainUnknownOption(
     if (equals > 1 && [...group.slice(1, equals)].every((each) => shorts.includes(each))) {
       return `${group.slice(0, equals)} takes no value; drop '${group.slice(equals)}'`;
     }
-    return `unknown option '${letter}' in ${group}; the switches that group are ${shorts.map((each) => `-${each}`).join(" and ")} (-v only alone); run 'mcpkit --help' for the options`;
+    // Only what comes before '=': the value after it may be a token typed after a mistyped option.
+    const named = equals > 0 ? group.slice(0, equals) : group;
+    return `unknown option '${letter}' in ${named}; the switches that group are ${shorts.map((each) => `-${each}`).join(" and ")} (-v only alone); run 'mcpkit --help' for the options`;
   }
   const option = quoted ?? "";
   const near = option ? closestName(option.replace(/^-+/, "").split("=")[0], Object.keys(config)) : undefined;

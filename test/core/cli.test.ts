@@ -83,6 +83,13 @@ describe("bad command lines exit 2 with one clear line on stderr and nothing on 
       {},
       /^mcpkit: unknown option 'v' in -hv; the switches that group are -h and -V \(-v only alone\); run 'mcpkit --help' for the options\n$/,
     ],
+    // A single-dash typo of an option that takes a token: the value after '=' is never repeated (second review).
+    [
+      "a single-dash typo of --oj-token",
+      ["-oj-token=s3cr3tTOKENvalue"],
+      {},
+      /^mcpkit: unknown option 'o' in -oj-token; the switches that group are -h and -V \(-v only alone\); run 'mcpkit --help' for the options\n$/,
+    ],
     [
       "mistyped toolset gets a suggestion",
       ["--toolsets", "bjo", "tools"],
