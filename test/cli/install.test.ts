@@ -362,6 +362,22 @@ describe("mcpkit install", () => {
     expect(fs.readdirSync(dir).sort()).toEqual([...kept, "mcp.json", "mcp.json.bak"].sort());
   });
 
+  // Root alone can give a file to another user; elsewhere the rule is the same code path, left untested here.
+  test.skipIf(process.getuid?.() !== 0)(
+    "a temp-named file another user owns is left alone (a sticky shared folder allows it), and does not stop the run",
+    async () => {
+      const home = tempHome();
+      const dir = path.join(home, ".cursor");
+      fs.mkdirSync(dir);
+      const theirs = path.join(dir, ".mcp.json.0123456789abcdef.tmp");
+      fs.writeFileSync(theirs, "theirs");
+      fs.chownSync(theirs, 65534, 65534);
+      const installed = await cli(home, "install", "cursor", "--oj-token", "new-token-1e0f");
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(fs.readFileSync(theirs, "utf8")).toBe("theirs");
+    },
+  );
+
   test("--http writes each client's URL entry; Claude Desktop's launches mcp-remote", async () => {
     const home = tempHome();
     const url = "http://127.0.0.1:8080/mcp";

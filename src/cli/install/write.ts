@@ -225,8 +225,14 @@ export function removeLeftTemps(file: string): void {
     if (!ours.some((prefix) => name.startsWith(prefix) && /^[0-9a-f]{16}\.tmp$/.test(name.slice(prefix.length))))
       continue;
     const left = path.join(dir, name);
-    if (fs.lstatSync(left, { throwIfNoEntry: false })?.isDirectory() !== false) continue;
-    fs.rmSync(left, { force: true });
+    const found = fs.lstatSync(left, { throwIfNoEntry: false });
+    // Another user's file (a sticky shared folder allows them) is not ours to remove, and must not stop the run.
+    if (!found || found.isDirectory() || (process.getuid && found.uid !== process.getuid())) continue;
+    try {
+      fs.rmSync(left, { force: true });
+    } catch {
+      // Not removable after all (the folder's rules): leave it, it blocks nothing.
+    }
   }
 }
 
