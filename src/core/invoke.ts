@@ -101,7 +101,9 @@ export function describeArgumentIssues(
     const got = issue.kind === "schema" ? "" : ` (got ${shownValue(issue.input)})`;
     return path ? `"${path}": ${lowerFirst(issue.message)}${got}` : `${lowerFirst(issue.message)}${got}`;
   });
-  return `Invalid arguments for ${calledAs}: ${sentences.join("; ")}. Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
+  const said = sentences.join("; ");
+  // A sentence ending in a question ("did you mean …?") takes no full stop after it.
+  return `Invalid arguments for ${calledAs}: ${said}${said.endsWith("?") ? "" : "."} Fix the argument${sentences.length > 1 ? "s" : ""} and call again.`;
 }
 
 /**

@@ -163,6 +163,8 @@ describe("a misspelt argument name is refused with the one it was probably meant
           tool,
           message: expect.stringContaining(`unknown argument "${typo}"; did you mean "${meant}"?`),
         });
+        // The question ends its sentence: no full stop after it (second review).
+        expect(message).not.toContain("?.");
       }
     });
   }
