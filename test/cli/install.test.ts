@@ -121,6 +121,8 @@ describe("mcpkit install", () => {
         "# github: token rotates monthly\n\n[mcp_servers.github]\n",
       ],
       [`model = "o3"\n\n${mcpkit}\n[mcp_servers.mcpkit.env]\nA = "b"\n\n${github2}`, `model = "o3"\n\n${github2}`],
+      // A setting of ours taken out by hand is ours, token and all; the github comment after it is github's (review).
+      [`${mcpkit}# args = ["--oj-token", "zzzzsecretzzzz"]\n${github2}`, github2],
     ]) {
       fs.writeFileSync(toml, before);
       const removed = await cli(home, "uninstall", "codex");

@@ -69,6 +69,9 @@ export function tomlTable(name: string, entry: Record<string, unknown>): string 
   return `[mcp_servers.${name}]\n${scalars.join("\n")}\n${tables.join("")}`;
 }
 
+/** A comment that is a key and a value (`# args = [...]`): a setting taken out, not prose. */
+const COMMENTED_SETTING = /^[ \t]*#[ \t]*[A-Za-z0-9_."'-]+[ \t]*=/;
+
 const TOML_HEADER = /^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]\]?[ \t]*(#.*)?$/;
 
 function isOurs(header: string, name: string): boolean {
@@ -79,7 +82,8 @@ function isOurs(header: string, name: string): boolean {
 /**
  * The line ranges [start, end) of `[mcp_servers.NAME]` and its sub-tables. A block ends before the comment and blank
  * lines that directly precede another table's header: a comment written there is that table's (`# github: …` above
- * `[mcp_servers.github]`), and README promises every comment but ours is kept.
+ * `[mcp_servers.github]`), and README promises every comment but ours is kept. Except a commented-out setting right
+ * after our lines (`# args = ["--oj-token", …]`): that is ours, and may hold a token.
  */
 function ownBlocks(lines: string[], name: string): Array<[number, number]> {
   const blocks: Array<[number, number]> = [];
@@ -90,7 +94,10 @@ function ownBlocks(lines: string[], name: string): Array<[number, number]> {
     const ours = isOurs(match[1], name);
     if (start !== -1) {
       let end = index;
-      if (!ours) while (end > start + 1 && /^[ \t]*(#.*)?$/.test(lines[end - 1])) end--;
+      if (!ours) {
+        while (end > start + 1 && /^[ \t]*(#.*)?$/.test(lines[end - 1])) end--;
+        while (end < index && COMMENTED_SETTING.test(lines[end])) end++;
+      }
       blocks.push([start, end]);
       start = -1;
     }
