@@ -279,7 +279,8 @@ export function fitStructured(
     const skip = marker && cut.length > 0;
     const longest = longestString(copy, skip);
     const list = largestArray(copy, skip);
-    const room = longest ? maxBytes - (size - jsonBytes(longest.value)) : 0;
+    // Measured only for a string long enough to be cut rather than halved.
+    const room = longest && longest.bytes >= 120 ? maxBytes - (size - jsonBytes(longest.value)) : 0;
     if (longest && longest.bytes >= 120 && (!list || (longest.bytes * 2 >= list.bytes && room > 0))) {
       const cutString = cutToRoom(longest, room, note);
       // A note longer than what it replaces saves nothing: halve the string instead.
@@ -304,7 +305,7 @@ export function fitStructured(
     size = jsonBytes(copy);
   }
   // Out of rounds (a tiny budget): the record of the cut says the same in fewer words.
-  if (size > maxBytes && marker && cut.length > 0) copy.truncated = truncation(cut, existing, maxBytes, advice, true);
+  if (size > maxBytes && marker && cut.length > 0 && !compact) copy.truncated = truncation(cut, existing, maxBytes, advice, true);
   return copy;
 }
 

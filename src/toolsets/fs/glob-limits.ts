@@ -47,7 +47,7 @@ export const GLOB_LIMITS = {
 } as const;
 
 /** Deeper than this, a search allows only GLOB_LIMITS.deepGlobstars whole-segment `**`. */
-export const DEEP_PATH = 64;
+const DEEP_PATH = 64;
 
 /**
  * Returns undefined when the pattern is within every limit for a search at most `maxDepth` levels
