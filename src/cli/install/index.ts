@@ -28,7 +28,8 @@ const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
 
-export const INSTALL_HELP = `Usage:
+/** Built when asked for: the toolset options part wraps every declared option's help. */
+const installHelp = (): string => `Usage:
   mcpkit install CLIENT [options]     add mcpkit to CLIENT's MCP configuration (user level)
   mcpkit uninstall CLIENT [options]   remove that entry from every file CLIENT loads in this folder
   mcpkit install --link cursor|vscode [options]   print a one-click install link instead
@@ -261,7 +262,7 @@ export async function runInstall(verb: Request["verb"], argv: readonly string[],
     const request = parseArgs(verb, argv);
     secrets = secretValues(request);
     if (request.help) {
-      out(INSTALL_HELP);
+      out(installHelp());
       return EXIT_OK;
     }
     const host: Host = { platform: process.platform, env };
