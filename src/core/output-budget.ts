@@ -305,7 +305,8 @@ export function fitStructured(
     size = jsonBytes(copy);
   }
   // Out of rounds (a tiny budget): the record of the cut says the same in fewer words.
-  if (size > maxBytes && marker && cut.length > 0 && !compact) copy.truncated = truncation(cut, existing, maxBytes, advice, true);
+  if (size > maxBytes && marker && cut.length > 0 && !compact)
+    copy.truncated = truncation(cut, existing, maxBytes, advice, true);
   return copy;
 }
 
