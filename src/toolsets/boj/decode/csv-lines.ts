@@ -142,8 +142,7 @@ class SeriesLines {
     const known = this.byCode.get(code);
     if (known) return known;
     // Its points are bounded by the line count (csv.ts); the series, each an object of nine texts, here.
-    if (this.series.length >= MAX_PAGE_SERIES)
-      throw tooManySeries(`more than ${MAX_PAGE_SERIES.toLocaleString("en-US")}`);
+    if (this.series.length >= MAX_PAGE_SERIES) throw tooManySeries();
     const text = (index: number) =>
       index < 0 || index >= cells.length
         ? null

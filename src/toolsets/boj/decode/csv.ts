@@ -39,7 +39,7 @@ const MAX_CSV_LINES = MAX_PAGE_POINTS + 64;
 function refuseLongerThanAPage(bytes: Uint8Array): void {
   let lines = 0;
   for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) {
-    if (++lines > MAX_CSV_LINES) throw tooManyPoints(`more than ${MAX_PAGE_POINTS.toLocaleString("en-US")}`);
+    if (++lines > MAX_CSV_LINES) throw tooManyPoints();
   }
 }
 
@@ -73,8 +73,7 @@ function decodeDataRows(rows: string[][], kind: DataKind): DecodedData {
       if (current?.series_code !== code) {
         current = byCode.get(code);
         if (!current) {
-          if (series.length >= MAX_PAGE_SERIES)
-            throw tooManySeries(`more than ${MAX_PAGE_SERIES.toLocaleString("en-US")}`);
+          if (series.length >= MAX_PAGE_SERIES) throw tooManySeries();
           current = {
             series_code: code,
             name_of_time_series_j: cell(row, at.nameJ),

@@ -131,7 +131,7 @@ function decodeSeries(row: unknown, index: number, dateText: (date: unknown) => 
       `Series ${code} has ${dates.length} SURVEY_DATES but ${values.length} VALUES; they must pair up one to one.`,
     );
   }
-  if (dates.length > room) throw tooManyPoints(`more than ${MAX_PAGE_POINTS.toLocaleString("en-US")}`);
+  if (dates.length > room) throw tooManyPoints();
   const points = new Array(dates.length);
   for (let i = 0; i < dates.length; i++) {
     const value = values[i];

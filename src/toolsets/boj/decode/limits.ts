@@ -35,13 +35,14 @@ export const MAX_PAGE_JSON_VALUES = 2 * MAX_PAGE_POINTS + 32 * MAX_PAGE_SERIES;
 
 const PAGE = "a BOJ page holds at most 250 series and 60,000 data points (BOJ's manual)";
 
-export function tooManySeries(more: string): Error {
+/** `more`: how many the body holds, when it was counted; else "more than" the cap. */
+export function tooManySeries(more = `more than ${MAX_PAGE_SERIES.toLocaleString("en-US")}`): Error {
   return decodeError(
     `The body holds ${more} series, over the ${MAX_PAGE_SERIES.toLocaleString("en-US")} mcpkit reads: ${PAGE}, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
   );
 }
 
-export function tooManyPoints(more: string): Error {
+export function tooManyPoints(more = `more than ${MAX_PAGE_POINTS.toLocaleString("en-US")}`): Error {
   return decodeError(
     `The body holds ${more} data points, over the ${MAX_PAGE_POINTS.toLocaleString("en-US")} mcpkit reads: ${PAGE}, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
   );
