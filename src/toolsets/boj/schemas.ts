@@ -5,7 +5,6 @@
  */
 import * as v from "valibot";
 import { ENDPOINTS, FORMATS, FREQUENCIES, LANGUAGES, LONG_FREQUENCY_NAMES, MESSAGE_STATUSES } from "./catalog.ts";
-import { MAX_PAGE_SERIES } from "./decode/limits.ts";
 
 /**
  * A closed set of words accepted in any letter case. `tools/list` shows it as a JSON Schema
@@ -117,7 +116,7 @@ export const getDataCodeInput = v.strictObject({
   codes: v.pipe(
     v.array(v.string("each code must be text")),
     v.minLength(1, "must list at least one series code"),
-    v.maxLength(MAX_PAGE_SERIES, "must list at most 1,250 series codes; split the request"),
+    v.maxLength(1250, "must list at most 1,250 series codes; split the request"),
     v.description(
       'Series codes of one frequency, one per item, without the DB prefix: ["TK99F1000601GCQ01000"], not "CO\'TK99F1000601GCQ01000". Up to 1,250 codes; 250 series come back per call.',
     ),
