@@ -23,6 +23,9 @@
  *                 it is a directory), as any server given a root must: Bun has no realpath but
  *                 node:fs's, which Bun compiles at every start (0.4–0.5 ms more than bare here),
  *                 so this is the floor with --root; run only when --mcpkit-args has --root
+ *   code floor    scripts/bench/fixtures/code-floor.ts, compiled as mcpkit is: the bare responder
+ *                 (with --root when mcpkit has it) after loading every module a stdio start of mcpkit
+ *                 loads, running none of it: what mcpkit's code costs a start before it does anything
  *
  * Target (median time to both answers, issue 39): mcpkit and mcpkit-2025 each ≤ 1.2× bare (the 2025 era on
  * stdio runs on mcpkit's own session engine and loads no more than the modern one).
@@ -189,6 +192,14 @@ async function modernEra(
   console.error("compiling the bare responder with the release flags…");
   const bareBin = join(work, "bare-responder");
   await compile({ entry: "scripts/bench/fixtures/bare-responder.ts", outfile: bareBin, cwd: REPO_ROOT });
+  console.error("compiling the code floor (bare after loading mcpkit's start-up modules) as mcpkit is…");
+  const codeFloorBin = join(work, "code-floor");
+  await compile({
+    entry: "scripts/bench/fixtures/code-floor.ts",
+    outfile: codeFloorBin,
+    cwd: REPO_ROOT,
+    mcpkitBuild: true,
+  });
   const contenders: Contender[] = [
     { name: "mcpkit", command: mcpkit, send: DISCOVER_AND_LIST, answers: 2, bytes: statSync(mcpkit[0]).size },
     { name: "mcpkit-2025", command: mcpkit, send: INITIALIZE_AND_LIST, answers: 2 },
@@ -209,6 +220,13 @@ async function modernEra(
     ...(mcpkit.includes("--root")
       ? [{ name: "bare+root", command: [bareBin, "--root", root], send: DISCOVER_AND_LIST, answers: 2 }]
       : []),
+    {
+      name: "code floor",
+      command: [codeFloorBin, ...(mcpkit.includes("--root") ? ["--root", root] : [])],
+      send: DISCOVER_AND_LIST,
+      answers: 2,
+      bytes: statSync(codeFloorBin).size,
+    },
   ];
   const medians = await measure(contenders, rounds);
   console.log(
@@ -240,6 +258,12 @@ async function modernEra(
   if (rootFloor !== undefined) {
     console.log(`bare+root          ${(rootFloor / bare).toFixed(2)}× bare; ${cpuRatios("bare+root")}`);
   }
+  // What loading mcpkit's modules alone costs: no change to what a start does gets below it.
+  const codeFloor = medians.get("code floor")!.answered;
+  console.log(
+    `code floor         ${(codeFloor / bare).toFixed(2)}× bare${rooted("code floor")}; ${cpuRatios("code floor")}; ` +
+      `mcpkit ${(medians.get("mcpkit")!.answered / codeFloor).toFixed(2)}× it (2026-07-28), ${(medians.get("mcpkit-2025")!.answered / codeFloor).toFixed(2)}× (2025-11-25)`,
+  );
   if (baseline) {
     for (const [name, era] of [
       ["baseline", "2026-07-28"],

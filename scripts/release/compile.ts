@@ -113,8 +113,10 @@ export async function compile(options: {
   cwd: string;
   target?: TargetName;
   flags?: readonly string[];
+  /** Embed what mcpkit's build embeds (native walk, frozen schemas, extra entries); default: for src/main.ts. */
+  mcpkitBuild?: boolean;
 }): Promise<{ prebuiltBy?: string; notPrebuilt?: string }> {
-  const mcpkit = options.entry === "src/main.ts";
+  const mcpkit = options.mcpkitBuild ?? options.entry === "src/main.ts";
   const prebuilt = mcpkit ? prebuildNativeWalk(options.cwd, options.target) : undefined;
   const frozenSchemas = mcpkit ? await frozenJsonSchemasText(options.cwd) : undefined;
   const command = [
