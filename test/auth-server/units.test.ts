@@ -222,6 +222,20 @@ describe("rate limiter (issue 18 G4)", () => {
     expect(limiter.admit("2001:db8:1:2:ffff::1")).toBeGreaterThan(0); // same /64
     expect(limiter.admit("2001:db8:1:3::1")).toBe(0); // another /64
   });
+
+  test("an address counts in one bucket however it is written: a dotted tail, hex IPv4-mapped", () => {
+    // The dotted tail is two groups: `1:2::3:4:5:1.2.3.4` is 1:2:0:3:…, so its /64 is 1:2:0:3 (was 1:2:0:0).
+    expect(addressBucket("1:2::3:4:5:1.2.3.4")).toBe("1:2:0:3::/64");
+    expect(addressBucket("1:2:0:3:4:5:102:304")).toBe("1:2:0:3::/64");
+    expect(networkBucket("1:2::3:4:5:1.2.3.4")).toBe("1:2:0::/48");
+    // IPv4-mapped in hex is the same client as dotted (was one /64, 0:0:0:0, for every such client).
+    expect(addressBucket("::ffff:c000:201")).toBe("192.0.2.1");
+    expect(addressBucket("::FFFF:192.0.2.1")).toBe("192.0.2.1");
+    expect(networkBucket("::ffff:c000:201")).toBe("192.0.2.0/24");
+    // Not an address (a browser's nonce): its own key, and no network.
+    expect(addressBucket("nonce:abc")).toBe("nonce:abc");
+    expect(networkBucket("nonce:abc")).toBe("not an address");
+  });
 });
 
 describe("rate limiter: a full table resets no one's counter", () => {

@@ -1,6 +1,12 @@
 /** Strict address parsing (issue 10 F7): unit checks, no sockets. */
 import { describe, expect, test } from "bun:test";
-import { isLoopbackHost, parseHostHeader, parseListenAddress } from "../../src/mcp/web/addresses.ts";
+import {
+  ipv4Tail,
+  ipv6Groups,
+  isLoopbackHost,
+  parseHostHeader,
+  parseListenAddress,
+} from "../../src/mcp/web/addresses.ts";
 
 describe("isLoopbackHost", () => {
   test.each([
@@ -87,4 +93,26 @@ test("parseListenAddress keeps its forms", () => {
   expect(parseListenAddress("8080")).toEqual({ host: "127.0.0.1", port: 8080 });
   expect(parseListenAddress("[::1]:0")).toEqual({ host: "::1", port: 0 });
   expect(parseListenAddress("localhost:99999")).toBeUndefined();
+});
+
+describe("ipv6Groups: the one reader of IPv6 groups (CIMD's address check, the rate limits' buckets)", () => {
+  test.each([
+    ["2001:db8::1", [0x2001, 0xdb8, 0, 0, 0, 0, 0, 1]],
+    ["2001:DB8:0001:0002:0:0:0:9", [0x2001, 0xdb8, 1, 2, 0, 0, 0, 9]],
+    ["::", [0, 0, 0, 0, 0, 0, 0, 0]],
+    ["::ffff:192.0.2.1", [0, 0, 0, 0, 0, 0xffff, 0xc000, 0x201]],
+    // A dotted tail is two groups: the `::` stands for one group here, not two.
+    ["1:2::3:4:5:1.2.3.4", [1, 2, 0, 3, 4, 5, 0x102, 0x304]],
+    ["64:ff9b::10.0.0.1", [0x64, 0xff9b, 0, 0, 0, 0, 0xa00, 1]],
+    ["1:2:3:4:5:6:1.2.3.4", [1, 2, 3, 4, 5, 6, 0x102, 0x304]],
+  ])("%s", (text, groups) => expect(ipv6Groups(text)).toEqual(groups));
+
+  test.each(["192.0.2.1", "not:an:address", "1::2::3", "fe80::1%eth0", "", "12345::1", "::1.2.3"])(
+    "%s is no IPv6 address",
+    (text) => expect(ipv6Groups(text)).toBeUndefined(),
+  );
+
+  test("ipv4Tail spells the last two groups as a dotted IPv4 address", () => {
+    expect(ipv4Tail([0, 0, 0, 0, 0, 0xffff, 0xc000, 0x201])).toBe("192.0.2.1");
+  });
 });

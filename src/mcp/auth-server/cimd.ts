@@ -20,6 +20,7 @@ import { OAuthFailure } from "./errors.ts";
 import { redirectUriProblem } from "./redirect-uri.ts";
 import type { RegisteredClient } from "./store.ts";
 import { readBodyAtMost } from "../../core/read-at-most.ts";
+import { ipv4Tail, ipv6Groups } from "../web/addresses.ts";
 
 export const CIMD_MAX_BYTES = 5 * 1024;
 export const CIMD_TIMEOUT_MS = 10_000;
@@ -105,27 +106,12 @@ export function isForbiddenAddress(address: string): boolean {
 
 /** The IPv4 address an IPv4-mapped or SIIT-translated IPv6 address carries, dotted or in hex. */
 function embeddedIpv4(address: string): string | undefined {
-  const groups = expandIpv6(address);
+  const groups = ipv6Groups(address);
   if (!groups || groups.slice(0, 4).some((group) => group !== 0)) return undefined;
   const mapped = groups[4] === 0 && groups[5] === 0xffff;
   const translated = groups[4] === 0xffff && groups[5] === 0;
   if (!mapped && !translated) return undefined;
-  const [high, low] = [groups[6], groups[7]];
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-}
-
-/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail counts as two). */
-function expandIpv6(text: string): number[] | undefined {
-  const address = text.toLowerCase().replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_all, a, b, c, d) => {
-    const [w, x, y, z] = [a, b, c, d].map(Number);
-    return `${((w << 8) | x).toString(16)}:${((y << 8) | z).toString(16)}`;
-  });
-  const [head, tail] = address.split("::");
-  const parse = (part: string | undefined) => (part ? part.split(":").map((group) => Number.parseInt(group, 16)) : []);
-  const left = parse(head);
-  const right = parse(tail);
-  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
-  return groups.length === 8 && groups.every((group) => group >= 0 && group <= 0xffff) ? groups : undefined;
+  return ipv4Tail(groups);
 }
 
 /** Whether a client_id is meant as a metadata document URL (https with a path). */

@@ -16,6 +16,8 @@
  * remaining newcomers share one window until windows expire. A caller thus gets at most its own
  * window plus its network's plus the shared one in a minute, never a fresh start.
  */
+import { ipv4Tail, ipv6Groups } from "../web/addresses.ts";
+
 export interface RateLimiter {
   /** Seconds the address must wait, else 0 (and the request is counted). */
   admit(address: string): number;
@@ -104,12 +106,16 @@ export function createRateLimiter(
   };
 }
 
-/** The key an address is counted under: IPv4 as it is (also when IPv4-mapped), IPv6 by its /64. */
+/**
+ * The key an address is counted under: IPv4 as it is (also when IPv4-mapped), IPv6 by its /64,
+ * however it is written (`2001:db8::1:2:3:4`, `2001:DB8:0::102:304`, a dotted tail); anything
+ * else (a browser's nonce) as it is.
+ */
 export function addressBucket(address: string): string {
   const ipv4 = mappedIPv4(address);
   if (ipv4) return ipv4;
-  if (!address.includes(":")) return address;
-  return `${ipv6Groups(address).slice(0, 4).join(":")}::/64`;
+  const groups = ipv6Groups(address);
+  return groups ? `${hexGroups(groups, 4)}::/64` : address;
 }
 
 /**
@@ -120,20 +126,21 @@ export function addressBucket(address: string): string {
 export function networkBucket(address: string): string {
   const ipv4 = mappedIPv4(address) ?? (/^\d+\.\d+\.\d+\.\d+$/.test(address) ? address : undefined);
   if (ipv4) return `${ipv4.slice(0, ipv4.lastIndexOf("."))}.0/24`;
-  if (!address.includes(":")) return "not an address";
-  return `${ipv6Groups(address).slice(0, 3).join(":")}::/48`;
+  const groups = ipv6Groups(address);
+  return groups ? `${hexGroups(groups, 3)}::/48` : "not an address";
 }
 
+/** The first `count` groups, in their shortest hex form. */
+function hexGroups(groups: readonly number[], count: number): string {
+  return groups
+    .slice(0, count)
+    .map((group) => group.toString(16))
+    .join(":");
+}
+
+/** The IPv4 address an IPv4-mapped IPv6 address carries (`::ffff:192.0.2.1`, `::ffff:c000:201`), dotted. */
 function mappedIPv4(address: string): string | undefined {
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-}
-
-/** The groups of an IPv6 address in their shortest hex form, `::` expanded. */
-function ipv6Groups(address: string): string[] {
-  const [head, tail] = address.toLowerCase().split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
-  const groups =
-    tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return groups.map((group) => Number.parseInt(group || "0", 16).toString(16));
+  const groups = address.includes(":") ? ipv6Groups(address) : undefined;
+  if (!groups || groups.slice(0, 5).some((group) => group !== 0) || groups[5] !== 0xffff) return undefined;
+  return ipv4Tail(groups);
 }

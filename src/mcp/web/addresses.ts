@@ -18,6 +18,31 @@ function isIP(name: string): number {
   return net.get().isIP(name);
 }
 
+/**
+ * The eight 16-bit groups of an IPv6 address, `::` expanded and a dotted IPv4 tail read as the two
+ * groups it stands for (`64:ff9b::192.0.2.1`, `::ffff:10.0.0.1`); undefined for anything else. The
+ * one reader of IPv6 groups: the metadata fetch's address check and the rate limits' buckets use it.
+ */
+export function ipv6Groups(text: string): number[] | undefined {
+  if (isIP(text) !== 6 || text.includes("%")) return undefined;
+  const address = text.toLowerCase().replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_all, a, b, c, d) => {
+    const [w, x, y, z] = [a, b, c, d].map(Number);
+    return `${((w << 8) | x).toString(16)}:${((y << 8) | z).toString(16)}`;
+  });
+  const [head, tail] = address.split("::");
+  const parse = (part: string | undefined) => (part ? part.split(":").map((group) => Number.parseInt(group, 16)) : []);
+  const left = parse(head);
+  const right = parse(tail);
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((group) => group >= 0 && group <= 0xffff) ? groups : undefined;
+}
+
+/** The IPv4 address the last two of an IPv6 address's groups spell, dotted (for a mapped or translated address). */
+export function ipv4Tail(groups: readonly number[]): string {
+  const [high, low] = [groups[6], groups[7]];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
 /** Longest Host header we parse: a 253-character DNS name plus a port, with room to spare. */
 export const MAX_HOST_HEADER_LENGTH = 270;
 
