@@ -120,8 +120,16 @@ describe("boj_get_metadata on a 1,300-series database", () => {
     expect(text).toContain(
       "showing no entries: offset 99 is past the 4 entries; offsets 0 to 3 exist (0 is the first)",
     );
+    // structuredContent says it too: Claude Code and VS Code show a model only that half.
+    expect(structured.notice).toBe("offset 99 is past the 4 entries; offsets 0 to 3 exist (0 is the first)");
     const filtered = await call("boj_get_metadata", { db: "FM08", query: "spot", offset: 7 });
     expect(filtered.text).toContain("offset 7 is past the 3 matching entries; offsets 0 to 2 exist");
+    expect(filtered.structured.notice).toBe(
+      "offset 7 is past the 3 matching entries; offsets 0 to 2 exist (0 is the first)",
+    );
+    // A page with entries, or nothing matched at all, carries no notice.
+    const first = await call("boj_get_metadata", { db: "FM08" });
+    expect(first.structured.notice).toBeUndefined();
   });
 
   test("bad filters are -32602 VALIDATION_ERROR naming the argument and the valid values", async () => {

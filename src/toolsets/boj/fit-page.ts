@@ -17,6 +17,7 @@ import {
   noteBytes,
   pointsRest,
   renderDataPage,
+  offsetPastEnd,
   renderMetadata,
   requestPeriod,
   restOfPage,
@@ -236,10 +237,13 @@ function assembleMetadata(parts: MetadataParts, shown: number, budget: number): 
           next_offset: view.offset + shown,
         };
   let text = renderMetadata({ ...view, output }, cached);
+  const pastEnd = offsetPastEnd({ ...view, output });
   const structured: Record<string, unknown> = {
     ...output,
     ...(raw !== undefined ? { raw } : {}),
     ...(cached ? { cached } : {}),
+    // Claude Code and VS Code show a model only structuredContent: an empty page there must say why too.
+    ...(pastEnd ? { notice: pastEnd } : {}),
   };
   if (shown < all) {
     text += `[${tool}: this page holds ${shown} of the ${all} entries asked for, to fit the output budget of ${budget} bytes (--max-output-bytes); next_offset ${view.offset + shown} continues right after them.]\n`;

@@ -216,14 +216,25 @@ function entryLine(entry: MetadataEntry, previousCategory: string | null): { tex
   return { text: `${head}${line}\n`, category: category ?? previousCategory };
 }
 
+/**
+ * An offset past the matches is a model's paging mistake, not an empty result: which offsets exist.
+ * Undefined unless the page is empty for that reason. Said in the text and in structuredContent.
+ */
+export function offsetPastEnd(view: MetadataView): string | undefined {
+  const { output, offset } = view;
+  const matched = output.matched_count ?? output.entries_count;
+  if (output.entries_count > 0 || offset === 0 || matched === 0) return undefined;
+  return `offset ${offset} is past the ${matched} ${view.filters ? "matching " : ""}entries; offsets 0 to ${matched - 1} exist (0 is the first)`;
+}
+
 export function renderMetadata(view: MetadataView, cached: Cached | undefined): string {
   const { output, offset } = view;
   const matched = output.matched_count ?? output.entries_count;
-  // An offset past the matches is a model's paging mistake, not an empty result: say which exist.
+  const pastEnd = offsetPastEnd(view);
   const range = output.entries_count
     ? `entries ${offset + 1}-${offset + output.entries_count}`
-    : offset > 0 && matched > 0
-      ? `no entries: offset ${offset} is past the ${matched} ${view.filters ? "matching " : ""}entries; offsets 0 to ${matched - 1} exist (0 is the first)`
+    : pastEnd
+      ? `no entries: ${pastEnd}`
       : "no entries";
   const next =
     output.next_offset === null || output.next_offset === undefined

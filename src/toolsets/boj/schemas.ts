@@ -330,6 +330,8 @@ export const getMetadataOutput = v.object({
   next_offset: v.optional(v.nullable(v.number())),
   raw: v.optional(v.string()),
   cached,
+  /** Present when the page is empty because offset is past the matching entries: which offsets exist. */
+  notice: v.optional(v.string()),
   /** Present when the page holds fewer entries than asked for, to fit the output budget, and the call for the rest. */
   truncated: v.optional(
     v.object({
