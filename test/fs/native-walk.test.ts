@@ -153,7 +153,13 @@ const walkerIn = (stderr: string) => /walker="([\w+]+)"/.exec(stderr)?.[1];
 
 /** What two runs of the same search must share: everything but the clock and the cursor's own bytes. */
 function comparable(answer: Answer): unknown {
-  const { nextCursor, ...rest } = answer.structuredContent;
+  const {
+    nextCursor,
+    serverTime: _clock,
+    ...rest
+  } = answer.structuredContent as typeof answer.structuredContent & {
+    serverTime?: string;
+  };
   return {
     structured: { ...rest, nextCursor: nextCursor !== null },
     text: answer.content.map((part) => part.text.replace(/Server time: \S+/, "").replace(/cursor "[^"]+"/g, "cursor")),

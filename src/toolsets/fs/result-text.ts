@@ -1,8 +1,9 @@
 /**
  * The result a model reads for one search: a summary (what was found, in which order, what limited
  * the search, the literal cursor of the next page, the server's current time) and one line per
- * match; `structuredContent` holds the same matches in seed 004's schema. Both halves hold the same
- * page, shortened when needed so that each fits the output budget.
+ * match; `structuredContent` holds the same matches in seed 004's schema, with the server's time and
+ * the notices added. Both halves hold the same page, shortened when needed so that each fits the
+ * output budget.
  */
 import { rememberSize } from "../../core/output-budget.ts";
 import { byteLength } from "../../core/text.ts";
@@ -161,7 +162,7 @@ function summarize({ query, structured }: Presentation, notes: Notices): string 
   if (structured.nextCursor !== null)
     parts.push(`More results exist: call again with the same arguments and cursor "${structured.nextCursor}".`);
   parts.push(...notes.afterCursor);
-  parts.push(`Server time: ${formatIso(Math.floor(Date.now() / 1000) * 1000)} (UTC).`);
+  parts.push(`Server time: ${structured.serverTime} (UTC).`);
   return parts.join(" ");
 }
 

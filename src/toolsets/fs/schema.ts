@@ -136,6 +136,13 @@ export const searchOutput = v.strictObject({
       v.pipe(count, v.description("Entries of those directories left out, with unsearchableDirectories.")),
     ),
   }),
+  serverTime: v.pipe(
+    v.string(),
+    v.isoTimestamp(),
+    v.description(
+      "The server's current time (UTC, to the second): compute 'from' and 'to' from it for questions like 'what changed in the last week'.",
+    ),
+  ),
   notices: v.optional(
     v.pipe(
       v.array(v.string()),

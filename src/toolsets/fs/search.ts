@@ -112,6 +112,9 @@ export async function searchByTime(
           }
         : {}),
     },
+    // Both halves state it, for a model to compute `from` and `to` from: Claude Code and VS Code
+    // show it only structuredContent.
+    serverTime: formatIso(Math.floor(Date.now() / 1000) * 1000),
   };
   return presentResult({
     query,
