@@ -169,3 +169,41 @@ describe.skipIf(!hasProc || anchored.kind !== "descriptor")("descriptors", () =>
     expect(openDescriptors()).toBe(before);
   });
 });
+
+describe("a glob whose matches are slow", () => {
+  test("the walk reads the clock after each match: it stops at the deadline, not 32 matches later", async () => {
+    const root = join(base, "slow-glob");
+    mkdirSync(root, { recursive: true });
+    for (let i = 0; i < 64; i++) writeFileSync(join(root, `f${i}.c`), "x");
+    let matched = 0;
+    // Each match busy-waits 3 ms (as an accepted pattern can on a 16 KB path): however fast the
+    // machine, every match takes at least that, which is all the walk sees of it.
+    const slowGlob = {
+      matches: () => {
+        matched++;
+        const until = performance.now() + 3;
+        while (performance.now() < until) {}
+        return true;
+      },
+      mayMatchBelow: () => true,
+    };
+    const outcome = await walk(walkRequest(root, { glob: slowGlob, deadline: performance.now() + 1 }));
+    expect(outcome.budgetExhausted).toBe(true);
+    // The deadline passed during the first match: the clock read after it stops the walk (was 32).
+    expect(matched).toBeLessThanOrEqual(2);
+  });
+
+  test("with a clock read after every entry, a glob walk still reports every match and runs to its end", async () => {
+    const root = join(base, "fast-glob");
+    mkdirSync(root, { recursive: true });
+    for (let i = 0; i < 300; i++) writeFileSync(join(root, `f${i}.c`), "x");
+    let matched = 0;
+    const fastGlob = { matches: () => ++matched > 0, mayMatchBelow: () => true };
+    const found: string[] = [];
+    const outcome = await walk(
+      walkRequest(root, { glob: fastGlob, accept: (_d, _p, batch) => found.push(...namesOf(batch)) }),
+    );
+    expect(outcome.budgetExhausted).toBeFalsy();
+    expect(found).toHaveLength(300);
+  });
+});
