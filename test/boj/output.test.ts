@@ -225,10 +225,8 @@ describe("data pages: a page is what fits, in both halves (issue 19)", () => {
             expect(continuation).not.toContain("cut at");
             // The header does not offer BOJ's next position as if it continued this shortened page.
             expect(page.text).not.toContain("More series follow");
-            const codes =
-              /call boj_get_data_code with db "MD10", the same start_date\/end_date and codes (\[[^\]]*\])/.exec(
-                continuation,
-              );
+            // The other tool's call names this call's lang: "the same arguments" does not reach across tools.
+            const codes = /call boj_get_data_code with db "MD10", lang "en", codes (\[[^\]]*\])/.exec(continuation);
             if (codes) next.push(["boj_get_data_code", { db: "MD10", codes: JSON.parse(codes[1]), lang: "en" }]);
             position = /call (boj_get_data_\w+) again with the same arguments and start_position (\d+)/.exec(
               continuation,
@@ -300,6 +298,19 @@ describe("data pages: a page is what fits, in both halves (issue 19)", () => {
     const firstAfter = rest.structured.series[0].points[0].survey_date as string;
     expect(firstAfter > last).toBe(true);
     expect(firstAfter.slice(0, 6)).toBe(note![2]);
+  });
+
+  test("the call that resumes a cut series names the end_date, lang and format this call gave, and nothing it did not", async () => {
+    const asked = { db: "FM08", codes: ["FXERD01", "FXERD02"], end_date: "202306", lang: "en", format: "csv" };
+    const { structured } = await call("boj_get_data_code", asked);
+    const note: string = structured.truncated.continuation;
+    expect(note).toMatch(
+      /get the rest with boj_get_data_code, db "FM08", codes \["FXERD01"\], start_date "\d{6}", end_date "202306", lang "en", format "csv"\./,
+    );
+    // Without them, none is named (there is no "same end_date" to repeat).
+    const bare = await call("boj_get_data_code", { db: "FM08", codes: ["FXERD01", "FXERD02"] });
+    expect(bare.structured.truncated.continuation).toMatch(/start_date "\d{6}"\./);
+    expect(bare.structured.truncated.continuation).not.toContain("end_date");
   });
 });
 

@@ -41,6 +41,26 @@ export interface DataContinuation {
    * page's structuredContent carries none, so a model reading only it follows one note, in order.
    */
   bojNext?: number | null;
+  /**
+   * The arguments of this call that a call of another tool (boj_get_data_code, for the series a
+   * cut page leaves out) must repeat to return the same data: named with their values, since
+   * "the same arguments" does not apply across tools, and a model that dropped `lang` would get
+   * the rest in the other language. Only those the caller gave.
+   */
+  carried?: { start_date?: string | number; end_date?: string | number; lang?: string; format?: string };
+}
+
+/** `, end_date "202412", lang "en"`: the carried arguments among `names`, in that order, as a call names them. */
+function carriedArguments(
+  continuation: DataContinuation,
+  names: readonly (keyof NonNullable<DataContinuation["carried"]>)[],
+): string {
+  let text = "";
+  for (const name of names) {
+    const value = continuation.carried?.[name];
+    if (value !== undefined) text += `, ${name} ${JSON.stringify(value)}`;
+  }
+  return text;
 }
 
 function seriesBlock(series: Series, previousCategory: string | null): { text: string; category: string | null } {
@@ -110,7 +130,7 @@ export function restOfPage(
   }
   const codes = series.slice(shown).map((s) => s.series_code);
   const byCode = (named: readonly string[]) =>
-    `call boj_get_data_code with db "${continuation.db}", the same start_date/end_date and codes ${JSON.stringify(named)}`;
+    `call boj_get_data_code with db "${continuation.db}"${carriedArguments(continuation, ["start_date", "end_date", "lang", "format"])}, codes ${JSON.stringify(named)}`;
   const whole = `The other ${left} series of this page: ${byCode(codes)}${bojNext === null ? "" : `; then BOJ's next page: ${thenBoj}`}.`;
   if (noteBytes(whole) <= room) return whole;
   const byPosition = (named: number) => {
@@ -160,7 +180,7 @@ export function pointsRest(series: Series, points: number, continuation: DataCon
   while (next < dates.length && requestPeriod(dates[next]) === cutPeriod) next++;
   const head = `Series ${series.series_code} is cut after ${points} of ${dates.length} points`;
   const resume = (date: string) =>
-    `boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"], start_date "${requestPeriod(date)}" and the same end_date.`;
+    `boj_get_data_code, db "${continuation.db}", codes ["${series.series_code}"], start_date "${requestPeriod(date)}"${carriedArguments(continuation, ["end_date", "lang", "format"])}.`;
   if (next === points) return `${head}; get the rest with ${resume(dates[points])}`;
   const left = next - points;
   const after = next < dates.length ? `The points after them: ${resume(dates[next])}` : "No points follow them.";

@@ -14,6 +14,10 @@ interface DataArgs {
   db: string;
   start_position?: number;
   include_raw: boolean;
+  start_date?: string | number;
+  end_date?: string | number;
+  lang?: string;
+  format?: string;
 }
 
 export async function fetchData<A extends DataArgs>(
@@ -28,7 +32,14 @@ export async function fetchData<A extends DataArgs>(
   const answer = await explainingUnknownDatabase(db, deps.knownDatabases ?? builtInDatabases, () =>
     deps.answers.fetch(request, context, (body) => decodeDataBody(body, request, kind)),
   );
-  const continuation = { tool: context.calledAs, db, kind, startPosition: args.start_position ?? 1 };
+  const { start_date, end_date, lang, format } = args;
+  const continuation = {
+    tool: context.calledAs,
+    db,
+    kind,
+    startPosition: args.start_position ?? 1,
+    carried: { start_date, end_date, lang, format },
+  };
   const { text, structured } = fitDataPage(
     { output: answer.output, raw: args.include_raw ? answer.raw() : undefined, cached: answer.cached },
     continuation,
