@@ -127,6 +127,25 @@ describe("matching", () => {
     expect(await codes("ﾄﾞﾙ 円")).toEqual(japanese); // half-width katakana
   });
 
+  test("ISO currency codes find BOJ's spelled-out names: USD/JPY is US.Dollar/Yen (BOJ's real FM08 names)", async () => {
+    const codes = async (query: string) =>
+      (await search({ query, db: "FM08", limit: 5 })).structured.hits.map((hit: Structured) => hit.series_code);
+    const reference = await codes("us dollar yen");
+    expect(await codes("USD/JPY")).toEqual(reference);
+    expect(await codes("usd jpy")).toEqual(reference);
+    // boj_get_metadata's query, on the same real catalogue: the codes, and Japanese typed without the `・`.
+    const metadata = async (query: string) => {
+      const result = await server.client.callTool({ name: "boj_get_metadata", arguments: { db: "FM08", query } });
+      return ((result.structuredContent as Structured).entries as Structured[]).map((entry) => entry.series_code);
+    };
+    const spot = await metadata("US.Dollar/Yen spot");
+    expect(spot.length).toBeGreaterThan(0);
+    expect(await metadata("USD spot")).toEqual(await metadata("us dollar spot"));
+    expect(await metadata("USD/JPY spot")).toEqual(spot);
+    expect(await metadata("ドル円")).toEqual(await metadata("ドル・円"));
+    expect((await metadata("ドル円")).length).toBeGreaterThan(0);
+  });
+
   test("parts of words match, and series with every word come before series with some", async () => {
     const { structured } = await search({ query: "dolla yen zzzq", db: "FM08", limit: 50 });
     const hits = structured.hits as Structured[];

@@ -6,6 +6,7 @@
  */
 import { FREQUENCY_INFO, type Frequency, LONG_FREQUENCY_NAMES } from "./catalog.ts";
 import type { MetadataArgs, MetadataEntry, MetadataOutput } from "./schemas.ts";
+import { normalizeDocument, queryWords, wordAlternatives } from "./search/normalize.ts";
 
 type Filters = Pick<MetadataArgs, "query" | "frequency" | "layer" | "offset" | "limit">;
 
@@ -17,17 +18,14 @@ export function shortFrequency(printed: string | null): Frequency | undefined {
   return LONG_FREQUENCY_NAMES[upper] ?? (upper.startsWith("WEEKLY") ? "W" : undefined);
 }
 
-function queryWords(query: string | undefined): string[] {
-  return (query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
-}
-
 function layerPattern(layer: string | undefined): (number | "*")[] {
   if (!layer) return [];
   return layer.split(",").map((part) => (part.trim() === "*" ? "*" : Number(part.trim())));
 }
 
 function matcher(filters: Filters): (entry: MetadataEntry) => boolean {
-  const words = queryWords(filters.query);
+  // Folded as boj_search_series folds them (search/normalize.ts): `ドル円` meets `ドル・円`, `USD` meets `US.Dollar`.
+  const words = queryWords(filters.query ?? "");
   const layers = layerPattern(filters.layer);
   return (entry) => {
     if (filters.frequency && (!entry.series_code || shortFrequency(entry.frequency) !== filters.frequency))
@@ -37,9 +35,8 @@ function matcher(filters: Filters): (entry: MetadataEntry) => boolean {
       if (!layers.every((want, i) => want === "*" || levels[i] === want)) return false;
     }
     if (words.length) {
-      const haystack =
-        `${entry.series_code ?? ""}\n${entry.name_of_time_series ?? ""}\n${entry.name_of_time_series_j ?? ""}`.toLowerCase();
-      if (!words.every((word) => haystack.includes(word))) return false;
+      const haystack = normalizeDocument(entry.series_code, entry.name_of_time_series, entry.name_of_time_series_j);
+      if (!words.every((word) => wordAlternatives(word).some((text) => haystack.includes(text)))) return false;
     }
     return true;
   };

@@ -163,7 +163,7 @@ export const getMetadataInput = v.strictObject({
       v.string(),
       v.maxLength(200, "must be at most 200 characters: a few words of a series name or code"),
       v.description(
-        'Only entries whose series code or name (Japanese or English) contains every word of this text, any letter case, e.g. "USD spot", "預金", or a code such as "FXERD01". Headings match by name.',
+        'Only entries whose series code or name (Japanese or English) contains every word of this text, matched as boj_search_series matches (case, width and punctuation do not matter; currency codes such as USD match BOJ\'s "US.Dollar"), e.g. "USD spot", "預金", or a code such as "FXERD01". Headings match by name.',
       ),
     ),
   ),

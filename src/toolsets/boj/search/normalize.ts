@@ -38,6 +38,32 @@ export function queryWords(query: string): string[] {
   return [...new Set(words)].slice(0, MAX_QUERY_WORDS);
 }
 
+/**
+ * BOJ spells currencies out ("US.Dollar/Yen", "Euro/US.Dollar"), while a model writes their ISO
+ * codes ("USD/JPY"): such a query word also matches BOJ's spelling (in the folded form of a
+ * document), so the most natural query finds the series instead of nothing.
+ */
+const CURRENCY_SPELLINGS: Readonly<Record<string, string>> = {
+  usd: "us dollar",
+  jpy: "yen",
+  eur: "euro",
+  gbp: "pound",
+  cny: "yuan",
+  chf: "swiss franc",
+  aud: "australian dollar",
+  cad: "canadian dollar",
+  hkd: "hong kong dollar",
+  sgd: "singapore dollar",
+  nzd: "new zealand dollar",
+  krw: "won",
+};
+
+/** What a query word matches in a folded document: itself, and for a currency code BOJ's spelling. */
+export function wordAlternatives(word: string): string[] {
+  const spelled = Object.hasOwn(CURRENCY_SPELLINGS, word) ? CURRENCY_SPELLINGS[word] : undefined;
+  return spelled ? [word, spelled] : [word];
+}
+
 /** Characters, not UTF-16 units: the trigram index needs words of at least three. */
 export function characters(word: string): number {
   return [...word].length;

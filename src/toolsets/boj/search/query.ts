@@ -9,7 +9,7 @@
  */
 import type { Frequency } from "../catalog.ts";
 import type { CatalogStore, StoredSeries } from "./store.ts";
-import { characters, normalizeDocument, queryWords } from "./normalize.ts";
+import { characters, normalizeDocument, queryWords, wordAlternatives } from "./normalize.ts";
 
 export interface SearchFilters {
   dbs?: readonly string[];
@@ -53,22 +53,30 @@ function phaseQuery(
   const long = words.filter((word) => characters(word) >= 3);
   if (phase === 1 && words.length < 2) return undefined;
   const params: Params = {};
-  const has = (column: string, name: string) => `(instr(t.${column}, $${name}) > 0)`;
-  const inAny = (name: string) => `(${has("names", name)} OR ${has("more", name)})`;
-  for (const [index, word] of words.entries()) params[`w${index}`] = word;
-  const matched = words.map((_, index) => inAny(`w${index}`)).join(" + ");
-  const inNames = words.map((_, index) => has("names", `w${index}`)).join(" + ");
+  // Each word matches itself or, for a currency code, BOJ's spelling (wordAlternatives).
+  const alternatives = words.map(wordAlternatives);
+  for (const [index, alts] of alternatives.entries())
+    for (const [alt, text] of alts.entries()) params[`w${index}_${alt}`] = text;
+  const has = (column: string, index: number) =>
+    `(${alternatives[index].map((_, alt) => `instr(t.${column}, $w${index}_${alt}) > 0`).join(" OR ")})`;
+  const inAny = (index: number) => `(${has("names", index)} OR ${has("more", index)})`;
+  const matched = words.map((_, index) => inAny(index)).join(" + ");
+  const inNames = words.map((_, index) => has("names", index)).join(" + ");
   const where: string[] = [];
   const quote = (word: string) => `"${word.replaceAll('"', '""')}"`;
+  const either = (word: string) => `(${wordAlternatives(word).map(quote).join(" OR ")})`;
   if (long.length > 0) {
     where.push("catalog_text MATCH $match");
     // Some words: only in the code or names. A word that is in nearly every unit or note ("yen" in
     // "100 million yen") would otherwise pull in the whole catalogue: 880 → 14 ms for
     // "dollar yen spot" over 157,000 series.
-    params.match = phase === 0 ? long.map(quote).join(" AND ") : `names : (${long.map(quote).join(" OR ")})`;
+    params.match =
+      phase === 0
+        ? long.map(either).join(" AND ")
+        : `names : (${long.flatMap(wordAlternatives).map(quote).join(" OR ")})`;
   }
   if (phase === 0) {
-    for (const [index, word] of words.entries()) if (characters(word) < 3) where.push(inAny(`w${index}`));
+    for (const [index, word] of words.entries()) if (characters(word) < 3) where.push(inAny(index));
   } else {
     where.push(`(${matched}) < ${words.length}`);
     if (long.length === 0) where.push(`(${inNames}) > 0`);

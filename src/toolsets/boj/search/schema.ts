@@ -10,7 +10,7 @@ export const searchSeriesInput = v.strictObject({
     v.string(),
     v.maxLength(200, "must be at most 200 characters: a few words of a series name, or a series code"),
     v.description(
-      'Words of a series name in English or Japanese, in any order, or a series code: e.g. "dollar yen spot", "ドル 円", "TANKAN business conditions manufacturing", "FXERD01". Case, full-width/half-width forms and punctuation do not matter; parts of words match.',
+      'Words of a series name in English or Japanese, in any order, or a series code: e.g. "dollar yen spot", "ドル 円", "TANKAN business conditions manufacturing", "FXERD01". Case, full-width/half-width forms and punctuation do not matter; parts of words match; currency codes (USD, JPY, EUR…) match BOJ\'s spelled-out names ("US.Dollar/Yen").',
     ),
   ),
   db: v.optional(
