@@ -79,7 +79,7 @@ const period = (which: "start" | "end") =>
       ),
       v.description(
         which === "start"
-          ? "First period: YYYY for CY/FY, YYYYHH (01-02) for CH/FH, YYYYQQ (01-04) for Q, YYYYMM for M, W and D. Years 1850-2050. Omit to start at the first period on record."
+          ? "First period: YYYY for CY/FY, YYYYHH (01-02) for CH/FH, YYYYQQ (01-04) for Q, YYYYMM for M, W and D. Years 1850-2050. Omit to start at the first period on record: points come oldest first, so for recent values (the latest, the last year) set it, e.g. a few periods before the series' last_period, or a daily series pages through decades first."
           : "Last period, same format as start_date. Omit to run to the latest period.",
       ),
     ),
