@@ -288,9 +288,12 @@ describe('errors (docs/contracts/boj.md "Errors")', () => {
       expect(error.data).toMatchObject({ error_type: "API_ERROR", status: 400, message_id: id });
       expect(error.message).toContain(id);
     }
-    expect(
-      (await rpcError("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000", "NOPE"] })).data,
-    ).toMatchObject({ message: "指定した系列コードは存在しません。:2番目のコード" });
+    const unknownCode = await rpcError("boj_get_data_code", { db: "CO", codes: ["TK99F1000601GCQ01000", "NOPE"] });
+    expect(unknownCode.data).toMatchObject({ message: "指定した系列コードは存在しません。:2番目のコード" });
+    // BOJ's 1-based position is named as the argument and its value, with what to do.
+    expect(unknownCode.message).toContain('(codes[1] "NOPE" does not exist in db "CO": find its code and db with');
+    const mixed = await rpcError("boj_get_data_code", { db: "BP01", codes: ["BPBP6JYNCB", "BPBP6JYNCBQ"] });
+    expect(mixed.message).toContain('(codes[1] "BPBP6JYNCBQ" has another frequency than the codes before it');
     // Narrower layers fit under 1,250 and succeed, as the manual recommends.
     expect((await call("boj_get_data_layer", { db: "LA01", frequency: "M", layers: ["1", "1"] })).series_count).toBe(
       100,
