@@ -45,7 +45,9 @@ export async function invokeTool(
     const parsed = v.safeParse(tool.input, withoutNullForAbsent(tool.input, args));
     if (!parsed.success) {
       const message = describeArgumentIssues(tool, parsed.issues, context.calledAs);
-      return toolset.rejectArguments ? toolset.rejectArguments(message, tool) : argumentErrorResult(message);
+      return toolset.rejectArguments
+        ? toolset.rejectArguments(message, tool, issueField(parsed.issues[0]))
+        : argumentErrorResult(message);
     }
     try {
       return fitResult(
@@ -83,6 +85,14 @@ function failureOf(toolset: Toolset, context: ToolContext, error: unknown): unkn
  * One sentence per problem, each naming the argument and what would be accepted, e.g.
  * `Invalid arguments for fs.search_by_time: "limit" must be at most 1000 (got 5000).`
  */
+/** The argument an issue is about, as the tools' own checks name it (`codes[0]`, `layers`); undefined for the whole object. */
+function issueField(issue: v.BaseIssue<unknown> | undefined): string | undefined {
+  let field = "";
+  for (const { key } of issue?.path ?? [])
+    field += typeof key === "number" ? `[${key}]` : `${field ? "." : ""}${String(key)}`;
+  return field || undefined;
+}
+
 export function describeArgumentIssues(
   tool: ToolDefinition,
   issues: readonly v.BaseIssue<unknown>[],

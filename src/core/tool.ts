@@ -314,7 +314,7 @@ export interface Toolset {
    * result carrying `message` (MCP 2025-11-25; docs/contracts/oj.md and fs-search-by-time.md). `boj` throws a ProtocolError
    * instead (docs/contracts/boj.md).
    */
-  rejectArguments?(message: string, tool: ToolDefinition): ToolResult;
+  rejectArguments?(message: string, tool: ToolDefinition, field?: string): ToolResult;
   /**
    * How an error of this toolset's own leaves a tool call (docs/contracts/boj.md "Errors": each
    * BojError is the JSON-RPC error it prescribes): the ProtocolError to throw instead, or

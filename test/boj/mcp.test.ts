@@ -226,19 +226,21 @@ describe("data", () => {
 
 describe('errors (docs/contracts/boj.md "Errors")', () => {
   test("arguments that break the schema are -32602 VALIDATION_ERROR, and BOJ is not called", async () => {
-    const cases: [Record<string, unknown>, RegExp][] = [
-      [{ db: "CO", codes: "TK99F1000601GCQ01000" }, /codes/],
-      [{ db: "CO", codes: [] }, /at least one series code/],
-      [{ db: "CO", codes: ["A"], format: "xml" }, /"json" or "csv"/],
-      [{ db: "CO", codes: ["A"], start_position: 0 }, /1 or more/],
-      [{ db: "CO", codes: ["A"], page: 2 }, /unknown argument "page"/],
-      [{ codes: ["A"] }, /missing required argument "db"/],
-      [{ db: "CO", codes: ["A"], start_position: 1.5 }, /"start_position": must be a whole number/],
+    // The contract's VALIDATION_ERROR names the field, for what the schema refuses as for the tools' own checks.
+    const cases: [Record<string, unknown>, RegExp, string][] = [
+      [{ db: "CO", codes: "TK99F1000601GCQ01000" }, /codes/, "codes"],
+      [{ db: "CO", codes: [] }, /at least one series code/, "codes"],
+      [{ db: "CO", codes: ["A"], format: "xml" }, /"json" or "csv"/, "format"],
+      [{ db: "CO", codes: ["A"], start_position: 0 }, /1 or more/, "start_position"],
+      [{ db: "CO", codes: ["A"], page: 2 }, /unknown argument "page"/, "page"],
+      [{ codes: ["A"] }, /missing required argument "db"/, "db"],
+      [{ db: "CO", codes: ["A"], start_position: 1.5 }, /"start_position": must be a whole number/, "start_position"],
+      [{ db: "CO", codes: ["A", 7] }, /codes/, "codes[1]"],
     ];
-    for (const [args, message] of cases) {
+    for (const [args, message, field] of cases) {
       const error = await rpcError("boj_get_data_code", args);
       expect(error.code).toBe(-32602);
-      expect(error.data).toMatchObject({ error_type: "VALIDATION_ERROR" });
+      expect(error.data).toMatchObject({ error_type: "VALIDATION_ERROR", field });
       expect(error.message).toMatch(message);
     }
     const layer = await rpcError("boj_get_data_layer", { db: "MD10", frequency: "MONTHLY", layers: ["1"] });

@@ -52,8 +52,13 @@ export function createBoj(config: BojConfig, runtime: Runtime): Toolset {
     prompts: bojPrompts,
     // docs/contracts/boj.md "Errors": arguments that break the schema are a JSON-RPC
     // invalid_params error (VALIDATION_ERROR), not an isError result.
-    rejectArguments(message) {
-      throw new ProtocolError(ErrorCode.InvalidParams, message, { error_type: "VALIDATION_ERROR", message });
+    rejectArguments(message, _tool, field) {
+      // `field` as the contract's VALIDATION_ERROR carries it, also for what the schema refuses.
+      throw new ProtocolError(ErrorCode.InvalidParams, message, {
+        error_type: "VALIDATION_ERROR",
+        field: field ?? null,
+        message,
+      });
     },
     // docs/contracts/boj.md "Errors": each BojError a handler throws leaves as the JSON-RPC error it prescribes.
     mapError: (error, calledAs) => (error instanceof BojError ? toProtocolError(error, calledAs) : undefined),
