@@ -205,5 +205,33 @@ function flushStderr(sink: NonNullable<typeof stderr>, waiting: () => number): v
   );
 }
 
+/**
+ * Warnings about the entries of a client's list that are skipped one by one, a few lines however
+ * long the list: the first `named` are each named (`skip`), the rest counted in one line (`end`).
+ * A client chooses how many entries it sends, so a line per bad entry let roots/list answered with
+ * 40,000 roots that name no directory write 40,000 lines on every call that read them.
+ */
+export class SkippedWarnings {
+  private skipped = 0;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly named = SKIPPED_NAMED,
+  ) {}
+
+  /** One more entry skipped: warned about while fewer than `named` were (`fields` is built only then). */
+  skip(message: string, fields: () => Record<string, unknown>): void {
+    if (++this.skipped <= this.named) this.log.warn(message, fields());
+  }
+
+  /** The entries skipped but not named, in one line (`summary` of their count), if there are any. */
+  end(summary: (more: number) => string): void {
+    if (this.skipped > this.named) this.log.warn(summary(this.skipped - this.named));
+  }
+}
+
+/** Skipped entries of a client's list that are each named in the log; the rest are counted in one line. */
+const SKIPPED_NAMED = 5;
+
 /** A logger that drops everything (tests, library use). */
 export const silentLogger: Logger = createLogger("off");

@@ -54,6 +54,11 @@ export function cutToBytes(text: string, maxBytes: number, boundary = "\n"): str
   return at >= prefix.length / 2 ? prefix.slice(0, at + boundary.length) : prefix;
 }
 
+/** A client's text as a log line shows it: at most `max` characters (cut with "…"), whatever length it was sent. */
+export function shortened(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /**
  * A value a client sent, as an error message repeats it: JSON, at most `max` characters (cut with
  * "…"). A client chooses the value, so neither its size nor its depth may reach the answer, the

@@ -16,6 +16,8 @@ import { mcpkitCommand, REPO_ROOT, testEnv } from "../support/mcp.ts";
 interface HttpMcpkit {
   url: string;
   stderr(): string;
+  /** All of stderr, once the process has closed it. */
+  stderrEnded: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ async function startHttp(args: string[]): Promise<HttpMcpkit> {
     stderr: "pipe",
   });
   let stderr = "";
+  const ended = Promise.withResolvers<string>();
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`mcpkit did not listen:\n${stderr}`)), 15_000);
     void (async () => {
@@ -40,12 +43,14 @@ async function startHttp(args: string[]): Promise<HttpMcpkit> {
           resolve(match[1]);
         }
       }
+      ended.resolve(stderr);
       reject(new Error(`mcpkit exited:\n${stderr}`));
     })();
   });
   return {
     url,
     stderr: () => stderr,
+    stderrEnded: ended.promise,
     stop: async () => {
       child.kill();
       await child.exited;
@@ -53,14 +58,12 @@ async function startHttp(args: string[]): Promise<HttpMcpkit> {
   };
 }
 
-async function connect(url: string, roots: string[]): Promise<Client> {
+async function connect(url: string, roots: string[], uris = roots.map((dir) => pathToFileURL(dir).href)) {
   const client = new Client(
     { name: "mcpkit-fs-http", version: "1.0.0" },
     { capabilities: { roots: { listChanged: true } } },
   );
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({
-    roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })),
-  }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: uris.map((uri) => ({ uri })) }));
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
 }
@@ -120,6 +123,32 @@ describe("with --root", () => {
       await client.close();
     }
   });
+});
+
+test("a client's 3,000 roots that name no directory cost a few log lines a call, not one a root", async () => {
+  const server = await startHttp(["--toolsets", "fs", "--root", root]);
+  // The first names a path of 5,000 characters: it is shown shortened.
+  const bogus = [`file:///${"x".repeat(5_000)}`, ...Array.from({ length: 2_999 }, (_, i) => `file:///n/${i}`)];
+  const client = await connect(server.url, [], [...bogus, pathToFileURL(join(root, "sub")).href]);
+  try {
+    for (let call = 0; call < 2; call++) {
+      const result = (await client.callTool({
+        name: "fs_search_by_time",
+        arguments: { timeField: "modified", sort: "path_asc" },
+      })) as Result;
+      expect(result.structuredContent?.matches.map((m) => m.path)).toEqual(["inner.md"]);
+    }
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+  const ignored = (await server.stderrEnded).split("\n").filter((line) => line.includes("client root"));
+  // Each call: five roots named, then one line counting the other 2,995 (a line each before: 6,000).
+  expect(ignored).toHaveLength(12);
+  expect(ignored[0]).toContain(`root directory \\"/${"x".repeat(150)}`);
+  expect(ignored[1]).toContain('root directory \\"/n/0\\" does not exist');
+  expect(ignored[5]).toContain("ignoring 2995 more client roots");
+  expect(Math.max(...ignored.map((line) => line.length))).toBeLessThan(400);
 });
 
 test("without --root over HTTP, fs is off: not listed, and the start-up log says why", async () => {

@@ -9,12 +9,12 @@
  *
  * Nothing here imports the MCP SDK: neither era, on stdio or over HTTP, loads it.
  */
-import { shownValue } from "../../core/text.ts";
+import { shortened, shownValue } from "../../core/text.ts";
 import { isAbsolute } from "node:path";
 import { closestName } from "../../core/did-you-mean.ts";
 import { invokeTool } from "../../core/invoke.ts";
 import { jsonSchemaOf, runtimeConversions } from "../../core/json-schema.ts";
-import type { Logger } from "../../core/log.ts";
+import { type Logger, SkippedWarnings } from "../../core/log.ts";
 import { observeCalls, spanEvent } from "../../core/telemetry/index.ts";
 import { logToStderr } from "../../core/client-log.ts";
 import {
@@ -332,27 +332,22 @@ function toolContext(
  * entry is no reason to search none. Both eras read roots here, so they treat them alike.
  */
 export function localRootPaths(roots: readonly { uri?: unknown }[], field: string, log: Logger): string[] {
-  let skipped = 0;
+  // A client's list may be long: a few lines say what to fix, without one line per bad root.
+  const warnings = new SkippedWarnings(log);
   const paths = roots.flatMap((root, index) => {
     const path = localPath(root.uri);
     if (path.ok) return [path.path];
-    // A client's list may be long: a few lines say what to fix, without one line per bad root.
-    if (++skipped <= ROOT_WARNINGS_MAX) {
-      log.warn("ignoring a client root", {
-        root: `${field}[${index}]`,
-        ...(typeof root.uri === "string" && { uri: shortened(root.uri) }),
-        reason: path.reason,
-        fix: "send each root as a file:///absolute/path URI (no host, no encoded '/', UTF-8 percent-escapes)",
-      });
-    }
+    warnings.skip("ignoring a client root", () => ({
+      root: `${field}[${index}]`,
+      ...(typeof root.uri === "string" && { uri: shortened(root.uri) }),
+      reason: path.reason,
+      fix: "send each root as a file:///absolute/path URI (no host, no encoded '/', UTF-8 percent-escapes)",
+    }));
     return [];
   });
-  if (skipped > ROOT_WARNINGS_MAX) log.warn(`ignoring ${skipped - ROOT_WARNINGS_MAX} more client roots of ${field}`);
+  warnings.end((more) => `ignoring ${more} more client roots of ${field}`);
   return paths;
 }
-
-/** Client roots skipped that are each named in the log; the rest are counted in one line. */
-const ROOT_WARNINGS_MAX = 5;
 
 /** A root's uri as a local absolute path, or why it is none. */
 function localPath(uri: unknown): { ok: true; path: string } | { ok: false; reason: string } {
@@ -368,11 +363,6 @@ function localPath(uri: unknown): { ok: true; path: string } | { ok: false; reas
   // Percent-escapes that are not UTF-8 (file:///%FF) decode to "", which would resolve to "/".
   if (!isAbsolute(path)) return { ok: false, reason: "it does not decode to an absolute path" };
   return { ok: true, path };
-}
-
-/** A client's uri as the log shows it: a line stays readable whatever length the client sent. */
-function shortened(uri: string): string {
-  return uri.length > 200 ? `${uri.slice(0, 200)}…` : uri;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
  * definition for clients, and which roots a call may search.
  */
 import { lazy } from "../../core/lazy.ts";
+import { SkippedWarnings } from "../../core/log.ts";
+import { shortened } from "../../core/text.ts";
 import type { Runtime } from "../../core/toolset-module.ts";
 import {
   argumentErrorResult,
@@ -112,10 +114,13 @@ export async function allowedRoots(
 async function clientRoots(context: ToolContext): Promise<AllowedRoot[]> {
   const paths = (await context.clientRoots()) ?? [];
   const usable: AllowedRoot[] = [];
+  // The session keeps the client's list and every call judges it again: a few lines a call, however long it is.
+  const warnings = new SkippedWarnings(context.log);
   for (const path of paths) {
     const root = resolveRoot(path, "/");
-    if (typeof root === "string") context.log.warn("ignoring a client root", { reason: root });
+    if (typeof root === "string") warnings.skip("ignoring a client root", () => ({ reason: shortened(root) }));
     else usable.push(root);
   }
+  warnings.end((more) => `ignoring ${more} more client roots that name no directory here`);
   return usable;
 }
