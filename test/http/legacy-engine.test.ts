@@ -138,6 +138,37 @@ describe("the legacy era over HTTP, on the probe server", () => {
     await deleteRawSession(server.url, sessionId);
   });
 
+  test("roots/list answered with an error of 900,000 characters: the call gets no roots, the warning shows 200 of them, and the next call asks again", async () => {
+    const sessionId = await openWith(server.url, { roots: {} });
+    const message = `huge-roots-error ${"x".repeat(900_000)}`;
+    for (const id of [1, 2]) {
+      const response = await post(server.url, sessionId, call(id, "probe_roots"));
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const [request] = await readMessages(reader, (each) => each.method === "roots/list");
+      const refused = await post(server.url, sessionId, {
+        jsonrpc: "2.0",
+        id: request?.id,
+        error: { code: -32603, message },
+      });
+      expect(refused.status).toBe(202);
+      const messages = await readMessages(reader, (each) => each.id === id);
+      expect(messages.find((each) => each.id === id)?.result.content[0].text).toBe("[]");
+    }
+    // Whole lines only (the last piece may still be arriving).
+    const warnings = () =>
+      server
+        .stderr()
+        .split("\n")
+        .slice(0, -1)
+        .filter((line) => line.includes("could not read the client's roots") && line.includes("huge-roots-error"));
+    await until(() => warnings().length === 2, "both warnings");
+    for (const line of warnings()) {
+      expect(line).toContain(`huge-roots-error ${"x".repeat(150)}`);
+      expect(line.length).toBeLessThan(400);
+    }
+    await deleteRawSession(server.url, sessionId);
+  });
+
   test("an initialize sent as a notification (no id) opens no session: 400 -32600, no mcp-session-id", async () => {
     const response = await fetch(server.url, {
       method: "POST",

@@ -10,7 +10,7 @@
  * to (HTTP puts it on that request's POST stream); stdio (`stdio/legacy.ts`) and HTTP sessions
  * and `--stateless` requests (`http/legacy-endpoint.ts`) use it.
  */
-import { shownValue } from "../../core/text.ts";
+import { shortened, shownValue } from "../../core/text.ts";
 import type { Logger } from "../../core/log.ts";
 import { type SessionRecord, requestSpan, sessionOpened } from "../../core/telemetry/index.ts";
 import { CLIENT_LOG_LEVELS, type ClientLogLevel, ErrorCode, ProtocolError, isClientLogLevel } from "../../core/tool.ts";
@@ -311,7 +311,8 @@ export class LegacySession {
       .then((result) => localRootPaths(rootsOf(result), "the roots/list result's roots", this.log))
       .catch((error: Error) => {
         if (this.roots === ask) this.roots = undefined;
-        if (!signal.aborted) this.log.warn("could not read the client's roots", { error: error.message });
+        // The message is the client's own text, of any length, and a failed ask is made again on every call.
+        if (!signal.aborted) this.log.warn("could not read the client's roots", { error: shortened(error.message) });
         return [];
       });
     const ask: RootsAsk = { paths: Promise.race([askerGone, answered]) };
