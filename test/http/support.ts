@@ -30,6 +30,8 @@ export interface HttpServerProcess {
   port: number;
   pid: number;
   stderr(): string;
+  /** All of stderr, once the process has closed it (after `stop`, say): what it never logged can be checked. */
+  stderrEnded: Promise<string>;
   exited: Promise<number>;
   kill(signal?: NodeJS.Signals): void;
   /** SIGTERM, then wait for the exit (SIGKILL after 15 s). */
@@ -54,6 +56,7 @@ export async function startHttpServer(
   let stderrText = "";
   let stdoutText = "";
   const listening = Promise.withResolvers<string>();
+  const stderrEnded = Promise.withResolvers<string>();
   void (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
@@ -61,6 +64,7 @@ export async function startHttpServer(
       const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderrText);
       if (match) listening.resolve(match[1]);
     }
+    stderrEnded.resolve(stderrText);
     listening.reject(new Error(`mcpkit exited before listening:\n${stderrText}`));
   })();
   void new Response(child.stdout).text().then((text) => {
@@ -86,6 +90,7 @@ export async function startHttpServer(
     port: Number(parsed.port),
     pid: child.pid,
     stderr: () => stderrText + (stdoutText ? `\n[stdout]\n${stdoutText}` : ""),
+    stderrEnded: stderrEnded.promise,
     exited: child.exited,
     kill: (signal) => child.kill(signal),
     async stop() {

@@ -278,6 +278,22 @@ describe("limits", () => {
     for (const id of [ids[1], ids[2], fourth]) await deleteRawSession(server.url, id);
   });
 
+  test("initialize past --max-sessions is refused with 503 and no log line at the default level (anyone can send it)", async () => {
+    const single = await startHttpServer(["--toolsets", "boj", "--max-sessions", "1"]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const response = await fetch(single.url, { method: "POST", headers: MCP_HEADERS, body: initializeBody() });
+      statuses.push(response.status);
+      await response.text();
+    }
+    expect(statuses).toEqual([200, 503, 503, 503, 503, 503]);
+    await single.stop();
+    const stderr = await single.stderrEnded;
+    expect(stderr).toContain("listening on");
+    expect(stderr).not.toContain("cap reached");
+    expect(stderr).not.toContain("refusing initialize");
+  });
+
   test("a session idle longer than --session-idle-ms ends (404), an active one lives on", async () => {
     // The active session is the older one: if its requests did not count as activity, it would
     // expire no later than the idle one.

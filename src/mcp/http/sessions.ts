@@ -37,11 +37,15 @@ export function sessions(state: HttpState, store: SessionStore): Middleware {
   };
 }
 
+/**
+ * 429 or 503 with Retry-After. Logged at debug only, as the other refusals of a request: anyone who can reach the port
+ * (one user, for the per-subject cap) can send initialize after initialize, and a line each would fill the log.
+ */
 function refuseOpening(state: HttpState, refusal: "server-full" | "owner-full", message: IncomingMessage): Response {
   const { config, log } = state;
   const headers = { "retry-after": String(RETRY_AFTER_SECONDS) };
   if (refusal === "owner-full") {
-    log.info("per-subject session cap reached; refusing initialize", {
+    log.debug("per-subject session cap reached; refusing initialize", {
       maxSessionsPerSubject: config.maxSessionsPerSubject,
     });
     return jsonRpcErrorResponse(
@@ -51,7 +55,7 @@ function refuseOpening(state: HttpState, refusal: "server-full" | "owner-full", 
       { id: message.id ?? null, headers },
     );
   }
-  log.warn("session cap reached; refusing initialize", { maxSessions: config.maxSessions });
+  log.debug("session cap reached; refusing initialize", { maxSessions: config.maxSessions });
   return jsonRpcErrorResponse(
     503,
     TRANSPORT_ERROR,
