@@ -81,14 +81,22 @@ export function chooseRoot(requested: string | undefined, roots: readonly Allowe
   return `'root' "${requested}" is not an allowed root. Use one of: ${list} (or omit 'root' to search ${roots[0].given}).`;
 }
 
+const WINDOWS = process.platform === "win32";
+/**
+ * What separates the segments of the `path` argument: "\\" only on Windows. Elsewhere it is a
+ * character a name may hold (`a\\b` is one directory, and the tool reports its entries as
+ * `a\\b/…`), and splitting there searched `a/b` instead; a leading "\\" is no absolute path there either.
+ */
+const PATH_SEPARATORS = WINDOWS ? /[\\/]+/ : /\/+/;
+
 /** Resolves the `path` argument below a root, refusing anything whose real path leaves it. */
 export function resolveStart(root: AllowedRoot, path: string | undefined): StartPoint | string {
   const requested = path ?? "";
   if (requested.includes("\0")) return "'path' must not contain NUL characters.";
-  if (isAbsolute(requested) || /^[A-Za-z]:/.test(requested) || requested.startsWith("\\")) {
+  if (isAbsolute(requested) || /^[A-Za-z]:/.test(requested) || (WINDOWS && requested.startsWith("\\"))) {
     return `'path' must be relative to the root (got the absolute path "${requested}"). Pass a path below the root such as "docs/notes", or "" for the root itself; use 'root' to pick another allowed root.`;
   }
-  const segments = requested.split(/[\\/]+/).filter((segment) => segment !== "" && segment !== ".");
+  const segments = requested.split(PATH_SEPARATORS).filter((segment) => segment !== "" && segment !== ".");
   if (segments.includes("..")) {
     return `'path' must stay inside the root: ".." segments are not allowed (got "${requested}"). Pass a path below the root, or "" for the root itself.`;
   }
