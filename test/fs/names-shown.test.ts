@@ -18,6 +18,11 @@ const NAMES = {
   bidi: "invoice\u202etxt.md",
   lineSeparator: "two\u2028lines.md",
   zeroWidth: "zero\u200bwidth.md",
+  // What a quoted form reads as: each must be quoted too, or it would pass for the name it spells.
+  quotedNewline: '"forged\\nline.md"', // quote, backslash, n: not a newline
+  backslash: "back\\slash.md",
+  leadingQuote: '"quoted.md',
+  innerQuote: 'inner"quote.md', // no quoted form starts like this: shown as it is
 };
 
 let root: string;
@@ -45,4 +50,24 @@ test("names that could disguise a line are shown escaped in the text, exact in s
   expect(lines.some((line) => line.startsWith('"zero\\u200bwidth.md"\t'))).toBe(true);
   for (const character of ["\u001b", "\u009b", "\u202e", "\u2028", "\u200b"]) expect(text).not.toContain(character);
   expect(output.structuredContent.matches.map((match) => match.path).sort()).toEqual(Object.values(NAMES).sort());
+});
+
+test("every name's text token reads back as exactly that name: quoted (JSON) when it starts with a quote or holds a backslash, as it is otherwise", async () => {
+  const result = await runCli(["call", "fs.search_by_time", '{"timeField":"modified"}', "--root", root]);
+  expect(result.code).toBe(0);
+  const output = JSON.parse(result.stdout) as { content: { text: string }[] };
+  const tokens = output.content[1].text
+    .split("\n")
+    .slice(1)
+    .map((line) => line.slice(0, line.indexOf("\t")));
+  // Before: '"forged\\nline.md"' (quote, backslash, n) showed exactly as the name holding a newline.
+  expect(new Set(tokens).size).toBe(tokens.length);
+  expect(tokens).toContain('"\\"forged\\\\nline.md\\""');
+  expect(tokens).toContain('"forged\\nline.md"');
+  expect(tokens).toContain('"back\\\\slash.md"');
+  expect(tokens).toContain('"\\"quoted.md"');
+  expect(tokens).toContain('inner"quote.md');
+  expect(tokens).toContain("plain.md");
+  const read = tokens.map((token) => (token.startsWith('"') ? (JSON.parse(token) as string) : token));
+  expect(read.sort()).toEqual(Object.values(NAMES).sort());
 });

@@ -23,9 +23,14 @@ const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 /** The ones JSON.stringify leaves as they are: DEL and the C1 controls (a C1 CSI is an escape), format, separators. */
 const UNSAFE_AFTER_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
 
-/** `path` as one readable token: quoted and escaped (JSON) when it holds an unsafe character. */
+/**
+ * `path` as one readable token: quoted and escaped (JSON) when it holds an unsafe character, and
+ * when it could read as such a quoted form itself (it starts with `"` or holds `\`): a file named
+ * `"new\nline"` (quote, backslash, n) would otherwise show the same line as one whose name holds a
+ * newline. Other names are shown as they are.
+ */
 function shownPath(path: string): string {
-  if (!UNSAFE.test(path)) return path;
+  if (!UNSAFE.test(path) && !path.startsWith('"') && !path.includes("\\")) return path;
   return JSON.stringify(path).replace(UNSAFE_AFTER_JSON, (character) =>
     Array.from(
       { length: character.length },
