@@ -257,6 +257,23 @@ describe("arguments", () => {
     expect(paths(await search({ timeField: "modified", maxDepth: 0 }))).toEqual([]);
   });
 
+  test("maxDepth 0 (the seed allows it) says that only the start directory itself is examined, in both halves", async () => {
+    const notices = (result: Result) => (result.structuredContent as { notices?: string[] } | undefined)?.notices;
+    const zero = await search({ timeField: "modified", maxDepth: 0, includeDirectories: true });
+    expect(paths(zero)).toEqual([]);
+    const notice = notices(zero)?.find((sentence) => sentence.includes("maxDepth of 0"));
+    expect(notice).toContain("examines only the start directory itself");
+    expect(notice).toContain("use maxDepth 1 for the entries directly in it");
+    expect(zero.content[0].text).toContain(notice ?? "(no notice)");
+    // Not when maxDepth is ignored (recursive=false) or examines entries.
+    expect(notices(await search({ timeField: "modified", maxDepth: 0, recursive: false }))).toBeUndefined();
+    expect(notices(await search({ timeField: "modified", maxDepth: 1 }))).toBeUndefined();
+    // And the schema says what the numbers mean before a call.
+    const schema = convertToJsonSchema(searchInput, "input") as { properties: { maxDepth: { description: string } } };
+    expect(schema.properties.maxDepth.description).toContain("1 = only the entries directly in it");
+    expect(schema.properties.maxDepth.description).toContain("0 examines only the start directory itself");
+  });
+
   test("glob has fast-glob semantics relative to the start path", async () => {
     expect(paths(await search({ timeField: "modified", glob: "*.md", sort: "path_asc" }))).toEqual([
       "a.md",

@@ -184,6 +184,11 @@ function noticesOf(presentation: Presentation, shortenedToFit: boolean): Notices
   const beforeCursor: string[] = [];
   if (!args.includeFiles && !args.includeDirectories)
     beforeCursor.push("Both includeFiles and includeDirectories are false, so nothing can match.");
+  // The seed's schema allows 0; without a word, "Found 0 files" reads as an empty folder.
+  if (args.recursive && args.maxDepth === 0)
+    beforeCursor.push(
+      "A maxDepth of 0 examines only the start directory itself, so no entry inside it can match; use maxDepth 1 for the entries directly in it (2 adds those of its subdirectories, and so on), or omit maxDepth to search at any depth.",
+    );
   if (shortenedToFit)
     beforeCursor.push(
       `This page holds ${count} ${count === 1 ? "match" : "matches"}, fewer than 'limit', so that it fits the server's output budget of ${outputBudget} bytes (--max-output-bytes).`,

@@ -58,7 +58,7 @@ export const searchInput = v.strictObject({
       v.integer("must be a whole number"),
       v.minValue(0, "must be 0 or more"),
       v.description(
-        "Maximum depth for a recursive search. Ignored when recursive=false. When omitted there is no limit (the server's own default limit still applies).",
+        "Maximum depth for a recursive search, in levels below the start directory: 1 = only the entries directly in it, 2 = those and the entries of its subdirectories, and so on; 0 examines only the start directory itself, so nothing matches. Ignored when recursive=false. When omitted there is no limit (the server's own default limit still applies).",
       ),
     ),
   ),
