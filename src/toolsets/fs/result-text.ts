@@ -7,7 +7,7 @@
  */
 import { rememberSize } from "../../core/output-budget.ts";
 import { byteLength } from "../../core/text.ts";
-import type { ToolResult } from "../../core/tool.ts";
+import { configurationErrorResult, type ToolResult } from "../../core/tool.ts";
 import { depthHint } from "./glob.ts";
 import type { SearchMatch, SearchOutput } from "./schema.ts";
 import type { Query, SearchLimits } from "./search.ts";
@@ -31,7 +31,12 @@ const UNSAFE_AFTER_JSON = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
  */
 function shownPath(path: string): string {
   if (!UNSAFE.test(path) && !path.startsWith('"') && !path.includes("\\")) return path;
-  return JSON.stringify(path).replace(UNSAFE_AFTER_JSON, (character) =>
+  return quoted(path);
+}
+
+/** `text` quoted and escaped (JSON), with what JSON leaves as it is (see UNSAFE_AFTER_JSON) escaped too. */
+function quoted(text: string): string {
+  return JSON.stringify(text).replace(UNSAFE_AFTER_JSON, (character) =>
     Array.from(
       { length: character.length },
       (_, unit) => `\\u${character.charCodeAt(unit).toString(16).padStart(4, "0")}`,
@@ -58,6 +63,9 @@ export interface Presentation {
  * both halves) and its nextCursor continues right after the last match shown, so paging to the end
  * returns every match once, whichever half a client reads (Claude Code and VS Code show a model
  * only structuredContent). The text names the literal cursor, for clients that show only text.
+ * When not even the first match fits, with the cursor after it (which carries its path), the
+ * result is an error naming the budget that would show it: the output budget's last resort would
+ * cut that path and cursor, and a cut cursor cannot continue.
  */
 export function presentResult(presentation: Presentation): ToolResult {
   const all = presentation.structured.matches.length;
@@ -67,7 +75,9 @@ export function presentResult(presentation: Presentation): ToolResult {
   let shown = fittingCount(presentation);
   for (;;) {
     const result = build(presentation, shown);
-    if (shown <= 1 || withinBudget(result, presentation.outputBudget)) return result;
+    if (shown === 0 || withinBudget(result, presentation.outputBudget)) return result;
+    if (shown === 1)
+      return matchTooLong(presentation, whole, (budget) => build({ ...presentation, outputBudget: budget }, 1));
     shown--; // the estimate missed by a cursor's few bytes
   }
   function build(p: Presentation, count: number): ToolResult {
@@ -102,13 +112,62 @@ function shortened(presentation: Presentation, count: number): SearchOutput {
 }
 
 function withinBudget(result: ToolResult, budget: number): boolean {
-  let text = 0;
-  for (const block of result.content) if (block.type === "text") text += byteLength(block.text);
-  if (text > budget) return false;
+  if (textBytes(result) > budget) return false;
   const structured = result.structuredContent as Record<string, unknown>;
   const json = byteLength(JSON.stringify(structured));
   rememberSize(structured, json); // the output budget's last check reuses it
   return json <= budget;
+}
+
+/** What a page needs of the budget: the larger of its text and its structuredContent's JSON. */
+function pageBytes(result: ToolResult): number {
+  return Math.max(textBytes(result), byteLength(JSON.stringify(result.structuredContent)));
+}
+
+function textBytes(result: ToolResult): number {
+  let text = 0;
+  for (const block of result.content) if (block.type === "text") text += byteLength(block.text);
+  return text;
+}
+
+/** Characters of a path too long to show that the error quotes, so that it stays well within any budget. */
+const PATH_HEAD = 40;
+
+/**
+ * The error for a page whose first match alone passes the output budget: a page cannot split a
+ * path, and cut by the budget's last resort, the path would no longer be one and the cursor (which
+ * carries it) could not continue. It names a --max-output-bytes under which a page holds that
+ * match, measured: the whole page's size (`whole`, no cursor), or the one-match page's
+ * (`pageFor(budget)`, whose notice names the budget) when that is smaller.
+ */
+function matchTooLong(
+  presentation: Presentation,
+  whole: ToolResult,
+  pageFor: (budget: number) => ToolResult,
+): ToolResult {
+  let needed = presentation.outputBudget;
+  let page = pageFor(needed);
+  for (let round = 0; round < 4; round++) {
+    const size = pageBytes(page);
+    if (size <= needed) break;
+    needed = size; // a longer number in the page's notice may add a byte: measured again
+    page = pageFor(needed);
+  }
+  const wholeBytes = pageBytes(whole);
+  if (wholeBytes <= needed) {
+    needed = wholeBytes;
+    page = whole;
+  }
+  const path = presentation.structured.matches[0].path;
+  const characters = Array.from(path);
+  const head = characters.length > PATH_HEAD ? `${quoted(characters.slice(0, PATH_HEAD).join(""))}…` : shownPath(path);
+  const withCursor = (page.structuredContent as SearchOutput).nextCursor !== null;
+  const holder = withCursor
+    ? "a page that holds it, with the cursor that continues after it (which carries the path),"
+    : "the page that holds it";
+  return configurationErrorResult(
+    `The next match cannot be shown within the server's output budget of ${presentation.outputBudget} bytes (--max-output-bytes): its path is ${byteLength(path)} bytes long (starting ${head}), and ${holder} needs ${needed} bytes. No argument shortens a path ('path' does not: paths are relative to the root). Ask the user to run mcpkit again with --max-output-bytes ${needed} or more (MCPKIT_MAX_OUTPUT_BYTES), or leave this match out with 'from', 'to' or 'glob' to see the others.`,
+  );
 }
 
 /** The most matches whose text lines and JSON both fit, estimated from per-match sizes (at least 1). */
