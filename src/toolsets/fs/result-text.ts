@@ -11,7 +11,6 @@ import { configurationErrorResult, type ToolResult } from "../../core/tool.ts";
 import { depthHint } from "./glob.ts";
 import type { SearchMatch, SearchOutput } from "./schema.ts";
 import type { Query, SearchLimits } from "./search.ts";
-import { formatIso } from "./time.ts";
 import type { WalkOutcome } from "./walk.ts";
 
 /**
