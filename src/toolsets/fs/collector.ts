@@ -217,7 +217,10 @@ class RankingCollector implements Collector {
     ({ from: this.from, to: this.to, resume: this.resume, includeUnknownTime: this.includeUnknownTime } = config);
     this.sort = config.sort;
     this.wantsCreated = config.timeField === "created";
-    this.fromSeconds = this.from === null ? Number.NEGATIVE_INFINITY : Math.floor(this.from / 1000);
+    // A second less than `from`'s: a time in ms is seconds * 1000 + ns / 1e6 in a double, which
+    // rounds a time just below a whole second up to it (23:59:59.999999999 becomes 00:00:00.000),
+    // and `from` is compared with that rounded time, as every other path and the native walk do.
+    this.fromSeconds = this.from === null ? Number.NEGATIVE_INFINITY : Math.floor(this.from / 1000) - 1;
   }
 
   add(fd: number, directoryPrefix: string, relativePrefix: string, batch: StatBatch): void {
