@@ -113,6 +113,16 @@ describe("boj_get_metadata on a 1,300-series database", () => {
     expect(fake.requests.every((r) => r.path === "/api/v1/getMetadata")).toBe(true);
   });
 
+  test("every word of query counts, however many there are (the search keeps 12)", async () => {
+    // Twelve words every "USD/JPY spot rate N" entry holds, then a thirteenth.
+    const twelve = "usd jpy spot rate us sd jp py sp po ot ra";
+    const held = await call("boj_get_metadata", { db: "FM08", query: `${twelve} at`, lang: "en" });
+    expect(held.structured.matched_count).toBeGreaterThan(0);
+    // A thirteenth word no entry holds leaves nothing: it is not dropped.
+    const absent = await call("boj_get_metadata", { db: "FM08", query: `${twelve} nosuchword`, lang: "en" });
+    expect(absent.structured.matched_count).toBe(0);
+  });
+
   test("an offset past the matches says so and which offsets exist, instead of an empty page", async () => {
     const { text, structured } = await call("boj_get_metadata", { db: "FM08", offset: 99 });
     expect(structured.entries).toEqual([]);
@@ -141,6 +151,8 @@ describe("boj_get_metadata on a 1,300-series database", () => {
       [{ db: "LA01", offset: -1 }, /"offset": must be 0 or more/],
       [{ db: "LA01", limit: 0 }, /"limit": must be 1 or more/],
       [{ db: "LA01", lang: "fr" }, /"lang": must be "jp" or "en"/],
+      // Folded to no word, it would filter by nothing and answer the whole catalogue as the matches.
+      [{ db: "LA01", query: "・" }, /"query" "・" holds no letter or digit/],
     ];
     for (const [args, message] of cases) {
       const error = await server.client.callTool({ name: "boj_get_metadata", arguments: args }).catch((e) => e);

@@ -6,7 +6,8 @@
  */
 import { FREQUENCY_INFO, type Frequency, LONG_FREQUENCY_NAMES } from "./catalog.ts";
 import type { MetadataArgs, MetadataEntry, MetadataOutput } from "./schemas.ts";
-import { normalizeDocument, queryWords, wordAlternatives } from "./search/normalize.ts";
+import { validationError } from "./errors.ts";
+import { foldedWords, normalizeDocument, wordAlternatives } from "./search/normalize.ts";
 
 type Filters = Pick<MetadataArgs, "query" | "frequency" | "layer" | "offset" | "limit">;
 
@@ -25,7 +26,8 @@ function layerPattern(layer: string | undefined): (number | "*")[] {
 
 function matcher(filters: Filters): (entry: MetadataEntry) => boolean {
   // Folded as boj_search_series folds them (search/normalize.ts): `ドル円` meets `ドル・円`, `USD` meets `US.Dollar`.
-  const words = queryWords(filters.query ?? "");
+  // Every word counts (the search keeps 12): an entry must hold all of them, as the description says.
+  const words = foldedWords(filters.query ?? "");
   const layers = layerPattern(filters.layer);
   return (entry) => {
     if (filters.frequency && (!entry.series_code || shortFrequency(entry.frequency) !== filters.frequency))
@@ -40,6 +42,18 @@ function matcher(filters: Filters): (entry: MetadataEntry) => boolean {
     }
     return true;
   };
+}
+
+/**
+ * Refuses a `query` that holds no letter or digit before BOJ is asked: folded, it has no word to
+ * match, and filtering by nothing would answer the whole catalogue as if it were the matches.
+ */
+export function checkMetadataQuery(query: string | undefined): void {
+  if (query !== undefined && query.trim() !== "" && foldedWords(query).length === 0)
+    throw validationError(
+      "query",
+      `"query" ${JSON.stringify(query.slice(0, 40))} holds no letter or digit: give words of a series name or a code, e.g. "USD spot" or "FXERD01", or leave it out.`,
+    );
 }
 
 /** A phrase naming the filters in force, for the text form ("" when none). */

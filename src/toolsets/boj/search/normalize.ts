@@ -34,8 +34,12 @@ const MAX_QUERY_WORDS = 12;
 
 /** The distinct words of a query, in order, at most MAX_QUERY_WORDS; [] when it holds no letter or digit. */
 export function queryWords(query: string): string[] {
-  const words = fold(query).split(" ").filter(Boolean);
-  return [...new Set(words)].slice(0, MAX_QUERY_WORDS);
+  return foldedWords(query).slice(0, MAX_QUERY_WORDS);
+}
+
+/** The distinct words of a text, folded as documents are, in order (all of them); [] when it holds no letter or digit. */
+export function foldedWords(text: string): string[] {
+  return [...new Set(fold(text).split(" ").filter(Boolean))];
 }
 
 /**

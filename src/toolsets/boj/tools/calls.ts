@@ -6,7 +6,7 @@
  */
 export { decodeMetadataBody } from "../decode/index.ts";
 export { fitMetadataPage } from "../fit-page.ts";
-export { describeFilters, filterMetadata } from "../metadata-filter.ts";
+export { checkMetadataQuery, describeFilters, filterMetadata } from "../metadata-filter.ts";
 export { renderDatabases, renderMessages, renderParameterCatalog } from "../render.ts";
 export { runSearch } from "../search/run.ts";
 export { builtInDatabases, explainingUnknownDatabase } from "../unknown-database.ts";

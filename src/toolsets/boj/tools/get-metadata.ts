@@ -17,8 +17,9 @@ export function getMetadata(deps: BojDeps) {
     scope: BOJ_SCOPE,
     handler: async (args, context) => {
       const { buildMetadataRequest, builtInDatabases, decodeMetadataBody, describeFilters } = calls();
-      const { explainingUnknownDatabase, filterMetadata, fitMetadataPage } = calls();
+      const { checkMetadataQuery, explainingUnknownDatabase, filterMetadata, fitMetadataPage } = calls();
       const request = buildMetadataRequest(args);
+      checkMetadataQuery(args.query);
       const db = request.params.find(([key]) => key === "db")?.[1] ?? args.db;
       // The cache holds the whole catalogue; filters and paging apply to it on every call.
       const answer = await explainingUnknownDatabase(db, deps.knownDatabases ?? builtInDatabases, () =>
