@@ -81,10 +81,6 @@ function failureOf(toolset: Toolset, context: ToolContext, error: unknown): unkn
   );
 }
 
-/**
- * One sentence per problem, each naming the argument and what would be accepted, e.g.
- * `Invalid arguments for fs.search_by_time: "limit" must be at most 1000 (got 5000).`
- */
 /** The argument an issue is about, as the tools' own checks name it (`codes[0]`, `layers`); undefined for the whole object. */
 function issueField(issue: v.BaseIssue<unknown> | undefined): string | undefined {
   let field = "";
@@ -93,6 +89,10 @@ function issueField(issue: v.BaseIssue<unknown> | undefined): string | undefined
   return field || undefined;
 }
 
+/**
+ * One sentence per problem, each naming the argument and what would be accepted, e.g.
+ * `Invalid arguments for fs.search_by_time: "limit" must be at most 1000 (got 5000).`
+ */
 export function describeArgumentIssues(
   tool: ToolDefinition,
   issues: readonly v.BaseIssue<unknown>[],
