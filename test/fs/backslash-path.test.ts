@@ -15,6 +15,8 @@ beforeAll(() => {
   mkdirSync(join(root, "a\\b"));
   mkdirSync(join(root, "a", "b"), { recursive: true });
   mkdirSync(join(root, "\\lead"));
+  mkdirSync(join(root, "c:notes"));
+  writeFileSync(join(root, "c:notes", "drive.txt"), "x");
   writeFileSync(join(root, "a\\b", "wanted.txt"), "x");
   writeFileSync(join(root, "a", "b", "other.txt"), "x");
   writeFileSync(join(root, "\\lead", "inside.txt"), "x");
@@ -39,4 +41,6 @@ test.skipIf(process.platform === "win32")("a 'path' holding a backslash names th
   expect(await paths({ timeField: "modified", path: "a\\b" })).toEqual(["a\\b/wanted.txt"]);
   expect(await paths({ timeField: "modified", path: "a/b" })).toEqual(["a/b/other.txt"]);
   expect(await paths({ timeField: "modified", path: "\\lead" })).toEqual(["\\lead/inside.txt"]);
+  // Nor is a drive letter: `c:notes` is a directory's name outside Windows.
+  expect(await paths({ timeField: "modified", path: "c:notes" })).toEqual(["c:notes/drive.txt"]);
 });

@@ -93,7 +93,8 @@ const PATH_SEPARATORS = WINDOWS ? /[\\/]+/ : /\/+/;
 export function resolveStart(root: AllowedRoot, path: string | undefined): StartPoint | string {
   const requested = path ?? "";
   if (requested.includes("\0")) return "'path' must not contain NUL characters.";
-  if (isAbsolute(requested) || /^[A-Za-z]:/.test(requested) || (WINDOWS && requested.startsWith("\\"))) {
+  // A drive letter or a leading "\" makes a path absolute on Windows only: elsewhere `c:notes` and `\x` are names.
+  if (isAbsolute(requested) || (WINDOWS && (/^[A-Za-z]:/.test(requested) || requested.startsWith("\\")))) {
     return `'path' must be relative to the root (got the absolute path "${requested}"). Pass a path below the root such as "docs/notes", or "" for the root itself; use 'root' to pick another allowed root.`;
   }
   const segments = requested.split(PATH_SEPARATORS).filter((segment) => segment !== "" && segment !== ".");
