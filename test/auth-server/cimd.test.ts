@@ -310,6 +310,9 @@ describe("address classification (no connections)", () => {
     "198.18.0.1",
     "240.0.0.1",
     "255.255.255.255",
+    // A zone id scopes an address to one of this host's links, whatever the address.
+    "::ffff:0:7f00:1%eth0",
+    "2606:4700::1111%eth0",
   ])("%s is refused (special-purpose)", (address) => {
     expect(isForbiddenAddress(address)).toBe(true);
   });

@@ -96,6 +96,8 @@ for (const [net, prefix] of [
 
 /** Whether an address is one a metadata fetch must never reach (checked without connecting). */
 export function isForbiddenAddress(address: string): boolean {
+  // A zone id (`%eth0`) scopes an address to one of this host's links: never a public address.
+  if (address.includes("%")) return true;
   const family = isIP(address);
   if (family === 4) return blocked.check(address, "ipv4");
   if (family !== 6) return true;
