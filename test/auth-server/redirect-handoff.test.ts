@@ -97,6 +97,27 @@ describe("browser hand-off schemes", () => {
     }
   });
 
+  test("the consent page names an app scheme with its host and warns that an installed application gets the result", async () => {
+    // Anyone may register: the name and the host part of an app scheme are the registrant's choice.
+    const { status, body } = await register("evilapp://claude.ai/callback");
+    expect(status).toBe(201);
+    const response = await fetch(
+      authorizeUrl(server.base, {
+        response_type: "code",
+        client_id: body.client_id,
+        redirect_uri: "evilapp://claude.ai/callback",
+        code_challenge: pkce().challenge,
+        code_challenge_method: "S256",
+      }),
+      { redirect: "manual", headers: { "x-forwarded-for": "192.0.2.200" } },
+    );
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    // It read "sent back to claude.ai", as if to that website.
+    expect(/id="redirect-host">([^<]*)</.exec(html)?.[1]).toBe("evilapp://claude.ai");
+    expect(html).toContain("goes to an application installed on this device that opens evilapp: links");
+  });
+
   test("a client registered before the refusal gets an error page at /authorize, not the consent page", async () => {
     const client = await registerClient(server.base, { redirect_uris: ["http://127.0.0.1:9/callback"] });
     // Its row as an older release accepted it, with the hand-off URI.
@@ -129,7 +150,9 @@ describe("browser hand-off schemes", () => {
   test("the consent page's 'sent back to' names the site after a scheme, not the scheme", () => {
     expect(hostOf(EDGE)).toBe("evil.example (through microsoft-edge:)");
     expect(hostOf("https://app.example/cb")).toBe("app.example");
-    expect(hostOf("cursor://anysphere.cursor-mcp/oauth/callback")).toBe("anysphere.cursor-mcp");
+    // Another scheme than http(s) is named with its host: the host alone read as a website.
+    expect(hostOf("cursor://anysphere.cursor-mcp/oauth/callback")).toBe("cursor://anysphere.cursor-mcp");
+    expect(hostOf("evilapp://claude.ai/callback")).toBe("evilapp://claude.ai");
     expect(hostOf("com.example.app:/oauth2redirect")).toBe("com.example.app:");
     expect(hostOf("myapp://https://evil.example/cb")).toBe("evil.example (through myapp:)");
     expect(hostOf("myapp:https:evil.example/cb")).toBe("evil.example (through myapp:)");

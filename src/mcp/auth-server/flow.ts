@@ -10,7 +10,7 @@ import { hashToken, randomToken } from "./crypto.ts";
 import { type ClientRedirect, OAuthFailure } from "./errors.ts";
 import { redirect } from "./http.ts";
 import { consentPage } from "./pages.ts";
-import { hostOf } from "./redirect-uri.ts";
+import { hostOf, isWebScheme } from "./redirect-uri.ts";
 import { countRefusal } from "./refusals.ts";
 import type { ConsentRecord, RegisteredClient } from "./store.ts";
 import { isLoopbackName } from "./config.ts";
@@ -123,7 +123,9 @@ export function showConsent(
       warning:
         pending.metadataHost && loopbackRedirect
           ? `The application describes itself at ${pending.metadataHost} but receives the result on this computer (${redirectHost}); allow only if you just started it here.`
-          : undefined,
+          : redirect && !isWebScheme(redirect)
+            ? `The result goes to an application installed on this device that opens ${redirect.protocol} links, not to a website; allow only if you just started that application here.`
+            : undefined,
     },
     cookies,
   );

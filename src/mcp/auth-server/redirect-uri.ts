@@ -158,12 +158,20 @@ function withoutPort(raw: string): string {
 /**
  * The host the consent page says the user is sent back to. A scheme with no host that is followed
  * by a web address (registered before such URIs were refused) names that address's host, which is
- * where the browser ends up, not the scheme.
+ * where the browser ends up, not the scheme. Any other scheme than http(s) is named with its host
+ * (`evilapp://claude.ai`): the scheme decides which installed application gets the result, and a
+ * host alone would read as that website.
  */
 export function hostOf(uri: string): string {
   const url = URL.parse(uri);
   if (!url) return uri;
   const inner = webAddressAfterScheme(url, uri);
   if (inner) return `${inner.host} (through ${url.protocol})`;
-  return url.host || url.protocol;
+  if (!isWebScheme(url)) return url.host ? `${url.protocol}//${url.host}` : url.protocol;
+  return url.host;
+}
+
+/** Whether a redirect URI goes to a web page (http or https) rather than to an installed application. */
+export function isWebScheme(url: URL): boolean {
+  return url.protocol === "https:" || url.protocol === "http:";
 }
