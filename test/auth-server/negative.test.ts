@@ -202,6 +202,19 @@ describe("authorization request parameters (answered at the redirect URI of an a
       "invalid_target",
     );
   });
+  test("a state longer than 1,024 characters is invalid_request, sent back without it; 1,024 are accepted", async () => {
+    const client = await approvedClient();
+    // Each pending sign-in stores its state: 15 KB ones at the server-wide limit held about a gigabyte.
+    const long = await fetch(authorizeWith(client.client_id, { state: "s".repeat(1025) }), { redirect: "manual" });
+    expect(long.status).toBe(302);
+    const location = new URL(long.headers.get("location") ?? "");
+    expect(location.searchParams.get("error")).toBe("invalid_request");
+    expect(location.searchParams.get("error_description")).toContain("state is 1025 characters long; at most 1024");
+    expect(location.searchParams.has("state")).toBe(false);
+    const longest = await fetch(authorizeWith(client.client_id, { state: "s".repeat(1024) }), { redirect: "manual" });
+    expect(longest.headers.get("location") ?? "").not.toContain("error=");
+    await longest.arrayBuffer();
+  });
   test("an unknown scope is invalid_scope; response_type token is unsupported", async () => {
     const client = await approvedClient();
     await expectClientError(authorizeWith(client.client_id, { scope: "boj:read admin" }), "invalid_scope");
@@ -408,6 +421,23 @@ describe("consent and browser binding", () => {
 });
 
 describe("dynamic registration", () => {
+  test("a registration body over 4 KB is refused: it would be stored for a day, and anyone may register", async () => {
+    const register = (body: object) =>
+      fetch(`${h.base}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const big = await register({ redirect_uris: [REDIRECT], client_name: "x".repeat(4200) });
+    expect(big.status).toBe(400);
+    expect(await big.json()).toMatchObject({
+      error: "invalid_client_metadata",
+      error_description: expect.stringContaining("larger than 4096 bytes"),
+    });
+    const usual = await register({ redirect_uris: [REDIRECT], client_name: "x".repeat(3000) });
+    expect(usual.status).toBe(201);
+  });
+
   test("a registration flood is rate-limited", async () => {
     const limited = await startHarness({ idp: h.idp, config: { registrationsPerMinute: 3 } });
     try {

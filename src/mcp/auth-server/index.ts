@@ -34,7 +34,8 @@ import { createUpstream } from "./upstream/index.ts";
 export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
 export type { Route, RouteContext } from "./http.ts";
 
-const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+/** Expired rows are deleted this often: every minute, so pending sign-ins (10 min) are held at most 11. */
+const PURGE_INTERVAL_MS = 60 * 1000;
 /** A person answers a consent page a few times a minute at most. */
 const CONSENTS_PER_BROWSER_PER_MINUTE = 10;
 
