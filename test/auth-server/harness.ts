@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { Events, OAuth2Server } from "oauth2-mock-server";
 import { createLogger } from "../../src/core/log.ts";
 import { type AuthServer, type AuthServerConfig, createAuthorizationServer } from "../../src/mcp/auth-server/index.ts";
+import type { Store } from "../../src/mcp/auth-server/store.ts";
 import { createResourceServer } from "../../src/mcp/http/auth/resource-server.ts";
 import { startHttpServer } from "../http/support.ts";
 
@@ -73,6 +74,8 @@ export interface HarnessOptions {
   idp?: Idp;
   state?: string;
   stateKey?: string;
+  /** Wraps the server's store (createAuthorizationServer's `withStore`). */
+  withStore?: (store: Store) => Store;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -97,6 +100,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...options.config,
     },
     log,
+    options.withStore,
   );
   const resourceServer = createResourceServer({
     resource: as.resource,

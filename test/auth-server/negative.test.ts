@@ -285,6 +285,60 @@ describe("token endpoint", () => {
     expect(refresh.body.error).toBe("invalid_grant");
   });
 
+  test("a replay landing while the first redemption stores its refresh token leaves no token usable", async () => {
+    // With several database connections (Postgres), a replay can run between the first redemption
+    // taking the code and storing its refresh token: it then revoked a family with no row yet, and
+    // the first redemption answered 200 with tokens nobody had revoked. Run it exactly there.
+    let duringPut: (() => Promise<void>) | undefined;
+    const raced = await startHarness({
+      idp: h.idp,
+      withStore: (store) => ({
+        ...store,
+        async putRefresh(hash, token) {
+          const replay = duringPut;
+          duringPut = undefined;
+          if (replay) await replay();
+          return store.putRefresh(hash, token);
+        },
+      }),
+    });
+    try {
+      const client = await registerClient(raced.base);
+      const { verifier, challenge } = pkce();
+      const redirectUri = client.redirect_uris[0];
+      const { exit } = await signIn(
+        raced,
+        authorizeUrl(raced.base, {
+          response_type: "code",
+          client_id: client.client_id,
+          redirect_uri: redirectUri,
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+          state: "race",
+        }),
+      );
+      const redeem = () =>
+        tokenRequest(raced.base, {
+          grant_type: "authorization_code",
+          client_id: client.client_id,
+          code: exit.searchParams.get("code") ?? "",
+          redirect_uri: redirectUri,
+          code_verifier: verifier,
+        });
+      let replay: Awaited<ReturnType<typeof tokenRequest>> | undefined;
+      duringPut = async () => {
+        replay = await redeem();
+      };
+      const first = await redeem();
+      expect(replay?.body.error).toBe("invalid_grant");
+      expect(first.status).toBe(400);
+      expect(first.body.error).toBe("invalid_grant");
+      expect(String(first.body.error_description)).toContain("used twice at once");
+    } finally {
+      await raced.stop();
+    }
+  });
+
   test("a code issued to another client is refused", async () => {
     const client = await registerClient(h.base);
     const thief = await registerClient(h.base);

@@ -28,7 +28,7 @@ import { JWKS_PATH, authorizationServerMetadata, metadataRoutes } from "./routes
 import { registerRoutes } from "./routes/register.ts";
 import { revokeRoutes } from "./routes/revoke.ts";
 import { tokenRoutes } from "./routes/token.ts";
-import { PING_TIMEOUT_MS, openStore, storeReachable } from "./store.ts";
+import { PING_TIMEOUT_MS, type Store, openStore, storeReachable } from "./store.ts";
 import { createUpstream } from "./upstream/index.ts";
 
 export type { AuthServerConfig, UpstreamConfig } from "./config.ts";
@@ -64,9 +64,17 @@ export interface AuthServer {
   close(): Promise<void>;
 }
 
-export async function createAuthorizationServer(input: AuthServerConfig, log: Logger): Promise<AuthServer> {
+/**
+ * `withStore` wraps the opened store (tests: to run a request at an exact point inside another,
+ * such as a code's replay between taking it and storing its refresh token). Default: the store itself.
+ */
+export async function createAuthorizationServer(
+  input: AuthServerConfig,
+  log: Logger,
+  withStore: (store: Store) => Store = (store) => store,
+): Promise<AuthServer> {
   const config = resolveConfig(input);
-  const store = await openStore(config.state, config.storeTimeoutMs);
+  const store = withStore(await openStore(config.state, config.storeTimeoutMs));
   let keyring: ReturnType<typeof createKeyring>;
   try {
     keyring = createKeyring(parseStateKey(input.stateKey ?? stateKeyFromFile(config.state)));

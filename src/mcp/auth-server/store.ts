@@ -119,6 +119,11 @@ export interface Store {
   takeEphemeral<T>(kind: string, key: string, now: number): Promise<T | undefined>;
   putCode(hash: string, code: CodeRecord): Promise<void>;
   takeCode(hash: string, now: number): Promise<TakeCodeResult>;
+  /**
+   * Whether a used code was presented again: a replay revokes the family it finds, and the first
+   * redemption asks this once its refresh token is stored, so a replay racing it leaves no token unrevoked.
+   */
+  wasCodeReplayed(hash: string): Promise<boolean>;
   putRefresh(hash: string, token: RefreshRecord): Promise<void>;
   /** Marks an unused token rotated, naming its (already stored) successor; one caller wins. */
   rotateRefresh(hash: string, now: number, successor: string): Promise<RotateResult>;
@@ -233,6 +238,8 @@ const ADDED_COLUMNS = [
   ["oauth_refresh_tokens", "retried", "integer not null default 0"],
   // The redirect URI a consent was given for: a remembered consent covers that one only.
   ["oauth_consents", "redirect_uri", "text"],
+  // A code presented again: the first redemption, still issuing its tokens, revokes them when it sees this.
+  ["oauth_codes", "replayed", "integer not null default 0"],
 ] as const;
 
 type Row = Record<string, unknown>;
@@ -349,10 +356,14 @@ function codeQueries(sql: SQL) {
         const code = JSON.parse(String(taken[0].data)) as CodeRecord;
         return num(taken[0].expires_at) > now ? { status: "ok", code } : { status: "unknown" };
       }
-      const used: Row[] = await sql`select data from oauth_codes where hash = ${hash}`;
+      const used: Row[] = await sql`update oauth_codes set replayed = 1 where hash = ${hash} returning data`;
       return used[0]
         ? { status: "replayed", code: JSON.parse(String(used[0].data)) as CodeRecord }
         : { status: "unknown" };
+    },
+    async wasCodeReplayed(hash) {
+      const rows: Row[] = await sql`select replayed from oauth_codes where hash = ${hash}`;
+      return num(rows[0]?.replayed ?? 0) === 1;
     },
   } satisfies Partial<Store>;
 }

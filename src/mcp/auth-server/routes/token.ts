@@ -64,7 +64,8 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
   const redirectUri = single(form, "redirect_uri");
   const verifier = single(form, "code_verifier");
   if (!code || !verifier) throw new OAuthFailure("invalid_request", "code and code_verifier are required (PKCE).");
-  const taken = await deps.store.takeCode(hashToken(code), Date.now());
+  const codeHash = hashToken(code);
+  const taken = await deps.store.takeCode(codeHash, Date.now());
   if (taken.status === "replayed") {
     const revoked = await deps.store.revokeFamily(taken.code.familyId);
     deps.log.warn("authorization code replayed; revoking the tokens it issued", {
@@ -92,6 +93,17 @@ async function redeemCode(deps: Deps, form: URLSearchParams, clientId: string): 
   // A code from before the sign-in time was recorded: it was issued right after the sign-in.
   const signedInAt = granted.signedInAt ?? granted.expiresAt - deps.config.codeTtl * 1000;
   const tokens = await issueTokens(deps, { ...granted, scopes, signedInAt, checkedAt: signedInAt });
+  // A replay between taking the code and storing the refresh token revoked a family that had no row
+  // yet (several database connections, Postgres): the code's mark says so, and the tokens go too.
+  if (await deps.store.wasCodeReplayed(codeHash)) {
+    await deps.store.revokeFamily(granted.familyId);
+    deps.log.warn("authorization code replayed while it was redeemed; revoking the tokens it issued", {
+      client_id: clientId,
+    });
+    throw badGrant(
+      "this authorization code was used twice at once; the tokens issued with it are revoked. Start a new authorization.",
+    );
+  }
   deps.log.info("tokens issued", { client_id: clientId, grant: "authorization_code" });
   return jsonResponse(tokens);
 }
