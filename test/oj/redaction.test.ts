@@ -28,13 +28,23 @@ const tracedWithToken = (fakeUrl: string) => ["--oj-base-url", fakeUrl, "--oj-to
  * printed in (JSON-escaped, percent-encoded): what must never appear anywhere.
  */
 function fragmentsOf(token: string): string[] {
-  const encodings = [(s: string) => s, (s: string) => JSON.stringify(s).slice(1, -1), encodeURIComponent];
+  const encodings = [
+    (s: string) => s,
+    (s: string) => JSON.stringify(s).slice(1, -1),
+    encodeURIComponent,
+    // An upstream may write the escapes' hex digits in lower case (`%2f`): the same token.
+    (s: string) => lowerHex(encodeURIComponent(s)),
+  ];
   const out = new Set<string>();
   for (let i = 0; i + MIN_FRAGMENT <= token.length; i++)
     for (const encode of encodings) out.add(encode(token.slice(i, i + MIN_FRAGMENT)));
   return [...out];
 }
 const FRAGMENTS = fragmentsOf(TOKEN);
+
+function lowerHex(text: string): string {
+  return text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+}
 
 function stringsIn(value: unknown): string[] {
   if (typeof value === "string") return [value];
@@ -103,6 +113,26 @@ describe("the sanitizer (pure)", () => {
     }
   });
 
+  test("a percent-encoded echo is redacted whatever the case of its escapes' hex digits (%2f, %2F, mixed)", () => {
+    // base64 with + / =: every escape holds a letter (%2B, %2F, %3D), and the raw form differs.
+    const token = "k3/Y+q=Zx9/Pw+Lm=Rt7/Ua+Vb=";
+    const sanitize = createSanitizer(token);
+    const upper = encodeURIComponent(`Bearer ${token}`);
+    let flip = false;
+    const mixed = upper.replace(/%[0-9A-F]{2}/g, (hex) => ((flip = !flip) ? hex.toLowerCase() : hex));
+    for (const echoed of [upper, lowerHex(upper), mixed]) {
+      expect(echoed).not.toBe(token);
+      for (let cut = 0; cut <= echoed.length; cut += 3) {
+        const shown = sanitize.text(`detail: ${echoed.slice(0, cut)} end`);
+        const fragments = fragmentsOf(token);
+        expect(fragments.filter((fragment) => shown.toLowerCase().includes(fragment.toLowerCase()))).toEqual([]);
+      }
+      expect(sanitize.text(`detail: ${echoed} end`)).toBe(`detail: Bearer%20${REDACTED} end`);
+    }
+    // Text that only looks like an escape is left alone.
+    expect(sanitize.text("100%ab off, %zz")).toBe("100%ab off, %zz");
+  });
+
   test("control sequences are stripped before redacting, so ESC inside the token cannot shield it", () => {
     const sanitize = createSanitizer(TOKEN);
     const shown = sanitize.text(`a ${TOKEN.slice(0, 10)}\u001b[31m${TOKEN.slice(10)} \u001b]0;title\u0007 \u009b2J b`);
@@ -125,15 +155,18 @@ describe("the sanitizer (pure)", () => {
  */
 function searchEveryWindow(token: string): (text: string) => string {
   const windows = new Set<string>();
-  for (const form of tokenForms(token)) {
+  const upperHex = (text: string) => text.replace(/%[0-9a-fA-F]{2}/g, (hex) => hex.toUpperCase());
+  // Percent-escapes compare without case: the forms and the text are also read with them upper-cased.
+  for (const form of new Set([...tokenForms(token), ...tokenForms(token).map(upperHex)])) {
     if (form.length <= MIN_FRAGMENT) windows.add(form);
     else for (let i = 0; i + MIN_FRAGMENT <= form.length; i++) windows.add(form.slice(i, i + MIN_FRAGMENT));
   }
   return (text) => {
     const covered = new Uint8Array(text.length);
-    for (const window of windows)
-      for (let at = text.indexOf(window); at !== -1; at = text.indexOf(window, at + 1))
-        covered.fill(1, at, at + window.length);
+    for (const read of new Set([text, upperHex(text)]))
+      for (const window of windows)
+        for (let at = read.indexOf(window); at !== -1; at = read.indexOf(window, at + 1))
+          covered.fill(1, at, at + window.length);
     let out = "";
     for (let i = 0; i < text.length; ) {
       if (covered[i] === 0) out += text[i++];
@@ -187,14 +220,18 @@ describe("the redactor reads a text once, whatever the token's length", () => {
       maxLength: 30,
     });
     const piece = fc.record({ form: fc.nat(), from: fc.nat(), length: fc.integer({ min: 1, max: 20 }) });
-    const filler = fc.string({ unit: fc.constantFrom("a", "%", "\\", "/", '"', "2F", " ", "é", "😀"), maxLength: 6 });
+    const filler = fc.string({
+      unit: fc.constantFrom("a", "%", "\\", "/", '"', "2F", "2f", " ", "é", "😀"),
+      maxLength: 6,
+    });
     fc.assert(
       fc.property(token, fc.array(fc.oneof(piece, filler), { maxLength: 12 }), (token, parts) => {
         const forms = tokenForms(token);
         const text = parts
           .map((part) => {
             if (typeof part === "string") return part;
-            const form = forms[part.form % forms.length];
+            const form =
+              part.form % 2 === 0 ? forms[part.form % forms.length] : lowerHex(forms[part.form % forms.length]);
             const from = part.from % form.length;
             return form.slice(from, from + part.length);
           })
@@ -377,14 +414,14 @@ describe("through the real process (stdio at trace level, notifications on)", ()
     expect(stderr).not.toMatch(CONTROL);
   });
 
-  test("mcpkit call with a 4,000-character token: its raw, percent-encoded and ANSI-split echoes are redacted", async () => {
+  test("mcpkit call with a 4,000-character token: its raw, percent-encoded (either case) and ANSI-split echoes are redacted", async () => {
     // base64 with + and /, so that the percent-encoded form differs from the raw one.
     const long = Buffer.from(crypto.getRandomValues(new Uint8Array(3000)))
       .toString("base64")
       .slice(0, 4000);
     const echoes = (request: Request) => {
       const auth = request.headers.get("authorization") ?? "";
-      return `${auth} / ${encodeURIComponent(auth)} / ${auth.split("").join("\u001b[0m")}`;
+      return `${auth} / ${encodeURIComponent(auth)} / ${lowerHex(encodeURIComponent(auth))} / ${auth.split("").join("\u001b[0m")}`;
     };
     const longFake = startFakeCraboj({ tokens: [long] });
     longFake.override("GET", "/api/v1/problems/leetcode/echo-401", (request) =>
@@ -415,7 +452,7 @@ describe("through the real process (stdio at trace level, notifications on)", ()
       expect(results.map((r) => r.code)).toEqual([1, 0]);
       const fragments = fragmentsOf(long);
       for (const { stdout, stderr } of results) {
-        expect(stdout.split(REDACTED).length - 1).toBeGreaterThanOrEqual(3);
+        expect(stdout.split(REDACTED).length - 1).toBeGreaterThanOrEqual(4);
         expect(fragments.filter((fragment) => (stdout + stderr).includes(fragment))).toEqual([]);
       }
     } finally {

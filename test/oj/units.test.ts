@@ -622,4 +622,16 @@ describe("token redaction in logs", () => {
     expect(printed).toContain("[redacted]");
     expect(printed).not.toContain("secret-4f1c");
   });
+
+  test("the percent-encoded form is registered with its escapes in lower case too (%2f as an upstream may write it)", () => {
+    const lines: string[] = [];
+    const log = createLogger("trace", (line) => lines.push(line));
+    const token = "k3/Y+q=Zx9/Pw+Lm";
+    oj.configure({ "oj-base-url": "https://example.com", "oj-token": token }, { log, mode: "stdio", cwd: "/" });
+    const lower = encodeURIComponent(token).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+    expect(lower).toBe("k3%2fY%2bq%3dZx9%2fPw%2bLm");
+    log.info(`upstream said Bearer%20${lower}`, { field: lower });
+    expect(lines.join("")).not.toContain("Zx9%2fPw");
+    expect(lines.join("")).toContain("[redacted]");
+  });
 });

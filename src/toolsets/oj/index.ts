@@ -4,7 +4,7 @@
  */
 import { defineToolsetModule } from "../../core/toolset-module.ts";
 import { type OjConfig, ojOptions, readOjConfig } from "./config.ts";
-import { tokenForms } from "./sanitize.ts";
+import { lowerEscapes, tokenForms } from "./sanitize.ts";
 
 export const oj = defineToolsetModule<OjConfig>({
   name: "oj",
@@ -18,7 +18,11 @@ export const oj = defineToolsetModule<OjConfig>({
     // before sanitizing it, which also removes fragments of the token: docs/contracts/oj.md §7.)
     const rawToken = values["oj-token"];
     if (typeof rawToken === "string" && rawToken.trim() !== "") {
-      for (const form of tokenForms(rawToken.trim())) runtime.log.redact(form);
+      // Percent-escapes may come back in lower case (`%2f`) from an upstream that encodes the token itself.
+      for (const form of tokenForms(rawToken.trim())) {
+        runtime.log.redact(form);
+        runtime.log.redact(lowerEscapes(form));
+      }
     }
     const config = readOjConfig(values);
     return config ?? { missing: "--oj-base-url URL (or OJ_BASE_URL)" };

@@ -7,7 +7,8 @@
  *   is not enough: any cut (the 1 MiB body cap, the 500-character error excerpt, the 102,400-byte
  *   cap, the output budget) can leave most of it behind as a prefix, and an upstream may itself
  *   split it across fields. So every run of the token's characters at least MIN_FRAGMENT long is
- *   redacted, wherever it stands, in the raw, JSON-escaped and percent-encoded forms.
+ *   redacted, wherever it stands, in the raw, JSON-escaped and percent-encoded forms (whatever
+ *   the letter case of the percent-escapes' hexadecimal digits).
  * - Terminal control sequences (ANSI/OSC). `mcpkit call` prints results to a terminal, and logs go
  *   to one: upstream text is passed through `stripControl` before anything else sees it.
  *
@@ -70,7 +71,8 @@ export function tokenForms(token: string): string[] {
  */
 export function fragmentRedactor(token: string): (text: string) => string {
   const byLength = new Map<number, WindowSet>();
-  for (const form of tokenForms(token)) {
+  const forms = tokenForms(token);
+  for (const form of new Set([...forms, ...forms.map(upperEscapes)])) {
     const length = Math.min(form.length, MIN_FRAGMENT);
     const set = byLength.get(length) ?? { length, windows: new Set(), hashes: new Set() };
     byLength.set(length, set);
@@ -86,8 +88,26 @@ export function fragmentRedactor(token: string): (text: string) => string {
     if (text.length < shortest) return text;
     let covered: Uint8Array | undefined;
     for (const set of sets) covered = coverWindows(text, set, covered);
+    // Percent-escapes are compared without case (`%2f` is `%2F`): the text is read once more with
+    // its escapes upper-cased, which keeps every character where it was.
+    const upper = text.includes("%") ? upperEscapes(text) : text;
+    if (upper !== text) for (const set of sets) covered = coverWindows(upper, set, covered);
     return covered ? replaceCovered(text, covered) : text;
   };
+}
+
+/**
+ * `text` with the hexadecimal digits of its percent-escapes upper-cased (`%2f` → `%2F`), as
+ * `encodeComponent` writes them: an upstream that percent-encodes the token itself may write
+ * them in lower case (RFC 3986 makes the two equal). The length and every position are kept.
+ */
+export function upperEscapes(text: string): string {
+  return text.replace(/%[0-9a-fA-F]{2}/g, (hex) => hex.toUpperCase());
+}
+
+/** `text` with its percent-escapes in lower case (`%2F` → `%2f`): the other way an upstream may write them. */
+export function lowerEscapes(text: string): string {
+  return text.replace(/%[0-9a-fA-F]{2}/g, (hex) => hex.toLowerCase());
 }
 
 /** The windows of one length, and their rolling hashes, which spare a substring at every position. */
