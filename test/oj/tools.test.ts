@@ -911,6 +911,55 @@ describe("output caps: 102,400 bytes (+ suffix) and the output budget, the small
   });
 });
 
+describe("an upstream link of any length keeps the cut note within the budget", () => {
+  test("--max-output-bytes 20000, a 737-byte link and a 115 KB statement: one cut, by the tool, each half saying so", async () => {
+    const small = await startStdioServer({
+      args: ["--toolsets", "oj", "--oj-base-url", fake.url, "--oj-token", TOKEN, "--max-output-bytes", "20000"],
+    });
+    const link = `https://leetcode.com/problems/x/?ref=${"a".repeat(700)}`;
+    const content = Array.from({ length: 2_300 }, (_, i) => `<p>line ${i} ${"x".repeat(40)}</p>`).join("\n");
+    fake.override("GET", "/api/v1/problems/leetcode/longlink", () =>
+      Response.json({ id: "longlink", source: "leetcode", slug: "l", title: "L", link, content }),
+    );
+    try {
+      await small.client.listTools(); // the SDK client then validates structuredContent
+      const result = (await small.client.callTool({
+        name: "get_problem",
+        arguments: { source: "leetcode", id: "longlink" },
+      })) as unknown as {
+        content: { text: string }[];
+        structuredContent: { problem: { content: string; link: string }; truncated?: { continuation: string } };
+      };
+      const text = result.content[0].text;
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(20_000);
+      // The tool's own note, not the last resort's (which took the cut structuredContent for complete).
+      expect(text).not.toContain("output cut at");
+      expect(text).not.toContain("structuredContent holds the complete result");
+      const note = text.slice(text.lastIndexOf("\n[") + 1);
+      expect(note).toStartWith("[get_problem: text cut at ");
+      expect(note).toContain(`read the whole statement at ${link.slice(0, 117)}… (cut with …`);
+      expect(Buffer.byteLength(note)).toBeLessThan(600);
+      expect(text).toContain(`- Link: ${link}\n`);
+      const structured = result.structuredContent;
+      expect(Buffer.byteLength(JSON.stringify(structured))).toBeLessThanOrEqual(20_000);
+      expect(structured.problem.link).toBe(link);
+      expect(structured.problem.content).toMatch(/\[get_problem: cut at \d+ of \d+ bytes/);
+      expect(structured.truncated?.continuation).toStartWith(
+        "The statement (content) is cut to fit the output budget of 20000 bytes (--max-output-bytes); read the whole statement at https://leetcode.com/problems/x/",
+      );
+    } finally {
+      fake.clearOverrides();
+      await small.close();
+    }
+  });
+
+  test("a result that fits carries no truncated field", async () => {
+    const result = await call("get_problem", { source: "leetcode", id: "1" });
+    expect(result.isError).toBe(false);
+    expect(result.structured && "truncated" in result.structured).toBe(false);
+  });
+});
+
 describe("a statement that is most of the result keeps most of the budget in structuredContent too", () => {
   // Claude Code and VS Code show a model only structuredContent: a 100 KB statement was cut there
   // to nothing ("cut at 0 of 102417 bytes") under budgets up to 5,000 while the text kept 1,400.

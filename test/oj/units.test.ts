@@ -20,7 +20,8 @@ import {
 import { NO_DESCRIPTION, escapeMarkup, htmlToMarkdown, looksLikeHtml } from "../../src/toolsets/oj/html/to-markdown.ts";
 import type { UpstreamResponse } from "../../src/toolsets/oj/http.ts";
 import { createSanitizer } from "../../src/toolsets/oj/sanitize.ts";
-import { renderProblem, renderSimilar, renderStatus, toProblemView } from "../../src/toolsets/oj/render.ts";
+import { readRestOf, renderProblem, renderSimilar, renderStatus, toProblemView } from "../../src/toolsets/oj/render.ts";
+import { fitOutput } from "../../src/toolsets/oj/tools/shared.ts";
 import { normalizeQuery } from "../../src/toolsets/oj/tools/resolve-problem.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { oj } from "../../src/toolsets/oj/index.ts";
@@ -199,6 +200,56 @@ describe("output truncation (contract §6.4)", () => {
     const out = truncateOutput("中".repeat(40_000));
     expect(out.endsWith("... (truncated)")).toBe(true);
     expect(utf8(out).byteLength).toBe(102_399 + 17); // 34,133 whole 3-byte characters
+  });
+});
+
+describe("the output budget's cut note (contract §6.4)", () => {
+  const problemWith = (link: string | null) => ({
+    source: "leetcode",
+    id: "1",
+    title: "T",
+    slug: null,
+    difficulty: null,
+    tags: [],
+    link,
+    ac_rate: null,
+    rating: null,
+    content: "",
+  });
+
+  test("for any number of upstream links of any length: the cut text stays within the budget, each link shortened visibly", () => {
+    const statement = Array.from({ length: 3_000 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n");
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc
+            .tuple(fc.constantFrom("a", "中", "😀", "%2F"), fc.nat({ max: 3_000 }))
+            .map(([unit, count]) => `https://leetcode.com/problems/x/?ref=${unit.repeat(count)}`),
+          { minLength: 1, maxLength: 6 },
+        ),
+        fc.integer({ min: 1_000, max: 100_000 }),
+        (links, budget) => {
+          const rest = readRestOf(links.map(problemWith));
+          const text = fitOutput(statement, budget, "oj_get_daily_challenge", rest);
+          expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budget);
+          const note = text.slice(text.lastIndexOf("\n[") + 1);
+          expect(note).toContain(`read the whole statement at ${links[0].slice(0, 37)}`);
+          if (links.slice(0, 2).some((link) => Buffer.byteLength(link) > 120))
+            expect(note).toContain(" (cut with …: the whole link is on the Link line and in the link field).]");
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  test("a short link is named whole; a 700-byte one is cut to 120 bytes with …", () => {
+    expect(readRestOf([problemWith("https://leetcode.com/problems/two-sum/")])).toBe(
+      "read the whole statement at https://leetcode.com/problems/two-sum/",
+    );
+    const long = `https://leetcode.com/problems/x/?ref=${"a".repeat(700)}`;
+    expect(readRestOf([problemWith(long), problemWith(null)])).toBe(
+      `read the whole statement at ${long.slice(0, 117)}… (cut with …: the whole link is on the Link line and in the link field)`,
+    );
   });
 });
 

@@ -3,6 +3,7 @@
  * shapes, which `tools/list` shows as each tool's `outputSchema`.
  */
 import * as v from "valibot";
+import { byteLength, cutToBytes } from "../../core/text.ts";
 import { formatFixed, formatNumber, truncateOutput } from "./format.ts";
 import { htmlToMarkdown } from "./html/to-markdown.ts";
 import type { UpstreamProblem } from "./upstream.ts";
@@ -23,6 +24,16 @@ export const ProblemShape = v.object({
   content: v.pipe(v.string(), v.description("The statement as Markdown (converted from HTML when needed).")),
 });
 export type ProblemView = v.InferOutput<typeof ProblemShape>;
+
+/** Present when the output budget cut a statement in structuredContent: what was cut and where to read the rest. */
+export const TruncatedShape = v.optional(
+  v.pipe(
+    v.object({ continuation: v.string() }),
+    v.description(
+      "Present when a statement was cut to fit the output budget (--max-output-bytes): what was cut and where to read the rest.",
+    ),
+  ),
+);
 
 export const SimilarShape = v.object({
   query: v.pipe(v.string(), v.description("The query the server searched with (its rewritten query when it has one).")),
@@ -100,13 +111,33 @@ export function renderProblem(problem: ProblemView): string {
   ].join("\n");
 }
 
-/** What a text cut to the output budget tells the reader about the statements it could not show. */
+/** The cut note names at most this many links... */
+export const NOTE_LINKS = 2;
+/** ...each shown with at most this many bytes, so that the note fits the room the output budget keeps for it (600 bytes). */
+export const NOTE_LINK_BYTES = 120;
+
+/**
+ * What a text cut to the output budget tells the reader about the statements it could not show.
+ * The links come from the upstream and may be of any length: the note names the first
+ * NOTE_LINKS, each cut to NOTE_LINK_BYTES with `…` (the whole link stays on the Link line and in
+ * `link`). A longer note pushed the text over the budget, and the last resort cut it again.
+ */
 export function readRestOf(problems: readonly ProblemView[]): string {
   const links = problems.map((problem) => problem.link).filter((link): link is string => link !== null);
   // structuredContent is held to the same budget (issue 19), so the rest is only at the source.
-  return links.length > 0
-    ? `read the whole statement at ${links.map(oneLine).join(", ")}`
-    : "the rest of the statement is not available within this budget: start mcpkit with a larger --max-output-bytes";
+  if (links.length === 0)
+    return "the rest of the statement is not available within this budget: start mcpkit with a larger --max-output-bytes";
+  const named = links.slice(0, NOTE_LINKS).map(oneLine);
+  const shown = named.map((link) =>
+    byteLength(link) <= NOTE_LINK_BYTES ? link : `${cutToBytes(link, NOTE_LINK_BYTES - 3, "")}…`,
+  );
+  const more = links.length - named.length;
+  const cut = shown.some((link, index) => link !== named[index]);
+  return (
+    `read the whole statement at ${shown.join(", ")}` +
+    (more > 0 ? ` (and ${more} more link${more > 1 ? "s" : ""}: see the Link lines)` : "") +
+    (cut ? " (cut with …: the whole link is on the Link line and in the link field)" : "")
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { type Domain, isCalendarDate, todayFor } from "../dates.ts";
 import { rawBodyText } from "../http.ts";
-import { ProblemShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
+import { ProblemShape, TruncatedShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { UpstreamDaily, UpstreamDailyFetching, expectJson } from "../upstream.ts";
 import { LOGGER, type OjDeps, SCOPE, argumentFailure, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
@@ -34,6 +34,7 @@ const Output = v.object({
   date: v.string(),
   retry_after: v.nullable(v.number()),
   problems: v.array(ProblemShape),
+  truncated: TruncatedShape,
 });
 
 export function getDailyChallenge({ http }: OjDeps) {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { encodeComponent } from "../encode.ts";
-import { ProblemShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
+import { ProblemShape, TruncatedShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { sourceSchema } from "../sources.ts";
 import { UpstreamProblem, expectJson } from "../upstream.ts";
 import { type OjDeps, SCOPE, readOnly, success, upstreamFailure } from "./shared.ts";
@@ -17,7 +17,7 @@ const Input = v.strictObject({
   ),
 });
 
-const Output = v.object({ problem: ProblemShape });
+const Output = v.object({ problem: ProblemShape, truncated: TruncatedShape });
 
 export function getProblem({ http }: OjDeps) {
   return defineTool({

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { encodeComponent } from "../encode.ts";
-import { ProblemShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
+import { ProblemShape, TruncatedShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { UpstreamResolve, expectJson } from "../upstream.ts";
 import { type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
@@ -16,7 +16,11 @@ const Input = v.strictObject({
   ),
 });
 
-const Output = v.object({ resolved: v.object({ source: v.string(), id: v.string() }), problem: ProblemShape });
+const Output = v.object({
+  resolved: v.object({ source: v.string(), id: v.string() }),
+  problem: ProblemShape,
+  truncated: TruncatedShape,
+});
 
 export function resolveProblem({ http }: OjDeps) {
   return defineTool({

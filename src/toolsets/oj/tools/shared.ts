@@ -40,13 +40,34 @@ export function success(
   // Without a statement's link to point to, the output budget's last resort (which knows the
   // tool's arguments) cuts both halves and says what can be done about the rest.
   if (rest === undefined) return textResult(truncateOutput(markdown), structured);
+  const budget = context.outputBudget;
   const note = (shown: number, total: number) =>
-    `[${context.calledAs}: cut at ${shown} of ${total} bytes to fit the output budget of ${context.outputBudget} bytes (--max-output-bytes); ${rest}.]`;
+    `[${context.calledAs}: cut at ${shown} of ${total} bytes to fit the output budget of ${budget} bytes (--max-output-bytes); ${rest}.]`;
   return textResult(
-    fitOutput(markdown, context.outputBudget, context.calledAs, rest),
+    fitOutput(markdown, budget, context.calledAs, rest),
     // Claude Code and VS Code show a model only structuredContent: the statement there is cut too.
-    fitStructured(structured, context.outputBudget, note),
+    fitStructuredMarked(structured, budget, note, rest),
   );
+}
+
+/**
+ * `structured` cut to `budget` like the text, and, when it was cut, saying so in a top-level
+ * `truncated` field (declared by each outputSchema: `TruncatedShape`), whose room is kept before
+ * the cut. Without it the output budget's last resort, should it cut the text again, took the
+ * structuredContent for complete and said so.
+ */
+function fitStructuredMarked(
+  structured: Record<string, unknown>,
+  budget: number,
+  note: (shown: number, total: number) => string,
+  rest: string,
+): Record<string, unknown> {
+  if (fitStructured(structured, budget, note) === structured) return structured;
+  const truncated = {
+    continuation: `The statement (content) is cut to fit the output budget of ${budget} bytes (--max-output-bytes); ${rest}.`,
+  };
+  const room = byteLength(JSON.stringify({ truncated })) - 1; // the braces, less the comma that joins it
+  return { ...fitStructured(structured, Math.max(0, budget - room), note), truncated };
 }
 
 export function fitOutput(markdown: string, budget: number, calledAs: string, rest?: string): string {
