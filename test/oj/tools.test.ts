@@ -463,6 +463,63 @@ describe("find_similar_problems (T3)", () => {
   });
 });
 
+describe("an upstream link that is not http(s) is dropped (contract §7)", () => {
+  const bad = [
+    "javascript:alert(1)",
+    " JavaScript:alert(document.cookie)",
+    "java\nscript:alert(1)",
+    "data:text/html,<b>x",
+    "not a url",
+  ];
+
+  test("get_problem: the header says N/A and link is null; an HTTPS link in capitals is kept", async () => {
+    for (const link of bad) {
+      fake.override("GET", "/api/v1/problems/leetcode/badlink", () =>
+        Response.json({ id: "badlink", source: "leetcode", title: "Bad", link, content: "<p>x</p>" }),
+      );
+      try {
+        const result = await call("get_problem", { source: "leetcode", id: "badlink" });
+        expect(result.isError).toBe(false);
+        expect(result.text.split("\n")[4]).toBe("- Link: N/A");
+        expect((result.structured as { problem: { link: unknown } }).problem.link).toBeNull();
+        expect(result.text.toLowerCase()).not.toContain("script:");
+      } finally {
+        fake.clearOverrides();
+      }
+    }
+    fake.override("GET", "/api/v1/problems/leetcode/goodlink", () =>
+      Response.json({ id: "goodlink", source: "leetcode", title: "Good", link: "HTTPS://leetcode.com/problems/x/" }),
+    );
+    try {
+      const result = await call("get_problem", { source: "leetcode", id: "goodlink" });
+      expect((result.structured as { problem: { link: unknown } }).problem.link).toBe(
+        "HTTPS://leetcode.com/problems/x/",
+      );
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
+  test("find_similar_problems: such a row's link is null and its cell N/A", async () => {
+    fake.override("GET", "/api/v1/similar", () =>
+      Response.json({
+        rewritten_query: null,
+        results: bad.map((link, i) => ({ source: "leetcode", id: String(i), title: "T", link, similarity: 0.5 })),
+      }),
+    );
+    try {
+      const result = await call("find_similar_problems", { query: "shortest path" });
+      expect(result.isError).toBe(false);
+      const rows = (result.structured as { results: { link: unknown }[] }).results;
+      expect(rows.map((row) => row.link)).toEqual(bad.map(() => null));
+      expect(result.text.toLowerCase()).not.toContain("script:");
+      expect(result.text).not.toContain("data:");
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+});
+
 describe("resolve_problem (T4)", () => {
   test("the whole query is percent-encoded; the nested problem is rendered", async () => {
     let result: Called | undefined;

@@ -242,6 +242,12 @@ describe("the output budget's cut note (contract §6.4)", () => {
     );
   });
 
+  test("a link that is not http(s) is not named: the note says to raise the budget instead", () => {
+    const view = toProblemView({ id: "1", link: "javascript:alert(1)", content: "x" });
+    expect(view.link).toBeNull();
+    expect(readRestOf([view])).toStartWith("the rest of the statement is not available within this budget");
+  });
+
   test("a short link is named whole; a 700-byte one is cut to 120 bytes with …", () => {
     expect(readRestOf([problemWith("https://leetcode.com/problems/two-sum/")])).toBe(
       "read the whole statement at https://leetcode.com/problems/two-sum/",

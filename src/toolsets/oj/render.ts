@@ -83,11 +83,22 @@ export function toProblemView(problem: UpstreamProblem, fallbackSource = "leetco
     slug: problem.slug ?? null,
     difficulty: problem.difficulty ?? null,
     tags: problem.tags ?? [],
-    link: problem.link ?? null,
+    link: webLink(problem.link),
     ac_rate: problem.ac_rate ?? null,
     rating: problem.rating ?? null,
     content: truncateOutput(htmlToMarkdown(content)),
   };
+}
+
+/**
+ * The upstream's `link` when it is an http(s) URL, else null: a `javascript:` or `data:` link
+ * (which the HTML converter drops from `<a href>` too) never reaches the header, the cut note or
+ * structuredContent, where a client may render it as a link.
+ */
+export function webLink(link: string | null | undefined): string | null {
+  if (link == null || !URL.canParse(link)) return null;
+  const { protocol } = new URL(link);
+  return protocol === "http:" || protocol === "https:" ? link : null;
 }
 
 /**

@@ -3,7 +3,7 @@ import { type ToolContext, defineTool } from "../../../core/tool.ts";
 import { encodeComponent } from "../encode.ts";
 import { formatDecimal, utf8Length } from "../format.ts";
 import type { OjHttpClient, UpstreamResponse } from "../http.ts";
-import { SimilarShape, type SimilarView, renderSimilar } from "../render.ts";
+import { SimilarShape, type SimilarView, renderSimilar, webLink } from "../render.ts";
 import { UpstreamSimilar, expectJson } from "../upstream.ts";
 import { readSourceFilter, sourceSchema } from "../sources.ts";
 import { LOGGER, type OjDeps, SCOPE, argumentFailure, readOnly, success, upstreamFailure } from "./shared.ts";
@@ -134,7 +134,7 @@ export function findSimilarProblems({ http }: OjDeps) {
           id: row.id,
           title: row.title ?? null,
           difficulty: row.difficulty ?? null,
-          link: row.link ?? null,
+          link: webLink(row.link),
           similarity: row.similarity,
         })),
       };
