@@ -553,6 +553,20 @@ describe("resolve_problem (T4)", () => {
     expect(result.text).toStartWith("problem not found (leetcode:no-such-problem-slug)");
   });
 
+  test("problem: null with a 200,000-character id: the message quotes at most 500 characters of it", async () => {
+    const id = "x".repeat(200_000);
+    fake.override("GET", "/api/v1/resolve/long-id", () => Response.json({ source: "leetcode", id, problem: null }));
+    try {
+      const result = await call("resolve_problem", { query: "long-id" });
+      expect(result.isError).toBe(true);
+      expect(result.text).toBe(
+        `problem not found (leetcode:${"x".repeat(491)}…). Check the URL or ID, or call get_problem with an explicit source and id.`,
+      );
+    } finally {
+      fake.clearOverrides();
+    }
+  });
+
   test("leetcode/two-sum resolves (sent as leetcode:two-sum)", async () => {
     const targets = await targetsDuring(async () =>
       expect((await call("resolve_problem", { query: "leetcode/two-sum" })).text).toStartWith("# Two Sum"),

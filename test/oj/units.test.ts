@@ -297,6 +297,16 @@ describe("non-RFC fallback (contract §5)", () => {
     expect(formatApiError(response(502, '{"detail":"no title"}', true))).toBe('[502] {"detail":"no title"}');
   });
 
+  test("RFC 7807 title and detail are each cut to 500 scalar values with …, never splitting one", () => {
+    const title = `${"T".repeat(499)}😀${"t".repeat(200_000)}`;
+    const detail = "中".repeat(300_000);
+    const message = formatApiError(response(400, JSON.stringify({ status: 400, title, detail }), true));
+    expect(message).toBe(`[400] ${"T".repeat(499)}😀…: ${"中".repeat(500)}…`);
+    // Values within the bound are quoted whole, without a mark.
+    const whole = JSON.stringify({ status: 400, title: "a".repeat(500), detail: "b".repeat(500) });
+    expect(formatApiError(response(400, whole, true))).toBe(`[400] ${"a".repeat(500)}: ${"b".repeat(500)}`);
+  });
+
   test("a 503 or 429 with Retry-After gives the wait; other statuses and no header add nothing", () => {
     const rfc = '{"status":503,"title":"Service Unavailable","detail":"reindexing"}';
     expect(formatApiError({ ...response(503, rfc, true), retryAfterSeconds: 3600 })).toBe(

@@ -9,7 +9,8 @@ import { type UpstreamResponse, bodyText, rawBodyText } from "./http.ts";
 export const MAX_FALLBACK_SCALARS = 500;
 
 /**
- * `[{status}] {title}: {detail}` when the body is RFC 7807 JSON with a `title`; otherwise
+ * `[{status}] {title}: {detail}` when the body is RFC 7807 JSON with a `title` (each cut to 500
+ * scalar values, with `…`); otherwise
  * `[{http status}] {body}` with the body cut to 500 scalar values. A body whose Content-Type is
  * not JSON is never parsed. The text is sanitized before it is cut, so a cut never leaves part of
  * the token behind (§7).
@@ -23,7 +24,10 @@ function upstreamMessage(response: UpstreamResponse): string {
     const problem = parseProblemDetails(rawBodyText(response));
     if (problem) {
       const { text } = response.sanitize;
-      return text(`[${problem.status ?? response.status}] ${text(problem.title)}: ${text(problem.detail ?? "")}`);
+      // Each cut like the fallback's body, after sanitizing (a 1 MiB title was quoted whole).
+      return text(
+        `[${problem.status ?? response.status}] ${quotedUpstream(text(problem.title))}: ${quotedUpstream(text(problem.detail ?? ""))}`,
+      );
     }
   }
   return `[${response.status}] ${takeScalars(bodyText(response), MAX_FALLBACK_SCALARS)}`;
@@ -67,6 +71,16 @@ export function parseProblemDetails(text: string): ProblemDetails | undefined {
     status: typeof status === "number" ? status : undefined,
     detail: typeof detail === "string" ? detail : undefined,
   };
+}
+
+/**
+ * An upstream value (or one of the caller's) as an error message quotes it: at most `limit`
+ * scalar values, ending with `…` when cut, so that neither a 1 MiB RFC 7807 title nor a
+ * 200,000-character id reaches the message whole.
+ */
+export function quotedUpstream(text: string, limit = MAX_FALLBACK_SCALARS): string {
+  const kept = takeScalars(text, limit);
+  return kept.length < text.length ? `${kept}…` : text;
 }
 
 /** The first `limit` Unicode scalar values (code points) of `text`, never splitting one. */

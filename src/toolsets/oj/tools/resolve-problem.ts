@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
 import { encodeComponent } from "../encode.ts";
+import { quotedUpstream } from "../errors.ts";
 import { ProblemShape, TruncatedShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { UpstreamResolve, expectJson } from "../upstream.ts";
 import { type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
@@ -43,7 +44,7 @@ export function resolveProblem({ http }: OjDeps) {
       // The upstream answers 200 with `problem: null` when nothing matches (docs/contracts/oj.md §9).
       if (!problem) {
         return failure(
-          `problem not found (${source || "unknown"}:${id || query}). Check the URL or ID, or call get_problem with an explicit source and id.`,
+          `problem not found (${quotedUpstream(`${source || "unknown"}:${id || query}`)}). Check the URL or ID, or call get_problem with an explicit source and id.`,
         );
       }
       const view = toProblemView(problem, source || "leetcode");
