@@ -717,6 +717,33 @@ describe("the token never reaches the client (contract §7)", () => {
   });
 });
 
+describe("an id or query of '.' or '..' is an argument error, with no request (contract §4)", () => {
+  // The URL parser resolves dot segments: get_problem {id: ".."} requested GET /api/v1/problems/.
+  const calls: [string, string, Record<string, unknown>][] = [
+    ["get_problem", "id", { source: "leetcode" }],
+    ["resolve_problem", "query", {}],
+    ["find_similar_problems", "id", { source: "leetcode" }],
+  ];
+  for (const [tool, field, rest] of calls) {
+    test(`${tool}: "${field}"`, async () => {
+      for (const value of [".", "..", "  ..  "]) {
+        let result: Called | undefined;
+        const targets = await targetsDuring(async () => (result = await call(tool, { ...rest, [field]: value })));
+        expect(targets).toEqual([]);
+        expect(result).toEqual({
+          isError: true,
+          text: `Invalid arguments for ${tool}: "${field}": "." and ".." name no problem and would change the request's path (got ${JSON.stringify(value.trim())}). Fix the argument and call again.`,
+          structured: undefined,
+        });
+      }
+      // Dots inside a segment are ordinary characters.
+      const targets = await targetsDuring(() => call(tool, { ...rest, [field]: "..." }));
+      expect(targets.length).toBe(1);
+      expect(targets[0]).toContain("...");
+    });
+  }
+});
+
 describe("error classification (contract §5)", () => {
   test("an error body that is not JSON by Content-Type is shown raw, even when it looks like RFC 7807 (contract §3)", async () => {
     const rfc = '{"status":404,"title":"Not Found","detail":"problem not found"}';

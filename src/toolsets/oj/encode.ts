@@ -1,3 +1,5 @@
+import { shownValue } from "../../core/text.ts";
+
 /**
  * Percent-encoding of one path segment or query value, like Rust's `urlencoding::encode` used by
  * the reference: everything but `A-Z a-z 0-9 - _ . ~` is escaped, so `a/b` → `a%2Fb` and
@@ -9,4 +11,16 @@ export function encodeComponent(value: string): string {
     /[!'()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
+}
+
+/**
+ * `.` and `..` are left as they are by the encoding (and `%2E` would not help: the URL parser
+ * reads it as a dot too), and the URL parser then resolves them as dot segments:
+ * `/api/v1/problems/leetcode/..` requests `/api/v1/problems/`. Such a segment is refused as an
+ * argument error naming `field`, in the format of the other argument errors; undefined when
+ * `segment` (already trimmed) is fine.
+ */
+export function dotSegmentError(calledAs: string, field: string, segment: string): string | undefined {
+  if (segment !== "." && segment !== "..") return undefined;
+  return `Invalid arguments for ${calledAs}: "${field}": "." and ".." name no problem and would change the request's path (got ${shownValue(segment)}). Fix the argument and call again.`;
 }

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { type ToolContext, defineTool } from "../../../core/tool.ts";
-import { encodeComponent } from "../encode.ts";
+import { dotSegmentError, encodeComponent } from "../encode.ts";
 import { formatDecimal, utf8Length } from "../format.ts";
 import type { OjHttpClient, UpstreamResponse } from "../http.ts";
 import { SimilarShape, type SimilarView, renderSimilar, webLink } from "../render.ts";
@@ -117,6 +117,8 @@ export function findSimilarProblems({ http }: OjDeps) {
             "either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1').",
           );
         }
+        const dots = dotSegmentError(context.calledAs, "id", id);
+        if (dots) return argumentFailure(dots);
         response = await http.request(`/api/v1/similar/${encodeComponent(source)}/${encodeComponent(id)}?${common}`, {
           signal,
         });

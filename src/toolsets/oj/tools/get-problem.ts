@@ -1,10 +1,10 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
-import { encodeComponent } from "../encode.ts";
+import { dotSegmentError, encodeComponent } from "../encode.ts";
 import { ProblemShape, TruncatedShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { sourceSchema } from "../sources.ts";
 import { UpstreamProblem, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, readOnly, success, upstreamFailure } from "./shared.ts";
+import { type OjDeps, SCOPE, argumentFailure, readOnly, success, upstreamFailure } from "./shared.ts";
 
 const Input = v.strictObject({
   source: sourceSchema("Platform of the problem: leetcode, codeforces, atcoder, luogu or spoj (any letter case)."),
@@ -32,6 +32,8 @@ export function getProblem({ http }: OjDeps) {
     scope: SCOPE,
     async handler({ source, id: rawId }: v.InferOutput<typeof Input>, context) {
       const id = rawId.trim();
+      const dots = dotSegmentError(context.calledAs, "id", id);
+      if (dots) return argumentFailure(dots);
       const response = await http.request(`/api/v1/problems/${encodeComponent(source)}/${encodeComponent(id)}`, {
         signal: context.signal,
       });

@@ -1,10 +1,10 @@
 import * as v from "valibot";
 import { defineTool } from "../../../core/tool.ts";
-import { encodeComponent } from "../encode.ts";
+import { dotSegmentError, encodeComponent } from "../encode.ts";
 import { quotedUpstream } from "../errors.ts";
 import { ProblemShape, TruncatedShape, readRestOf, renderProblem, toProblemView } from "../render.ts";
 import { UpstreamResolve, expectJson } from "../upstream.ts";
-import { type OjDeps, SCOPE, failure, readOnly, success, upstreamFailure } from "./shared.ts";
+import { type OjDeps, SCOPE, argumentFailure, failure, readOnly, success, upstreamFailure } from "./shared.ts";
 
 const Input = v.strictObject({
   query: v.pipe(
@@ -37,6 +37,8 @@ export function resolveProblem({ http }: OjDeps) {
     scope: SCOPE,
     async handler(args: v.InferOutput<typeof Input>, context) {
       const query = normalizeQuery(args.query.trim());
+      const dots = dotSegmentError(context.calledAs, "query", query);
+      if (dots) return argumentFailure(dots);
       const response = await http.request(`/api/v1/resolve/${encodeComponent(query)}`, { signal: context.signal });
       const outcome = expectJson(response, UpstreamResolve);
       if (!outcome.ok) return upstreamFailure(context, outcome.message);
