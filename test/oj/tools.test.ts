@@ -340,10 +340,17 @@ describe("find_similar_problems (T3)", () => {
 
   test("query bounds: 'ab' and 2001 bytes are refused with no request (no fallback to source + id); 3 and 2000 are sent", async () => {
     const refused = await targetsDuring(async () => {
-      for (const query of ["ab", "x".repeat(2001), "中".repeat(700)]) {
+      for (const [query, said] of [
+        ["ab", 'describe the problem in a few more words (got 2 bytes: "ab")'],
+        ["x".repeat(2001), `shorten the query (got 2001 bytes: "${"x".repeat(78)}…)`],
+        ["中".repeat(700), `shorten the query (got 2100 bytes: "${"中".repeat(78)}…)`],
+      ]) {
         const result = await call("find_similar_problems", { query, source: "leetcode", id: "1" });
         expect(result.isError).toBe(true);
-        expect(result.text).toContain("query must be between 3 and 2000");
+        // Framed as every other argument error (core/invoke.ts describeArgumentIssues).
+        expect(result.text).toBe(
+          `Invalid arguments for find_similar_problems: "query": must be between 3 and 2000 characters, counted as UTF-8 bytes like the server counts them; ${said}. Fix the argument and call again.`,
+        );
       }
     });
     expect(refused).toEqual([]);
@@ -362,16 +369,20 @@ describe("find_similar_problems (T3)", () => {
 
   test("missing pair → isError; invalid limit and threshold → isError; none reach the server", async () => {
     const targets = await targetsDuring(async () => {
-      for (const args of [
-        {},
-        { source: "leetcode" },
-        { id: "1" },
-        { source: " ", id: "1" },
-        { query: "   ", id: "1" },
-      ]) {
+      for (const [args, field] of [
+        [{}, "query"],
+        [{ source: "leetcode" }, "id"],
+        [{ source: "leetcode", id: "  " }, "id"],
+        [{ id: "1" }, "source"],
+        [{ source: " ", id: "1" }, "source"],
+        [{ query: "   ", id: "1" }, "source"],
+      ] as const) {
         const result = await call("find_similar_problems", args);
-        expect(result).toMatchObject({ isError: true });
-        expect(result.text).toContain("either 'query' or both 'source' and 'id' must be provided");
+        expect(result).toEqual({
+          isError: true,
+          text: `Invalid arguments for find_similar_problems: "${field}": either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1'). Fix the argument and call again.`,
+          structured: undefined,
+        });
       }
       for (const [args, message] of [
         [{ query: "abc", limit: 0 }, "limit must be between 1 and 50"],
@@ -406,7 +417,7 @@ describe("find_similar_problems (T3)", () => {
       });
       expect(badFilter.isError).toBe(true);
       expect(badFilter.text).toBe(
-        'Invalid arguments for find_similar_problems: "source_filter": unknown source "hackerrank"; use one of: leetcode, codeforces, atcoder, luogu, spoj (comma-separated).',
+        'Invalid arguments for find_similar_problems: "source_filter": unknown source "hackerrank"; use one of: leetcode, codeforces, atcoder, luogu, spoj (comma-separated). Fix the argument and call again.',
       );
     });
     expect(targets).toEqual([]);

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { shownValue } from "../../../core/text.ts";
 import { type ToolContext, defineTool } from "../../../core/tool.ts";
 import { dotSegmentError, encodeComponent } from "../encode.ts";
 import { formatDecimal, utf8Length } from "../format.ts";
@@ -86,7 +87,7 @@ export function findSimilarProblems({ http }: OjDeps) {
       const { limit, threshold } = args;
       const { signal } = context;
       const filterCheck = readSourceFilter(args.source_filter ?? "");
-      if (!filterCheck.ok) return argumentFailure(`Invalid arguments for ${context.calledAs}: ${filterCheck.message}.`);
+      if (!filterCheck.ok) return argumentFailure(invalid(context.calledAs, filterCheck.message));
       const filter = filterCheck.value;
       const common = `limit=${limit}&threshold=${formatDecimal(threshold)}${filter ? `&source=${encodeComponent(filter)}` : ""}`;
       const query = args.query?.trim() ?? "";
@@ -97,9 +98,12 @@ export function findSimilarProblems({ http }: OjDeps) {
         // Mode B. An invalid query is an error; it never falls back to source + id.
         const bytes = utf8Length(withoutSurroundingQuotes(query));
         if (bytes < QUERY_MIN_BYTES || bytes > QUERY_MAX_BYTES) {
+          const advice = bytes < QUERY_MIN_BYTES ? "describe the problem in a few more words" : "shorten the query";
           return argumentFailure(
-            `query must be between ${QUERY_MIN_BYTES} and ${QUERY_MAX_BYTES} characters, counted as UTF-8 bytes like the server counts them (got ${bytes} bytes); ` +
-              (bytes < QUERY_MIN_BYTES ? "describe the problem in a few more words." : "shorten the query."),
+            invalid(
+              context.calledAs,
+              `"query": must be between ${QUERY_MIN_BYTES} and ${QUERY_MAX_BYTES} characters, counted as UTF-8 bytes like the server counts them; ${advice} (got ${bytes} bytes: ${shownValue(query)})`,
+            ),
           );
         }
         response = await searchByText(
@@ -113,8 +117,13 @@ export function findSimilarProblems({ http }: OjDeps) {
         const source = args.source ?? "";
         const id = args.id?.trim() ?? "";
         if (source === "" || id === "") {
+          // The argument to give: the missing half of a pair, else the query.
+          const field = source !== "" ? "id" : id !== "" ? "source" : "query";
           return argumentFailure(
-            "either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1').",
+            invalid(
+              context.calledAs,
+              `"${field}": either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1')`,
+            ),
           );
         }
         const dots = dotSegmentError(context.calledAs, "id", id);
@@ -143,6 +152,11 @@ export function findSimilarProblems({ http }: OjDeps) {
       return success(context, renderSimilar(similar), similar);
     },
   });
+}
+
+/** An argument error in the words of every other one (core/invoke.ts describeArgumentIssues). */
+function invalid(calledAs: string, said: string): string {
+  return `Invalid arguments for ${calledAs}: ${said}. Fix the argument and call again.`;
 }
 
 interface TextSearch {
