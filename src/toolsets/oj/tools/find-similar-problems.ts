@@ -85,54 +85,13 @@ export function findSimilarProblems({ http }: OjDeps) {
     scope: SCOPE,
     async handler(args: v.InferOutput<typeof Input>, context) {
       const { limit, threshold } = args;
-      const { signal } = context;
       const filterCheck = readSourceFilter(args.source_filter ?? "");
       if (!filterCheck.ok) return argumentFailure(invalid(context.calledAs, filterCheck.message));
       const filter = filterCheck.value;
       const common = `limit=${limit}&threshold=${formatDecimal(threshold)}${filter ? `&source=${encodeComponent(filter)}` : ""}`;
-      const query = args.query?.trim() ?? "";
-
-      let response: UpstreamResponse;
-      let label: string;
-      if (query !== "") {
-        // Mode B. An invalid query is an error; it never falls back to source + id.
-        const bytes = utf8Length(withoutSurroundingQuotes(query));
-        if (bytes < QUERY_MIN_BYTES || bytes > QUERY_MAX_BYTES) {
-          const advice = bytes < QUERY_MIN_BYTES ? "describe the problem in a few more words" : "shorten the query";
-          return argumentFailure(
-            invalid(
-              context.calledAs,
-              `"query": must be between ${QUERY_MIN_BYTES} and ${QUERY_MAX_BYTES} characters, counted as UTF-8 bytes like the server counts them; ${advice} (got ${bytes} bytes: ${shownValue(query)})`,
-            ),
-          );
-        }
-        response = await searchByText(
-          http,
-          textSearch,
-          { query, common, body: { limit, threshold, source: filter } },
-          context,
-        );
-        label = query;
-      } else {
-        const source = args.source ?? "";
-        const id = args.id?.trim() ?? "";
-        if (source === "" || id === "") {
-          // The argument to give: the missing half of a pair, else the query.
-          const field = source !== "" ? "id" : id !== "" ? "source" : "query";
-          return argumentFailure(
-            invalid(
-              context.calledAs,
-              `"${field}": either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1')`,
-            ),
-          );
-        }
-        const dots = dotSegmentError(context.calledAs, "id", id);
-        if (dots) return argumentFailure(dots);
-        response = await http.request(`/api/v1/similar/${encodeComponent(source)}/${encodeComponent(id)}?${common}`, {
-          signal,
-        });
-        label = `${source} ${id}`;
-      }
+      const asked = await askUpstream(http, textSearch, args, { common, filter }, context);
+      if (typeof asked === "string") return argumentFailure(asked);
+      const { response, label } = asked;
 
       const outcome = expectJson(response, UpstreamSimilar);
       if (!outcome.ok) return upstreamFailure(context, outcome.message);
@@ -152,6 +111,48 @@ export function findSimilarProblems({ http }: OjDeps) {
       return success(context, renderSimilar(similar), similar);
     },
   });
+}
+
+/**
+ * Sends the search the arguments ask for: by text (mode B; an invalid query is an error, never a
+ * fall-back to source + id), else by source and id. Returns the answer and the label naming the
+ * search, or the argument error to answer instead.
+ */
+async function askUpstream(
+  http: OjHttpClient,
+  textSearch: { post: boolean },
+  args: v.InferOutput<typeof Input>,
+  { common, filter }: { common: string; filter: string | undefined },
+  context: Pick<ToolContext, "signal" | "notify" | "calledAs">,
+): Promise<{ response: UpstreamResponse; label: string } | string> {
+  const { limit, threshold } = args;
+  const query = args.query?.trim() ?? "";
+  if (query !== "") {
+    const bytes = utf8Length(withoutSurroundingQuotes(query));
+    if (bytes < QUERY_MIN_BYTES || bytes > QUERY_MAX_BYTES) {
+      const advice = bytes < QUERY_MIN_BYTES ? "describe the problem in a few more words" : "shorten the query";
+      return invalid(
+        context.calledAs,
+        `"query": must be between ${QUERY_MIN_BYTES} and ${QUERY_MAX_BYTES} characters, counted as UTF-8 bytes like the server counts them; ${advice} (got ${bytes} bytes: ${shownValue(query)})`,
+      );
+    }
+    const body = { limit, threshold, source: filter };
+    return { response: await searchByText(http, textSearch, { query, common, body }, context), label: query };
+  }
+  const source = args.source ?? "";
+  const id = args.id?.trim() ?? "";
+  if (source === "" || id === "") {
+    // The argument to give: the missing half of a pair, else the query.
+    const field = source !== "" ? "id" : id !== "" ? "source" : "query";
+    return invalid(
+      context.calledAs,
+      `"${field}": either 'query' or both 'source' and 'id' must be provided: pass a text query, or a problem's source and id (e.g. source 'leetcode', id '1')`,
+    );
+  }
+  const dots = dotSegmentError(context.calledAs, "id", id);
+  if (dots) return dots;
+  const path = `/api/v1/similar/${encodeComponent(source)}/${encodeComponent(id)}?${common}`;
+  return { response: await http.request(path, { signal: context.signal }), label: `${source} ${id}` };
 }
 
 /** An argument error in the words of every other one (core/invoke.ts describeArgumentIssues). */
