@@ -153,6 +153,9 @@ describe("get_daily_challenge (T1)", () => {
       { status: "fetching", retry_after: -5 },
       { status: "fetching", retry_after: 2.5 },
       {},
+      // Past a day: no wait a caller can act on ("retry after 1e+300 seconds").
+      { status: "fetching", retry_after: 1e300 },
+      { status: "fetching", retry_after: 86_401 },
     ];
     let next = 0;
     fake.override("GET", "/api/v1/daily", () => Response.json(answers[next++], { status: 202 }));
@@ -162,7 +165,7 @@ describe("get_daily_challenge (T1)", () => {
         texts.push((await call("get_daily_challenge", { date: "2021-01-02" })).text);
       expect(texts).toEqual([
         "The daily challenge is currently being fetched. Please retry after 12 seconds.",
-        ...Array(3).fill("The daily challenge is currently being fetched. Please retry later."),
+        ...Array(5).fill("The daily challenge is currently being fetched. Please retry later."),
       ]);
     } finally {
       fake.clearOverrides();

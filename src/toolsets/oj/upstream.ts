@@ -39,7 +39,13 @@ export const UpstreamDaily = v.union([
   UpstreamProblem,
 ]);
 
-export const UpstreamDailyFetching = v.object({ retry_after: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+/**
+ * The crawler's 202. A wait past a day is no wait a caller can act on (a hostile `1e300` read
+ * "retry after 1e+300 seconds"): it fails the schema, and the answer says "retry later".
+ */
+export const UpstreamDailyFetching = v.object({
+  retry_after: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(86_400)),
+});
 
 export const UpstreamSimilar = v.object({
   rewritten_query: text,
