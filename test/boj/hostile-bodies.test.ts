@@ -135,6 +135,36 @@ describe("a data page is at most what BOJ pages at (250 series, 60,000 points), 
   }, 120_000);
 });
 
+describe("a database's metadata is at most about twice all of BOJ's series", () => {
+  test("the red team's 20,000,000 empty entries (60 MB, under the metadata byte cap) are refused before JSON.parse, and so is such a CSV", async () => {
+    const peer = await openPeer();
+    try {
+      const n = 20_000_000;
+      fake.enqueue({
+        kind: "raw",
+        status: 200,
+        body: `{${ENVELOPE},"DB":"FM08","RESULTSET":[${Array(n).fill("{}").join(",")}]}`,
+      });
+      const answer = await callTool(peer, "boj_get_metadata", { db: "FM08", limit: 1 });
+      expect(answer.error?.data).toMatchObject({ error_type: "DECODE_ERROR" });
+      expect(answer.error?.message).toContain("more than 300,000 entries");
+      expect(answer.error?.message).toContain("--boj-base-url");
+      // Before: decoded, 7.8 GB and 20 s. Now the body, read and scanned.
+      expect(peer.memoryMiB("VmHWM")).toBeLessThan(600);
+      fake.enqueue({
+        kind: "raw",
+        status: 200,
+        contentType: "text/csv",
+        body: `STATUS,200\nMESSAGEID,M181000I\n${"SERIES_CODE\n".repeat(300_100)}`,
+      });
+      const csv = await callTool(peer, "boj_get_metadata", { db: "FM08", format: "csv", limit: 1 });
+      expect(csv.error?.message).toContain("more than 300,000 entries");
+    } finally {
+      await peer.end();
+    }
+  }, 120_000);
+});
+
 describe("the byte cap by default", () => {
   test("a data page's body is read at most 32 MiB (the red team's 44 MB series is never parsed); a metadata body keeps 64 MiB", async () => {
     const peer = await openPeer();

@@ -13,7 +13,14 @@ import { column, csvRows, headMeta, readHead } from "./csv-table.ts";
 import { nextPositionField, numberFromText, textField } from "./fields.ts";
 import type { DecodedData } from "./json.ts";
 import { metadataEntry } from "./json.ts";
-import { MAX_PAGE_POINTS, MAX_PAGE_SERIES, tooManyPoints, tooManySeries } from "./limits.ts";
+import {
+  MAX_METADATA_ENTRIES,
+  MAX_PAGE_POINTS,
+  MAX_PAGE_SERIES,
+  tooManyEntries,
+  tooManyPoints,
+  tooManySeries,
+} from "./limits.ts";
 import { type DataKind, parameterEcho } from "./shape.ts";
 
 function csvText(body: RawBody, lang: "jp" | "en"): { bytes: Uint8Array; decoders: TextDecoder[] } {
@@ -37,9 +44,14 @@ export function decodeDataCsv(body: RawBody, lang: "jp" | "en", kind: DataKind):
 const MAX_CSV_LINES = MAX_PAGE_POINTS + 64;
 
 function refuseLongerThanAPage(bytes: Uint8Array): void {
+  refuseLongerThan(bytes, MAX_CSV_LINES, tooManyPoints);
+}
+
+/** Counts lines on the bytes and refuses a body of more than `most`, before any row becomes cells. */
+function refuseLongerThan(bytes: Uint8Array, most: number, tooMany: () => Error): void {
   let lines = 0;
   for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) {
-    if (++lines > MAX_CSV_LINES) throw tooManyPoints();
+    if (++lines > most) throw tooMany();
   }
 }
 
@@ -108,6 +120,7 @@ function decodeDataRows(rows: string[][], kind: DataKind): DecodedData {
 
 export function decodeMetadataCsv(body: RawBody, lang: "jp" | "en"): Omit<MetadataOutput, "raw"> {
   const { bytes, decoders } = csvText(body, lang);
+  refuseLongerThan(bytes, MAX_METADATA_ENTRIES + 64, tooManyEntries);
   const rows = csvRows(decodeWith(decoders, bytes, "The CSV body"));
   const head = readHead(rows);
   const meta = headMeta(head);

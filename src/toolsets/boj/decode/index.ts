@@ -12,7 +12,14 @@ import type { BojRequest } from "../validation.ts";
 import { decodeCsvText, decodeUtf8, excerpt, looksLikeJson, type RawBody } from "./body.ts";
 import { decodeDataCsv, decodeMetadataCsv } from "./csv.ts";
 import { type DecodedData, decodeDataJson, decodeMetadataJson } from "./json.ts";
-import { MAX_JSON_DEPTH, MAX_PAGE_JSON_VALUES, tooDeep, tooManyValues } from "./limits.ts";
+import {
+  MAX_JSON_DEPTH,
+  MAX_METADATA_JSON_VALUES,
+  MAX_PAGE_JSON_VALUES,
+  tooDeep,
+  tooManyEntries,
+  tooManyValues,
+} from "./limits.ts";
 import type { DataKind } from "./shape.ts";
 
 export type { RawBody } from "./body.ts";
@@ -29,12 +36,12 @@ type Route = { as: "json"; text: string } | { as: "csv" };
  * `maxValues`: the most JSON values the answer can hold (a data page's are bounded by BOJ's paging;
  * a database's metadata is not).
  */
-function route(body: RawBody, request: BojRequest, maxValues: number): Route {
+function route(body: RawBody, request: BojRequest, maxValues: number, tooMany = tooManyValues): Route {
   if (looksLikeJson(body.bytes)) {
     // Counted on the bytes, before the text and JSON.parse's objects are made.
     const over = jsonShapeOver(body.bytes, MAX_JSON_DEPTH, maxValues);
     if (over === "depth") throw tooDeep();
-    if (over === "values") throw tooManyValues();
+    if (over === "values") throw tooMany();
     return { as: "json", text: decodeUtf8(body.bytes, "The JSON body") };
   }
   if (body.httpStatus >= 500)
@@ -76,7 +83,7 @@ function decodeData(body: RawBody, request: BojRequest, kind: DataKind): Decoded
 }
 
 function decodeMetadata(body: RawBody, request: BojRequest): Decoded<Omit<MetadataOutput, "raw">> {
-  const routed = route(body, request, Number.POSITIVE_INFINITY);
+  const routed = route(body, request, MAX_METADATA_JSON_VALUES, tooManyEntries);
   if (routed.as === "json") return { output: decodeMetadataJson(routed.text), raw: () => routed.text };
   return { output: decodeMetadataCsv(body, request.lang), raw: () => decodeCsvText(body, request.lang) };
 }

@@ -53,3 +53,19 @@ export function tooManyValues(): Error {
     `The JSON body holds more than ${MAX_PAGE_JSON_VALUES.toLocaleString("en-US")} values (arrays, objects and their items), the most a page of ${MAX_PAGE_SERIES.toLocaleString("en-US")} series and ${MAX_PAGE_POINTS.toLocaleString("en-US")} data points needs: ${PAGE}, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
   );
 }
+
+/**
+ * Entries of one database's metadata: BOJ does not bound them, but all 50 databases together hold
+ * about 157,000 series; this is about twice that in one. A body of 20,000,000 `{}` (60 MB, under
+ * the 64 MiB metadata cap) took 7.8 GB to decode before it was bounded.
+ */
+export const MAX_METADATA_ENTRIES = 300_000;
+
+/** JSON values of a metadata answer at that cap: an entry is an object of 18 fields; 24 leaves room. */
+export const MAX_METADATA_JSON_VALUES = 24 * MAX_METADATA_ENTRIES;
+
+export function tooManyEntries(): Error {
+  return decodeError(
+    `The metadata body holds more than ${MAX_METADATA_ENTRIES.toLocaleString("en-US")} entries (or their ${MAX_METADATA_JSON_VALUES.toLocaleString("en-US")} JSON values), and all of BOJ's 50 databases together hold about 157,000 series, so it is not BOJ's answer: ${BASE_URL_HINT}.`,
+  );
+}
