@@ -190,8 +190,14 @@ describe("the byte cap by default", () => {
       fake.enqueue({ kind: "oversize", bytes: 2 * 1024 * 1024 }, { kind: "oversize", bytes: 2 * 1024 * 1024 });
       const data = await callTool(peer, "boj_get_data_code", dataCall);
       expect(data.error?.message).toContain("1048576-byte cap (--boj-max-body-bytes)");
+      expect(data.error?.message).toContain("narrow the request (fewer codes or a shorter period)");
       const metadata = await callTool(peer, "boj_get_metadata", { db: "FM08" });
       expect(metadata.error?.message).toContain("1048576-byte cap (--boj-max-body-bytes)");
+      // A catalogue comes whole: no argument narrows it (it advised fewer codes, which metadata takes none of).
+      expect(metadata.error?.message).toContain(
+        "only a larger cap reads it: ask the user to raise --boj-max-body-bytes",
+      );
+      expect(metadata.error?.message).not.toContain("fewer codes");
     } finally {
       await peer.end();
     }

@@ -134,15 +134,24 @@ export class BojClient {
     return Math.max(MAX_RETRY_AFTER_WAIT_MS, this.config.retryBackoffMs * 2 ** Math.max(0, this.config.retryMax - 1));
   }
 
-  private bodyCap(request: BojRequest): number {
+  /** How large a body may be, and what helps when one is larger. */
+  private bodyCap(request: BojRequest): BodyCap {
     const data = request.endpoint !== "getMetadata";
-    return (data ? this.config.maxDataBodyBytes : undefined) ?? this.config.maxBodyBytes;
+    const bytes = (data ? this.config.maxDataBodyBytes : undefined) ?? this.config.maxBodyBytes;
+    return data
+      ? { bytes, advice: "narrow the request (fewer codes or a shorter period)" }
+      : {
+          bytes,
+          // query, frequency and limit filter the catalogue after it arrived: none makes the body smaller.
+          advice:
+            "a database's catalogue comes whole, whatever query or limit asks, so only a larger cap reads it: ask the user to raise --boj-max-body-bytes",
+        };
   }
 
   private async fetchOnce(
     url: string,
     callerSignal: AbortSignal,
-    maxBodyBytes: number,
+    cap: BodyCap,
   ): Promise<{ body: RawBody; retryAfterMs: number | undefined }> {
     const timeout = AbortSignal.timeout(this.config.timeoutMs);
     const signal = AbortSignal.any([callerSignal, timeout]);
@@ -178,7 +187,7 @@ export class BojClient {
     }
     this.log.debug("BOJ response", { url, status: response.status });
     try {
-      const bytes = await readWholeBodyOrRefuse(response, maxBodyBytes, signal);
+      const bytes = await readWholeBodyOrRefuse(response, cap, signal);
       return {
         body: { bytes, httpStatus: response.status, contentType: response.headers.get("content-type") ?? "" },
         retryAfterMs: parseRetryAfter(response.headers.get("retry-after"), this.now()),
@@ -258,15 +267,19 @@ function failureFields(request: BojRequest, error: BojError): Record<string, unk
  * hostile body becomes a DECODE_ERROR instead of exhausting memory. (Unlike oj's reader, nothing
  * is truncated: half a BOJ page would decode to wrong data.)
  */
+/** The most bytes of a body read, and what to do about a larger one. */
+export interface BodyCap {
+  bytes: number;
+  advice: string;
+}
+
 export async function readWholeBodyOrRefuse(
   response: Response,
-  maxBytes: number,
+  { bytes: maxBytes, advice }: BodyCap,
   signal: AbortSignal,
 ): Promise<Uint8Array> {
   const tooBig = (size: string) =>
-    decodeError(
-      `the response body is ${size}, over the ${maxBytes}-byte cap (--boj-max-body-bytes); narrow the request (fewer codes or a shorter period).`,
-    );
+    decodeError(`the response body is ${size}, over the ${maxBytes}-byte cap (--boj-max-body-bytes); ${advice}.`);
   const declared = Number(response.headers.get("content-length"));
   // Content-Length counts compressed bytes when the body is gzipped, so it only rules out identity bodies.
   if (!response.headers.get("content-encoding") && declared > maxBytes) {
