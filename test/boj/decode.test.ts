@@ -394,6 +394,25 @@ describe("CSV", () => {
     ).toMatch(/CSV row 3 \(series A\).*not a number/);
   });
 
+  test("a value that is no finite decimal number is a DECODE_ERROR, not Infinity or a hexadecimal reading", () => {
+    // Before: 1e400 became Infinity (shown in the text, null in structuredContent), "0x10" 16, "0b11" 3.
+    const json = (value: string) =>
+      `{"STATUS":200,"RESULTSET":[{"SERIES_CODE":"A","VALUES":{"SURVEY_DATES":[202401],"VALUES":[${value}]}}]}`;
+    for (const value of ["1e400", "-1e400", '"0x10"', '"0b11"', '"Infinity"', '"1e400"']) {
+      const error = failure(() => decodeDataBody(body(json(value)), jsonRequest, "code"));
+      expect({ value, type: error.type }).toEqual({ value, type: "DECODE_ERROR" });
+    }
+    for (const value of ["0x10", "Infinity", "1e999"]) {
+      const csv = `STATUS,200\nSERIES_CODE,SURVEY_DATES,VALUES\nA,202401,${value}\n`;
+      expect(failure(() => decodeDataBody(body(csv, 200, "text/csv"), csvEn, "code")).type).toBe("DECODE_ERROR");
+    }
+    // BOJ's own forms still read: decimals, signs, exponents, and the missing words.
+    const read = decodeDataBody(body(json('"-1.5e3"')), jsonRequest, "code").output.series[0].points[0].value;
+    expect(read).toBe(-1500);
+    expect(decodeDataBody(body(json('".5"')), jsonRequest, "code").output.series[0].points[0].value).toBe(0.5);
+    expect(decodeDataBody(body(json('"ND"')), jsonRequest, "code").output.series[0].points[0].value).toBeNull();
+  });
+
   test("a CSV without a STATUS row or a needed column is a DECODE_ERROR", () => {
     expect(failure(() => decodeDataBody(body("a,b\n1,2", 200, "text/csv"), csvEn, "code")).message).toMatch(
       /no STATUS row/,

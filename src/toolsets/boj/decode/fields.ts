@@ -36,19 +36,32 @@ export function textField(value: unknown): string | null {
 
 /** A data value: number, or null when missing. Anything else is a decode error naming where. */
 export function valueField(value: unknown, where: () => string): number | null {
-  if (typeof value === "number") return value;
+  if (typeof value === "number") return finite(value, String(value), where);
   if (value === null || value === undefined) return null;
   if (typeof value === "string") return numberFromText(value, where);
   throw decodeError(`${where()} has a value of type ${typeof value}; expected a number or null.`);
 }
 
+/**
+ * A decimal number as BOJ writes one (digits, a point, an exponent). `Number` alone also took
+ * `0x10`, `0b11` and `Infinity`, and JSON's `1e400` is Infinity, which the text showed while
+ * structuredContent (JSON) showed null, as if missing: each is a decode error instead.
+ */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
 export function numberFromText(text: string, where: () => string): number | null {
   const trimmed = text.trim();
   if (isMissingWord(trimmed)) return null;
-  const number = Number(trimmed);
-  if (Number.isNaN(number) || trimmed === "")
+  if (!DECIMAL.test(trimmed))
     throw decodeError(`${where()} has the value ${JSON.stringify(text.slice(0, 40))}, which is not a number.`);
-  return number;
+  return finite(Number(trimmed), trimmed, where);
+}
+
+function finite(number: number, written: string, where: () => string): number {
+  if (Number.isFinite(number)) return number;
+  throw decodeError(
+    `${where()} has the value ${JSON.stringify(written.slice(0, 40))}, which is no finite number (beyond ±1.8e308).`,
+  );
 }
 
 /** A survey date (YYYY, YYYYHH, YYYYQQ, YYYYMM or YYYYMMDD) as text; a null date is kept as null. */

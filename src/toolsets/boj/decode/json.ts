@@ -137,7 +137,11 @@ function decodeSeries(row: unknown, index: number, dateText: (date: unknown) => 
     const value = values[i];
     points[i] = {
       survey_date: dateText(dates[i]),
-      value: typeof value === "number" ? value : valueField(value, () => `Series ${code}, point ${i + 1},`),
+      // A finite number is taken as it is; anything else (1e400 parses to Infinity) goes to the check.
+      value:
+        typeof value === "number" && Number.isFinite(value)
+          ? value
+          : valueField(value, () => `Series ${code}, point ${i + 1},`),
     };
   }
   return {
