@@ -79,7 +79,8 @@ export function readOptions<S extends v.GenericSchema<Record<string, unknown>, u
   const spec = specs.find((s) => s.name === key);
   const where = spec ? describeOption(spec) : "configuration";
   const shown = typeof issue.input === "string" ? withoutCredentials(issue.input) : issue.input;
-  const got = issue.input === undefined ? "" : ` (got ${JSON.stringify(shown)})`;
+  // A secret's value is never repeated, not even a short wrong one (it may be the real one, mistyped).
+  const got = issue.input === undefined ? "" : spec?.secret ? " (value not shown)" : ` (got ${JSON.stringify(shown)})`;
   throw new ConfigError(`invalid ${where}: ${issue.message}${got}`);
 }
 

@@ -15,7 +15,7 @@ import {
 } from "../../src/core/options.ts";
 import { httpOptions } from "../../src/mcp/http/config.ts";
 import { toolsetModules } from "../../src/toolsets/index.ts";
-import { runCli } from "../support/mcp.ts";
+import { REPO_ROOT, runCli } from "../support/mcp.ts";
 
 const declared: readonly OptionSpec[] = [
   ...coreOptions,
@@ -50,6 +50,20 @@ describe("options declared once", () => {
     expect(() => readDeclared(specs, { "x-count": "70" })).toThrow(ConfigError);
     expect(() => readDeclared(specs, { "x-count": "70" })).toThrow("--x-count (X_COUNT)");
     expect(defaultTextOf(specs[0])).toBe("3");
+  });
+
+  test("a secret option's refused value is never repeated, from the flag or from its variable", async () => {
+    const flag = await runCli(["tools", "--toolsets", "fs", "--root", REPO_ROOT, "--fs-cursor-secret", "short123"]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("--fs-cursor-secret (MCPKIT_FS_CURSOR_SECRET): expected at least 16 characters");
+    expect(flag.stderr).toContain("(value not shown)");
+    // It was repeated whole: (got "short123").
+    expect(flag.stderr).not.toContain("short123");
+    const variable = await runCli(["tools", "--toolsets", "fs", "--root", REPO_ROOT], {
+      env: { MCPKIT_FS_CURSOR_SECRET: "tiny-secret" },
+    });
+    expect(variable.code).toBe(2);
+    expect(variable.stderr).not.toContain("tiny-secret");
   });
 });
 
