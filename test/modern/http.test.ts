@@ -91,6 +91,19 @@ describe("the _meta envelope and the version", () => {
       requested: "2099-01-01",
     });
   });
+
+  test("the requested version is echoed at most 80 characters; a method named like Object's own is simply unknown", async () => {
+    const huge = "9".repeat(4_000); // mirrored in the MCP-Protocol-Version header, which Bun caps near 16 KB
+    const body = request("tools/list", { _meta: meta({ "io.modelcontextprotocol/protocolVersion": huge }) }, 8);
+    const { response } = await post(server.url, body);
+    expect(response.error.code).toBe(-32022);
+    // It came back whole (900 KB over stdio, where no header caps it).
+    expect(response.error.data.requested).toBe(`${"9".repeat(80)}…`);
+    for (const method of ["constructor", "toString", "__proto__"]) {
+      const unknown = await post(server.url, request(method, { _meta: meta() }, 9));
+      expect(unknown.response.error.message).toBe(`Method not found: ${JSON.stringify(method)}.`);
+    }
+  });
 });
 
 describe("request headers mirror the body (400 HeaderMismatch -32020)", () => {

@@ -6,7 +6,7 @@
  * handlers the legacy era uses. No session, no state between requests: any process can answer
  * any request. Nothing here loads the MCP SDK.
  */
-import { shownValue } from "../../core/text.ts";
+import { shortened, shownValue } from "../../core/text.ts";
 import {
   CLIENT_LOG_LEVELS,
   type ClientLogLevel,
@@ -136,7 +136,8 @@ export function checkVersion(envelope: Envelope): void {
     MODERN_ERROR.UnsupportedProtocolVersion,
     `Unsupported protocol version ${JSON.stringify(requested.slice(0, 40))}: send ${META.protocolVersion} "2026-07-28" in params._meta, or open a 2025-11-25 (or earlier) connection with initialize.`,
     400,
-    { supported: [...SUPPORTED_VERSIONS], requested },
+    // The client's value, of any size: as the message repeats it, shortened (900 KB came back whole).
+    { supported: [...SUPPORTED_VERSIONS], requested: shortened(requested, 80) },
   );
 }
 
@@ -183,7 +184,8 @@ export async function answer(
 
 /** -32601, HTTP 404, built without an error object (its stack trace was most of the cost). */
 function methodNotFoundReply(method: string): Reply {
-  const removed = REMOVED[method];
+  // Own keys only: a client's method name (`constructor`, `toString`) must not find Object's.
+  const removed = Object.hasOwn(REMOVED, method) ? REMOVED[method] : undefined;
   const name = JSON.stringify(method.slice(0, 100));
   const message = removed ? `Method not found: ${name}: ${removed}.` : `Method not found: ${name}.`;
   return { ok: false, error: { code: ErrorCode.MethodNotFound, message }, status: 404 };
