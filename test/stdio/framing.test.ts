@@ -102,6 +102,27 @@ describe("the cost of parsing one line is bounded", () => {
     expect(await peer.end()).toBe(0);
   });
 
+  test("a line that is not valid UTF-8 is a parse error (-32700), not read with its bytes replaced; the server keeps answering", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(legacyOpening());
+    await peer.linesRead(1);
+    // An id holding the bytes FF FE: read leniently it came back as "\uFFFD\uFFFD", an id the client never sent.
+    const line = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","method":"ping"}\n'),
+    ]);
+    peer.child.stdin.write(line);
+    await peer.write(`${ping(3)}\n`);
+    await peer.linesRead(3);
+    const [refusal, pong] = parsed(peer.lines.slice(1));
+    expect(refusal.error.code).toBe(-32700);
+    expect(refusal.error.message).toContain("not valid UTF-8");
+    expect(refusal.id).toBeUndefined();
+    expect(pong).toMatchObject({ id: 3, result: {} });
+    expect(await peer.end()).toBe(0);
+  });
+
   test("nesting: 64 levels are answered, 65 are refused before parsing (-32600 naming the limit), and so is a 1 MB line of them", async () => {
     const peer = startPeer(fsArgs());
     await peer.write(legacyOpening());

@@ -295,7 +295,14 @@ export class LineChannel {
       );
       return;
     }
-    const text = bytes.toString("utf8");
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(bytes);
+    } catch {
+      // Read leniently, an id holding such bytes came back changed (U+FFFD), and no client could match it.
+      this.reject(ErrorCode.ParseError, "Parse error: the line is not valid UTF-8 (JSON text is UTF-8, RFC 8259).");
+      return;
+    }
     if (text.trim() === "") return;
     let json: unknown;
     try {
@@ -322,6 +329,9 @@ export class LineChannel {
     void this.send({ jsonrpc: "2.0", ...(id === null ? {} : { id }), error: { code, message } });
   }
 }
+
+/** JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, not replaced. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** What trace logs show of a message: its kind, never its params (they may hold anything). */
 function summarize(message: Record<string, unknown>): Record<string, unknown> {
