@@ -1,8 +1,9 @@
 /**
  * Whether a folder is one another user can change: add, rename or remove its entries. Code that checks a path and then
  * uses it trusts that nobody swaps an entry on the way in between (a folder for a link to a file of the user's, a
- * planted database); in a folder another user can change, they can. The rule of the BOJ catalogue folder
- * (toolsets/boj/search/catalog-folder.ts) and of the folders `mcpkit install` writes in (cli/install/write.ts).
+ * planted database); in a folder another user can change, they can. The rule of every SQLite file's folder
+ * (private-sqlite-file.ts: the BOJ catalogue, `sqlite:PATH` stores) and of the folders `mcpkit install` writes in
+ * (cli/install/write.ts).
  */
 
 /** A folder's owner, group and mode, as `lstat` gives them. */
@@ -20,7 +21,7 @@ export const othersMayWrite = ({ mode, gid }: FolderStats): boolean =>
   (mode & 0o002) !== 0 || ((mode & 0o020) !== 0 && gid !== process.getgid?.());
 
 /** In a sticky folder (/tmp) only an entry's owner may rename or remove it. */
-const sticky = (mode: number): boolean => (mode & 0o1000) !== 0;
+export const sticky = (mode: number): boolean => (mode & 0o1000) !== 0;
 
 /**
  * A user other than `uid` and root can change the folder: it is theirs, or others may write in it and it is not

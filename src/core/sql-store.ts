@@ -4,8 +4,8 @@
  * owner that several processes can share. Both stores were opened by hand before and drifted
  * (only one waited for SQLite's lock); this keeps their setup identical.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
+import { privateSqliteFile, sqlitePathOf, sqliteStoreRule } from "./private-sqlite-file.ts";
 import { openRetrying } from "./sqlite-open.ts";
 // The global, not `import { SQL } from "bun"`: a compiled binary hoists that import and loads
 // Bun's SQL clients at every start-up, which costs a stdio start 2 ms even when no database is used.
@@ -34,9 +34,16 @@ export function dialectOf(url: string): Dialect {
 /**
  * Opens `postgres://…` or `sqlite:PATH` and creates what the schema names; closes it again if that
  * fails. On Postgres `timeoutMs` bounds the wait for a connection and, on the server, each
- * statement and lock wait, so a request that outlived its caller does not run on.
+ * statement and lock wait, so a request that outlived its caller does not run on. A SQLite file
+ * that is not private to the user is refused with `UnsafeSqliteFile`, whose fix names `flag`, the
+ * option that gave the URL (`--state (MCPKIT_STATE)`).
  */
-export async function openSqlStore(url: string, schema: StoreSchema, timeoutMs = 5000): Promise<SqlStore> {
+export async function openSqlStore(
+  url: string,
+  schema: StoreSchema,
+  timeoutMs = 5000,
+  flag?: string,
+): Promise<SqlStore> {
   const dialect = dialectOf(url);
   const sql =
     dialect === "postgres"
@@ -46,7 +53,7 @@ export async function openSqlStore(url: string, schema: StoreSchema, timeoutMs =
           connectionTimeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
           connection: { statement_timeout: timeoutMs, lock_timeout: timeoutMs },
         })
-      : openSqliteFile(url);
+      : openSqliteFile(url, flag);
   try {
     if (dialect === "postgres") {
       await sql.begin(async (tx) => {
@@ -87,17 +94,14 @@ async function addSqliteColumn(sql: SQL, table: string, column: string, type: st
   }
 }
 
-/** The file is the operator's and may hold secrets: created owner-only, in an owner-only directory. */
-function openSqliteFile(url: string): SQL {
-  const path = url.replace(/^sqlite:(\/\/)?/i, "");
-  if (path !== ":memory:") {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
-    try {
-      chmodSync(path, 0o600);
-    } catch {
-      // A file on a shared volume may not be ours to change; the operator chose its permissions.
-    }
-  }
-  return new Bun.SQL({ adapter: "sqlite", filename: path });
+/**
+ * The file is the operator's and may hold secrets: created owner-only, in a folder only they can
+ * change, and never a link or another user's file (core/private-sqlite-file.ts): a database or
+ * -wal planted by another user would be read as mcpkit's own.
+ */
+function openSqliteFile(url: string, flag: string | undefined): SQL {
+  const path = sqlitePathOf(url);
+  const filename =
+    path === ":memory:" ? path : privateSqliteFile(dirname(path), basename(path), sqliteStoreRule(path, flag));
+  return new Bun.SQL({ adapter: "sqlite", filename });
 }

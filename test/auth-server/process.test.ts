@@ -4,7 +4,7 @@
  * mcpkit issues opens an MCP session whose tools/list and tools/call follow the granted scopes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect } from "node:net";
 import { join } from "node:path";
@@ -194,4 +194,33 @@ describe("mcpkit --http --auth oauth with an unreachable state store", () => {
         expect(stderr).not.toContain(secret);
     },
   );
+});
+
+describe("mcpkit --http --auth oauth with a --state sqlite:PATH that is not private", () => {
+  // Before, a link at the database's name was followed: here into a file of notes, which SQLite
+  // then reported as "file is not a database" (an empty one it would have made its database).
+  test("a link at the database's name stops the start with one line naming the path, why and the fix; its target stays as it was", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "mcpkit-oauth-state-link-"));
+    try {
+      const notes = join(folder, "notes.txt");
+      writeFileSync(notes, "private notes\n");
+      const path = join(folder, "auth.db");
+      symlinkSync(notes, path);
+      const { code, stdout, stderr } = await runCli(
+        [
+          ...["--http", "127.0.0.1:0", "--auth", "oauth", "--upstream-issuer", "http://127.0.0.1:9"],
+          ...["--upstream-client-id", "x", "--state", `sqlite:${path}`, "--state-key", "cd".repeat(32)],
+        ],
+        { env: { MCPKIT_UPSTREAM_CLIENT_SECRET: "client-secret-never-shown" }, timeoutMs: 30_000 },
+      );
+      expect(stdout).toBe("");
+      expect(stderr.split("\n").filter((line) => line.startsWith("mcpkit:"))).toEqual([
+        `mcpkit: cannot use the SQLite file ${path}: ${path} is a symbolic link; remove it, or pass --state (MCPKIT_STATE) a sqlite: path in a folder of your own that only you can write.`,
+      ]);
+      expect(code).toBe(2);
+      expect(readFileSync(notes, "utf8")).toBe("private notes\n");
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -254,6 +254,7 @@ export async function openStore(state: string, timeoutMs = STORE_CALL_TIMEOUT_MS
     state,
     { lockKey: SCHEMA_LOCK, statements: () => SCHEMA, addedColumns: ADDED_COLUMNS },
     timeoutMs,
+    "--state (MCPKIT_STATE)",
   );
   try {
     const { sql, dialect } = await withTimeout(

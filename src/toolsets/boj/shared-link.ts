@@ -5,6 +5,7 @@
  */
 import type { Logger } from "../../core/log.ts";
 import { ConfigError } from "../../core/options.ts";
+import { checkPrivateSqlitePath, sqlitePathOf, sqliteStoreRule } from "../../core/private-sqlite-file.ts";
 import { describeStoreUrl, scrubStoreSecrets } from "../../core/store-url.ts";
 import type { AnswerCache } from "./cache.ts";
 import { transportError } from "./errors.ts";
@@ -50,7 +51,10 @@ export interface SharedLink {
 }
 
 /**
- * The store is opened by the first call that needs it (a listing of tools never connects). A
+ * The store is opened by the first call that needs it (a listing of tools never connects); a
+ * `sqlite:PATH` that is not private to the user (a folder others can write, a link or another
+ * user's file at the database's name or a companion's) stops the start here, with an
+ * `UnsafeSqliteFile` that says how to fix it, and is checked again when opened. A
  * failed open is not remembered: the next call tries again. Pacing never falls back to this
  * process alone while the store is unreachable, since that is how a fleet would exceed BOJ's
  * rate: the call fails with a TRANSPORT_ERROR instead. The cache only degrades to a miss.
@@ -59,12 +63,14 @@ export function linkSharedState(
   url: string,
   options: { cacheBytes: number; upstream: string; log: Logger },
 ): SharedLink {
+  const file = /^sqlite:/i.test(url) ? sqlitePathOf(url) : ":memory:";
+  if (file !== ":memory:") checkPrivateSqlitePath(file, sqliteStoreRule(file, FLAG));
   let opened: Promise<SharedState> | undefined;
   const where = describeStoreUrl(url);
   const scrub = (text: string) => scrubStoreSecrets(url, text);
   const open = (): Promise<SharedState> => {
     opened ??= import("./shared-state.ts")
-      .then((module) => module.openSharedState({ url, ...options }))
+      .then((module) => module.openSharedState({ url, flag: FLAG, ...options }))
       .catch((error: unknown) => {
         opened = undefined;
         const reason = scrub(error instanceof Error ? error.message : String(error));

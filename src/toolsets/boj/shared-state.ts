@@ -27,6 +27,8 @@ export interface SharedStateOptions {
   /** The BOJ base URL: answers of another upstream (a test double, a proxy) are never mixed in. */
   upstream: string;
   log: Logger;
+  /** The option that gave `url`, named by the refusal of a SQLite file that is not private to the user. */
+  flag?: string;
 }
 
 export interface SharedState {
@@ -98,10 +100,15 @@ const EVICT_ROUNDS = 32;
 const SCHEMA_LOCK = 7_210_943;
 
 export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
-  const { sql, dialect } = await openSqlStore(options.url, {
-    lockKey: SCHEMA_LOCK,
-    statements: (dialect) => [...SCHEMA, ...SIZE_TRIGGERS[dialect]],
-  });
+  const { sql, dialect } = await openSqlStore(
+    options.url,
+    {
+      lockKey: SCHEMA_LOCK,
+      statements: (dialect) => [...SCHEMA, ...SIZE_TRIGGERS[dialect]],
+    },
+    undefined,
+    options.flag,
+  );
   const table = new SharedAnswerTable(sql, options);
   return {
     cache:
