@@ -123,6 +123,20 @@ describe("the cost of parsing one line is bounded", () => {
     expect(await peer.end()).toBe(0);
   });
 
+  test("a malformed response (a result that is no object, or both result and error) is dropped, never answered", async () => {
+    const peer = startPeer(fsArgs());
+    await peer.write(legacyOpening());
+    await peer.linesRead(1);
+    // Answered before: -32600 under id 0, which a client reads as the answer to its own request 0.
+    await peer.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, result: [{ uri: "file:///tmp" }] })}\n`);
+    await peer.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, result: {}, error: { code: 1, message: "x" } })}\n`);
+    await peer.write(`${ping(4)}\n`);
+    await peer.linesRead(2);
+    expect(parsed(peer.lines.slice(1))).toEqual([{ jsonrpc: "2.0", id: 4, result: {} }]);
+    expect(await peer.end()).toBe(0);
+    expect(peer.lines).toHaveLength(2);
+  });
+
   test("nesting: 64 levels are answered, 65 are refused before parsing (-32600 naming the limit), and so is a 1 MB line of them", async () => {
     const peer = startPeer(fsArgs());
     await peer.write(legacyOpening());

@@ -323,9 +323,15 @@ export class LineChannel {
 
   /** Answers a message that cannot be processed; with the request id when one can be recovered. */
   private reject(code: number, message: string, json?: unknown, id: string | number | null = null): void {
-    const isNotification =
-      json !== null && typeof json === "object" && !Array.isArray(json) && "method" in json && !("id" in json);
-    if (isNotification) return; // JSON-RPC: notifications are never answered
+    if (json !== null && typeof json === "object" && !Array.isArray(json)) {
+      // JSON-RPC: notifications are never answered, and neither are responses, malformed ones
+      // included: an error under the id of the server's own request (roots/list's 0) would reach
+      // the client as the answer to its request of that id.
+      if ("method" in json ? !("id" in json) : "result" in json || "error" in json) {
+        this.log?.debug("a malformed message that is not a request was dropped unanswered", { reason: message });
+        return;
+      }
+    }
     void this.send({ jsonrpc: "2.0", ...(id === null ? {} : { id }), error: { code, message } });
   }
 }
