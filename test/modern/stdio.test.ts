@@ -203,6 +203,45 @@ describe("envelope errors on stdio", () => {
   });
 });
 
+describe("a version refused before the era is fixed leaves it open", () => {
+  test("a first request naming an unsupported version gets -32022, and the initialize it advises then opens 2025-11-25", async () => {
+    const raw = start(["--toolsets", "fs", "--root", root]);
+    raw.send(request("tools/list", { _meta: meta({ "io.modelcontextprotocol/protocolVersion": "2027-01-01" }) }, 1));
+    expect(((await raw.response(1)).error as Json).code).toBe(-32022);
+    // It fixed the 2026-07-28 era before: this initialize got -32602 "params._meta is missing".
+    raw.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    expect(((await raw.response(2)).result as Json).protocolVersion).toBe("2025-11-25");
+    raw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    raw.send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    expect(((await raw.response(3)).result as Json).tools.length).toBe(1);
+    raw.closeStdin();
+    await raw.exited;
+  });
+
+  test("an initialize whose _meta names a 2025 version opens the 2025-11-25 era (it was refused, and so was its retry)", async () => {
+    const raw = start(["--toolsets", "fs", "--root", root]);
+    raw.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+        _meta: { "io.modelcontextprotocol/protocolVersion": "2025-11-25" },
+      },
+    });
+    expect(((await raw.response(1)).result as Json).protocolVersion).toBe("2025-11-25");
+    raw.closeStdin();
+    await raw.exited;
+  });
+});
+
 describe("the client's roots via input_required (fs without --root)", () => {
   /** fs without --root, called by a client that declared roots: the first answer asks for them. */
   async function searchAskingForRoots() {

@@ -14,7 +14,7 @@
 import { createModernServer } from "../modern/core.ts";
 import { type DispatcherOptions, dispatcherFor } from "../protocol/dispatcher.ts";
 import { isRecord } from "../protocol/params.ts";
-import { META } from "../protocol/versions.ts";
+import { META, isModernVersion } from "../protocol/versions.ts";
 import { type JsonRpcMessage, LineChannel } from "./lines.ts";
 import type { StdioConnection } from "./connection.ts";
 import { connectLegacy } from "./legacy.ts";
@@ -27,19 +27,30 @@ export interface StdioServerHandle {
   close(): Promise<void>;
 }
 
-/** Whether a connection's first message opens the modern era. */
-function opensModernEra(message: JsonRpcMessage): boolean {
+/** The protocol version a message's `_meta` envelope names, if it carries the key. */
+function envelopeVersion(message: JsonRpcMessage): { version: unknown } | undefined {
   const meta = isRecord(message.params) ? message.params._meta : undefined;
-  if (isRecord(meta) && META.protocolVersion in meta) return true;
+  return isRecord(meta) && META.protocolVersion in meta ? { version: meta[META.protocolVersion] } : undefined;
+}
+
+/** Whether a connection's first message opens the modern era: an envelope naming a modern version. */
+function opensModernEra(message: JsonRpcMessage): boolean {
+  const envelope = envelopeVersion(message);
+  if (envelope) return isModernVersion(envelope.version);
   return message.method === "server/discover" || message.method === "subscriptions/listen";
 }
 
 /**
  * Whether a message, arriving before the era is fixed, leaves it open: `server/discover` (the
- * probe) and the cancellation of a probe that timed out. Everything else fixes the era.
+ * probe), the cancellation of a probe that timed out, and a request whose envelope names a
+ * version this server does not serve in the modern era (answered -32022, which tells the client
+ * to fall back to `initialize`: fixing the era there made that fallback fail). Everything else
+ * fixes the era; an `initialize` with such an envelope opens the 2025 era it asks for.
  */
 function leavesEraOpen(message: JsonRpcMessage, probing: boolean): boolean {
   if (message.method === "server/discover") return "id" in message;
+  if (message.method !== "initialize" && "id" in message && envelopeVersion(message) && !opensModernEra(message))
+    return true;
   return probing && message.method === "notifications/cancelled" && !("id" in message);
 }
 
