@@ -26,8 +26,10 @@ const CASES: [string, unknown, string][] = [
     "within ±(2^53 − 1)",
   ],
   ["neither method nor result", { jsonrpc: "2.0", id: 4 }, 'expected "method"'],
-  ["a malformed error response", { jsonrpc: "2.0", id: 5, error: { code: "x" } }, '"error" must be an object'],
 ];
+
+/** A response the client sent malformed: over HTTP its POST is answered 400; over stdio nothing answers a response. */
+const MALFORMED_RESPONSE = { jsonrpc: "2.0", id: 5, error: { code: "x" } };
 
 let http: HttpServerProcess;
 let stdio: RawServer;
@@ -67,5 +69,23 @@ describe("one JSON-RPC message check on both transports", () => {
       expect(overStdio.error, what).toEqual(body.error);
       expect(overStdio.id ?? null, what).toEqual(body.id ?? null);
     }
+  });
+
+  test("a malformed response: HTTP answers its POST 400 -32600; stdio answers nothing, as JSON-RPC never answers a response", async () => {
+    const { status, body } = await overHttp(MALFORMED_RESPONSE);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe(-32600);
+    expect(body.error.message).toContain('"error" must be an object');
+    const before = stdio.lines().length;
+    stdio.send(JSON.stringify(MALFORMED_RESPONSE));
+    stdio.send(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "ping" }));
+    await until(() => stdio.lines().length >= before + 1, "the ping's answer");
+    // Its -32600 went out under id 5 before, where a client's own request 5 would take it as its answer.
+    expect(
+      stdio
+        .lines()
+        .slice(before)
+        .map((line) => JSON.parse(line)),
+    ).toEqual([{ jsonrpc: "2.0", id: 6, result: {} }]);
   });
 });
