@@ -348,3 +348,29 @@ test("a caller cancelled while waiting for its turn gives its slot back", async 
   await next;
   expect(clock.waits).toEqual([300, 200]);
 });
+
+test("callers cancelled ahead of others give their slots back: everyone behind moves up, none closer than the interval", async () => {
+  const clock = new FakeClock();
+  const awaitTurn = createPacer(clock);
+  const origin = "http://pacer-test.invalid";
+  const never = new AbortController().signal;
+  await awaitTurn(origin, 1000, never); // goes at once; the next slot is at 1000
+  const cancelled = Array.from({ length: 10 }, () => new AbortController());
+  const queued = cancelled.map((controller) => awaitTurn(origin, 1000, controller.signal).catch((error) => error));
+  const kept = awaitTurn(origin, 1000, never);
+  clock.advance(50);
+  // Cancelled in arrival order, as client timeouts fire: only the last gave its slot back before.
+  for (const controller of cancelled) controller.abort(new Error("cancelled"));
+  for (const outcome of await Promise.all(queued)) expect(outcome).toBeInstanceOf(Error);
+  // The kept caller now holds the first free slot (1000), not the eleventh (11000).
+  clock.advance(949);
+  expect(clock.sleeping).toBe(1);
+  clock.advance(1);
+  expect(clock.sleeping).toBe(0); // woken at 1000 (it slept until 11000 before)
+  await kept;
+  const announced: number[] = [];
+  const next = awaitTurn(origin, 1000, never, (ms) => announced.push(ms));
+  expect(announced).toEqual([1000]); // one interval after the kept caller's request, not before
+  clock.advance(1000);
+  await next;
+});
