@@ -64,6 +64,11 @@ async function runOrThrow(argv: readonly string[], env: Env): Promise<number> {
   }
   if (argv[0] === "health") {
     dropWritesToClosedPipe();
+    // One URL at most: a second word was ignored, and its check then reported only the first.
+    if (argv.length > 2)
+      throw new ConfigError(
+        `'mcpkit health' takes one URL at most, got ${argv.length - 1} arguments; usage: mcpkit health [URL]`,
+      );
     return (await import("./health.ts")).checkHealth(argv[1]);
   }
   const specs = [...coreOptions, ...toolsetModules.flatMap((module) => module.options), ...httpOptions];

@@ -56,3 +56,11 @@ test("an unreachable URL with a user name and password: neither is printed", asy
   expect(stderr).toBe(`mcpkit: ***@127.0.0.1:${port}/healthz is unreachable\n`);
   expect(code).toBe(1);
 });
+
+test("a second argument is refused (exit 2) before anything is asked, not ignored", async () => {
+  // Before: the extra word was dropped and the first URL's check reported alone.
+  const { code, stdout, stderr } = await runCli(["health", "http://127.0.0.1:9/healthz", "extra"]);
+  expect(code).toBe(2);
+  expect(stdout).toBe("");
+  expect(stderr).toContain("'mcpkit health' takes one URL at most, got 2 arguments; usage: mcpkit health [URL]");
+});
