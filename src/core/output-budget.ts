@@ -191,7 +191,8 @@ function scalarBound(value: unknown): number {
   }
 }
 
-function textBytes(result: ToolResult): number {
+/** The UTF-8 size of a result's text content (its text blocks together). */
+export function textBytes(result: ToolResult): number {
   let used = 0;
   for (const block of result.content) if (block.type === "text") used += byteLength(block.text);
   return used;

@@ -5,7 +5,7 @@
  * the notices added. Both halves hold the same page, shortened when needed so that each fits the
  * output budget.
  */
-import { rememberSize } from "../../core/output-budget.ts";
+import { rememberSize, textBytes } from "../../core/output-budget.ts";
 import { byteLength } from "../../core/text.ts";
 import { configurationErrorResult, type ToolResult } from "../../core/tool.ts";
 import { depthHint } from "./glob.ts";
@@ -121,12 +121,6 @@ function withinBudget(result: ToolResult, budget: number): boolean {
 /** What a page needs of the budget: the larger of its text and its structuredContent's JSON. */
 function pageBytes(result: ToolResult): number {
   return Math.max(textBytes(result), byteLength(JSON.stringify(result.structuredContent)));
-}
-
-function textBytes(result: ToolResult): number {
-  let text = 0;
-  for (const block of result.content) if (block.type === "text") text += byteLength(block.text);
-  return text;
 }
 
 /** Characters of a path too long to show that the error quotes, so that it stays well within any budget. */
